@@ -1,0 +1,49 @@
+/*===- ModelABI.h - C ABI between generated model code and the runtime ----===*
+ *
+ * tfmc's backends emit an object file that defines exactly these symbols.
+ * The runtime (and any program that embeds a compiled model as a library)
+ * calls them. All buffers are caller-owned; shapes are compile-time constants
+ * published in `tfm_model`.
+ *===----------------------------------------------------------------------===*/
+#ifndef TFMC_RUNTIME_MODELABI_H
+#define TFMC_RUNTIME_MODELABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever the layout of tfm_model_info or an entry signature changes. */
+#define TFM_ABI_VERSION 1
+
+typedef struct tfm_model_info {
+  uint32_t abi_version;    /* TFM_ABI_VERSION of the compiler that emitted it */
+  uint32_t vocab_size;     /* logits per position */
+  uint32_t context_length; /* KV-cache positions */
+  uint32_t prefill_chunk;  /* tokens consumed by one tfm_prefill call */
+  uint64_t weights_bytes;  /* size of the weights blob the entries read */
+  uint64_t cache_floats;   /* size of the KV cache, in floats */
+  uint64_t weights_hash;   /* fingerprint of the weight layout (names, shapes, offsets) */
+} tfm_model_info;
+
+/* Compile-time facts about the compiled model. */
+extern const tfm_model_info tfm_model;
+
+/* Runs `prefill_chunk` tokens at positions [pos, pos + prefill_chunk) and
+ * writes their logits, row-major [prefill_chunk][vocab_size]. Requires
+ * pos + prefill_chunk <= context_length. Positions past the caller's real
+ * tokens may hold any token id: their cache rows are overwritten by later calls
+ * before any query can attend to them. */
+void tfm_prefill(const uint8_t *weights, const int32_t *tokens, int64_t pos,
+                 float *cache, float *logits);
+
+/* Runs one token at position `pos` (< context_length); writes vocab_size logits. */
+void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
+                float *cache, float *logits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFMC_RUNTIME_MODELABI_H */

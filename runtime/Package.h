@@ -1,0 +1,84 @@
+//===- Package.h - The data a compiled model carries: weights + metadata --===//
+//
+// A compiled executable is the linked program followed by a *package*: the
+// weights blob the generated code reads (mmap'd, never copied) and a metadata
+// section (tokenizer, special tokens, description). The same bytes can also
+// live in a stand-alone file (for the static-library use), so the reader takes
+// a path and never assumes it is reading itself.
+//
+// On-disk layout (all integers little-endian):
+//
+//   [anything, e.g. the ELF executable]
+//   [zero padding up to a 4096-byte boundary]
+//   weights blob            (weightsBytes bytes, starts 4096-aligned)
+//   [zero padding up to an 8-byte boundary]
+//   metadata section        (metaBytes bytes, see below)
+//   trailer                 (64 bytes, the last 64 bytes of the file):
+//     char     magic[8]     = "TFMPKG01"
+//     uint64_t weightsOffset   (absolute file offset of the blob)
+//     uint64_t weightsBytes
+//     uint64_t metaOffset      (absolute file offset of the metadata)
+//     uint64_t metaBytes
+//     uint64_t weightsHash     (must equal tfm_model.weights_hash)
+//     uint64_t reserved[2]     = 0
+//
+//   metadata section: a sequence of records until metaBytes is consumed:
+//     uint32_t keyLength, key bytes, uint64_t valueLength, value bytes
+//   Keys used today (all values are raw bytes; integers as decimal text):
+//     "tokenizer.kind"  "spm" | "gpt2-bpe"  (see Tokenizer.h)
+//     "tokenizer.data"  the tokenizer blob of that kind
+//     "token.bos", "token.eos"   decimal ids ("-1" when the model has none)
+//     "model.description"        human-readable, printed by --info
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_RUNTIME_PACKAGE_H
+#define TFMC_RUNTIME_PACKAGE_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace tfm::rt {
+
+/// Metadata records, keyed by name.
+using PackageMetadata = std::map<std::string, std::string>;
+
+/// Appends a package (weights + metadata + trailer) to the file at `path`
+/// (creating it if absent). Returns false and sets `error` on I/O failure.
+bool appendPackage(const std::string &path, std::string_view weights,
+                   uint64_t weightsHash, const PackageMetadata &metadata,
+                   std::string &error);
+
+/// A package opened read-only; the weights stay mmap'd for its lifetime.
+class Package {
+public:
+  Package() = default;
+  Package(const Package &) = delete;
+  Package &operator=(const Package &) = delete;
+  ~Package();
+
+  /// Maps the package at the end of `path`. Validates the trailer, offsets,
+  /// sizes and metadata framing; on failure returns false with an `error`
+  /// that names the file and what is wrong with it.
+  bool open(const std::string &path, std::string &error);
+
+  const uint8_t *weights() const { return weights_; }
+  uint64_t weightsBytes() const { return weightsBytes_; }
+  uint64_t weightsHash() const { return weightsHash_; }
+  const PackageMetadata &metadata() const { return metadata_; }
+  /// Returns the value of `key`, or an empty view when absent.
+  std::string_view get(const std::string &key) const;
+
+private:
+  void *mapping_ = nullptr;
+  uint64_t mappingBytes_ = 0;
+  const uint8_t *weights_ = nullptr;
+  uint64_t weightsBytes_ = 0;
+  uint64_t weightsHash_ = 0;
+  PackageMetadata metadata_;
+};
+
+} // namespace tfm::rt
+
+#endif // TFMC_RUNTIME_PACKAGE_H

@@ -1,0 +1,42 @@
+# -*- Python -*-
+# lit configuration for tfmc: dialect, passes, compiler and end-to-end suites.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "TFMC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tfmc_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.tfmc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["tfmc", "tfmc-opt"], tool_dirs)
+config.substitutions.append(("%python", config.python3))
+config.substitutions.append(("%tfmc_src", config.tfmc_src_root))
+config.substitutions.append(("%models", config.shared_models_dir))
+
+# Real checkpoints live in ../shared/models; tests that need them say
+# `REQUIRES: shared-models` and are reported UNSUPPORTED (with this note) when
+# the directory is absent, e.g. on a user's fresh clone.
+if os.path.isfile(os.path.join(config.shared_models_dir, "stories260K.bin")):
+    config.available_features.add("shared-models")
+else:
+    lit_config.note("../shared/models not found at %s: real-weights tests are skipped"
+                    % config.shared_models_dir)
+
+# PyTorch reference tests need Debian's python3-torch.
+if os.system(config.python3 + " -c 'import torch' >/dev/null 2>&1") == 0:
+    config.available_features.add("torch")
+else:
+    lit_config.note("python3-torch not importable by %s: PyTorch comparisons are skipped"
+                    % config.python3)
+
+if shutil.which("node"):
+    config.available_features.add("node")
