@@ -1,0 +1,225 @@
+//===- TfmOps.cpp - tfm op verifiers and result type inference --------------===//
+//
+// Result types are inferred (InferTypeOpAdaptor) so passes can re-specialise a
+// network to another sequence length by re-inferring every op in order; the
+// shape rules therefore live in the inference functions and the verifiers
+// only check what inference does not need.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/TfmOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+/// [rows, cols] of a 2-D activation type.
+static RankedTensorType activationType(MLIRContext *context, int64_t rows,
+                                       int64_t cols) {
+  return RankedTensorType::get({rows, cols}, Float32Type::get(context));
+}
+
+static int64_t dim(Value value, unsigned index) {
+  return cast<RankedTensorType>(value.getType()).getDimSize(index);
+}
+
+/// Checks a per-feature vector (norm weight, bias) against the feature count.
+static LogicalResult verifyFeatureVector(Operation *op, Value vector,
+                                         StringRef name, int64_t features) {
+  int64_t size = dim(vector, 0);
+  if (size != features)
+    return op->emitOpError() << name << " has " << size
+                             << " elements but the input has " << features
+                             << " features";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+LogicalResult GlobalWeightOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  if (!type.getElementType().isF32())
+    return emitOpError() << "weights are f32 tensors, got " << type;
+  return success();
+}
+
+LogicalResult
+WeightOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto global = symbolTable.lookupNearestSymbolFrom<GlobalWeightOp>(
+      getOperation(), getNameAttr());
+  if (!global)
+    return emitOpError() << "'" << getName()
+                         << "' does not name a tfm.global_weight";
+  if (global.getType() != getType())
+    return emitOpError() << "type " << getType()
+                         << " does not match the declared type "
+                         << global.getType() << " of '" << getName() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(activationType(context, dim(adaptor.getTokens(), 0),
+                                    dim(adaptor.getTable(), 1)));
+  return success();
+}
+
+LogicalResult PositionEmbeddingOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult PositionEmbeddingOp::verify() {
+  if (dim(getTable(), 1) != dim(getInput(), 1))
+    return emitOpError() << "table has " << dim(getTable(), 1)
+                         << " features but the input has "
+                         << dim(getInput(), 1);
+  if (dim(getTable(), 0) < dim(getInput(), 0))
+    return emitOpError() << "table has " << dim(getTable(), 0)
+                         << " positions, fewer than the " << dim(getInput(), 0)
+                         << " tokens of the input";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  int64_t features = dim(getInput(), 1);
+  if (failed(verifyFeatureVector(*this, getWeight(), "weight", features)))
+    return failure();
+  return verifyFeatureVector(*this, getBias(), "bias", features);
+}
+
+LogicalResult RMSNormOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location>,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult RMSNormOp::verify() {
+  return verifyFeatureVector(*this, getWeight(), "weight",
+                             dim(getInput(), 1));
+}
+
+//===----------------------------------------------------------------------===//
+// Linear layers
+//===----------------------------------------------------------------------===//
+
+/// `input [S, in] x weight [out, in]^T -> [S, out]`.
+static LogicalResult inferProjection(MLIRContext *context,
+                                     std::optional<Location> location,
+                                     Value input, Value weight,
+                                     SmallVectorImpl<Type> &inferred) {
+  if (dim(input, 1) != dim(weight, 1))
+    return emitOptionalError(location, "weight has ", dim(weight, 1),
+                             " input features but the input has ",
+                             dim(input, 1));
+  inferred.push_back(
+      activationType(context, dim(input, 0), dim(weight, 0)));
+  return success();
+}
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferProjection(context, location, adaptor.getInput(),
+                         adaptor.getWeight(), inferred);
+}
+
+LogicalResult LinearOp::verify() {
+  if (!getBias())
+    return success();
+  int64_t outputs = dim(getWeight(), 0);
+  if (dim(getBias(), 0) != outputs)
+    return emitOpError() << "bias has " << dim(getBias(), 0)
+                         << " elements but the layer has " << outputs
+                         << " outputs";
+  return success();
+}
+
+LogicalResult LMHeadOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferProjection(context, location, adaptor.getInput(),
+                         adaptor.getWeight(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult RopeOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult RopeOp::verify() {
+  int64_t headDim = getHeadDim();
+  if (headDim % 2 != 0)
+    return emitOpError() << "head_dim must be even to form rotation pairs, got "
+                         << headDim;
+  if (dim(getInput(), 1) % headDim != 0)
+    return emitOpError() << "input features (" << dim(getInput(), 1)
+                         << ") are not a multiple of head_dim (" << headDim
+                         << ")";
+  return success();
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getQuery().getType());
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  int64_t heads = getNumHeads(), kvHeads = getNumKvHeads();
+  int64_t queryFeatures = dim(getQuery(), 1);
+  if (queryFeatures % heads != 0)
+    return emitOpError() << "query features (" << queryFeatures
+                         << ") are not a multiple of num_heads (" << heads
+                         << ")";
+  if (heads % kvHeads != 0)
+    return emitOpError() << "num_heads (" << heads
+                         << ") is not a multiple of num_kv_heads (" << kvHeads
+                         << ")";
+  int64_t kvFeatures = kvHeads * getHeadDim();
+  if (dim(getKey(), 1) != kvFeatures || dim(getValue(), 1) != kvFeatures)
+    return emitOpError() << "key and value must have num_kv_heads * head_dim = "
+                         << kvFeatures << " features";
+  if (dim(getKey(), 0) != dim(getValue(), 0))
+    return emitOpError() << "key has " << dim(getKey(), 0)
+                         << " rows but value has " << dim(getValue(), 0);
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialect/TfmOps.cpp.inc"

@@ -1,0 +1,22 @@
+//===- TfmOps.h - The tfm dialect and its operations ------------*- C++ -*-===//
+#ifndef TFMC_DIALECT_TFMOPS_H
+#define TFMC_DIALECT_TFMOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/TfmDialect.h.inc"
+#include "dialect/TfmEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/TfmAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/TfmOps.h.inc"
+
+#endif // TFMC_DIALECT_TFMOPS_H

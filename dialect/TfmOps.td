@@ -1,0 +1,260 @@
+//===- TfmOps.td - Operations of the tfm dialect ----------*- tablegen -*-===//
+#ifndef TFM_OPS_TD
+#define TFM_OPS_TD
+
+include "dialect/TfmDialect.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Activations are 2-D [sequence, features] f32 tensors.
+def Tfm_Activation : 2DTensorOf<[F32]>;
+def Tfm_Vector : 1DTensorOf<[F32]>;
+def Tfm_Matrix : 2DTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
+  let summary = "Declares a weight tensor stored in the model's weights blob";
+  let description = [{
+    Declares a named, read-only weight. Declarations appear at module level in
+    blob order: the compiler lays the weights out one after the other, each
+    at a 64-byte aligned offset, and the produced executable maps the blob.
+    ```mlir
+    tfm.global_weight @layers.0.attn.wq : tensor<288x288xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyStaticShapeTensor>:$type);
+  let assemblyFormat = "$sym_name `:` $type attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tfm_WeightOp : Tfm_Op<"weight", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Reads a declared weight";
+  let description = [{
+    The value of the `tfm.global_weight` named by `name`; the result type must
+    equal the declared type.
+    ```mlir
+    %wq = tfm.weight @layers.0.attn.wq : tensor<288x288xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$name);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings
+//===----------------------------------------------------------------------===//
+
+def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Token embedding lookup";
+  let description = [{
+    `result[s, :] = table[tokens[s], :]`. Token ids outside `[0, vocab)` are
+    clamped into range (the runtime validates ids; clamping keeps a bad id
+    from reading outside the weights).
+    ```mlir
+    %x = tfm.embedding %tokens, %table : tensor<8xi32>, tensor<512x64xf32> -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins 1DTensorOf<[I32]>:$tokens, Tfm_Matrix:$table);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $tokens `,` $table attr-dict `:` type($tokens) `,` type($table) `->` type($result)
+  }];
+}
+
+def Tfm_PositionEmbeddingOp : Tfm_Op<"position_embedding",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Adds learned position embeddings";
+  let description = [{
+    `result[s, :] = input[s, :] + table[offset + s, :]`: token `s` of the
+    input sits at absolute position `offset + s`. The caller guarantees
+    `offset + sequence <= positions` (the runtime never runs past the context).
+    ```mlir
+    %y = tfm.position_embedding %x, %wpe[%pos] : tensor<8x768xf32>, tensor<1024x768xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, Tfm_Matrix:$table, Index:$offset);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $table `[` $offset `]` attr-dict `:` type($input) `,` type($table)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Layer normalisation over the feature dimension";
+  let description = [{
+    `y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias`, with the biased
+    variance, over the last dimension.
+    ```mlir
+    %y = tfm.layer_norm %x, %w, %b {eps = 1.0e-05 : f32} : tensor<8x768xf32>, tensor<768xf32>, tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, Tfm_Vector:$weight,
+                       Tfm_Vector:$bias, F32Attr:$eps);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight) `,` type($bias)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_RMSNormOp : Tfm_Op<"rms_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Root-mean-square normalisation over the feature dimension";
+  let description = [{
+    `y = x / sqrt(mean(x^2) + eps) * weight` over the last dimension.
+    ```mlir
+    %y = tfm.rms_norm %x, %w {eps = 1.0e-05 : f32} : tensor<8x288xf32>, tensor<288xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, Tfm_Vector:$weight, F32Attr:$eps);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight attr-dict `:` type($input) `,` type($weight)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear layers
+//===----------------------------------------------------------------------===//
+
+def Tfm_LinearOp : Tfm_Op<"linear", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Fully connected layer, weight stored [out, in]";
+  let description = [{
+    `result = input * transpose(weight) + bias` (the layout of
+    `torch.nn.Linear`); the bias is optional.
+    ```mlir
+    %q = tfm.linear %x, %wq : tensor<8x288xf32>, tensor<288x288xf32> -> tensor<8x288xf32>
+    %h = tfm.linear %x, %w, %b : tensor<8x768xf32>, tensor<3072x768xf32>, tensor<3072xf32> -> tensor<8x3072xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, Tfm_Matrix:$weight,
+                       Optional<Tfm_Vector>:$bias);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_LMHeadOp : Tfm_Op<"lm_head", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Projection from hidden states to vocabulary logits";
+  let description = [{
+    `logits = input * transpose(weight)` with `weight : [vocab, dim]`: either
+    its own tensor or, for tied embeddings, the token embedding table.
+    ```mlir
+    %logits = tfm.lm_head %x, %wte : tensor<8x64xf32>, tensor<512x64xf32> -> tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, Tfm_Matrix:$weight);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Tfm_UnaryElementwiseOp<string mnemonic, string formula>
+    : Tfm_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let arguments = (ins Tfm_Activation:$input);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let description = "`y = " # formula # "`, elementwise.";
+}
+
+def Tfm_GeluOp : Tfm_UnaryElementwiseOp<"gelu",
+    "0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))"> {
+  let summary = "GELU, tanh approximation (GPT-2's gelu_new)";
+}
+
+def Tfm_SiluOp : Tfm_UnaryElementwiseOp<"silu", "x * sigmoid(x)"> {
+  let summary = "SiLU / swish activation";
+}
+
+class Tfm_BinaryElementwiseOp<string mnemonic, string formula>
+    : Tfm_Op<mnemonic, [Pure, SameOperandsAndResultType, Commutative]> {
+  let arguments = (ins Tfm_Activation:$lhs, Tfm_Activation:$rhs);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let description = "`y = " # formula # "`, elementwise on equal shapes.";
+}
+
+def Tfm_AddOp : Tfm_BinaryElementwiseOp<"add", "lhs + rhs"> {
+  let summary = "Elementwise sum (residual connections)";
+}
+
+def Tfm_MulOp : Tfm_BinaryElementwiseOp<"mul", "lhs * rhs"> {
+  let summary = "Elementwise product (gating)";
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Tfm_RopeOp : Tfm_Op<"rope", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Rotary position embedding";
+  let description = [{
+    Rotates each head's feature pairs of `input : [sequence, heads * head_dim]`
+    by the angle `(offset + s) * theta^(-2i / head_dim)` for pair `i`. The
+    `layout` names the pairing: `interleaved` rotates `(2i, 2i + 1)` (llama2.c,
+    GGUF), `half_split` rotates `(i, i + head_dim / 2)` (Hugging Face LLaMA).
+    ```mlir
+    %q2 = tfm.rope %q[%pos] {head_dim = 8 : i64, theta = 1.0e+04 : f32,
+                             layout = #tfm.rope_layout<interleaved>} : tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, Index:$offset,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
+                       F32Attr:$theta, Tfm_RopeLayoutAttr:$layout);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = "$input `[` $offset `]` attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Scaled dot-product multi-head attention (MHA, GQA, MQA)";
+  let description = [{
+    `query : [sequence, num_heads * head_dim]` attends over
+    `key, value : [keys, num_kv_heads * head_dim]`; query head `h` reads
+    key/value head `h / (num_heads / num_kv_heads)`. Scores are scaled by
+    `1 / sqrt(head_dim)`. Query row `s` sits at absolute position
+    `offset + s` and key row `j` at position `j`; with `causal`, key `j` is
+    visible to query `s` only when `j <= offset + s`.
+    ```mlir
+    %o = tfm.attention %q, %k, %v[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64, causal}
+        : tensor<8x64xf32>, tensor<8x32xf32>, tensor<8x32xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$query, Tfm_Activation:$key,
+                       Tfm_Activation:$value, Index:$offset,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
+                       UnitAttr:$causal);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `[` $offset `]` attr-dict `:`
+    type($query) `,` type($key) `,` type($value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getHeadDim() {
+      return getQuery().getType().getDimSize(1) / getNumHeads();
+    }
+  }];
+}
+
+#endif // TFM_OPS_TD

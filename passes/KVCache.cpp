@@ -1,0 +1,252 @@
+//===- KVCache.cpp - Split the network into KV-cached prefill/decode -------===//
+//
+// The frontends build the whole network over a sequence that starts at
+// position 0 (`@forward`). Generation needs two shapes of it that share state:
+// a chunked prefill and a one-token decode, both reading keys and values of
+// earlier positions from a cache. This pass clones @forward once per entry,
+// threads the position and the cache through, and re-infers every result type
+// for the entry's sequence length.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/TfmOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TFMKVCACHE
+#include "passes/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// What the entries need to know about @forward's attention layers.
+struct CacheShape {
+  int64_t layers = 0;
+  int64_t kvFeatures = 0;
+  int64_t context = 0;
+
+  RankedTensorType type(MLIRContext *context_) const {
+    return RankedTensorType::get({2, layers, context, kvFeatures},
+                                 Float32Type::get(context_));
+  }
+};
+
+/// Recomputes the result types of a cloned op whose operands changed shape.
+LogicalResult refineResultTypes(Operation *op) {
+  if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+    SmallVector<Type> types;
+    if (failed(infer.inferReturnTypes(
+            op->getContext(), op->getLoc(), op->getOperands(),
+            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+            op->getRegions(), types)))
+      return failure();
+    for (auto [result, type] : llvm::zip(op->getResults(), types))
+      result.setType(type);
+    return success();
+  }
+  if (op->hasTrait<OpTrait::SameOperandsAndResultType>()) {
+    for (OpResult result : op->getResults())
+      result.setType(op->getOperand(0).getType());
+    return success();
+  }
+  return success();
+}
+
+/// Index of the cache half holding keys (0) or values (1).
+enum class CacheHalf : int64_t { Keys = 0, Values = 1 };
+
+class EntryBuilder {
+public:
+  EntryBuilder(func::FuncOp forward, const CacheShape &cache)
+      : forward(forward), cache(cache) {}
+
+  /// Builds `name(tokens[sequence], pos, cache) -> (logits, cache)`.
+  FailureOr<func::FuncOp> build(StringRef name, int64_t sequence) {
+    MLIRContext *context = forward.getContext();
+    OpBuilder moduleBuilder(forward);
+    Type tokensType =
+        RankedTensorType::get({sequence}, IntegerType::get(context, 32));
+    Type cacheType = cache.type(context);
+    auto entry = func::FuncOp::create(
+        moduleBuilder, forward.getLoc(), name,
+        FunctionType::get(context,
+                          {tokensType, IndexType::get(context), cacheType},
+                          {}));
+    Block *block = entry.addEntryBlock();
+    builder = OpBuilder::atBlockEnd(block);
+    mapping.map(forward.getArgument(0), block->getArgument(0));
+    position = block->getArgument(1);
+    cacheValue = block->getArgument(2);
+    layer = 0;
+
+    for (Operation &op : forward.getBody().front()) {
+      if (failed(cloneOp(op))) {
+        entry.erase();
+        return failure();
+      }
+    }
+    auto terminator = cast<func::ReturnOp>(block->getTerminator());
+    entry.setType(FunctionType::get(context, entry.getArgumentTypes(),
+                                    terminator.getOperandTypes()));
+    return entry;
+  }
+
+private:
+  LogicalResult cloneOp(Operation &op) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      func::ReturnOp::create(builder, ret.getLoc(),
+                             ValueRange{mapping.lookup(ret.getOperand(0)),
+                                        cacheValue});
+      return success();
+    }
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      return cloneAttention(attention);
+
+    Operation *clone = builder.clone(op, mapping);
+    if (auto rope = dyn_cast<RopeOp>(clone))
+      rope.getOffsetMutable().assign(position);
+    if (auto positions = dyn_cast<PositionEmbeddingOp>(clone))
+      positions.getOffsetMutable().assign(position);
+    return refineResultTypes(clone);
+  }
+
+  /// Writes this step's keys/values into the cache, then attends over the
+  /// layer's whole cache slice.
+  LogicalResult cloneAttention(AttentionOp attention) {
+    Location loc = attention.getLoc();
+    Value keys = mapping.lookup(attention.getKey());
+    Value values = mapping.lookup(attention.getValue());
+    cacheValue = writeRows(loc, keys, CacheHalf::Keys);
+    cacheValue = writeRows(loc, values, CacheHalf::Values);
+    Value cachedKeys = readLayer(loc, CacheHalf::Keys);
+    Value cachedValues = readLayer(loc, CacheHalf::Values);
+    auto clone = AttentionOp::create(
+        builder, loc, mapping.lookup(attention.getQuery()), cachedKeys,
+        cachedValues, position, attention.getNumHeadsAttr(),
+        attention.getNumKvHeadsAttr(), attention.getCausalAttr());
+    mapping.map(attention.getResult(), clone.getResult());
+    ++layer;
+    return success();
+  }
+
+  Value writeRows(Location loc, Value rows, CacheHalf half) {
+    int64_t sequence = cast<RankedTensorType>(rows.getType()).getDimSize(0);
+    SmallVector<OpFoldResult> offsets = {
+        builder.getIndexAttr(static_cast<int64_t>(half)),
+        builder.getIndexAttr(layer), position, builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        builder.getIndexAttr(1), builder.getIndexAttr(1),
+        builder.getIndexAttr(sequence), builder.getIndexAttr(cache.kvFeatures)};
+    SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(builder, loc, rows, cacheValue,
+                                         offsets, sizes, strides);
+  }
+
+  Value readLayer(Location loc, CacheHalf half) {
+    SmallVector<OpFoldResult> offsets = {
+        builder.getIndexAttr(static_cast<int64_t>(half)),
+        builder.getIndexAttr(layer), builder.getIndexAttr(0),
+        builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        builder.getIndexAttr(1), builder.getIndexAttr(1),
+        builder.getIndexAttr(cache.context),
+        builder.getIndexAttr(cache.kvFeatures)};
+    SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+    auto type = RankedTensorType::get({cache.context, cache.kvFeatures},
+                                      Float32Type::get(builder.getContext()));
+    return tensor::ExtractSliceOp::create(builder, loc, type, cacheValue,
+                                          offsets, sizes, strides);
+  }
+
+  func::FuncOp forward;
+  CacheShape cache;
+  OpBuilder builder{forward.getContext()};
+  IRMapping mapping;
+  Value position;
+  Value cacheValue;
+  int64_t layer = 0;
+};
+
+struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<func::FuncOp> forward = findForward(module);
+    if (failed(forward))
+      return signalPassFailure();
+    FailureOr<CacheShape> cache = analyzeCache(module, *forward);
+    if (failed(cache))
+      return signalPassFailure();
+
+    int64_t chunk = std::min<int64_t>(prefillChunk, cache->context);
+    EntryBuilder entries(*forward, *cache);
+    if (failed(entries.build("prefill", chunk)) ||
+        failed(entries.build("decode", 1)))
+      return signalPassFailure();
+    forward->erase();
+    module->setAttr("tfm.prefill_chunk",
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                     chunk));
+  }
+
+  FailureOr<func::FuncOp> findForward(ModuleOp module) {
+    auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    if (!forward) {
+      module.emitError("tfm-kv-cache expects the network as func.func @forward");
+      return failure();
+    }
+    FunctionType type = forward.getFunctionType();
+    auto tokens = type.getNumInputs() == 1
+                      ? dyn_cast<RankedTensorType>(type.getInput(0))
+                      : RankedTensorType();
+    if (!tokens || tokens.getRank() != 1 ||
+        !tokens.getElementType().isInteger(32) || type.getNumResults() != 1 ||
+        !forward.getBody().hasOneBlock()) {
+      forward.emitError("@forward must map tensor<Sxi32> tokens to one logits "
+                        "tensor in a single block");
+      return failure();
+    }
+    return forward;
+  }
+
+  FailureOr<CacheShape> analyzeCache(ModuleOp module, func::FuncOp forward) {
+    CacheShape cache;
+    cache.context = contextLength;
+    if (cache.context <= 0) {
+      if (auto attr = module->getAttrOfType<IntegerAttr>("tfm.context_length"))
+        cache.context = attr.getInt();
+    }
+    if (cache.context <= 0) {
+      module.emitError("tfm-kv-cache needs a context length: pass "
+                       "context-length=N or set tfm.context_length on the module");
+      return failure();
+    }
+    WalkResult walk = forward.walk([&](AttentionOp attention) {
+      int64_t features =
+          cast<RankedTensorType>(attention.getKey().getType()).getDimSize(1);
+      if (cache.layers > 0 && features != cache.kvFeatures) {
+        attention.emitOpError("has ")
+            << features << " key features but an earlier layer has "
+            << cache.kvFeatures << "; one KV cache needs equal layers";
+        return WalkResult::interrupt();
+      }
+      cache.kvFeatures = features;
+      ++cache.layers;
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    if (cache.layers == 0) {
+      forward.emitError("@forward has no tfm.attention: nothing to cache");
+      return failure();
+    }
+    return cache;
+  }
+};
+
+} // namespace

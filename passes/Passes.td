@@ -1,0 +1,72 @@
+//===- Passes.td - tfm passes ------------------------------*- tablegen -*-===//
+#ifndef TFM_PASSES_TD
+#define TFM_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
+  let summary = "Split the full-sequence network into KV-cached prefill and decode";
+  let description = [{
+    Rewrites `func.func @forward(%tokens: tensor<SxI32>) -> tensor<SxVxf32>`
+    (the whole network over a sequence starting at position 0) into two
+    entry points sharing one KV cache:
+
+    ```mlir
+    func.func @prefill(%tokens: tensor<CxI32>, %pos: index, %cache: tensor<2xLxTxKxf32>)
+        -> (tensor<CxVxf32>, tensor<2xLxTxKxf32>)
+    func.func @decode(%tokens: tensor<1xI32>, %pos: index, %cache: tensor<2xLxTxKxf32>)
+        -> (tensor<1xVxf32>, tensor<2xLxTxKxf32>)
+    ```
+
+    `C` is the prefill chunk, `T` the context length, `L` the number of
+    attention layers and `K` the key/value features (num_kv_heads * head_dim).
+    Every position offset (RoPE, learned positions, attention) becomes `%pos`;
+    before each attention the new keys and values are written into rows
+    `[pos, pos + S)` of the layer's cache slice and the attention reads the
+    whole slice, relying on the causal mask to hide rows not yet written.
+    Result types are re-inferred for the new sequence lengths.
+  }];
+  let options = [
+    Option<"contextLength", "context-length", "int64_t", /*default=*/"0",
+           "KV-cache positions (0: the module's tfm.context_length)">,
+    Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
+           "tokens per prefill call (capped at the context length)">,
+  ];
+  let dependentDialects = ["mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower tfm ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Expresses every tfm op as linalg structured ops on tensors. Weights become
+    views into the weights blob: each function that reads weights gains a
+    leading `memref<Nxi8>` argument (the blob, N bytes), and each
+    `tfm.weight` becomes a `memref.view` at the weight's offset in the layout
+    of `tfm.global_weight` declarations (module order, 64-byte aligned),
+    wrapped by `bufferization.to_tensor`. The declarations are erased and the
+    layout is recorded in the module attributes `tfm.weights_bytes` and
+    `tfm.weights_layout` so the driver writes the blob the code expects.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::bufferization::BufferizationDialect"];
+}
+
+def TfmDropInPlaceResults : Pass<"tfm-drop-in-place-results", "mlir::ModuleOp"> {
+  let summary = "Drop function results that return an argument buffer";
+  let description = [{
+    After bufferization an entry point returns its KV cache argument unchanged
+    (the cache was updated in place). The runtime ABI passes the cache once,
+    so such results are dropped from public functions. Upstream
+    `drop-equivalent-buffer-results` leaves public functions alone because it
+    cannot update external callers; the entries' only caller is the runtime,
+    whose ABI (runtime/ModelABI.h) is written for the dropped form.
+  }];
+}
+
+#endif // TFM_PASSES_TD

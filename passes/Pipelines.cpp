@@ -1,0 +1,86 @@
+//===- Pipelines.cpp - Registered tfm compilation pipelines -----------------===//
+#include "passes/Pipelines.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+void mlir::tfm::buildTfmKVCachePipeline(OpPassManager &pm,
+                                        const CpuPipelineOptions &options) {
+  TfmKVCacheOptions kvOptions;
+  kvOptions.contextLength = options.contextLength;
+  kvOptions.prefillChunk = options.prefillChunk;
+  pm.addPass(createTfmKVCache(kvOptions));
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertTfmToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // The cache is updated in place, so its result is the argument again: drop
+  // it, and turn the logits result into the caller-provided buffer.
+  pm.addPass(createTfmDropInPlaceResults());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tfm::buildTfmCpuPipeline(OpPassManager &pm,
+                                    const CpuPipelineOptions &options) {
+  buildTfmKVCachePipeline(pm, options);
+  buildTfmToLinalgPipeline(pm);
+  buildLinalgToLLVMPipeline(pm);
+}
+
+void mlir::tfm::registerTfmPipelines() {
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "tfm-cpu-pipeline",
+      "tfm @forward -> KV-cached prefill/decode in the LLVM dialect",
+      buildTfmCpuPipeline);
+  PassPipelineRegistration<>("tfm-to-linalg-pipeline",
+                             "tfm -> linalg on tensors, canonicalized",
+                             buildTfmToLinalgPipeline);
+  PassPipelineRegistration<>(
+      "tfm-linalg-to-llvm-pipeline",
+      "linalg on tensors -> LLVM dialect with the bare-pointer entry ABI",
+      buildLinalgToLLVMPipeline);
+}

@@ -1,0 +1,37 @@
+//===- Pipelines.h - Registered tfm compilation pipelines -------*- C++ -*-===//
+#ifndef TFMC_PASSES_PIPELINES_H
+#define TFMC_PASSES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::tfm {
+
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  Option<int64_t> contextLength{
+      *this, "context-length",
+      llvm::cl::desc("KV-cache positions (0: the module's tfm.context_length)"),
+      llvm::cl::init(0)};
+  Option<int64_t> prefillChunk{*this, "prefill-chunk",
+                               llvm::cl::desc("tokens per prefill call"),
+                               llvm::cl::init(32)};
+};
+
+/// tfm (full sequence) -> tfm (prefill + decode with a KV cache).
+void buildTfmKVCachePipeline(OpPassManager &pm,
+                             const CpuPipelineOptions &options);
+/// tfm -> linalg/tensor/arith/math on tensors.
+void buildTfmToLinalgPipeline(OpPassManager &pm);
+/// linalg on tensors -> LLVM dialect: bufferization with the bare-pointer
+/// entry ABI of runtime/ModelABI.h, loops, LLVM.
+void buildLinalgToLLVMPipeline(OpPassManager &pm);
+/// All of the above: tfm @forward -> LLVM dialect entries prefill/decode.
+void buildTfmCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+
+/// Registers `tfm-cpu-pipeline`, `tfm-to-linalg-pipeline` and
+/// `tfm-linalg-to-llvm-pipeline` for tfmc-opt.
+void registerTfmPipelines();
+
+} // namespace mlir::tfm
+
+#endif // TFMC_PASSES_PIPELINES_H

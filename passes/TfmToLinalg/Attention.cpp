@@ -1,0 +1,168 @@
+//===- Attention.cpp - tfm.attention to linalg -------------------------------===//
+//
+// The reference lowering: scores [heads, queries, keys] are materialised,
+// masked and normalised with a numerically stable softmax, then contracted
+// with the values. Heads are split by reshaping [rows, heads * head_dim] to
+// [rows, heads, head_dim]; a query head h reads KV head h floordiv group.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/TfmOps.h"
+#include "passes/TfmToLinalg/LoweringUtils.h"
+#include "passes/TfmToLinalg/TfmToLinalg.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// [rows, heads * headDim] -> [rows, heads, headDim].
+Value splitHeads(OpBuilder &b, Location loc, Value value, int64_t heads) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  auto type = RankedTensorType::get({shape[0], heads, shape[1] / heads},
+                                    b.getF32Type());
+  SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
+  return tensor::ExpandShapeOp::create(b, loc, type, value, groups);
+}
+
+class AttentionLowering : public OpRewritePattern<AttentionOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    int64_t heads = op.getNumHeads(), kvHeads = op.getNumKvHeads();
+    int64_t headDim = op.getHeadDim(), group = heads / kvHeads;
+    int64_t queries = shapeOf(op.getQuery())[0];
+    int64_t keys = shapeOf(op.getKey())[0];
+    Value q = splitHeads(b, loc, op.getQuery(), heads);
+    Value k = splitHeads(b, loc, op.getKey(), kvHeads);
+    Value v = splitHeads(b, loc, op.getValue(), kvHeads);
+
+    AffineExpr h = getAffineDimExpr(0, context);
+    AffineExpr kvHead = h.floorDiv(group);
+
+    // scores[h, s, t] = sum_d q[s, h, d] * k[t, h / group, d]; loops (h,s,t,d).
+    AffineExpr s = getAffineDimExpr(1, context), t = getAffineDimExpr(2, context),
+               d = getAffineDimExpr(3, context);
+    SmallVector<AffineMap> scoreMaps = {
+        AffineMap::get(4, 0, {s, h, d}, context),
+        AffineMap::get(4, 0, {t, kvHead, d}, context),
+        AffineMap::get(4, 0, {h, s, t}, context)};
+    Value scoreInit = filledTensor(b, loc, {heads, queries, keys}, 0.0);
+    Value scores =
+        linalg::GenericOp::create(
+            b, loc, scoreInit.getType(), ValueRange{q, k}, scoreInit,
+            scoreMaps, iterators(3, 1),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value product = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+              yield(
+                  nb, nloc, arith::AddFOp::create(nb, nloc, args[2], product));
+            })
+            .getResult(0);
+
+    // Masked, scaled scores; -inf where a key is hidden from the query.
+    double scale = 1.0 / std::sqrt(double(headDim));
+    bool causal = op.getCausal();
+    Value offset = op.getOffset();
+    auto maskedScore = [&](OpBuilder &nb, Location nloc, Value score) -> Value {
+      Value scaled =
+          arith::MulFOp::create(nb, nloc, score, f32Constant(nb, nloc, scale));
+      if (!causal)
+        return scaled;
+      Value query = linalg::IndexOp::create(nb, nloc, 1);
+      Value key = linalg::IndexOp::create(nb, nloc, 2);
+      Value position = arith::AddIOp::create(nb, nloc, query, offset);
+      Value hidden = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ugt,
+                                           key, position);
+      Value negInf = f32Constant(nb, nloc,
+                                 -std::numeric_limits<double>::infinity());
+      return arith::SelectOp::create(nb, nloc, hidden, negInf, scaled);
+    };
+
+    // Row maxima over keys: loops (h, s, t).
+    SmallVector<AffineMap> rowReduceMaps = {projection(context, 3, {0, 1, 2}),
+                                            projection(context, 3, {0, 1})};
+    Value maxInit = filledTensor(b, loc, {heads, queries},
+                                 -std::numeric_limits<double>::infinity());
+    Value maxima =
+        linalg::GenericOp::create(
+            b, loc, maxInit.getType(), scores, maxInit, rowReduceMaps,
+            iterators(2, 1),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value score = maskedScore(nb, nloc, args[0]);
+              yield(
+                  nb, nloc, arith::MaximumFOp::create(nb, nloc, args[1], score));
+            })
+            .getResult(0);
+
+    // Unnormalised probabilities exp(score - max); hidden keys give exp(-inf) = 0.
+    SmallVector<AffineMap> expMaps = {projection(context, 3, {0, 1, 2}),
+                                      projection(context, 3, {0, 1}),
+                                      projection(context, 3, {0, 1, 2})};
+    Value weights =
+        linalg::GenericOp::create(
+            b, loc, scores.getType(), ValueRange{scores, maxima},
+            emptyTensor(b, loc, {heads, queries, keys}), expMaps, iterators(3),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value score = maskedScore(nb, nloc, args[0]);
+              Value shifted = arith::SubFOp::create(nb, nloc, score, args[1]);
+              yield(nb, nloc,
+                                      math::ExpOp::create(nb, nloc, shifted));
+            })
+            .getResult(0);
+
+    Value sumInit = filledTensor(b, loc, {heads, queries}, 0.0);
+    Value sums =
+        linalg::GenericOp::create(
+            b, loc, sumInit.getType(), weights, sumInit, rowReduceMaps,
+            iterators(2, 1),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              yield(
+                  nb, nloc, arith::AddFOp::create(nb, nloc, args[1], args[0]));
+            })
+            .getResult(0);
+
+    // out[s, h, d] = sum_t weights[h, s, t] * v[t, h / group, d] / sums[h, s];
+    // loops (s, h, d, t).
+    AffineExpr os = getAffineDimExpr(0, context), oh = getAffineDimExpr(1, context),
+               od = getAffineDimExpr(2, context), ot = getAffineDimExpr(3, context);
+    SmallVector<AffineMap> outMaps = {
+        AffineMap::get(4, 0, {oh, os, ot}, context),
+        AffineMap::get(4, 0, {ot, oh.floorDiv(group), od}, context),
+        AffineMap::get(4, 0, {oh, os}, context),
+        AffineMap::get(4, 0, {os, oh, od}, context)};
+    Value outInit = filledTensor(b, loc, {queries, heads, headDim}, 0.0);
+    Value out =
+        linalg::GenericOp::create(
+            b, loc, outInit.getType(), ValueRange{weights, v, sums}, outInit,
+            outMaps, iterators(3, 1),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value probability =
+                  arith::DivFOp::create(nb, nloc, args[0], args[2]);
+              Value product =
+                  arith::MulFOp::create(nb, nloc, probability, args[1]);
+              yield(
+                  nb, nloc, arith::AddFOp::create(nb, nloc, args[3], product));
+            })
+            .getResult(0);
+
+    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
+    b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, op.getType(), out,
+                                                  groups);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tfm::populateTfmAttentionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<AttentionLowering>(patterns.getContext());
+}

@@ -1,0 +1,61 @@
+//===- LoweringUtils.h - Shared helpers of the tfm -> linalg lowering -*- C++ -*-===//
+#ifndef TFMC_PASSES_TFMTOLINALG_LOWERINGUTILS_H
+#define TFMC_PASSES_TFMTOLINALG_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tfm {
+
+/// An f32 constant.
+inline Value f32Constant(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// A tensor of `shape` filled with `value`, the init of a reduction.
+inline Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                          double value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  return linalg::FillOp::create(b, loc, f32Constant(b, loc, value), empty)
+      .getResult(0);
+}
+
+/// An uninitialised f32 tensor of `shape`, the init of a parallel generic.
+inline Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  return tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+}
+
+/// Affine map over `numDims` loops selecting `results` (dimension indices).
+inline AffineMap projection(MLIRContext *context, unsigned numDims,
+                            ArrayRef<unsigned> results) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d : results)
+    exprs.push_back(getAffineDimExpr(d, context));
+  return AffineMap::get(numDims, 0, exprs, context);
+}
+
+/// `count` parallel loops followed by `reductions` reduction loops.
+inline SmallVector<utils::IteratorType> iterators(unsigned parallel,
+                                                  unsigned reductions = 0) {
+  SmallVector<utils::IteratorType> kinds(parallel,
+                                         utils::IteratorType::parallel);
+  kinds.append(reductions, utils::IteratorType::reduction);
+  return kinds;
+}
+
+/// Terminates a linalg.generic body with `value`.
+inline void yield(OpBuilder &b, Location loc, Value value) {
+  linalg::YieldOp::create(b, loc, ValueRange{value});
+}
+
+/// Shape of a ranked tensor value.
+inline ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+} // namespace mlir::tfm
+
+#endif // TFMC_PASSES_TFMTOLINALG_LOWERINGUTILS_H

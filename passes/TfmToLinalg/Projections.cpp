@@ -1,0 +1,78 @@
+//===- Projections.cpp - tfm.linear / tfm.lm_head to linalg -----------------===//
+//
+// `out[s, o] = sum_i x[s, i] * w[o, i] (+ b[o])`: a contraction whose init is
+// zero or the broadcast bias.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/TfmOps.h"
+#include "passes/TfmToLinalg/LoweringUtils.h"
+#include "passes/TfmToLinalg/TfmToLinalg.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// [rows, outputs] init: zeros, or `bias` repeated on every row.
+Value projectionInit(OpBuilder &b, Location loc, int64_t rows, int64_t outputs,
+                     Value bias) {
+  if (!bias)
+    return filledTensor(b, loc, {rows, outputs}, 0.0);
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps = {projection(context, 2, {1}),
+                                 projection(context, 2, {0, 1})};
+  Value empty = emptyTensor(b, loc, {rows, outputs});
+  return linalg::GenericOp::create(
+             b, loc, empty.getType(), bias, empty, maps, iterators(2),
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               yield(nb, nloc, args[0]);
+             })
+      .getResult(0);
+}
+
+Value project(OpBuilder &b, Location loc, Value input, Value weight,
+              Value bias) {
+  MLIRContext *context = b.getContext();
+  int64_t rows = shapeOf(input)[0], outputs = shapeOf(weight)[0];
+  Value init = projectionInit(b, loc, rows, outputs, bias);
+  // Loops (s, o, i).
+  SmallVector<AffineMap> maps = {projection(context, 3, {0, 2}),
+                                 projection(context, 3, {1, 2}),
+                                 projection(context, 3, {0, 1})};
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{input, weight}, init, maps,
+             iterators(2, 1),
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value product = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+               yield(
+                   nb, nloc, arith::AddFOp::create(nb, nloc, args[2], product));
+             })
+      .getResult(0);
+}
+
+struct LinearLowering : OpRewritePattern<LinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LinearOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, project(rewriter, op.getLoc(), op.getInput(),
+                                   op.getWeight(), op.getBias()));
+    return success();
+  }
+};
+
+struct LMHeadLowering : OpRewritePattern<LMHeadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LMHeadOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, project(rewriter, op.getLoc(), op.getInput(),
+                                   op.getWeight(), Value()));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tfm::populateTfmProjectionsToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<LinearLowering, LMHeadLowering>(patterns.getContext());
+}

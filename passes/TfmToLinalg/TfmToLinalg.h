@@ -1,0 +1,25 @@
+//===- TfmToLinalg.h - Lowering tfm ops to linalg on tensors ----*- C++ -*-===//
+#ifndef TFMC_PASSES_TFMTOLINALG_TFMTOLINALG_H
+#define TFMC_PASSES_TFMTOLINALG_TFMTOLINALG_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tfm {
+
+/// Elementwise ops: tfm.add, tfm.mul, tfm.gelu, tfm.silu.
+void populateTfmElementwiseToLinalgPatterns(RewritePatternSet &patterns);
+/// tfm.rms_norm, tfm.layer_norm.
+void populateTfmNormsToLinalgPatterns(RewritePatternSet &patterns);
+/// tfm.linear, tfm.lm_head.
+void populateTfmProjectionsToLinalgPatterns(RewritePatternSet &patterns);
+/// tfm.embedding, tfm.position_embedding, tfm.rope.
+void populateTfmPositionalToLinalgPatterns(RewritePatternSet &patterns);
+/// tfm.attention.
+void populateTfmAttentionToLinalgPatterns(RewritePatternSet &patterns);
+
+/// All of the above.
+void populateTfmToLinalgPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::tfm
+
+#endif // TFMC_PASSES_TFMTOLINALG_TFMTOLINALG_H

@@ -1,0 +1,55 @@
+//===- WeightLayout.cpp - Where each weight lives in the weights blob ------===//
+#include "passes/WeightLayout.h"
+
+#include "dialect/TfmOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+/// 64-bit FNV-1a, fed field by field.
+class Fnv1a {
+public:
+  void add(const void *data, size_t size) {
+    const auto *bytes = static_cast<const uint8_t *>(data);
+    for (size_t i = 0; i < size; ++i) {
+      hash ^= bytes[i];
+      hash *= 0x100000001b3ULL;
+    }
+  }
+  void add(uint64_t value) { add(&value, sizeof(value)); }
+  uint64_t value() const { return hash; }
+
+private:
+  uint64_t hash = 0xcbf29ce484222325ULL;
+};
+} // namespace
+
+WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
+  WeightLayout layout;
+  Fnv1a hash;
+  uint64_t offset = 0;
+  for (auto global : module.getOps<GlobalWeightOp>()) {
+    auto type = cast<RankedTensorType>(global.getType());
+    WeightSlot slot;
+    slot.name = global.getSymName().str();
+    slot.shape.assign(type.getShape().begin(), type.getShape().end());
+    slot.offset = llvm::alignTo(offset, WeightLayout::kAlignment);
+    slot.bytes = type.getNumElements() * sizeof(float);
+    offset = slot.offset + slot.bytes;
+
+    hash.add(slot.name.data(), slot.name.size());
+    for (int64_t extent : slot.shape)
+      hash.add(static_cast<uint64_t>(extent));
+    hash.add(slot.offset);
+
+    layout.index[slot.name] = layout.slots.size();
+    layout.slots.push_back(std::move(slot));
+  }
+  layout.totalBytes = llvm::alignTo(offset, WeightLayout::kAlignment);
+  hash.add(layout.totalBytes);
+  layout.hash = hash.value();
+  return layout;
+}

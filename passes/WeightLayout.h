@@ -1,0 +1,48 @@
+//===- WeightLayout.h - Where each weight lives in the weights blob -*- C++ -*-===//
+//
+// The one definition of the blob layout: the lowering turns `tfm.weight` into
+// views at these offsets and the driver writes the tensors at the same ones.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_PASSES_WEIGHTLAYOUT_H
+#define TFMC_PASSES_WEIGHTLAYOUT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::tfm {
+
+struct WeightSlot {
+  std::string name;
+  std::vector<int64_t> shape;
+  uint64_t offset = 0; ///< bytes from the start of the blob
+  uint64_t bytes = 0;
+};
+
+struct WeightLayout {
+  /// Every tensor starts at a multiple of this, so vector loads stay aligned.
+  static constexpr uint64_t kAlignment = 64;
+
+  std::vector<WeightSlot> slots; ///< in declaration order
+  llvm::StringMap<size_t> index; ///< name -> position in `slots`
+  uint64_t totalBytes = 0;
+  /// FNV-1a over names, shapes and offsets: the executable refuses a blob
+  /// written for another layout.
+  uint64_t hash = 0;
+
+  const WeightSlot *lookup(llvm::StringRef name) const {
+    auto it = index.find(name);
+    return it == index.end() ? nullptr : &slots[it->second];
+  }
+};
+
+/// Lays out the module's `tfm.global_weight` declarations in order.
+WeightLayout computeWeightLayout(ModuleOp module);
+
+} // namespace mlir::tfm
+
+#endif // TFMC_PASSES_WEIGHTLAYOUT_H

@@ -1,0 +1,315 @@
+//===- Cli.cpp - Command line of produced executables ----------------------===//
+//
+// A table lists each flag with the modes it belongs to, so a flag given to the
+// wrong mode (e.g. --temp with --bench) is an error instead of being silently
+// ignored.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Cli.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace tfm::rt {
+
+namespace {
+
+enum ModeMask : unsigned {
+  kGenerate = 1u << static_cast<unsigned>(CliMode::Generate),
+  kBench = 1u << static_cast<unsigned>(CliMode::Bench),
+  kDump = 1u << static_cast<unsigned>(CliMode::DumpLogits),
+  kInfo = 1u << static_cast<unsigned>(CliMode::Info),
+  kAll = kGenerate | kBench | kDump | kInfo,
+};
+
+struct FlagSpec {
+  const char *name;
+  bool takesValue;
+  unsigned modes; ///< Modes the flag may appear in.
+};
+
+const FlagSpec kFlags[] = {
+    {"--prompt", true, kGenerate},   {"-n", true, kGenerate | kBench},
+    {"--temp", true, kGenerate},     {"--top-k", true, kGenerate},
+    {"--top-p", true, kGenerate},    {"--seed", true, kGenerate},
+    {"--bench", false, kBench},      {"--prompt-tokens", true, kBench},
+    {"--threads", true, kAll},       {"--dump-logits", true, kDump},
+    {"--token-ids", true, kDump},    {"--decode-only", false, kDump},
+    {"--info", false, kInfo},
+};
+
+const char *modeFlag(CliMode mode) {
+  switch (mode) {
+  case CliMode::Bench:
+    return "--bench";
+  case CliMode::DumpLogits:
+    return "--dump-logits";
+  case CliMode::Info:
+    return "--info";
+  default:
+    return "text generation";
+  }
+}
+
+const FlagSpec *findFlag(const std::string &name) {
+  for (const FlagSpec &flag : kFlags)
+    if (name == flag.name)
+      return &flag;
+  return nullptr;
+}
+
+/// One flag occurrence after splitting "--flag=value".
+struct FlagUse {
+  const FlagSpec *spec;
+  std::string value;
+};
+
+bool parseInt(const std::string &flag, const std::string &text, long long min,
+              long long max, long long &out, std::string &error) {
+  errno = 0;
+  char *end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE) {
+    error = "error: " + flag + " expects an integer, got '" + text + "'";
+    return false;
+  }
+  if (value < min || value > max) {
+    error = "error: " + flag + " must be " +
+            (max == INT32_MAX ? ">= " + std::to_string(min)
+                              : "in [" + std::to_string(min) + ", " +
+                                    std::to_string(max) + "]") +
+            ", got " + text;
+    return false;
+  }
+  out = value;
+  return true;
+}
+
+bool parseFloat(const std::string &flag, const std::string &text, float &out,
+                std::string &error) {
+  errno = 0;
+  char *end = nullptr;
+  float value = std::strtof(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) {
+    error = "error: " + flag + " expects a number, got '" + text + "'";
+    return false;
+  }
+  out = value;
+  return true;
+}
+
+bool parseSeed(const std::string &text, uint64_t &out, std::string &error) {
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || *end != '\0' || errno == ERANGE) {
+    error = "error: --seed expects a non-negative integer, got '" + text + "'";
+    return false;
+  }
+  out = value;
+  return true;
+}
+
+/// Parses "1,5,9" into ids; ids are checked against the vocabulary later.
+bool parseTokenIds(const std::string &text, std::vector<int> &ids,
+                   std::string &error) {
+  ids.clear();
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma - start);
+    long long id = 0;
+    if (!parseInt("--token-ids", item, 0, INT32_MAX, id, error))
+      return false;
+    ids.push_back(static_cast<int>(id));
+    if (comma == std::string::npos)
+      return true;
+    start = comma + 1;
+  }
+}
+
+/// Stores one flag's value into `options`.
+bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
+  std::string name = use.spec->name;
+  const std::string &value = use.value;
+  long long number = 0;
+  if (name == "--prompt") {
+    options.prompt = value;
+  } else if (name == "-n") {
+    if (!parseInt(name, value, 0, INT32_MAX, number, error))
+      return false;
+    options.steps = static_cast<int>(number);
+    options.stepsGiven = true;
+  } else if (name == "--temp") {
+    if (!parseFloat(name, value, options.temperature, error))
+      return false;
+    if (options.temperature < 0.0f) {
+      error = "error: --temp must be >= 0, got " + value;
+      return false;
+    }
+  } else if (name == "--top-k") {
+    if (!parseInt(name, value, 0, INT32_MAX, number, error))
+      return false;
+    options.topK = static_cast<int>(number);
+  } else if (name == "--top-p") {
+    if (!parseFloat(name, value, options.topP, error))
+      return false;
+    if (!(options.topP > 0.0f && options.topP <= 1.0f)) {
+      error = "error: --top-p must be in (0, 1], got " + value;
+      return false;
+    }
+  } else if (name == "--seed") {
+    if (!parseSeed(value, options.seed, error))
+      return false;
+    options.seedGiven = true;
+  } else if (name == "--prompt-tokens") {
+    if (!parseInt(name, value, 1, INT32_MAX, number, error))
+      return false;
+    options.promptTokens = static_cast<int>(number);
+  } else if (name == "--threads") {
+    if (!parseInt(name, value, 1, 4096, number, error))
+      return false;
+    options.threads = static_cast<int>(number);
+  } else if (name == "--dump-logits") {
+    options.dumpPath = value;
+  } else if (name == "--token-ids") {
+    return parseTokenIds(value, options.tokenIds, error);
+  } else if (name == "--decode-only") {
+    options.decodeOnly = true;
+  }
+  return true;
+}
+
+/// Splits argv into flag uses; reports unknown flags and missing values.
+bool collectFlags(int argc, const char *const *argv,
+                  std::vector<FlagUse> &uses, std::string &error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string name = arg, value;
+    bool inlineValue = false;
+    size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inlineValue = true;
+    }
+    const FlagSpec *spec = findFlag(name);
+    if (!spec) {
+      if (arg.empty() || arg[0] != '-')
+        error = "error: unexpected argument '" + arg + "' (see --help)";
+      else
+        error = "error: unknown option '" + name + "' (see --help)";
+      return false;
+    }
+    if (!spec->takesValue && inlineValue) {
+      error = "error: " + name + " takes no value";
+      return false;
+    }
+    if (spec->takesValue && !inlineValue) {
+      if (i + 1 >= argc) {
+        error = "error: " + name + " needs a value";
+        return false;
+      }
+      value = argv[++i];
+    }
+    uses.push_back({spec, value});
+  }
+  return true;
+}
+
+/// The mode selected by --bench / --dump-logits / --info (at most one).
+bool selectMode(const std::vector<FlagUse> &uses, CliMode &mode,
+                std::string &error) {
+  mode = CliMode::Generate;
+  for (const FlagUse &use : uses) {
+    CliMode flagMode;
+    std::string name = use.spec->name;
+    if (name == "--bench")
+      flagMode = CliMode::Bench;
+    else if (name == "--dump-logits")
+      flagMode = CliMode::DumpLogits;
+    else if (name == "--info")
+      flagMode = CliMode::Info;
+    else
+      continue;
+    if (mode != CliMode::Generate && mode != flagMode) {
+      error = std::string("error: ") + modeFlag(mode) + " and " + name +
+              " cannot be combined";
+      return false;
+    }
+    mode = flagMode;
+  }
+  return true;
+}
+
+} // namespace
+
+bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
+                      std::string &error) {
+  options = CliOptions();
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      options.mode = CliMode::Help;
+      return true;
+    }
+  }
+  std::vector<FlagUse> uses;
+  if (!collectFlags(argc, argv, uses, error) ||
+      !selectMode(uses, options.mode, error))
+    return false;
+
+  unsigned modeBit = 1u << static_cast<unsigned>(options.mode);
+  for (const FlagUse &use : uses) {
+    if (!(use.spec->modes & modeBit)) {
+      error = std::string("error: ") + use.spec->name +
+              " cannot be used with " + modeFlag(options.mode);
+      return false;
+    }
+    if (!applyFlag(use, options, error))
+      return false;
+  }
+  if (options.mode == CliMode::Bench && !options.stepsGiven)
+    options.steps = 128;
+  if (options.mode == CliMode::Bench && options.steps < 1) {
+    error = "error: -n must be >= 1 with --bench";
+    return false;
+  }
+  if (options.mode == CliMode::DumpLogits && options.tokenIds.empty()) {
+    error = "error: --dump-logits needs --token-ids (e.g. --token-ids 1,5,9)";
+    return false;
+  }
+  return true;
+}
+
+std::string usageText(const std::string &program) {
+  return "usage:\n"
+         "  " + program +
+         " [--prompt TEXT] [-n N] [--temp T] [--top-k K] [--top-p P] "
+         "[--seed S]\n"
+         "      Generate N new tokens (default 256) after TEXT, streaming to "
+         "stdout.\n"
+         "      --temp 0 is greedy (default 1.0); --top-k 0 and --top-p 1 "
+         "disable\n"
+         "      truncation (the defaults); the seed defaults to the clock.\n"
+         "  " + program +
+         " --bench [--prompt-tokens P] [-n N] [--threads T]\n"
+         "      Time prefill of P tokens (default 128) and N decode steps "
+         "(default 128);\n"
+         "      the last line of output is a JSON object.\n"
+         "  " + program +
+         " --dump-logits FILE --token-ids 1,5,9 [--decode-only]\n"
+         "      Run exactly these ids from position 0 and write the logits of "
+         "every\n"
+         "      position as little-endian float32 [n][vocab] to FILE.\n"
+         "  " + program + " --info      Print the model's shapes and "
+         "description.\n"
+         "  " + program + " --help      Print this text.\n"
+         "Options take their value as the next argument or as --flag=value.\n"
+         "TFM_PACKAGE=path reads the weights package from `path` instead of "
+         "the executable.\n";
+}
+
+} // namespace tfm::rt

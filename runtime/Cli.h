@@ -1,0 +1,53 @@
+//===- Cli.h - Command line of produced executables ------------------------===//
+//
+// Every executable tfmc produces accepts the same flags; this file turns
+// argv into a validated `CliOptions` so the rest of main() never sees a raw
+// string. Range checks that need the model (vocab, context) happen later.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_RUNTIME_CLI_H
+#define TFMC_RUNTIME_CLI_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tfm::rt {
+
+/// What the executable was asked to do.
+enum class CliMode { Generate, Bench, DumpLogits, Info, Help };
+
+struct CliOptions {
+  CliMode mode = CliMode::Generate;
+
+  // Generation.
+  std::string prompt;
+  int steps = 256; ///< -n: new tokens (generate) or decode steps (bench).
+  bool stepsGiven = false;
+  float temperature = 1.0f;
+  int topK = 0;
+  float topP = 1.0f;
+  uint64_t seed = 0;
+  bool seedGiven = false;
+
+  // Benchmark.
+  int promptTokens = 128;
+  int threads = 0; ///< 0 keeps the default thread count.
+
+  // Logit dump.
+  std::string dumpPath;
+  std::vector<int> tokenIds;
+  bool decodeOnly = false;
+};
+
+/// Parses argv. On failure returns false with `error` set to a message that
+/// starts with "error: ".
+bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
+                      std::string &error);
+
+/// The --help text; `program` is argv[0].
+std::string usageText(const std::string &program);
+
+} // namespace tfm::rt
+
+#endif // TFMC_RUNTIME_CLI_H

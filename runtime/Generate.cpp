@@ -1,0 +1,310 @@
+//===- Generate.cpp - Drive the compiled model: generation, bench, dumps --===//
+
+#include "runtime/Generate.h"
+
+#include "runtime/Sampler.h"
+#include "runtime/Tokenizer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "--dump-logits writes host floats and promises little-endian output"
+#endif
+
+namespace tfm::rt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Writes `piece` to stdout right away so text appears as it is generated.
+void emit(const std::string &piece) {
+  std::fwrite(piece.data(), 1, piece.size(), stdout);
+  std::fflush(stdout);
+}
+
+/// Runs differ unless asked otherwise; pid keeps parallel runs apart.
+uint64_t clockSeed() {
+  uint64_t now = static_cast<uint64_t>(
+      std::chrono::system_clock::now().time_since_epoch().count());
+  return now ^ (static_cast<uint64_t>(::getpid()) << 32);
+}
+
+double perSecond(int tokens, double seconds) {
+  return tokens > 0 && seconds > 0 ? tokens / seconds : 0.0;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ModelRunner
+//===----------------------------------------------------------------------===//
+
+ModelRunner::ModelRunner(const tfm_model_info &info, const uint8_t *weights)
+    : info_(info), weights_(weights) {}
+
+bool ModelRunner::allocate(std::string &error) {
+  // aligned_alloc wants a multiple of the alignment; vector-width loads in
+  // generated code want 64-byte alignment.
+  uint64_t bytes = std::max<uint64_t>(info_.cache_floats * sizeof(float), 64);
+  bytes = (bytes + 63) / 64 * 64;
+  cache_.reset(static_cast<float *>(std::aligned_alloc(64, bytes)));
+  if (!cache_) {
+    error = "error: cannot allocate " + std::to_string(bytes) +
+            " bytes for the KV cache";
+    return false;
+  }
+  std::memset(cache_.get(), 0, bytes);
+  size_t rows = std::max<uint32_t>(info_.prefill_chunk, 1);
+  logits_.assign(rows * info_.vocab_size, 0.0f);
+  chunkTokens_.assign(rows, 0);
+  return true;
+}
+
+const float *ModelRunner::feed(const int32_t *tokens, int count, int64_t pos,
+                               bool decodeOnly, std::vector<float> *allLogits) {
+  const int64_t chunk = info_.prefill_chunk;
+  const size_t vocabSize = info_.vocab_size;
+  const float *last = logits_.data();
+  int done = 0;
+  while (done < count) {
+    int remaining = count - done;
+    int64_t at = pos + done;
+    int rows = 1;
+    if (!decodeOnly && chunk > 0 && remaining >= 2 &&
+        at + chunk <= static_cast<int64_t>(info_.context_length)) {
+      // Padding ids are harmless: their cache rows are rewritten before any
+      // query attends to them (ModelABI.h).
+      rows = static_cast<int>(std::min<int64_t>(remaining, chunk));
+      std::fill(chunkTokens_.begin(), chunkTokens_.end(), 0);
+      std::copy(tokens + done, tokens + done + rows, chunkTokens_.begin());
+      tfm_prefill(weights_, chunkTokens_.data(), at, cache_.get(),
+                  logits_.data());
+    } else {
+      tfm_decode(weights_, tokens + done, at, cache_.get(), logits_.data());
+    }
+    if (allLogits)
+      allLogits->insert(allLogits->end(), logits_.data(),
+                        logits_.data() + rows * vocabSize);
+    last = logits_.data() + (rows - 1) * vocabSize;
+    done += rows;
+  }
+  return last;
+}
+
+//===----------------------------------------------------------------------===//
+// Generation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Encodes the prompt with BOS and checks it against the model's limits.
+bool encodePrompt(const ModelRunner &runner, const Tokenizer &tokenizer,
+                  int eos, const std::string &text, std::vector<int32_t> &ids,
+                  std::string &error) {
+  std::vector<int> encoded = tokenizer.encode(text, /*addBos=*/true);
+  // Models without BOS (GPT-2 style) start an empty prompt from EOS, which is
+  // also their document separator.
+  if (encoded.empty() && eos >= 0)
+    encoded.push_back(eos);
+  if (encoded.empty()) {
+    error = "error: the prompt is empty and the model has no BOS token to "
+            "start from; pass --prompt TEXT";
+    return false;
+  }
+  if (encoded.size() > static_cast<size_t>(runner.context())) {
+    error = "error: prompt is " + std::to_string(encoded.size()) +
+            " tokens but the model's context is " +
+            std::to_string(runner.context()) + " tokens";
+    return false;
+  }
+  for (int id : encoded) {
+    if (id < 0 || id >= runner.vocab()) {
+      error = "error: prompt token " + std::to_string(id) +
+              " is outside the model's vocabulary of " +
+              std::to_string(runner.vocab());
+      return false;
+    }
+  }
+  ids.assign(encoded.begin(), encoded.end());
+  return true;
+}
+
+/// Prints the prompt the way generation will continue it (llama2.c style):
+/// BOS itself prints nothing.
+void emitPrompt(const Tokenizer &tokenizer, int bos,
+                const std::vector<int32_t> &ids) {
+  size_t start = !ids.empty() && ids[0] == bos ? 1 : 0;
+  for (size_t i = start; i < ids.size(); ++i)
+    emit(tokenizer.decode(i > 0 ? ids[i - 1] : -1, ids[i]));
+}
+
+} // namespace
+
+int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
+                int eos, const CliOptions &options) {
+  std::vector<int32_t> ids;
+  std::string error;
+  if (!encodePrompt(runner, tokenizer, eos, options.prompt, ids, error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  SamplerOptions samplerOptions;
+  samplerOptions.temperature = options.temperature;
+  samplerOptions.topK = options.topK;
+  samplerOptions.topP = options.topP;
+  samplerOptions.seed = options.seedGiven ? options.seed : clockSeed();
+  Sampler sampler(samplerOptions);
+  // Ids past the tokenizer's vocabulary (padded LM heads) cannot be printed,
+  // so they are never sampled.
+  int sampleVocab = std::min(runner.vocab(), tokenizer.vocabSize());
+
+  emitPrompt(tokenizer, bos, ids);
+  const float *logits =
+      runner.feed(ids.data(), static_cast<int>(ids.size()), 0, false);
+  std::vector<float> scratch(runner.vocab());
+  int64_t pos = static_cast<int64_t>(ids.size());
+  int prev = ids.back();
+  bool contextFull = false;
+  int produced = 0;
+  while (produced < options.steps) {
+    std::copy(logits, logits + sampleVocab, scratch.begin());
+    int next = sampler.sample(scratch.data(), sampleVocab);
+    // BOS also ends a sample: llama2.c-trained models emit it between stories.
+    if ((eos >= 0 && next == eos) || (bos >= 0 && next == bos))
+      break;
+    emit(tokenizer.decode(prev, next));
+    prev = next;
+    if (++produced == options.steps)
+      break;
+    if (pos >= runner.context()) {
+      contextFull = true;
+      break;
+    }
+    int32_t token = next;
+    logits = runner.feed(&token, 1, pos++, false);
+  }
+  emit("\n");
+  if (contextFull)
+    std::fprintf(stderr,
+                 "note: stopped after %d new tokens: the model's context of "
+                 "%d tokens is full\n",
+                 produced, runner.context());
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Benchmark
+//===----------------------------------------------------------------------===//
+
+int runBench(ModelRunner &runner, const CliOptions &options, int threads) {
+  int context = runner.context();
+  int promptTokens = options.promptTokens;
+  int decodeTokens = options.steps;
+  bool capped = static_cast<int64_t>(promptTokens) + decodeTokens > context;
+  if (capped) {
+    // Shrink both phases in proportion so a small context still measures
+    // decode instead of spending every position on the prompt.
+    int64_t total = static_cast<int64_t>(promptTokens) + decodeTokens;
+    promptTokens = static_cast<int>(
+        std::max<int64_t>(1, int64_t(promptTokens) * context / total));
+    decodeTokens = context - promptTokens;
+  }
+  // Synthetic ids: deterministic and spread over the vocabulary.
+  std::vector<int32_t> ids(promptTokens + decodeTokens);
+  for (size_t i = 0; i < ids.size(); ++i)
+    ids[i] = static_cast<int32_t>((i * 7919 + 13) % runner.vocab());
+
+  auto prefill = [&] {
+    Clock::time_point start = Clock::now();
+    runner.feed(ids.data(), promptTokens, 0, false);
+    return secondsSince(start);
+  };
+  auto decode = [&] {
+    Clock::time_point start = Clock::now();
+    for (int i = 0; i < decodeTokens; ++i)
+      runner.feed(&ids[promptTokens + i], 1, promptTokens + i, true);
+    return secondsSince(start);
+  };
+  prefill(); // Warm-up: page in the weights, fault in the cache.
+  decode();
+  double bestPrefill = 1e30, bestDecode = 1e30;
+  for (int run = 0; run < 3; ++run) {
+    bestPrefill = std::min(bestPrefill, prefill());
+    bestDecode = std::min(bestDecode, decode());
+  }
+  double prefillRate = perSecond(promptTokens, bestPrefill);
+  double decodeRate = perSecond(decodeTokens, bestDecode);
+
+  std::printf("model: vocab %d, context %d, prefill chunk %u, threads %d\n",
+              runner.vocab(), context, runner.info().prefill_chunk, threads);
+  if (capped)
+    std::printf("note: %d prompt + %d decode tokens capped to fit the "
+                "context\n",
+                options.promptTokens, options.steps);
+  std::printf("prefill: %d tokens in %.3f ms (%.2f tokens/s, best of 3)\n",
+              promptTokens, bestPrefill * 1e3, prefillRate);
+  std::printf("decode: %d tokens in %.3f ms (%.2f tokens/s, best of 3)\n",
+              decodeTokens, bestDecode * 1e3, decodeRate);
+  std::printf("{\"prefill_tokens_per_s\": %.3f, \"decode_tokens_per_s\": %.3f, "
+              "\"threads\": %d, \"prompt_tokens\": %d, \"decode_tokens\": %d, "
+              "\"vocab\": %d, \"context\": %d}\n",
+              prefillRate, decodeRate, threads, promptTokens, decodeTokens,
+              runner.vocab(), context);
+  std::fflush(stdout);
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Logit dump
+//===----------------------------------------------------------------------===//
+
+int runDumpLogits(ModelRunner &runner, const CliOptions &options) {
+  const std::vector<int> &given = options.tokenIds;
+  if (given.size() > static_cast<size_t>(runner.context())) {
+    std::fprintf(stderr,
+                 "error: --token-ids has %zu ids but the model's context is "
+                 "%d tokens\n",
+                 given.size(), runner.context());
+    return 1;
+  }
+  for (int id : given) {
+    if (id >= runner.vocab()) {
+      std::fprintf(stderr,
+                   "error: --token-ids: id %d is outside the model's "
+                   "vocabulary of %d\n",
+                   id, runner.vocab());
+      return 1;
+    }
+  }
+  std::vector<int32_t> ids(given.begin(), given.end());
+  std::vector<float> logits;
+  logits.reserve(ids.size() * runner.vocab());
+  runner.feed(ids.data(), static_cast<int>(ids.size()), 0, options.decodeOnly,
+              &logits);
+
+  std::FILE *out = std::fopen(options.dumpPath.c_str(), "wb");
+  if (!out) {
+    std::fprintf(stderr, "error: cannot open '%s' for writing: %s\n",
+                 options.dumpPath.c_str(), std::strerror(errno));
+    return 1;
+  }
+  size_t written = std::fwrite(logits.data(), sizeof(float), logits.size(), out);
+  if (std::fclose(out) != 0 || written != logits.size()) {
+    std::fprintf(stderr, "error: writing '%s' failed: %s\n",
+                 options.dumpPath.c_str(), std::strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace tfm::rt

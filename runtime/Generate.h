@@ -1,0 +1,69 @@
+//===- Generate.h - Drive the compiled model: generation, bench, dumps ----===//
+//
+// Glue between the C ABI in ModelABI.h and the command line: owns the KV cache
+// and logits buffers, decides between tfm_prefill chunks and tfm_decode steps,
+// and implements the three run modes of a produced executable.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_RUNTIME_GENERATE_H
+#define TFMC_RUNTIME_GENERATE_H
+
+#include "runtime/Cli.h"
+#include "runtime/ModelABI.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tfm::rt {
+
+class Tokenizer;
+
+/// Owns the buffers the generated entries write into; allocated once.
+class ModelRunner {
+public:
+  ModelRunner(const tfm_model_info &info, const uint8_t *weights);
+
+  /// Allocates the zeroed, 64-byte aligned KV cache and the logits buffer.
+  /// Returns false with `error` set when memory is short.
+  bool allocate(std::string &error);
+
+  const tfm_model_info &info() const { return info_; }
+  int vocab() const { return static_cast<int>(info_.vocab_size); }
+  int context() const { return static_cast<int>(info_.context_length); }
+
+  /// Runs `count` tokens at positions [pos, pos + count) and returns the
+  /// logits of the last one. Uses tfm_prefill chunks while >= 2 tokens remain
+  /// and a whole chunk fits in the context, else tfm_decode. When `allLogits`
+  /// is given, the logits of every position are appended to it. Requires
+  /// pos + count <= context().
+  const float *feed(const int32_t *tokens, int count, int64_t pos,
+                    bool decodeOnly, std::vector<float> *allLogits = nullptr);
+
+private:
+  struct FreeDeleter {
+    void operator()(float *p) const { std::free(p); }
+  };
+  tfm_model_info info_;
+  const uint8_t *weights_;
+  std::unique_ptr<float, FreeDeleter> cache_;
+  std::vector<float> logits_;         ///< [prefill_chunk][vocab] or [vocab].
+  std::vector<int32_t> chunkTokens_;  ///< One prefill chunk, zero-padded.
+};
+
+/// Text generation: prints the prompt, then streams sampled pieces. Returns
+/// the process exit code; errors go to stderr.
+int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
+                int eos, const CliOptions &options);
+
+/// --bench: prints human-readable lines, then a JSON object as the last line.
+int runBench(ModelRunner &runner, const CliOptions &options, int threads);
+
+/// --dump-logits: writes float32 [n][vocab] for the given ids.
+int runDumpLogits(ModelRunner &runner, const CliOptions &options);
+
+} // namespace tfm::rt
+
+#endif // TFMC_RUNTIME_GENERATE_H

@@ -1,0 +1,804 @@
+//===- Gpt2Tokenizer.cpp - GPT-2 byte-level BPE tokenizer -----------------===//
+//
+// Matches npm gpt-3-encoder 1.1.4's Encoder.js exactly, including two of its
+// quirks: merge ranks are looked up by the pair joined with ',' (so pairs
+// that join to the same key share a rank), and among pairs of equal rank the
+// rightmost one decides which symbols merge.
+//
+// Blob layout (little endian), private to this file:
+//   "GPT2BPE1"  u32 tokenCount  u32 mergeCount
+//   tokenCount x { u32 length, bytes }          vocab.json strings, id order
+//   mergeCount x { u32 length, bytes, u32 length, bytes }   rank order
+// Strings stay in GPT-2's byte-to-unicode spelling so the blob is lossless;
+// loading converts them to raw bytes once.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/Gpt2Tokenizer.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+namespace tfm::rt {
+
+namespace {
+
+constexpr std::string_view kBlobMagic = "GPT2BPE1";
+/// Cached words; bounded so long-running generators cannot grow it forever.
+constexpr size_t kMaxCachedWords = 1 << 16;
+
+//===-- GPT-2's byte <-> unicode map --------------------------------------===//
+
+/// bytes_to_unicode(): printable Latin-1 bytes map to themselves, the rest to
+/// U+0100 upwards in byte order, so every byte has a visible spelling.
+struct ByteMap {
+  /// The image of the map lies below U+0144 (256 + the 68 remapped bytes).
+  static constexpr char32_t kImageEnd = 256 + 68;
+  char32_t toUnicode[256];
+  int16_t fromUnicode[kImageEnd];
+  ByteMap() {
+    std::fill(std::begin(fromUnicode), std::end(fromUnicode), int16_t(-1));
+    int next = 0;
+    for (int b = 0; b < 256; ++b) {
+      bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) ||
+                       (b >= 0xAE && b <= 0xFF);
+      toUnicode[b] = printable ? static_cast<char32_t>(b)
+                               : static_cast<char32_t>(256 + next++);
+      fromUnicode[toUnicode[b]] = static_cast<int16_t>(b);
+    }
+  }
+  /// The byte spelled by `cp`, or -1 when `cp` is not in the map's image.
+  int toByte(char32_t cp) const {
+    return cp < kImageEnd ? fromUnicode[cp] : -1;
+  }
+};
+
+const ByteMap &byteMap() {
+  static const ByteMap map;
+  return map;
+}
+
+//===-- UTF-8 -------------------------------------------------------------===//
+
+void appendUtf8(char32_t cp, std::string &out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+/// Stands for one byte that is not part of valid UTF-8: outside Unicode, so
+/// it falls in no class table.
+constexpr char32_t kInvalidByte = 0x110000;
+
+/// Decodes the code point at `text[pos]`, advancing `pos`. Overlong forms,
+/// surrogates and truncated sequences yield kInvalidByte for one byte.
+char32_t decodeUtf8(std::string_view text, size_t &pos) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char lead = byte(pos);
+  if (lead < 0x80) {
+    ++pos;
+    return lead;
+  }
+  int length;
+  char32_t cp;
+  char32_t minimum;
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2, cp = lead & 0x1F, minimum = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, cp = lead & 0x0F, minimum = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, cp = lead & 0x07, minimum = 0x10000;
+  } else {
+    ++pos;
+    return kInvalidByte;
+  }
+  if (text.size() - pos < static_cast<size_t>(length)) {
+    ++pos;
+    return kInvalidByte;
+  }
+  for (int i = 1; i < length; ++i) {
+    unsigned char c = byte(pos + i);
+    if ((c & 0xC0) != 0x80) {
+      ++pos;
+      return kInvalidByte;
+    }
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++pos;
+    return kInvalidByte;
+  }
+  pos += length;
+  return cp;
+}
+
+//===-- Character classes -------------------------------------------------===//
+
+struct CodePointRange {
+  char32_t lo, hi;
+};
+
+#include "runtime/UnicodeTables.inc"
+
+template <size_t N>
+bool inRanges(const CodePointRange (&table)[N], char32_t cp) {
+  const CodePointRange *end = table + N;
+  const CodePointRange *it = std::upper_bound(
+      table, end, cp,
+      [](char32_t value, const CodePointRange &r) { return value < r.lo; });
+  return it != table && cp <= (it - 1)->hi;
+}
+
+/// The regex's classes; kOther is [^\s\p{L}\p{N}].
+enum class CharClass : uint8_t { kLetter, kNumber, kSpace, kOther };
+
+CharClass classify(char32_t cp) {
+  if (cp < 0x80) {
+    if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z'))
+      return CharClass::kLetter;
+    if (cp >= '0' && cp <= '9')
+      return CharClass::kNumber;
+    if (cp == ' ' || (cp >= 0x09 && cp <= 0x0D))
+      return CharClass::kSpace;
+    return CharClass::kOther;
+  }
+  if (inRanges(kLetterRanges, cp))
+    return CharClass::kLetter;
+  if (inRanges(kNumberRanges, cp))
+    return CharClass::kNumber;
+  if (inRanges(kSpaceRanges, cp))
+    return CharClass::kSpace;
+  return CharClass::kOther;
+}
+
+/// Length of the contraction ('s 't 're 've 'm 'll 'd, lowercase only) at
+/// `i`, or 0.
+size_t contractionLength(const std::vector<char32_t> &cps, size_t i) {
+  if (cps[i] != '\'' || i + 1 >= cps.size())
+    return 0;
+  char32_t a = cps[i + 1];
+  if (a == 's' || a == 't' || a == 'm' || a == 'd')
+    return 2;
+  if (i + 2 >= cps.size())
+    return 0;
+  char32_t b = cps[i + 2];
+  if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') ||
+      (a == 'l' && b == 'l'))
+    return 3;
+  return 0;
+}
+
+/// Length in code points of the regex match starting at `i`.
+size_t matchLength(const std::vector<char32_t> &cps,
+                   const std::vector<CharClass> &classes, size_t i) {
+  size_t n = cps.size();
+  if (size_t length = contractionLength(cps, i))
+    return length;
+  // ` ?\p{L}+`, ` ?\p{N}+`, ` ?[^\s\p{L}\p{N}]+`: a run of one class, with
+  // one optional leading U+0020. Only one alternative can start here.
+  bool leadingSpace =
+      cps[i] == ' ' && i + 1 < n && classes[i + 1] != CharClass::kSpace;
+  if (leadingSpace || classes[i] != CharClass::kSpace) {
+    size_t start = leadingSpace ? i + 1 : i;
+    CharClass runClass = classes[start];
+    size_t end = start + 1;
+    while (end < n && classes[end] == runClass)
+      ++end;
+    return end - i;
+  }
+  // `\s+(?!\S)` leaves the last space of a run for the next word, unless the
+  // run ends the text; a lone space before a non-space falls to `\s+`.
+  size_t end = i + 1;
+  while (end < n && classes[end] == CharClass::kSpace)
+    ++end;
+  if (end == n || end - i == 1)
+    return end - i;
+  return end - i - 1;
+}
+
+//===-- Blob serialisation ------------------------------------------------===//
+
+void appendU32(std::string &out, uint32_t value) {
+  for (int shift = 0; shift < 32; shift += 8)
+    out += static_cast<char>((value >> shift) & 0xFF);
+}
+
+void appendString(std::string &out, std::string_view s) {
+  appendU32(out, static_cast<uint32_t>(s.size()));
+  out.append(s.data(), s.size());
+}
+
+class BlobReader {
+public:
+  explicit BlobReader(std::string_view data) : data_(data) {}
+  bool atEnd() const { return pos_ == data_.size(); }
+  bool readU32(uint32_t &value) {
+    if (data_.size() - pos_ < 4)
+      return false;
+    value = 0;
+    for (int i = 0; i < 4; ++i)
+      value |=
+          static_cast<uint32_t>(static_cast<unsigned char>(data_[pos_ + i]))
+          << (8 * i);
+    pos_ += 4;
+    return true;
+  }
+  bool readString(std::string &out) {
+    uint32_t length;
+    if (!readU32(length) || data_.size() - pos_ < length)
+      return false;
+    out.assign(data_.data() + pos_, length);
+    pos_ += length;
+    return true;
+  }
+  bool readMagic(std::string_view magic) {
+    if (data_.substr(pos_, magic.size()) != magic)
+      return false;
+    pos_ += magic.size();
+    return true;
+  }
+
+private:
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+/// A vocab.json / merges.txt string in raw bytes: each character of GPT-2's
+/// byte spelling becomes its byte; characters outside that spelling (added
+/// special tokens) keep their UTF-8 bytes.
+std::string unmapToBytes(std::string_view spelled) {
+  std::string raw;
+  size_t pos = 0;
+  while (pos < spelled.size()) {
+    size_t start = pos;
+    char32_t cp = decodeUtf8(spelled, pos);
+    int byte = cp == kInvalidByte ? -1 : byteMap().toByte(cp);
+    if (byte >= 0)
+      raw += static_cast<char>(byte);
+    else
+      raw.append(spelled.data() + start, pos - start);
+  }
+  return raw;
+}
+
+/// Splits a merges line at whitespace like the reference
+/// (`x.split(/(\s+)/).filter(e => e.trim().length > 0)`); false unless it
+/// has exactly two parts.
+bool splitMergeLine(std::string_view line, std::string &first,
+                    std::string &second) {
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  auto isSpace = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
+           c == '\f';
+  };
+  while (pos < line.size()) {
+    while (pos < line.size() && isSpace(line[pos]))
+      ++pos;
+    size_t start = pos;
+    while (pos < line.size() && !isSpace(line[pos]))
+      ++pos;
+    if (pos > start)
+      parts.push_back(line.substr(start, pos - start));
+  }
+  if (parts.size() != 2)
+    return false;
+  first = std::string(parts[0]);
+  second = std::string(parts[1]);
+  return true;
+}
+
+std::string
+serialize(const std::vector<std::string> &tokensById,
+          const std::vector<std::pair<std::string, std::string>> &merges) {
+  std::string blob(kBlobMagic);
+  appendU32(blob, static_cast<uint32_t>(tokensById.size()));
+  appendU32(blob, static_cast<uint32_t>(merges.size()));
+  for (const std::string &token : tokensById)
+    appendString(blob, token);
+  for (const auto &merge : merges) {
+    appendString(blob, merge.first);
+    appendString(blob, merge.second);
+  }
+  return blob;
+}
+
+//===-- vocab.json --------------------------------------------------------===//
+
+/// A strict parser for vocab.json: one flat object of string -> integer.
+class VocabJsonParser {
+public:
+  explicit VocabJsonParser(std::string_view text) : text_(text) {}
+
+  bool parse(std::vector<std::pair<std::string, int64_t>> &entries,
+             std::string &error) {
+    skipSpace();
+    if (!expect('{', error))
+      return false;
+    skipSpace();
+    if (peek() == '}') {
+      ++pos_;
+      return finish(error);
+    }
+    while (true) {
+      std::string key;
+      int64_t value;
+      skipSpace();
+      if (!parseString(key, error))
+        return false;
+      skipSpace();
+      if (!expect(':', error))
+        return false;
+      skipSpace();
+      if (!parseInteger(value, error))
+        return false;
+      entries.emplace_back(std::move(key), value);
+      skipSpace();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (!expect('}', error))
+        return false;
+      return finish(error);
+    }
+  }
+
+private:
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void skipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
+      ++pos_;
+  }
+  bool fail(const std::string &what, std::string &error) const {
+    error = what + " at byte " + std::to_string(pos_);
+    return false;
+  }
+  bool expect(char c, std::string &error) {
+    if (peek() != c || pos_ >= text_.size())
+      return fail(std::string("expected '") + c + "'", error);
+    ++pos_;
+    return true;
+  }
+  bool finish(std::string &error) {
+    skipSpace();
+    if (pos_ != text_.size())
+      return fail("unexpected text after the object", error);
+    return true;
+  }
+  bool parseHex4(uint32_t &unit, std::string &error) {
+    if (text_.size() - pos_ < 4)
+      return fail("truncated \\u escape", error);
+    unit = 0;
+    for (int i = 0; i < 4; ++i) {
+      char c = text_[pos_++];
+      uint32_t digit;
+      if (c >= '0' && c <= '9')
+        digit = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        digit = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        digit = c - 'A' + 10;
+      else
+        return fail("bad hex digit in \\u escape", error);
+      unit = unit * 16 + digit;
+    }
+    return true;
+  }
+  /// A \uXXXX escape, joining a surrogate pair into one code point. A lone
+  /// surrogate is kept as its 3-byte encoding, which no text can match.
+  bool parseUnicodeEscape(std::string &out, std::string &error) {
+    uint32_t unit;
+    if (!parseHex4(unit, error))
+      return false;
+    if (unit >= 0xD800 && unit <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
+      size_t save = pos_;
+      pos_ += 2;
+      uint32_t low;
+      if (!parseHex4(low, error))
+        return false;
+      if (low >= 0xDC00 && low <= 0xDFFF) {
+        appendUtf8(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), out);
+        return true;
+      }
+      pos_ = save;
+    }
+    appendUtf8(unit, out);
+    return true;
+  }
+  bool parseString(std::string &out, std::string &error) {
+    if (!expect('"', error))
+      return false;
+    while (true) {
+      if (pos_ >= text_.size())
+        return fail("unterminated string", error);
+      char c = text_[pos_++];
+      if (c == '"')
+        return true;
+      if (static_cast<unsigned char>(c) < 0x20)
+        return fail("control character in string", error);
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (pos_ >= text_.size())
+        return fail("unterminated escape", error);
+      char e = text_[pos_++];
+      switch (e) {
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'u':
+        if (!parseUnicodeEscape(out, error))
+          return false;
+        break;
+      default:
+        --pos_;
+        return fail(std::string("unknown escape '\\") + e + "'", error);
+      }
+    }
+  }
+  bool parseInteger(int64_t &value, std::string &error) {
+    size_t start = pos_;
+    if (peek() == '-')
+      ++pos_;
+    if (!(peek() >= '0' && peek() <= '9'))
+      return fail("expected an integer token id", error);
+    value = 0;
+    while (peek() >= '0' && peek() <= '9') {
+      value = value * 10 + (text_[pos_++] - '0');
+      if (value > std::numeric_limits<int32_t>::max())
+        return fail("token id too large", error);
+    }
+    if (peek() == '.' || peek() == 'e' || peek() == 'E')
+      return fail("expected an integer token id", error);
+    if (text_[start] == '-')
+      value = -value;
+    return true;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+bool readFile(const std::string &path, std::string &data, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "'";
+    return false;
+  }
+  data.assign(std::istreambuf_iterator<char>(in),
+              std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+/// vocab.json entries -> tokens in id order; ids must be 0..n-1 exactly.
+bool tokensFromVocab(
+    const std::vector<std::pair<std::string, int64_t>> &entries,
+    const std::string &path, std::vector<std::string> &tokensById,
+    std::string &error) {
+  // Like JSON.parse, a repeated key keeps its last id.
+  std::unordered_map<std::string, int64_t> byKey;
+  for (const auto &entry : entries)
+    byKey[entry.first] = entry.second;
+  std::vector<const std::string *> slots(byKey.size(), nullptr);
+  for (const auto &entry : byKey) {
+    int64_t id = entry.second;
+    if (id < 0 || id >= static_cast<int64_t>(slots.size())) {
+      error = "'" + path + "': token id " + std::to_string(id) +
+              " is outside [0, " + std::to_string(slots.size()) + ")";
+      return false;
+    }
+    if (slots[id]) {
+      error = "'" + path + "': token id " + std::to_string(id) +
+              " is used by more than one token";
+      return false;
+    }
+    slots[id] = &entry.first;
+  }
+  if (slots.empty()) {
+    error = "'" + path + "' holds no tokens";
+    return false;
+  }
+  tokensById.clear();
+  for (const std::string *token : slots)
+    tokensById.push_back(*token);
+  return true;
+}
+
+} // namespace
+
+//===-- Pre-tokenisation --------------------------------------------------===//
+
+std::vector<std::string_view>
+Gpt2Tokenizer::pretokenize(std::string_view text) {
+  std::vector<char32_t> cps;
+  std::vector<size_t> offsets;
+  cps.reserve(text.size());
+  offsets.reserve(text.size() + 1);
+  for (size_t pos = 0; pos < text.size();) {
+    offsets.push_back(pos);
+    cps.push_back(decodeUtf8(text, pos));
+  }
+  offsets.push_back(text.size());
+  std::vector<CharClass> classes(cps.size());
+  for (size_t i = 0; i < cps.size(); ++i)
+    classes[i] = classify(cps[i]);
+
+  std::vector<std::string_view> pieces;
+  for (size_t i = 0; i < cps.size();) {
+    size_t end = i + matchLength(cps, classes, i);
+    pieces.push_back(text.substr(offsets[i], offsets[end] - offsets[i]));
+    i = end;
+  }
+  return pieces;
+}
+
+//===-- Tokenizer ---------------------------------------------------------===//
+
+std::unique_ptr<Gpt2Tokenizer> Gpt2Tokenizer::create(std::string_view blob,
+                                                     int bos, int eos,
+                                                     std::string &error) {
+  BlobReader reader(blob);
+  uint32_t tokenCount = 0, mergeCount = 0;
+  if (!reader.readMagic(kBlobMagic)) {
+    error = "gpt2-bpe tokenizer blob does not start with '" +
+            std::string(kBlobMagic) + "'";
+    return nullptr;
+  }
+  if (!reader.readU32(tokenCount) || !reader.readU32(mergeCount)) {
+    error = "gpt2-bpe tokenizer blob is truncated in its header";
+    return nullptr;
+  }
+  if (tokenCount == 0) {
+    error = "gpt2-bpe tokenizer blob has no tokens";
+    return nullptr;
+  }
+  std::unique_ptr<Gpt2Tokenizer> tok(new Gpt2Tokenizer(bos));
+  std::string spelled;
+  for (uint32_t id = 0; id < tokenCount; ++id) {
+    if (!reader.readString(spelled)) {
+      error = "gpt2-bpe tokenizer blob is truncated at token " +
+              std::to_string(id) + " of " + std::to_string(tokenCount);
+      return nullptr;
+    }
+    tok->bytes_.push_back(unmapToBytes(spelled));
+    // The reference's vocabulary is a JSON object: the last id of a
+    // repeated spelling wins.
+    tok->ids_[tok->bytes_.back()] = static_cast<int>(id);
+  }
+  std::string first, second;
+  for (uint32_t rank = 0; rank < mergeCount; ++rank) {
+    if (!reader.readString(first) || !reader.readString(second)) {
+      error = "gpt2-bpe tokenizer blob is truncated at merge " +
+              std::to_string(rank) + " of " + std::to_string(mergeCount);
+      return nullptr;
+    }
+    // Empty halves mark merges lines that did not split in two: they keep
+    // their rank slot but never match.
+    if (first.empty() || second.empty())
+      continue;
+    tok->ranks_[unmapToBytes(first) + "," + unmapToBytes(second)] =
+        static_cast<int>(rank);
+  }
+  if (!reader.atEnd()) {
+    error = "gpt2-bpe tokenizer blob has trailing bytes after its merges";
+    return nullptr;
+  }
+  for (int special : {bos, eos}) {
+    if (special >= static_cast<int>(tokenCount)) {
+      error = "gpt2-bpe tokenizer: special token id " +
+              std::to_string(special) + " is outside the vocabulary of " +
+              std::to_string(tokenCount) + " tokens";
+      return nullptr;
+    }
+  }
+  return tok;
+}
+
+int Gpt2Tokenizer::rankOf(std::string_view first, std::string_view second,
+                          std::string &scratch) const {
+  scratch.assign(first.data(), first.size());
+  scratch += ',';
+  scratch.append(second.data(), second.size());
+  auto it = ranks_.find(scratch);
+  return it == ranks_.end() ? -1 : it->second;
+}
+
+std::vector<int> Gpt2Tokenizer::bpe(std::string_view word) const {
+  // Symbols are always adjacent substrings of `word`.
+  std::vector<std::string_view> symbols;
+  symbols.reserve(word.size());
+  for (size_t i = 0; i < word.size(); ++i)
+    symbols.push_back(word.substr(i, 1));
+
+  std::string scratch;
+  std::vector<std::string_view> merged;
+  while (symbols.size() > 1) {
+    // Lowest rank; the reference records pairs in an object keyed by rank,
+    // so the last pair with the winning rank is the one merged.
+    int bestRank = -1;
+    size_t bestIndex = 0;
+    for (size_t i = 0; i + 1 < symbols.size(); ++i) {
+      int rank = rankOf(symbols[i], symbols[i + 1], scratch);
+      if (rank >= 0 && (bestRank < 0 || rank <= bestRank)) {
+        bestRank = rank;
+        bestIndex = i;
+      }
+    }
+    if (bestRank < 0)
+      break;
+    std::string_view first = symbols[bestIndex];
+    std::string_view second = symbols[bestIndex + 1];
+    merged.clear();
+    for (size_t i = 0; i < symbols.size();) {
+      if (i + 1 < symbols.size() && symbols[i] == first &&
+          symbols[i + 1] == second) {
+        merged.push_back(word.substr(symbols[i].data() - word.data(),
+                                     first.size() + second.size()));
+        i += 2;
+      } else {
+        merged.push_back(symbols[i]);
+        ++i;
+      }
+    }
+    symbols.swap(merged);
+  }
+
+  std::vector<int> ids;
+  ids.reserve(symbols.size());
+  for (std::string_view symbol : symbols) {
+    auto it = ids_.find(std::string(symbol));
+    if (it != ids_.end()) {
+      ids.push_back(it->second);
+      continue;
+    }
+    // Only a vocabulary missing merge results or single bytes gets here
+    // (the reference would emit `undefined`); fall back to byte tokens.
+    for (char byte : symbol) {
+      auto byteIt = ids_.find(std::string(1, byte));
+      if (byteIt != ids_.end())
+        ids.push_back(byteIt->second);
+    }
+  }
+  return ids;
+}
+
+void Gpt2Tokenizer::encodeWord(std::string_view word,
+                               std::vector<int> &ids) const {
+  std::string key(word);
+  {
+    std::lock_guard<std::mutex> lock(cacheMutex_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) {
+      ids.insert(ids.end(), it->second.begin(), it->second.end());
+      return;
+    }
+  }
+  std::vector<int> wordIds = bpe(word);
+  ids.insert(ids.end(), wordIds.begin(), wordIds.end());
+  std::lock_guard<std::mutex> lock(cacheMutex_);
+  if (cache_.size() >= kMaxCachedWords)
+    cache_.clear();
+  cache_.emplace(std::move(key), std::move(wordIds));
+}
+
+std::vector<int> Gpt2Tokenizer::encode(std::string_view text,
+                                       bool addBos) const {
+  std::vector<int> ids;
+  if (addBos && bos_ >= 0)
+    ids.push_back(bos_);
+  for (std::string_view word : pretokenize(text))
+    encodeWord(word, ids);
+  return ids;
+}
+
+std::string Gpt2Tokenizer::decode(int /*prev*/, int token) const {
+  if (token < 0 || token >= vocabSize())
+    return std::string();
+  return bytes_[token];
+}
+
+//===-- Blob builders -----------------------------------------------------===//
+
+bool gpt2BlobFromFiles(const std::string &vocabJsonPath,
+                       const std::string &mergesPath, std::string &blob,
+                       std::string &error) {
+  std::string json, mergesText;
+  if (!readFile(vocabJsonPath, json, error) ||
+      !readFile(mergesPath, mergesText, error))
+    return false;
+
+  std::vector<std::pair<std::string, int64_t>> entries;
+  std::string parseError;
+  if (!VocabJsonParser(json).parse(entries, parseError)) {
+    error = "'" + vocabJsonPath +
+            "' is not a flat JSON object of token ids: " + parseError;
+    return false;
+  }
+  std::vector<std::string> tokensById;
+  if (!tokensFromVocab(entries, vocabJsonPath, tokensById, error))
+    return false;
+
+  // The first line is a "#version: ..." comment; blank lines (the final
+  // newline) carry no merge.
+  std::vector<std::pair<std::string, std::string>> merges;
+  size_t lineNumber = 0;
+  for (size_t pos = 0; pos < mergesText.size();) {
+    size_t eol = mergesText.find('\n', pos);
+    if (eol == std::string::npos)
+      eol = mergesText.size();
+    std::string_view line(mergesText.data() + pos, eol - pos);
+    pos = eol + 1;
+    ++lineNumber;
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    if ((lineNumber == 1 && line.substr(0, 1) == "#") || line.empty())
+      continue;
+    std::string first, second;
+    if (!splitMergeLine(line, first, second)) {
+      error = "'" + mergesPath + "' line " + std::to_string(lineNumber) +
+              ": expected two space-separated symbols, got '" +
+              std::string(line) + "'";
+      return false;
+    }
+    merges.emplace_back(std::move(first), std::move(second));
+  }
+  blob = serialize(tokensById, merges);
+  return true;
+}
+
+std::string gpt2BlobFromVocab(const std::vector<std::string> &tokensById,
+                              const std::vector<std::string> &merges) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  pairs.reserve(merges.size());
+  for (const std::string &line : merges) {
+    std::string first, second;
+    if (!splitMergeLine(line, first, second))
+      first.clear(), second.clear();
+    pairs.emplace_back(std::move(first), std::move(second));
+  }
+  return serialize(tokensById, pairs);
+}
+
+} // namespace tfm::rt

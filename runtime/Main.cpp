@@ -1,0 +1,193 @@
+//===- Main.cpp - main() of every executable tfmc produces ----------------===//
+//
+// Opens the package appended to the executable (or the one TFM_PACKAGE names),
+// checks it belongs to the compiled code it is linked with, then hands off to
+// generation, --bench, --dump-logits or --info.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Cli.h"
+#include "runtime/Generate.h"
+#include "runtime/ModelABI.h"
+#include "runtime/Package.h"
+#include "runtime/Tokenizer.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+int defaultThreads() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+} // namespace
+
+extern "C" {
+/// Threads the generated code may use; set by --threads. Exported with C
+/// linkage so generated objects can read it without a runtime header.
+int tfm_num_threads = defaultThreads();
+}
+
+using namespace tfm::rt;
+
+namespace {
+
+/// The file holding the package: TFM_PACKAGE, else this executable. The real
+/// path (not /proc/self/exe) is returned so errors name a file the user knows.
+std::string packagePath() {
+  if (const char *env = std::getenv("TFM_PACKAGE"); env && *env)
+    return env;
+  char buffer[4096];
+  ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (length <= 0)
+    return "/proc/self/exe";
+  return std::string(buffer, static_cast<size_t>(length));
+}
+
+/// Rejects a package written for different compiled code: the generated
+/// entries index the blob by offsets baked in at compile time.
+bool checkPackage(const Package &package, const std::string &path,
+                  std::string &error) {
+  char text[256];
+  if (tfm_model.abi_version != TFM_ABI_VERSION) {
+    std::snprintf(text, sizeof(text),
+                  "error: the compiled model uses ABI version %u but this "
+                  "runtime expects %d; rebuild with a matching tfmc",
+                  tfm_model.abi_version, TFM_ABI_VERSION);
+    error = text;
+    return false;
+  }
+  if (package.weightsHash() != tfm_model.weights_hash) {
+    std::snprintf(text, sizeof(text),
+                  "package weights hash 0x%016" PRIx64
+                  " does not match the compiled model's 0x%016" PRIx64
+                  " (package built for a different model?)",
+                  package.weightsHash(), tfm_model.weights_hash);
+    error = "error: '" + path + "': " + text;
+    return false;
+  }
+  if (package.weightsBytes() != tfm_model.weights_bytes) {
+    std::snprintf(text, sizeof(text),
+                  "weights blob is %" PRIu64
+                  " bytes but the compiled model expects %" PRIu64,
+                  package.weightsBytes(), tfm_model.weights_bytes);
+    error = "error: '" + path + "': " + text;
+    return false;
+  }
+  return true;
+}
+
+/// Parses a "token.bos"/"token.eos" value; absent means the model has none.
+bool parseTokenId(const Package &package, const std::string &key,
+                  const std::string &path, int &id, std::string &error) {
+  std::string text(package.get(key));
+  id = -1;
+  if (text.empty())
+    return true;
+  char *end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || value < -1 || value >= static_cast<long>(tfm_model.vocab_size)) {
+    error = "error: '" + path + "': metadata '" + key + "' is '" + text +
+            "', not a token id in [-1, " +
+            std::to_string(tfm_model.vocab_size) + ")";
+    return false;
+  }
+  id = static_cast<int>(value);
+  return true;
+}
+
+int printInfo(const Package &package, const std::string &path) {
+  std::string description(package.get("model.description"));
+  std::string tokenizer(package.get("tokenizer.kind"));
+  double cacheMiB = tfm_model.cache_floats * 4.0 / (1024.0 * 1024.0);
+  std::printf("description: %s\n", description.empty() ? "(none)"
+                                                        : description.c_str());
+  std::printf("vocab: %u\ncontext: %u\nprefill chunk: %u\n",
+              tfm_model.vocab_size, tfm_model.context_length,
+              tfm_model.prefill_chunk);
+  std::printf("weights: %" PRIu64 " bytes\n", tfm_model.weights_bytes);
+  std::printf("kv cache: %" PRIu64 " floats (%.2f MiB)\n",
+              tfm_model.cache_floats, cacheMiB);
+  std::printf("weights hash: 0x%016" PRIx64 "\n", tfm_model.weights_hash);
+  std::printf("abi version: %u\n", tfm_model.abi_version);
+  std::printf("tokenizer: %s\n", tokenizer.empty() ? "(none)"
+                                                   : tokenizer.c_str());
+  std::printf("threads: %d\npackage: %s\n", tfm_num_threads, path.c_str());
+  return 0;
+}
+
+int generate(ModelRunner &runner, const Package &package,
+             const std::string &path, const CliOptions &options) {
+  std::string error;
+  int bos = -1, eos = -1;
+  if (!parseTokenId(package, "token.bos", path, bos, error) ||
+      !parseTokenId(package, "token.eos", path, eos, error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  std::string_view kind = package.get("tokenizer.kind");
+  if (kind.empty()) {
+    std::fprintf(stderr,
+                 "error: '%s': the package has no tokenizer (metadata "
+                 "'tokenizer.kind' is missing)\n",
+                 path.c_str());
+    return 1;
+  }
+  std::unique_ptr<Tokenizer> tokenizer =
+      loadTokenizer(kind, package.get("tokenizer.data"), bos, eos, error);
+  if (!tokenizer) {
+    std::fprintf(stderr, "error: '%s': %s\n", path.c_str(), error.c_str());
+    return 1;
+  }
+  return runGenerate(runner, *tokenizer, bos, eos, options);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CliOptions options;
+  std::string error;
+  if (!parseCommandLine(argc, argv, options, error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  if (options.mode == CliMode::Help) {
+    std::fputs(usageText(argc > 0 ? argv[0] : "model").c_str(), stdout);
+    return 0;
+  }
+  if (options.threads > 0)
+    tfm_num_threads = options.threads;
+
+  std::string path = packagePath();
+  Package package;
+  if (!package.open(path, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 1;
+  }
+  if (!checkPackage(package, path, error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  if (options.mode == CliMode::Info)
+    return printInfo(package, path);
+
+  ModelRunner runner(tfm_model, package.weights());
+  if (!runner.allocate(error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  switch (options.mode) {
+  case CliMode::Bench:
+    return runBench(runner, options, tfm_num_threads);
+  case CliMode::DumpLogits:
+    return runDumpLogits(runner, options);
+  default:
+    return generate(runner, package, path, options);
+  }
+}

@@ -1,0 +1,276 @@
+//===- Package.cpp - Write and mmap the weights + metadata package --------===//
+//
+// The layout is documented in Package.h. The reader trusts nothing in the
+// trailer: every offset and size is checked against the file size before a
+// pointer into the mapping is formed, so a truncated or foreign file yields an
+// error message instead of a SIGBUS or an out-of-bounds read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Package.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace tfm::rt {
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'F', 'M', 'P', 'K', 'G', '0', '1'};
+constexpr uint64_t kTrailerBytes = 64;
+constexpr uint64_t kWeightsAlign = 4096;
+constexpr uint64_t kMetaAlign = 8;
+
+uint64_t alignUp(uint64_t value, uint64_t align) {
+  return (value + align - 1) / align * align;
+}
+
+/// Integers are stored little-endian whatever the host is.
+void putLE(std::string &out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+
+uint64_t getLE(const uint8_t *p, int bytes) {
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; ++i)
+    value |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return value;
+}
+
+std::string quoted(const std::string &path) { return "'" + path + "'"; }
+
+std::string errnoText() { return std::strerror(errno); }
+
+/// Writes all of `data`, retrying short writes and EINTR.
+bool writeAll(int fd, const char *data, size_t size) {
+  while (size > 0) {
+    ssize_t written = ::write(fd, data, size);
+    if (written < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    data += written;
+    size -= static_cast<size_t>(written);
+  }
+  return true;
+}
+
+bool writeZeros(int fd, uint64_t count) {
+  static const char zeros[4096] = {};
+  while (count > 0) {
+    size_t chunk = count < sizeof(zeros) ? count : sizeof(zeros);
+    if (!writeAll(fd, zeros, chunk))
+      return false;
+    count -= chunk;
+  }
+  return true;
+}
+
+std::string encodeMetadata(const PackageMetadata &metadata) {
+  std::string out;
+  for (const auto &[key, value] : metadata) {
+    putLE(out, key.size(), 4);
+    out += key;
+    putLE(out, value.size(), 8);
+    out += value;
+  }
+  return out;
+}
+
+/// Parses the metadata records in [data, data + size). Returns false with a
+/// description of the first framing error.
+bool decodeMetadata(const uint8_t *data, uint64_t size, PackageMetadata &out,
+                    std::string &what) {
+  uint64_t at = 0;
+  while (at < size) {
+    if (size - at < 4) {
+      what = "metadata record at byte " + std::to_string(at) +
+             " is cut off inside its key length";
+      return false;
+    }
+    uint64_t keyLength = getLE(data + at, 4);
+    at += 4;
+    if (size - at < keyLength || size - at - keyLength < 8) {
+      what = "metadata key at byte " + std::to_string(at) + " (" +
+             std::to_string(keyLength) + " bytes) overruns the section";
+      return false;
+    }
+    std::string key(reinterpret_cast<const char *>(data + at), keyLength);
+    at += keyLength;
+    uint64_t valueLength = getLE(data + at, 8);
+    at += 8;
+    if (size - at < valueLength) {
+      what = "metadata value of '" + key + "' (" +
+             std::to_string(valueLength) + " bytes) overruns the section";
+      return false;
+    }
+    out[key] = std::string(reinterpret_cast<const char *>(data + at),
+                           valueLength);
+    at += valueLength;
+  }
+  return true;
+}
+
+} // namespace
+
+bool appendPackage(const std::string &path, std::string_view weights,
+                   uint64_t weightsHash, const PackageMetadata &metadata,
+                   std::string &error) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0755);
+  if (fd < 0) {
+    error = quoted(path) + ": cannot open for writing: " + errnoText();
+    return false;
+  }
+  auto fail = [&](const char *what) {
+    error = quoted(path) + ": " + what + ": " + errnoText();
+    ::close(fd);
+    return false;
+  };
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return fail("cannot stat");
+
+  uint64_t start = static_cast<uint64_t>(st.st_size);
+  uint64_t weightsOffset = alignUp(start, kWeightsAlign);
+  uint64_t weightsEnd = weightsOffset + weights.size();
+  uint64_t metaOffset = alignUp(weightsEnd, kMetaAlign);
+  std::string meta = encodeMetadata(metadata);
+
+  std::string trailer(kMagic, sizeof(kMagic));
+  putLE(trailer, weightsOffset, 8);
+  putLE(trailer, weights.size(), 8);
+  putLE(trailer, metaOffset, 8);
+  putLE(trailer, meta.size(), 8);
+  putLE(trailer, weightsHash, 8);
+  putLE(trailer, 0, 8);
+  putLE(trailer, 0, 8);
+
+  if (!writeZeros(fd, weightsOffset - start) ||
+      !writeAll(fd, weights.data(), weights.size()) ||
+      !writeZeros(fd, metaOffset - weightsEnd) ||
+      !writeAll(fd, meta.data(), meta.size()) ||
+      !writeAll(fd, trailer.data(), trailer.size()))
+    return fail("write failed");
+  if (::close(fd) != 0) {
+    error = quoted(path) + ": write failed: " + errnoText();
+    return false;
+  }
+  return true;
+}
+
+Package::~Package() {
+  if (mapping_)
+    ::munmap(mapping_, mappingBytes_);
+}
+
+bool Package::open(const std::string &path, std::string &error) {
+  if (mapping_) {
+    ::munmap(mapping_, mappingBytes_);
+    mapping_ = nullptr;
+  }
+  weights_ = nullptr;
+  weightsBytes_ = weightsHash_ = mappingBytes_ = 0;
+  metadata_.clear();
+  std::string name = quoted(path);
+
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = name + ": cannot open: " + errnoText();
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    error = name + ": cannot stat: " + errnoText();
+    ::close(fd);
+    return false;
+  }
+  uint64_t fileBytes = static_cast<uint64_t>(st.st_size);
+  if (fileBytes < kTrailerBytes) {
+    error = name + ": no tfmc package found (file is " +
+            std::to_string(fileBytes) + " bytes, too small for the " +
+            "TFMPKG01 trailer)";
+    ::close(fd);
+    return false;
+  }
+  // MAP_PRIVATE + PROT_READ: the weights are shared with the page cache and
+  // never copied, and nothing we do can modify the file.
+  void *mapping = ::mmap(nullptr, fileBytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (mapping == MAP_FAILED) {
+    error = name + ": cannot mmap: " + errnoText();
+    return false;
+  }
+  mapping_ = mapping;
+  mappingBytes_ = fileBytes;
+  const uint8_t *base = static_cast<const uint8_t *>(mapping);
+  const uint8_t *trailer = base + fileBytes - kTrailerBytes;
+
+  auto fail = [&](const std::string &what) {
+    error = name + ": " + what;
+    ::munmap(mapping_, mappingBytes_);
+    mapping_ = nullptr;
+    mappingBytes_ = 0;
+    metadata_.clear();
+    return false;
+  };
+  if (std::memcmp(trailer, kMagic, sizeof(kMagic)) != 0)
+    return fail("no tfmc package found (missing TFMPKG01 trailer)");
+
+  uint64_t weightsOffset = getLE(trailer + 8, 8);
+  uint64_t weightsBytes = getLE(trailer + 16, 8);
+  uint64_t metaOffset = getLE(trailer + 24, 8);
+  uint64_t metaBytes = getLE(trailer + 32, 8);
+  uint64_t weightsHash = getLE(trailer + 40, 8);
+  uint64_t payloadEnd = fileBytes - kTrailerBytes;
+
+  if (getLE(trailer + 48, 8) != 0 || getLE(trailer + 56, 8) != 0)
+    return fail("package trailer has non-zero reserved fields (written by a "
+                "newer tfmc?)");
+  if (weightsOffset % kWeightsAlign != 0)
+    return fail("weights blob offset " + std::to_string(weightsOffset) +
+                " is not 4096-byte aligned");
+  // Subtractions instead of additions keep corrupt 64-bit values from
+  // wrapping around.
+  if (weightsOffset > payloadEnd || weightsBytes > payloadEnd - weightsOffset)
+    return fail("weights blob truncated: expects " +
+                std::to_string(weightsBytes) + " bytes at offset " +
+                std::to_string(weightsOffset) + " but the file has " +
+                std::to_string(fileBytes));
+  if (metaOffset % kMetaAlign != 0)
+    return fail("metadata offset " + std::to_string(metaOffset) +
+                " is not 8-byte aligned");
+  if (metaOffset < weightsOffset + weightsBytes)
+    return fail("metadata offset " + std::to_string(metaOffset) +
+                " overlaps the weights blob ending at " +
+                std::to_string(weightsOffset + weightsBytes));
+  if (metaOffset > payloadEnd || metaBytes != payloadEnd - metaOffset)
+    return fail("metadata truncated: expects " + std::to_string(metaBytes) +
+                " bytes at offset " + std::to_string(metaOffset) +
+                " ending at the trailer (offset " +
+                std::to_string(payloadEnd) + ") but the file has " +
+                std::to_string(fileBytes));
+
+  std::string what;
+  if (!decodeMetadata(base + metaOffset, metaBytes, metadata_, what))
+    return fail(what);
+
+  weights_ = base + weightsOffset;
+  weightsBytes_ = weightsBytes;
+  weightsHash_ = weightsHash;
+  return true;
+}
+
+std::string_view Package::get(const std::string &key) const {
+  auto it = metadata_.find(key);
+  if (it == metadata_.end())
+    return {};
+  return it->second;
+}
+
+} // namespace tfm::rt

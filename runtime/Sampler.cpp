@@ -1,0 +1,150 @@
+//===- Sampler.cpp - Greedy / temperature / top-k / top-p sampling --------===//
+//
+// Sampling order follows the common convention (HF transformers, llama.cpp):
+// scale by 1/temperature, softmax, keep the k most likely tokens, keep the
+// smallest nucleus whose (renormalised) mass reaches p, then draw. The PRNG is
+// xorshift64* so a seed reproduces a run bit-for-bit on every platform.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Sampler.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tfm::rt {
+
+namespace {
+
+/// splitmix64: spreads nearby seeds (0, 1, 2, ...) over the whole state space
+/// so they give unrelated streams, and maps seed 0 to a usable state.
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/// First index of the largest logit, so ties resolve the same way everywhere.
+int argmax(const float *logits, int vocab) {
+  int best = 0;
+  for (int i = 1; i < vocab; ++i)
+    if (logits[i] > logits[best])
+      best = i;
+  return best;
+}
+
+/// Replaces logits with exp((l - max) / T) in place; returns their sum.
+float softmaxUnnormalised(float *logits, int vocab, float temperature) {
+  float maxLogit = logits[argmax(logits, vocab)];
+  float invT = 1.0f / temperature;
+  float sum = 0.0f;
+  for (int i = 0; i < vocab; ++i) {
+    logits[i] = std::exp((logits[i] - maxLogit) * invT);
+    sum += logits[i];
+  }
+  return sum;
+}
+
+/// Descending by weight; ties by index so the order never depends on the
+/// sort implementation.
+bool moreLikely(const std::pair<float, int> &a, const std::pair<float, int> &b) {
+  if (a.first != b.first)
+    return a.first > b.first;
+  return a.second < b.second;
+}
+
+} // namespace
+
+Sampler::Sampler(const SamplerOptions &options) : options_(options) {
+  state_ = splitmix64(options.seed);
+  // xorshift has a fixed point at 0; splitmix64 is a bijection, so exactly
+  // one seed lands there.
+  if (state_ == 0)
+    state_ = 0x2545f4914f6cdd1dull;
+}
+
+float Sampler::nextUniform() {
+  state_ ^= state_ >> 12;
+  state_ ^= state_ << 25;
+  state_ ^= state_ >> 27;
+  uint64_t bits = state_ * 0x2545f4914f6cdd1dull;
+  // The top 24 bits fill a float mantissa exactly: uniform in [0, 1).
+  return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
+}
+
+int Sampler::sample(float *logits, int vocab) {
+  if (vocab <= 1)
+    return 0;
+  if (!(options_.temperature > 0.0f))
+    return argmax(logits, vocab);
+
+  float total = softmaxUnnormalised(logits, vocab, options_.temperature);
+  bool useTopK = options_.topK > 0 && options_.topK < vocab;
+  bool useTopP = options_.topP < 1.0f;
+  if (!useTopK && !useTopP) {
+    // No truncation: walk the unsorted distribution, no sort needed.
+    float r = nextUniform() * total;
+    float cdf = 0.0f;
+    for (int i = 0; i < vocab; ++i) {
+      cdf += logits[i];
+      if (r < cdf)
+        return i;
+    }
+    return argmax(logits, vocab); // r landed past the rounded-down total.
+  }
+
+  scratch_.clear();
+  float cutoff = 0.0f;
+  if (useTopP && !useTopK) {
+    // A token below (1 - p) / (vocab - 1) of the mass cannot be inside the
+    // nucleus (llama2.c's argument), so large vocabularies sort only a few.
+    cutoff = (1.0f - options_.topP) / static_cast<float>(vocab - 1) * total;
+  }
+  for (int i = 0; i < vocab; ++i)
+    if (logits[i] >= cutoff)
+      scratch_.emplace_back(logits[i], i);
+
+  size_t keep = scratch_.size();
+  if (useTopK && static_cast<size_t>(options_.topK) < keep) {
+    keep = static_cast<size_t>(options_.topK);
+    std::partial_sort(scratch_.begin(), scratch_.begin() + keep,
+                      scratch_.end(), moreLikely);
+  } else {
+    std::sort(scratch_.begin(), scratch_.end(), moreLikely);
+  }
+  // Top-p measures mass against what top-k kept, or against the whole
+  // distribution (the cut-off only dropped tokens outside the nucleus).
+  float kept = total;
+  if (useTopK) {
+    kept = 0.0f;
+    for (size_t i = 0; i < keep; ++i)
+      kept += scratch_[i].first;
+  }
+
+  if (useTopP) {
+    float target = options_.topP * kept;
+    float cumulative = 0.0f;
+    size_t nucleus = keep;
+    for (size_t i = 0; i < keep; ++i) {
+      cumulative += scratch_[i].first;
+      if (cumulative >= target) {
+        nucleus = i + 1;
+        break;
+      }
+    }
+    keep = nucleus;
+    kept = cumulative;
+  }
+
+  float r = nextUniform() * kept;
+  float cdf = 0.0f;
+  for (size_t i = 0; i < keep; ++i) {
+    cdf += scratch_[i].first;
+    if (r < cdf)
+      return scratch_[i].second;
+  }
+  return scratch_[keep - 1].second;
+}
+
+} // namespace tfm::rt

@@ -1,0 +1,244 @@
+//===- PackageTest.cpp - Round-trip and corruption tests for Package ------===//
+
+#include "runtime/Package.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+
+using tfm::rt::appendPackage;
+using tfm::rt::Package;
+using tfm::rt::PackageMetadata;
+
+namespace {
+
+/// A temporary file removed when the test ends.
+class TempFile {
+public:
+  TempFile() {
+    char name[] = "/tmp/tfm-package-test-XXXXXX";
+    int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path_ = name;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string &path() const { return path_; }
+
+  std::string read() const {
+    std::ifstream in(path_, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  void write(const std::string &bytes) const {
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+
+private:
+  std::string path_;
+};
+
+std::string sampleWeights() {
+  std::string weights(10000, '\0');
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = static_cast<char>(i * 31 + 7);
+  return weights;
+}
+
+PackageMetadata sampleMetadata() {
+  return {{"tokenizer.kind", "spm"},
+          {"tokenizer.data", std::string("\0\x01\x02 binary", 10)},
+          {"token.bos", "1"},
+          {"token.eos", "2"},
+          {"model.description", "tiny test model"},
+          {"empty", ""}};
+}
+
+/// Writes an executable-like prefix, then a package; returns the file bytes.
+std::string writeSamplePackage(const TempFile &file, const std::string &prefix) {
+  file.write(prefix);
+  std::string error;
+  EXPECT_TRUE(appendPackage(file.path(), sampleWeights(), 0x1234abcdull,
+                            sampleMetadata(), error))
+      << error;
+  return file.read();
+}
+
+void putU64(std::string &bytes, size_t at, uint64_t value) {
+  for (int i = 0; i < 8; ++i)
+    bytes[at + i] = static_cast<char>((value >> (8 * i)) & 0xff);
+}
+
+/// Offset of a trailer field, counted from the end of the file.
+size_t trailerField(const std::string &bytes, int index) {
+  return bytes.size() - 64 + 8 + 8 * index;
+}
+
+std::string openError(const TempFile &file) {
+  Package package;
+  std::string error;
+  EXPECT_FALSE(package.open(file.path(), error));
+  EXPECT_NE(error.find(file.path()), std::string::npos) << error;
+  return error;
+}
+
+} // namespace
+
+TEST(PackageTest, RoundTripAfterPrefix) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, std::string(1234, 'x'));
+
+  Package package;
+  std::string error;
+  ASSERT_TRUE(package.open(file.path(), error)) << error;
+  EXPECT_EQ(package.weightsBytes(), sampleWeights().size());
+  EXPECT_EQ(package.weightsHash(), 0x1234abcdull);
+  EXPECT_EQ(std::string(reinterpret_cast<const char *>(package.weights()),
+                        package.weightsBytes()),
+            sampleWeights());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(package.weights()) % 4096, 0u);
+  EXPECT_EQ(package.metadata(), sampleMetadata());
+  EXPECT_EQ(package.get("token.bos"), "1");
+  EXPECT_EQ(package.get("missing"), "");
+  // The prefix (the executable) is untouched.
+  EXPECT_EQ(bytes.substr(0, 1234), std::string(1234, 'x'));
+}
+
+TEST(PackageTest, RoundTripEmptyFileAndEmptyParts) {
+  TempFile file;
+  std::remove(file.path().c_str()); // appendPackage creates it.
+  std::string error;
+  ASSERT_TRUE(appendPackage(file.path(), "", 7, {}, error)) << error;
+
+  Package package;
+  ASSERT_TRUE(package.open(file.path(), error)) << error;
+  EXPECT_EQ(package.weightsBytes(), 0u);
+  EXPECT_EQ(package.weightsHash(), 7u);
+  EXPECT_TRUE(package.metadata().empty());
+}
+
+TEST(PackageTest, ReopenReplacesPreviousPackage) {
+  TempFile first, second;
+  writeSamplePackage(first, "abc");
+  second.write("");
+  std::string error;
+  ASSERT_TRUE(appendPackage(second.path(), "wxyz", 99, {{"k", "v"}}, error));
+
+  Package package;
+  ASSERT_TRUE(package.open(first.path(), error)) << error;
+  ASSERT_TRUE(package.open(second.path(), error)) << error;
+  EXPECT_EQ(package.weightsBytes(), 4u);
+  EXPECT_EQ(package.weightsHash(), 99u);
+  EXPECT_EQ(package.metadata().size(), 1u);
+}
+
+TEST(PackageTest, MissingFile) {
+  Package package;
+  std::string error;
+  EXPECT_FALSE(package.open("/nonexistent/dir/model", error));
+  EXPECT_NE(error.find("'/nonexistent/dir/model': cannot open"),
+            std::string::npos)
+      << error;
+}
+
+TEST(PackageTest, TooSmallFile) {
+  TempFile file;
+  file.write("short");
+  EXPECT_NE(openError(file).find("no tfmc package found"), std::string::npos);
+}
+
+TEST(PackageTest, NoTrailer) {
+  TempFile file;
+  file.write(std::string(5000, 'E'));
+  EXPECT_EQ(openError(file), "'" + file.path() +
+                                 "': no tfmc package found (missing "
+                                 "TFMPKG01 trailer)");
+}
+
+TEST(PackageTest, TruncatedWeights) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, "ELF");
+  // Claim a blob far larger than the file.
+  putU64(bytes, trailerField(bytes, 1), 1ull << 40);
+  file.write(bytes);
+  std::string error = openError(file);
+  EXPECT_NE(error.find("weights blob truncated: expects 1099511627776 bytes "
+                       "at offset 4096 but the file has " +
+                       std::to_string(bytes.size())),
+            std::string::npos)
+      << error;
+}
+
+TEST(PackageTest, HugeOffsetDoesNotWrap) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, "ELF");
+  putU64(bytes, trailerField(bytes, 0), ~0ull - 4095); // 4096-aligned.
+  file.write(bytes);
+  EXPECT_NE(openError(file).find("weights blob truncated"), std::string::npos);
+}
+
+TEST(PackageTest, MisalignedWeights) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, "ELF");
+  putU64(bytes, trailerField(bytes, 0), 4100);
+  file.write(bytes);
+  EXPECT_NE(openError(file).find("not 4096-byte aligned"), std::string::npos);
+}
+
+TEST(PackageTest, MetadataSizeMismatch) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, "ELF");
+  size_t field = trailerField(bytes, 3);
+  putU64(bytes, field, 3);
+  file.write(bytes);
+  EXPECT_NE(openError(file).find("metadata truncated"), std::string::npos);
+}
+
+TEST(PackageTest, MetadataOverlapsWeights) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, "ELF");
+  putU64(bytes, trailerField(bytes, 2), 4096 + 8);
+  file.write(bytes);
+  EXPECT_NE(openError(file).find("overlaps the weights blob"),
+            std::string::npos);
+}
+
+TEST(PackageTest, CorruptRecordFraming) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, "ELF");
+  // The first record's key length sits at the start of the metadata section.
+  size_t metaOffset = 0;
+  for (int i = 0; i < 8; ++i)
+    metaOffset |= static_cast<size_t>(static_cast<uint8_t>(
+                      bytes[trailerField(bytes, 2) + i]))
+                  << (8 * i);
+  bytes[metaOffset + 3] = '\x7f';
+  file.write(bytes);
+  EXPECT_NE(openError(file).find("overruns the section"), std::string::npos);
+}
+
+TEST(PackageTest, TruncatedFileLosesTrailer) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, "ELF");
+  file.write(bytes.substr(0, bytes.size() - 10));
+  EXPECT_NE(openError(file).find("missing TFMPKG01 trailer"),
+            std::string::npos);
+}
+
+TEST(PackageTest, NonZeroReserved) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, "ELF");
+  putU64(bytes, trailerField(bytes, 5), 1);
+  file.write(bytes);
+  EXPECT_NE(openError(file).find("reserved"), std::string::npos);
+}
+
+TEST(PackageTest, AppendToUnwritablePathFails) {
+  std::string error;
+  EXPECT_FALSE(appendPackage("/nonexistent/dir/out", "w", 1, {}, error));
+  EXPECT_NE(error.find("'/nonexistent/dir/out'"), std::string::npos) << error;
+}
