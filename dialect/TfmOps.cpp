@@ -128,29 +128,35 @@ LogicalResult RMSNormOp::verify() {
 // Linear layers
 //===----------------------------------------------------------------------===//
 
-/// `input [S, in] x weight [out, in]^T -> [S, out]`.
-static LogicalResult inferProjection(MLIRContext *context,
-                                     std::optional<Location> location,
-                                     Value input, Value weight,
+/// `input [S, in] x weight [out, in]^T -> [S, out]`. Inference only needs the
+/// outer dimensions; verifyProjection reports mismatched input features.
+static LogicalResult inferProjection(MLIRContext *context, Value input,
+                                     Value weight,
                                      SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(activationType(context, dim(input, 0), dim(weight, 0)));
+  return success();
+}
+
+static LogicalResult verifyProjection(Operation *op, Value input,
+                                      Value weight) {
   if (dim(input, 1) != dim(weight, 1))
-    return emitOptionalError(location, "weight has ", dim(weight, 1),
-                             " input features but the input has ",
-                             dim(input, 1));
-  inferred.push_back(
-      activationType(context, dim(input, 0), dim(weight, 0)));
+    return op->emitOpError() << "weight has " << dim(weight, 1)
+                             << " input features but the input has "
+                             << dim(input, 1);
   return success();
 }
 
 LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
-                                         std::optional<Location> location,
+                                         std::optional<Location>,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
-  return inferProjection(context, location, adaptor.getInput(),
-                         adaptor.getWeight(), inferred);
+  return inferProjection(context, adaptor.getInput(), adaptor.getWeight(),
+                         inferred);
 }
 
 LogicalResult LinearOp::verify() {
+  if (failed(verifyProjection(*this, getInput(), getWeight())))
+    return failure();
   if (!getBias())
     return success();
   int64_t outputs = dim(getWeight(), 0);
@@ -162,11 +168,15 @@ LogicalResult LinearOp::verify() {
 }
 
 LogicalResult LMHeadOp::inferReturnTypes(MLIRContext *context,
-                                         std::optional<Location> location,
+                                         std::optional<Location>,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
-  return inferProjection(context, location, adaptor.getInput(),
-                         adaptor.getWeight(), inferred);
+  return inferProjection(context, adaptor.getInput(), adaptor.getWeight(),
+                         inferred);
+}
+
+LogicalResult LMHeadOp::verify() {
+  return verifyProjection(*this, getInput(), getWeight());
 }
 
 //===----------------------------------------------------------------------===//

@@ -162,6 +162,7 @@ def Tfm_LMHeadOp : Tfm_Op<"lm_head", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = [{
     $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

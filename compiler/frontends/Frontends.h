@@ -11,9 +11,11 @@
 #include "compiler/frontends/ModelSpec.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
+#include <vector>
 
-namespace tfm {
+namespace tfmc {
 
 /// llama2.c checkpoint (legacy v0 header of 7 int32; negative vocab_size
 /// means a separate classifier). `tokenizerPath` may be empty (no tokenizer).
@@ -34,10 +36,14 @@ llvm::Expected<ModelSpec> loadHuggingFace(const std::string &directory,
 llvm::Expected<ModelSpec> loadModel(const std::string &path,
                                     const std::string &tokenizerPath);
 
+/// Canonical name -> shape of every weight a model of `config` has.
+std::map<std::string, std::vector<int64_t>>
+expectedWeightShapes(const ModelConfig &config);
+
 /// Checks the weights against the config: every tensor the family needs is
 /// present with the right shape, and no unknown tensor is left over.
 llvm::Error verifyModelSpec(const ModelSpec &spec);
 
-} // namespace tfm
+} // namespace tfmc
 
 #endif // TFMC_COMPILER_FRONTENDS_FRONTENDS_H

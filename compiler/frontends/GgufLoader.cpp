@@ -17,8 +17,8 @@
 #include <cstring>
 #include <optional>
 
-using namespace tfm;
-using namespace tfm::frontends;
+using namespace tfmc;
+using namespace tfmc::frontends;
 
 namespace {
 
@@ -129,6 +129,7 @@ struct GgufFile {
   llvm::StringMap<GgufValue> metadata;
   std::vector<GgufTensorInfo> tensors;
   llvm::StringMap<size_t> tensorIndex;
+  uint64_t alignment = 32;
   uint64_t dataStart = 0;
 
   const GgufValue *find(llvm::StringRef key) const {
@@ -277,6 +278,7 @@ llvm::Expected<GgufFile> parseGguf(const std::string &path) {
   auto align = alignment(file);
   if (!align)
     return align.takeError();
+  file.alignment = *align;
   uint64_t pos = reader.position();
   file.dataStart = (pos + *align - 1) / *align * *align;
   return file;
@@ -455,6 +457,11 @@ llvm::Expected<WeightTensor> readTensor(const GgufFile &file,
                      llvm::Twine(info.type) +
                      "); only F32, F16 and BF16 are supported");
   }
+  if (info.offset % file.alignment != 0)
+    return makeError("GGUF tensor '" + info.name + "' in '" + file.path +
+                     "' has offset " + llvm::Twine(info.offset) +
+                     ", not a multiple of the alignment " +
+                     llvm::Twine(file.alignment));
   WeightTensor tensor;
   // GGUF lists dims innermost first; ModelSpec shapes are outermost first.
   for (auto it = info.dims.rbegin(); it != info.dims.rend(); ++it) {
@@ -567,7 +574,7 @@ llvm::Error readTokenizer(const GgufFile &file, ModelSpec &spec) {
   if (!eos)
     return eos.takeError();
   spec.tokenizer.kind = "spm";
-  spec.tokenizer.blob = rt::spmBlobFromPieces(pieces, pieceScores);
+  spec.tokenizer.blob = tfm::rt::spmBlobFromPieces(pieces, pieceScores);
   spec.tokenizer.bos = *bos;
   spec.tokenizer.eos = *eos;
   return llvm::Error::success();
@@ -590,7 +597,7 @@ llvm::Error setVocabSize(const GgufFile &file, ModelSpec &spec) {
 
 } // namespace
 
-llvm::Expected<ModelSpec> tfm::loadGguf(const std::string &path) {
+llvm::Expected<ModelSpec> tfmc::loadGguf(const std::string &path) {
   auto file = parseGguf(path);
   if (!file)
     return file.takeError();

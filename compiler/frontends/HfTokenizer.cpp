@@ -15,8 +15,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
-using namespace tfm;
-using namespace tfm::frontends;
+using namespace tfmc;
+using namespace tfmc::frontends;
 
 namespace {
 
@@ -166,7 +166,7 @@ std::string spmBlobFromBpe(const BpeModel &model) {
   pieces.reserve(model.tokensById.size());
   for (const std::string &token : model.tokensById)
     pieces.push_back(metaspaceToSpace(token));
-  return rt::spmBlobFromPieces(pieces, scores);
+  return tfm::rt::spmBlobFromPieces(pieces, scores);
 }
 
 llvm::Expected<TokenizerSpec> fromTokenizerJson(const std::string &path,
@@ -186,7 +186,7 @@ llvm::Expected<TokenizerSpec> fromTokenizerJson(const std::string &path,
     for (const auto &[left, right] : model->merges)
       merges.push_back(left + " " + right);
     spec.kind = "gpt2-bpe";
-    spec.blob = rt::gpt2BlobFromVocab(model->tokensById, merges);
+    spec.blob = tfm::rt::gpt2BlobFromVocab(model->tokensById, merges);
     return spec;
   }
   spec.kind = "spm";
@@ -201,7 +201,7 @@ llvm::Expected<TokenizerSpec> fromVocabAndMerges(const std::string &vocabPath,
                      "', which does not exist");
   TokenizerSpec spec;
   std::string error;
-  if (!rt::gpt2BlobFromFiles(vocabPath, mergesPath, spec.blob, error)) {
+  if (!tfm::rt::gpt2BlobFromFiles(vocabPath, mergesPath, spec.blob, error)) {
     if (error.find(vocabPath) == std::string::npos &&
         error.find(mergesPath) == std::string::npos)
       error = "tokenizer '" + vocabPath + "': " + error;
@@ -253,7 +253,7 @@ llvm::Expected<TokenizerSpec> fromFile(const std::string &path,
 } // namespace
 
 llvm::Expected<TokenizerSpec>
-tfm::frontends::loadHfTokenizer(const std::string &directory,
+tfmc::frontends::loadHfTokenizer(const std::string &directory,
                                 const std::string &override,
                                 const llvm::json::Object &config,
                                 const ModelConfig &model) {

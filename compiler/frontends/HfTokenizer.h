@@ -13,7 +13,7 @@
 
 #include <string>
 
-namespace tfm::frontends {
+namespace tfmc::frontends {
 
 /// Finds and converts the tokenizer of the model in `directory`:
 /// `override` when non-empty (tokenizer.json, vocab.json with merges.txt
@@ -25,6 +25,6 @@ llvm::Expected<TokenizerSpec> loadHfTokenizer(const std::string &directory,
                                               const llvm::json::Object &config,
                                               const ModelConfig &model);
 
-} // namespace tfm::frontends
+} // namespace tfmc::frontends
 
 #endif // TFMC_COMPILER_FRONTENDS_HFTOKENIZER_H

@@ -19,8 +19,8 @@
 #include <algorithm>
 #include <optional>
 
-using namespace tfm;
-using namespace tfm::frontends;
+using namespace tfmc;
+using namespace tfmc::frontends;
 
 namespace {
 
@@ -467,7 +467,7 @@ llvm::Error checkDivisibility(const ModelConfig &c, const std::string &path) {
 } // namespace
 
 llvm::Expected<ModelSpec>
-tfm::loadHuggingFace(const std::string &directory,
+tfmc::loadHuggingFace(const std::string &directory,
                      const std::string &tokenizerOverride) {
   std::string configPath = joinPath(directory, "config.json");
   if (!llvm::sys::fs::exists(configPath))

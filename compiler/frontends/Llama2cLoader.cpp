@@ -16,8 +16,8 @@
 #include <array>
 #include <cstdlib>
 
-using namespace tfm;
-using namespace tfm::frontends;
+using namespace tfmc;
+using namespace tfmc::frontends;
 
 namespace {
 
@@ -199,13 +199,13 @@ llvm::Error readTensors(TensorCursor &cursor, ModelSpec &spec) {
 } // namespace
 
 llvm::Expected<TokenizerSpec>
-tfm::frontends::loadLlama2cTokenizer(const std::string &path,
+tfmc::frontends::loadLlama2cTokenizer(const std::string &path,
                                      int64_t vocabSize, int bos, int eos) {
   if (!llvm::sys::fs::exists(path))
     return makeError("tokenizer '" + path + "' does not exist");
   TokenizerSpec tokenizer;
   std::string error;
-  if (!rt::spmBlobFromLlama2cFile(path, static_cast<int>(vocabSize),
+  if (!tfm::rt::spmBlobFromLlama2cFile(path, static_cast<int>(vocabSize),
                                   tokenizer.blob, error)) {
     if (error.find(path) == std::string::npos)
       error = "tokenizer '" + path + "': " + error;
@@ -217,7 +217,7 @@ tfm::frontends::loadLlama2cTokenizer(const std::string &path,
   return tokenizer;
 }
 
-llvm::Expected<ModelSpec> tfm::loadLlama2c(const std::string &checkpointPath,
+llvm::Expected<ModelSpec> tfmc::loadLlama2c(const std::string &checkpointPath,
                                            const std::string &tokenizerPath) {
   auto file = openFile(checkpointPath, "llama2.c checkpoint");
   if (!file)

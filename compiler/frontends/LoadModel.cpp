@@ -14,8 +14,8 @@
 
 #include <cstring>
 
-using namespace tfm;
-using namespace tfm::frontends;
+using namespace tfmc;
+using namespace tfmc::frontends;
 
 namespace {
 
@@ -69,7 +69,37 @@ llvm::Error checkConfig(const ModelSpec &spec) {
 }
 
 /// The tensors the family builder reads, with their shapes.
-ShapeMap expectedShapes(const ModelConfig &c) {
+
+/// Builds the tokenizer the produced binary will build, so a bad blob or ids
+/// beyond the embedding fail at compile time rather than at run time.
+llvm::Error checkTokenizer(const ModelSpec &spec) {
+  const TokenizerSpec &t = spec.tokenizer;
+  if (t.kind.empty())
+    return llvm::Error::success();
+  std::string error;
+  auto tokenizer = tfm::rt::loadTokenizer(t.kind, t.blob, t.bos, t.eos, error);
+  if (!tokenizer)
+    return makeError(spec.description + ": invalid " + t.kind +
+                     " tokenizer: " + error);
+  int64_t vocab = spec.config.vocabSize;
+  if (tokenizer->vocabSize() > vocab)
+    return makeError(spec.description + ": the tokenizer has " +
+                     llvm::Twine(tokenizer->vocabSize()) +
+                     " tokens but the model's vocabulary has " +
+                     llvm::Twine(vocab));
+  for (auto [name, id] : {std::pair<const char *, int>{"BOS", t.bos},
+                          std::pair<const char *, int>{"EOS", t.eos}})
+    if (id >= vocab || id < -1)
+      return makeError(spec.description + ": tokenizer " + name + " id " +
+                       llvm::Twine(id) + " is outside the vocabulary (" +
+                       llvm::Twine(vocab) + " tokens)");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+std::map<std::string, std::vector<int64_t>>
+tfmc::expectedWeightShapes(const ModelConfig &c) {
   bool gpt2 = c.family == ModelFamily::Gpt2;
   int64_t hd = c.headDim();
   int64_t qDim = c.numHeads * hd, kvDim = c.numKVHeads * hd;
@@ -109,38 +139,10 @@ ShapeMap expectedShapes(const ModelConfig &c) {
   return shapes;
 }
 
-/// Builds the tokenizer the produced binary will build, so a bad blob or ids
-/// beyond the embedding fail at compile time rather than at run time.
-llvm::Error checkTokenizer(const ModelSpec &spec) {
-  const TokenizerSpec &t = spec.tokenizer;
-  if (t.kind.empty())
-    return llvm::Error::success();
-  std::string error;
-  auto tokenizer = rt::loadTokenizer(t.kind, t.blob, t.bos, t.eos, error);
-  if (!tokenizer)
-    return makeError(spec.description + ": invalid " + t.kind +
-                     " tokenizer: " + error);
-  int64_t vocab = spec.config.vocabSize;
-  if (tokenizer->vocabSize() > vocab)
-    return makeError(spec.description + ": the tokenizer has " +
-                     llvm::Twine(tokenizer->vocabSize()) +
-                     " tokens but the model's vocabulary has " +
-                     llvm::Twine(vocab));
-  for (auto [name, id] : {std::pair<const char *, int>{"BOS", t.bos},
-                          std::pair<const char *, int>{"EOS", t.eos}})
-    if (id >= vocab || id < -1)
-      return makeError(spec.description + ": tokenizer " + name + " id " +
-                       llvm::Twine(id) + " is outside the vocabulary (" +
-                       llvm::Twine(vocab) + " tokens)");
-  return llvm::Error::success();
-}
-
-} // namespace
-
-llvm::Error tfm::verifyModelSpec(const ModelSpec &spec) {
+llvm::Error tfmc::verifyModelSpec(const ModelSpec &spec) {
   if (auto err = checkConfig(spec))
     return err;
-  ShapeMap expected = expectedShapes(spec.config);
+  ShapeMap expected = expectedWeightShapes(spec.config);
   for (const auto &[name, shape] : expected) {
     auto it = spec.weights.find(name);
     if (it == spec.weights.end())
@@ -165,13 +167,20 @@ llvm::Error tfm::verifyModelSpec(const ModelSpec &spec) {
   return checkTokenizer(spec);
 }
 
-llvm::Expected<ModelSpec> tfm::loadModel(const std::string &path,
+llvm::Expected<ModelSpec> tfmc::loadModel(const std::string &path,
                                          const std::string &tokenizerPath) {
   if (!llvm::sys::fs::exists(path))
     return makeError("model '" + path + "' does not exist");
   llvm::Expected<ModelSpec> spec = [&]() -> llvm::Expected<ModelSpec> {
     if (llvm::sys::fs::is_directory(path))
       return loadHuggingFace(path, tokenizerPath);
+    // Naming a file of a Hugging Face directory means the directory.
+    llvm::StringRef name = llvm::sys::path::filename(path);
+    if (name == "config.json" || name.ends_with(".safetensors")) {
+      llvm::StringRef parent = llvm::sys::path::parent_path(path);
+      return loadHuggingFace(parent.empty() ? "." : parent.str(),
+                             tokenizerPath);
+    }
     if (!llvm::sys::path::extension(path).equals_insensitive(".gguf") &&
         !hasGgufMagic(path))
       return loadLlama2c(path, tokenizerPath);

@@ -7,13 +7,14 @@
 #include "compiler/frontends/LoaderSupport.h"
 
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-namespace tfm::frontends {
+namespace tfmc::frontends {
 
 llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -132,9 +133,12 @@ std::string metaspaceToSpace(llvm::StringRef piece) {
 }
 
 std::string fileName(llvm::StringRef path) {
-  llvm::StringRef trimmed = path.rtrim('/');
-  llvm::StringRef name = llvm::sys::path::filename(trimmed);
+  // "." and ".." say nothing about the model: name the real directory.
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(path, real))
+    path = real;
+  llvm::StringRef name = llvm::sys::path::filename(path.rtrim('/'));
   return name.empty() ? path.str() : name.str();
 }
 
-} // namespace tfm::frontends
+} // namespace tfmc::frontends

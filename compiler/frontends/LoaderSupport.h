@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace tfm::frontends {
+namespace tfmc::frontends {
 
 /// An llvm::Error carrying `message` (loaders report user errors this way).
 llvm::Error makeError(const llvm::Twine &message);
@@ -65,6 +65,6 @@ llvm::Expected<TokenizerSpec> loadLlama2cTokenizer(const std::string &path,
                                                    int64_t vocabSize, int bos,
                                                    int eos);
 
-} // namespace tfm::frontends
+} // namespace tfmc::frontends
 
 #endif // TFMC_COMPILER_FRONTENDS_LOADERSUPPORT_H

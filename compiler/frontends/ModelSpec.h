@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace tfm {
+namespace tfmc {
 
 enum class ModelFamily {
   Llama, ///< RMSNorm, RoPE, SwiGLU, no biases, GQA via numKVHeads.
@@ -78,6 +78,6 @@ struct ModelSpec {
   std::string description; ///< e.g. "llama2.c checkpoint stories260K.bin"
 };
 
-} // namespace tfm
+} // namespace tfmc
 
 #endif // TFMC_COMPILER_FRONTENDS_MODELSPEC_H

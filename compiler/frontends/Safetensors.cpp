@@ -13,8 +13,8 @@
 
 #include <algorithm>
 
-using namespace tfm;
-using namespace tfm::frontends;
+using namespace tfmc;
+using namespace tfmc::frontends;
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace tfm::frontends {
+namespace tfmc::frontends {
 
 /// One tensor's header entry; offsets are absolute within the file.
 struct SafetensorsEntry {
@@ -52,6 +52,6 @@ private:
   llvm::StringMap<SafetensorsEntry> entries;
 };
 
-} // namespace tfm::frontends
+} // namespace tfmc::frontends
 
 #endif // TFMC_COMPILER_FRONTENDS_SAFETENSORS_H

@@ -1,0 +1,145 @@
+//===- LLVMBackend.cpp - LLVM dialect -> LLVM IR -> host object -----------===//
+#include "compiler/backends/llvm/LLVMBackend.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+using namespace tfmc;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Defines `const tfm_model_info tfm_model = {...}` in `module`.
+static void defineModelInfo(llvm::Module &module,
+                            const tfm_model_info &info) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(context);
+  auto *type = llvm::StructType::create(
+      context, {i32, i32, i32, i32, i64, i64, i64}, "tfm_model_info");
+  llvm::Constant *value = llvm::ConstantStruct::get(
+      type, {llvm::ConstantInt::get(i32, info.abi_version),
+             llvm::ConstantInt::get(i32, info.vocab_size),
+             llvm::ConstantInt::get(i32, info.context_length),
+             llvm::ConstantInt::get(i32, info.prefill_chunk),
+             llvm::ConstantInt::get(i64, info.weights_bytes),
+             llvm::ConstantInt::get(i64, info.cache_floats),
+             llvm::ConstantInt::get(i64, info.weights_hash)});
+  new llvm::GlobalVariable(module, type, /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, value,
+                           "tfm_model");
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+tfmc::translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                         const tfm_model_info &info) {
+  mlir::registerBuiltinDialectTranslation(*module.getContext());
+  mlir::registerLLVMDialectTranslation(*module.getContext());
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, "tfm_model");
+  if (!llvmModule)
+    return makeError("failed to translate the LLVM dialect to LLVM IR");
+
+  for (const char *entry : {"prefill", "decode"}) {
+    llvm::Function *function = llvmModule->getFunction(entry);
+    if (!function)
+      return makeError(llvm::Twine("the lowered module has no '") + entry +
+                       "' entry point");
+    function->setName(llvm::Twine("tfm_") + entry);
+  }
+  for (llvm::Function &function : *llvmModule) {
+    if (function.isDeclaration() || function.getName().starts_with("tfm_"))
+      continue;
+    function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  defineModelInfo(*llvmModule, info);
+  if (llvm::verifyModule(*llvmModule, &llvm::errs()))
+    return makeError("the generated LLVM IR does not verify");
+  return llvmModule;
+}
+
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(const std::string &cpuOverride) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return makeError("no LLVM target for " + triple.str() + ": " + error);
+  std::string cpu =
+      cpuOverride.empty() ? llvm::sys::getHostCPUName().str() : cpuOverride;
+  llvm::SubtargetFeatures features;
+  if (cpuOverride.empty())
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.first(), feature.second);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features.getString(), options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return makeError("cannot create a target machine for " + triple.str() +
+                     " cpu " + cpu);
+  return machine;
+}
+
+/// The standard -O3 module pipeline, tuned for `machine`.
+static void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager passes =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, modules);
+}
+
+llvm::Error tfmc::emitMachineCode(llvm::Module &module, ObjectKind kind,
+                                  const std::string &path,
+                                  const std::string &cpu) {
+  auto machine = createHostTargetMachine(cpu);
+  if (!machine)
+    return machine.takeError();
+  module.setDataLayout((*machine)->createDataLayout());
+  module.setTargetTriple((*machine)->getTargetTriple());
+  optimize(module, **machine);
+
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec,
+                           kind == ObjectKind::Object
+                               ? llvm::sys::fs::OF_None
+                               : llvm::sys::fs::OF_Text);
+  if (ec)
+    return makeError("cannot open '" + path + "': " + ec.message());
+  llvm::legacy::PassManager codegen;
+  auto fileType = kind == ObjectKind::Object
+                      ? llvm::CodeGenFileType::ObjectFile
+                      : llvm::CodeGenFileType::AssemblyFile;
+  if ((*machine)->addPassesToEmitFile(codegen, out.os(), nullptr, fileType))
+    return makeError("the target cannot emit this file type");
+  codegen.run(module);
+  out.keep();
+  return llvm::Error::success();
+}

@@ -1,0 +1,228 @@
+//===- Driver.cpp - The stages of `tfmc compile` ---------------------------===//
+//
+// model file -> ModelSpec -> tfm @forward -> prefill/decode -> linalg ->
+// LLVM dialect -> LLVM IR -> object -> linked executable + package. Each
+// arrow is a stage `--compile-to` can stop after.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/driver/Driver.h"
+
+#include "compiler/backends/llvm/LLVMBackend.h"
+#include "compiler/builders/ModelBuilder.h"
+#include "compiler/frontends/Frontends.h"
+#include "compiler/link/Link.h"
+#include "dialect/TfmOps.h"
+#include "models/Presets.h"
+#include "passes/Pipelines.h"
+#include "passes/WeightLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace tfmc;
+
+std::optional<Stage> tfmc::parseStage(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Stage>>(name)
+      .Case("tfm", Stage::Tfm)
+      .Case("kv-cache", Stage::KVCache)
+      .Case("linalg", Stage::Linalg)
+      .Case("llvm", Stage::LLVM)
+      .Case("llvm-ir", Stage::LLVMIR)
+      .Case("asm", Stage::Asm)
+      .Case("obj", Stage::Obj)
+      .Default(std::nullopt);
+}
+
+namespace {
+
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tfmc") << message << "\n";
+  return 1;
+}
+
+int fail(llvm::Error error) {
+  std::string message = llvm::toString(std::move(error));
+  return fail(message);
+}
+
+/// Writes `print` to the -o file or stdout.
+template <typename PrintFn>
+int emitText(const CompileOptions &options, PrintFn print) {
+  std::string path = options.output.empty() ? "-" : options.output;
+  std::string error;
+  auto out = mlir::openOutputFile(path, &error);
+  if (!out)
+    return fail(error);
+  print(out->os());
+  out->keep();
+  return 0;
+}
+
+llvm::Expected<ModelSpec> loadSpec(const CompileOptions &options) {
+  llvm::StringRef model(options.model);
+  if (model.consume_front("preset:"))
+    return makePreset(model.str(), options.presetSeed);
+  return loadModel(options.model, options.tokenizer);
+}
+
+/// The facts the runtime reads from `tfm_model`.
+tfm_model_info modelInfo(mlir::ModuleOp kvModule, const ModelSpec &spec,
+                         const mlir::tfm::WeightLayout &layout,
+                         int64_t context) {
+  tfm_model_info info{};
+  info.abi_version = TFM_ABI_VERSION;
+  info.vocab_size = uint32_t(spec.config.vocabSize);
+  info.context_length = uint32_t(context);
+  if (auto chunk = kvModule->getAttrOfType<mlir::IntegerAttr>(
+          "tfm.prefill_chunk"))
+    info.prefill_chunk = uint32_t(chunk.getInt());
+  auto decode = kvModule.lookupSymbol<mlir::func::FuncOp>("decode");
+  auto cacheType =
+      mlir::cast<mlir::RankedTensorType>(decode.getArgumentTypes()[2]);
+  info.cache_floats = uint64_t(cacheType.getNumElements());
+  info.weights_bytes = layout.totalBytes;
+  info.weights_hash = layout.hash;
+  return info;
+}
+
+class Compilation {
+public:
+  explicit Compilation(const CompileOptions &options) : options(options) {
+    mlir::DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    registry.insert<mlir::tfm::TfmDialect>();
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  int run() {
+    auto spec = loadSpec(options);
+    if (!spec)
+      return fail(spec.takeError());
+    if (llvm::Error error = verifyModelSpec(*spec))
+      return fail(std::move(error));
+    if (options.stage == Stage::Executable && spec->tokenizer.kind.empty())
+      return fail("model '" + options.model +
+                  "' has no tokenizer: pass --tokenizer FILE");
+
+    int64_t context = spec->config.contextLength;
+    if (options.contextLength > 0) {
+      if (options.contextLength > context)
+        return fail("--context " + llvm::Twine(options.contextLength) +
+                    " exceeds the model's context length of " +
+                    llvm::Twine(context));
+      context = options.contextLength;
+    }
+    int64_t chunk = std::min(options.prefillChunk, context);
+    module = buildModel(context_(), *spec, chunk, context);
+    if (mlir::failed(mlir::verify(*module)))
+      return fail("the network built for '" + options.model +
+                  "' does not verify");
+    if (options.stage == Stage::Tfm)
+      return printModule();
+
+    mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(*module);
+    mlir::tfm::CpuPipelineOptions pipeline;
+    pipeline.contextLength = context;
+    pipeline.prefillChunk = options.prefillChunk;
+    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
+          mlir::tfm::buildTfmKVCachePipeline(pm, pipeline);
+        }))
+      return rc;
+    tfm_model_info info = modelInfo(*module, *spec, layout, context);
+    if (options.stage == Stage::KVCache)
+      return printModule();
+
+    if (int rc = runPipeline(mlir::tfm::buildTfmToLinalgPipeline))
+      return rc;
+    if (options.stage == Stage::Linalg)
+      return printModule();
+
+    if (int rc = runPipeline(mlir::tfm::buildLinalgToLLVMPipeline))
+      return rc;
+    if (options.stage == Stage::LLVM)
+      return printModule();
+
+    llvm::LLVMContext llvmContext;
+    auto llvmModule = translateToModelIR(*module, llvmContext, info);
+    if (!llvmModule)
+      return fail(llvmModule.takeError());
+    if (options.stage == Stage::LLVMIR)
+      return emitText(options,
+                      [&](llvm::raw_ostream &os) { (*llvmModule)->print(os, nullptr); });
+    if (options.stage == Stage::Asm || options.stage == Stage::Obj) {
+      std::string path = options.output.empty() ? "-" : options.output;
+      ObjectKind kind =
+          options.stage == Stage::Asm ? ObjectKind::Assembly : ObjectKind::Object;
+      if (llvm::Error error =
+              emitMachineCode(**llvmModule, kind, path, options.targetCpu))
+        return fail(std::move(error));
+      return 0;
+    }
+    return produceExecutable(**llvmModule, *spec, layout);
+  }
+
+private:
+  mlir::MLIRContext &context_() { return context; }
+
+  int printModule() {
+    return emitText(options, [&](llvm::raw_ostream &os) {
+      module->print(os);
+      os << "\n";
+    });
+  }
+
+  int runPipeline(llvm::function_ref<void(mlir::OpPassManager &)> build) {
+    mlir::PassManager pm(&context);
+    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+      return fail("invalid pass manager options");
+    build(pm);
+    if (mlir::failed(pm.run(*module)))
+      return fail("compilation of '" + options.model + "' failed");
+    return 0;
+  }
+
+  int produceExecutable(llvm::Module &llvmModule, const ModelSpec &spec,
+                        const mlir::tfm::WeightLayout &layout) {
+    if (options.output.empty())
+      return fail("an executable needs an output path: pass -o FILE");
+    llvm::SmallString<128> objectPath;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "tfmc-model", "o", objectPath))
+      return fail("cannot create a temporary object file: " + ec.message());
+    llvm::FileRemover removeObject(objectPath);
+    if (llvm::Error error =
+            emitMachineCode(llvmModule, ObjectKind::Object,
+                            std::string(objectPath), options.targetCpu))
+      return fail(std::move(error));
+    if (llvm::Error error =
+            linkExecutable(std::string(objectPath), options.output))
+      return fail(std::move(error));
+    if (llvm::Error error =
+            appendModelPackage(options.output, spec, layout))
+      return fail(std::move(error));
+    return 0;
+  }
+
+  const CompileOptions &options;
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+} // namespace
+
+int tfmc::runCompile(const CompileOptions &options) {
+  return Compilation(options).run();
+}

@@ -1,0 +1,98 @@
+//===- Link.cpp - Produce executables from a model object -----------------===//
+#include "compiler/link/Link.h"
+
+#include "runtime/Package.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace tfmc;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Where libtfmrt*.a live: next to the build tree's tools, or in the
+/// install prefix's lib/ relative to the running tfmc.
+static llvm::Expected<std::string> findRuntimeLibraryDir() {
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("TFMC_RUNTIME_LIB_DIR"))
+    candidates.push_back(env);
+  std::string self = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&findRuntimeLibraryDir));
+  if (!self.empty()) {
+    llvm::SmallString<256> dir(llvm::sys::path::parent_path(self));
+    llvm::sys::path::append(dir, "..", "lib");
+    candidates.push_back(std::string(dir));
+  }
+  candidates.push_back(TFMC_RUNTIME_LIB_DIR);
+  for (const std::string &dir : candidates) {
+    llvm::SmallString<256> probe(dir);
+    llvm::sys::path::append(probe, "libtfmrt_main.a");
+    if (llvm::sys::fs::exists(probe))
+      return dir;
+  }
+  return makeError("cannot find the tfmc runtime (libtfmrt_main.a); set "
+                   "TFMC_RUNTIME_LIB_DIR to the directory that holds it");
+}
+
+llvm::Error tfmc::linkExecutable(const std::string &objectPath,
+                                 const std::string &outputPath) {
+  auto libDir = findRuntimeLibraryDir();
+  if (!libDir)
+    return libDir.takeError();
+  const char *cxxEnv = std::getenv("CXX");
+  std::string driverName = cxxEnv && *cxxEnv ? cxxEnv : "c++";
+  auto driver = llvm::sys::findProgramByName(driverName);
+  if (!driver)
+    return makeError("cannot find the C++ compiler driver '" + driverName +
+                     "' used to link executables (set CXX)");
+  std::string mainLib = *libDir + "/libtfmrt_main.a";
+  std::string runtimeLib = *libDir + "/libtfmrt.a";
+  llvm::SmallVector<llvm::StringRef> args = {
+      *driver, "-o", outputPath, objectPath, mainLib, runtimeLib,
+      "-lm", "-lpthread"};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
+                                         &message);
+  if (status != 0)
+    return makeError("linking '" + outputPath + "' failed (" + *driver +
+                     " exited with " + llvm::Twine(status) +
+                     (message.empty() ? "" : ": " + message) + ")");
+  return llvm::Error::success();
+}
+
+llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
+                                     const ModelSpec &spec,
+                                     const mlir::tfm::WeightLayout &layout) {
+  std::string blob(layout.totalBytes, '\0');
+  for (const mlir::tfm::WeightSlot &slot : layout.slots) {
+    auto found = spec.weights.find(slot.name);
+    if (found == spec.weights.end())
+      return makeError("the network reads weight '" + slot.name +
+                       "' that the model does not provide");
+    const WeightTensor &tensor = found->second;
+    if (tensor.data.size() * sizeof(float) != slot.bytes)
+      return makeError("weight '" + slot.name + "' has " +
+                       llvm::Twine(tensor.data.size()) +
+                       " elements but the network expects " +
+                       llvm::Twine(slot.bytes / sizeof(float)));
+    std::memcpy(&blob[slot.offset], tensor.data.data(), slot.bytes);
+  }
+  tfm::rt::PackageMetadata metadata;
+  metadata["tokenizer.kind"] = spec.tokenizer.kind;
+  metadata["tokenizer.data"] = spec.tokenizer.blob;
+  metadata["token.bos"] = std::to_string(spec.tokenizer.bos);
+  metadata["token.eos"] = std::to_string(spec.tokenizer.eos);
+  metadata["model.description"] = spec.description;
+  std::string error;
+  if (!tfm::rt::appendPackage(executablePath, blob, layout.hash, metadata,
+                              error))
+    return makeError(error);
+  return llvm::Error::success();
+}

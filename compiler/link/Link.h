@@ -1,0 +1,27 @@
+//===- Link.h - Produce executables from a model object ---------*- C++ -*-===//
+#ifndef TFMC_COMPILER_LINK_LINK_H
+#define TFMC_COMPILER_LINK_LINK_H
+
+#include "compiler/frontends/ModelSpec.h"
+#include "passes/WeightLayout.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tfmc {
+
+/// Links the model object with the runtime (libtfmrt_main.a, libtfmrt.a)
+/// into an executable, using the system C++ compiler driver ($CXX or c++).
+llvm::Error linkExecutable(const std::string &objectPath,
+                           const std::string &outputPath);
+
+/// Appends the package (weights in `layout` order, tokenizer, metadata) that
+/// the executable maps at run time (runtime/Package.h).
+llvm::Error appendModelPackage(const std::string &executablePath,
+                               const ModelSpec &spec,
+                               const mlir::tfm::WeightLayout &layout);
+
+} // namespace tfmc
+
+#endif // TFMC_COMPILER_LINK_LINK_H

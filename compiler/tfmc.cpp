@@ -1,0 +1,116 @@
+//===- tfmc.cpp - The tfmc command line -------------------------------------===//
+//
+//   tfmc compile MODEL [--tokenizer FILE] -o OUT [--compile-to=STAGE] ...
+//
+// MODEL is a llama2.c checkpoint (.bin), a GGUF file, a Hugging Face model
+// directory or `preset:NAME`. MLIR's pass-manager flags
+// (--mlir-print-ir-after-all, --mlir-timing, ...) apply to every stage.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/driver/Driver.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+
+#include <cstring>
+#include <vector>
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory compileCategory("tfmc compile options");
+
+static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                                      cl::desc("<model>"),
+                                      cl::cat(compileCategory));
+static cl::opt<std::string>
+    tokenizerPath("tokenizer",
+                  cl::desc("Tokenizer file (llama2.c tokenizer.bin, "
+                           "tokenizer.json or GPT-2 vocab.json)"),
+                  cl::value_desc("file"), cl::cat(compileCategory));
+static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
+                                       cl::value_desc("file"),
+                                       cl::cat(compileCategory));
+static cl::opt<std::string> compileTo(
+    "compile-to",
+    cl::desc("Stop after a stage and print it: tfm, kv-cache, linalg, llvm, "
+             "llvm-ir, asm, obj"),
+    cl::value_desc("stage"), cl::cat(compileCategory));
+static cl::opt<int64_t>
+    contextLength("context",
+                  cl::desc("KV-cache positions (default: the model's context "
+                           "length; may only shrink it)"),
+                  cl::init(0), cl::cat(compileCategory));
+static cl::opt<int64_t> prefillChunk("prefill-chunk",
+                                     cl::desc("Tokens per prefill call"),
+                                     cl::init(32), cl::cat(compileCategory));
+static cl::opt<uint64_t>
+    presetSeed("seed", cl::desc("Weight seed for preset:NAME models"),
+               cl::init(42), cl::cat(compileCategory));
+static cl::opt<std::string>
+    targetCpu("target-cpu",
+              cl::desc("CPU to generate code for (default: this machine)"),
+              cl::cat(compileCategory));
+
+static int usage() {
+  llvm::errs() << "usage: tfmc compile MODEL [--tokenizer FILE] -o OUT "
+                  "[--compile-to=STAGE]\n"
+                  "       tfmc compile --help\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  if (argc < 2 || std::strcmp(argv[1], "compile") != 0) {
+    if (argc >= 2 && (std::strcmp(argv[1], "--help") == 0 ||
+                      std::strcmp(argv[1], "-h") == 0)) {
+      usage();
+      return 0;
+    }
+    if (argc >= 2)
+      llvm::WithColor::error(llvm::errs(), "tfmc")
+          << "unknown command '" << argv[1] << "'\n";
+    return usage();
+  }
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+
+  // Parse everything after the `compile` command word.
+  std::vector<char *> args = {argv[0]};
+  args.insert(args.end(), argv + 2, argv + argc);
+  cl::ParseCommandLineOptions(int(args.size()), args.data(),
+                              "tfmc: compile transformer models to native "
+                              "executables\n");
+
+  tfmc::CompileOptions options;
+  options.model = modelPath;
+  options.tokenizer = tokenizerPath;
+  options.output = outputPath;
+  options.contextLength = contextLength;
+  options.prefillChunk = prefillChunk;
+  options.presetSeed = presetSeed;
+  options.targetCpu = targetCpu;
+  if (prefillChunk <= 0) {
+    llvm::WithColor::error(llvm::errs(), "tfmc")
+        << "--prefill-chunk must be positive\n";
+    return 1;
+  }
+  if (!compileTo.empty()) {
+    auto stage = tfmc::parseStage(compileTo);
+    if (!stage) {
+      llvm::WithColor::error(llvm::errs(), "tfmc")
+          << "unknown --compile-to stage '" << compileTo
+          << "' (expected tfm, kv-cache, linalg, llvm, llvm-ir, asm or obj)\n";
+      return 1;
+    }
+    options.stage = *stage;
+  }
+  return tfmc::runCompile(options);
+}

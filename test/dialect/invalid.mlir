@@ -1,0 +1,167 @@
+// RUN: tfmc-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{weights are f32 tensors}}
+tfm.global_weight @w : tensor<4xi32>
+
+// -----
+
+func.func @undeclared_weight() -> tensor<4xf32> {
+  // expected-error @+1 {{'missing' does not name a tfm.global_weight}}
+  %w = tfm.weight @missing : tensor<4xf32>
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+tfm.global_weight @w : tensor<4xf32>
+func.func @weight_type_mismatch() -> tensor<8xf32> {
+  // expected-error @+1 {{does not match the declared type 'tensor<4xf32>'}}
+  %w = tfm.weight @w : tensor<8xf32>
+  return %w : tensor<8xf32>
+}
+
+// -----
+
+func.func @embedding_result(%t: tensor<4xi32>, %table: tensor<32x16xf32>) -> tensor<4x8xf32> {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{inferred type(s) 'tensor<4x16xf32>' are incompatible with return type(s) of operation 'tensor<4x8xf32>'}}
+  %x = tfm.embedding %t, %table : tensor<4xi32>, tensor<32x16xf32> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @position_table_features(%x: tensor<4x16xf32>, %table: tensor<64x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{table has 8 features but the input has 16}}
+  %y = tfm.position_embedding %x, %table[%pos] : tensor<4x16xf32>, tensor<64x8xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @position_table_too_short(%x: tensor<4x16xf32>, %table: tensor<2x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{table has 2 positions, fewer than the 4 tokens of the input}}
+  %y = tfm.position_embedding %x, %table[%pos] : tensor<4x16xf32>, tensor<2x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @rms_norm_weight(%x: tensor<4x16xf32>, %w: tensor<8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{weight has 8 elements but the input has 16 features}}
+  %y = tfm.rms_norm %x, %w {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<8xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @layer_norm_bias(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{bias has 8 elements but the input has 16 features}}
+  %y = tfm.layer_norm %x, %w, %b {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>, tensor<8xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @linear_features(%x: tensor<4x16xf32>, %w: tensor<8x12xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{weight has 12 input features but the input has 16}}
+  %y = tfm.linear %x, %w : tensor<4x16xf32>, tensor<8x12xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @linear_bias(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<4xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{bias has 4 elements but the layer has 8 outputs}}
+  %y = tfm.linear %x, %w, %b : tensor<4x16xf32>, tensor<8x16xf32>, tensor<4xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @lm_head_features(%x: tensor<4x16xf32>, %w: tensor<32x8xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{weight has 8 input features but the input has 16}}
+  %y = tfm.lm_head %x, %w : tensor<4x16xf32>, tensor<32x8xf32> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @binary_shapes(%a: tensor<4x16xf32>, %b: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %y = "tfm.add"(%a, %b) : (tensor<4x16xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @unary_rank(%a: tensor<16xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{must be 2D tensor of 32-bit float values}}
+  %y = tfm.gelu %a : tensor<16xf32>
+  return %y : tensor<16xf32>
+}
+
+// -----
+
+func.func @rope_odd_head(%x: tensor<4x15xf32>, %pos: index) -> tensor<4x15xf32> {
+  // expected-error @+1 {{head_dim must be even to form rotation pairs, got 5}}
+  %y = tfm.rope %x[%pos] {head_dim = 5 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x15xf32>
+  return %y : tensor<4x15xf32>
+}
+
+// -----
+
+func.func @rope_head_multiple(%x: tensor<4x18xf32>, %pos: index) -> tensor<4x18xf32> {
+  // expected-error @+1 {{input features (18) are not a multiple of head_dim (4)}}
+  %y = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>} : tensor<4x18xf32>
+  return %y : tensor<4x18xf32>
+}
+
+// -----
+
+func.func @rope_layout_unknown(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+2 {{expected ::mlir::tfm::RopeLayout to be one of: interleaved, half_split}}
+  // expected-error @+1 {{failed to parse Tfm_RopeLayoutAttr parameter}}
+  %y = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<diagonal>} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_heads(%q: tensor<4x18xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %pos: index) -> tensor<4x18xf32> {
+  // expected-error @+1 {{query features (18) are not a multiple of num_heads (4)}}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x18xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  return %o : tensor<4x18xf32>
+}
+
+// -----
+
+func.func @attention_groups(%q: tensor<4x16xf32>, %k: tensor<4x12xf32>, %v: tensor<4x12xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{num_heads (4) is not a multiple of num_kv_heads (3)}}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 3 : i64, causal} : tensor<4x16xf32>, tensor<4x12xf32>, tensor<4x12xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_kv_features(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>, %v: tensor<4x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{key and value must have num_kv_heads * head_dim = 8 features}}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_kv_rows(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: tensor<6x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{key has 4 rows but value has 6}}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<6x8xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_zero_heads(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{attribute 'num_heads' failed to satisfy constraint}}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 0 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  return %o : tensor<4x16xf32>
+}

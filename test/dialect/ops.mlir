@@ -1,0 +1,96 @@
+// RUN: tfmc-opt %s -split-input-file | tfmc-opt -split-input-file | FileCheck %s
+// Every op parses, verifies and prints back to something that parses again.
+
+// CHECK-LABEL: tfm.global_weight @layers.0.attn.wq : tensor<8x16xf32>
+tfm.global_weight @layers.0.attn.wq : tensor<8x16xf32>
+// CHECK-LABEL: func @weight
+func.func @weight() -> tensor<8x16xf32> {
+  // CHECK: tfm.weight @layers.0.attn.wq : tensor<8x16xf32>
+  %w = tfm.weight @layers.0.attn.wq : tensor<8x16xf32>
+  return %w : tensor<8x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @embeddings
+func.func @embeddings(%tokens: tensor<4xi32>, %table: tensor<32x16xf32>,
+                      %positions: tensor<64x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: %[[X:.*]] = tfm.embedding %{{.*}}, %{{.*}} : tensor<4xi32>, tensor<32x16xf32> -> tensor<4x16xf32>
+  %x = tfm.embedding %tokens, %table : tensor<4xi32>, tensor<32x16xf32> -> tensor<4x16xf32>
+  // CHECK: tfm.position_embedding %[[X]], %{{.*}}[%{{.*}}] : tensor<4x16xf32>, tensor<64x16xf32>
+  %y = tfm.position_embedding %x, %positions[%pos] : tensor<4x16xf32>, tensor<64x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @norms
+func.func @norms(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  // CHECK: tfm.rms_norm %{{.*}}, %{{.*}} {eps = 9.99999974E-6 : f32} : tensor<4x16xf32>, tensor<16xf32>
+  %r = tfm.rms_norm %x, %w {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>
+  // CHECK: tfm.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {eps = 9.99999974E-6 : f32} : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>
+  %l = tfm.layer_norm %r, %w, %b {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>
+  return %l : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @projections
+func.func @projections(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>,
+                       %head: tensor<32x8xf32>) -> tensor<4x32xf32> {
+  // CHECK: tfm.linear %{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<8x16xf32> -> tensor<4x8xf32>
+  %y = tfm.linear %x, %w : tensor<4x16xf32>, tensor<8x16xf32> -> tensor<4x8xf32>
+  // CHECK: tfm.linear %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %z = tfm.linear %x, %w, %b : tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %s = tfm.add %y, %z : tensor<4x8xf32>
+  // CHECK: tfm.lm_head %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<32x8xf32> -> tensor<4x32xf32>
+  %logits = tfm.lm_head %s, %head : tensor<4x8xf32>, tensor<32x8xf32> -> tensor<4x32xf32>
+  return %logits : tensor<4x32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @elementwise
+func.func @elementwise(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: tfm.add
+  %0 = tfm.add %a, %b : tensor<4x16xf32>
+  // CHECK: tfm.mul
+  %1 = tfm.mul %0, %b : tensor<4x16xf32>
+  // CHECK: tfm.gelu
+  %2 = tfm.gelu %1 : tensor<4x16xf32>
+  // CHECK: tfm.silu
+  %3 = tfm.silu %2 : tensor<4x16xf32>
+  return %3 : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @rope_layouts
+func.func @rope_layouts(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.rope %{{.*}}[%{{.*}}] {head_dim = 4 : i64, layout = #tfm.rope_layout<interleaved>, theta = 1.000000e+04 : f32} : tensor<4x16xf32>
+  %a = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x16xf32>
+  // CHECK: layout = #tfm.rope_layout<half_split>
+  %b = tfm.rope %a[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>} : tensor<4x16xf32>
+  return %b : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @attention_gqa
+func.func @attention_gqa(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: tensor<8x8xf32>,
+                         %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.attention %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}] {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// Multi-query attention (one KV head) without a causal mask.
+// CHECK-LABEL: func @attention_mqa_bidirectional
+func.func @attention_mqa_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>,
+                                       %v: tensor<4x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.attention {{.*}} {num_heads = 4 : i64, num_kv_heads = 1 : i64}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 1 : i64} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+  return %o : tensor<4x16xf32>
+}
