@@ -1,0 +1,175 @@
+// RUN: tfmc-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s
+
+// Weights become views of one blob argument at 64-byte aligned offsets in
+// declaration order; the layout is recorded on the module.
+
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tfm.weights_bytes = 320 : i64
+// CHECK-SAME: tfm.weights_layout = {a = 0 : i64, b = 64 : i64}
+// CHECK-NOT: tfm.global_weight
+tfm.global_weight @a : tensor<3xf32>
+tfm.global_weight @b : tensor<4x16xf32>
+// CHECK-LABEL: func.func @reads_weights
+// CHECK-SAME: (%[[BLOB:.*]]: memref<320xi8>, %{{.*}}: tensor<4x16xf32>)
+func.func @reads_weights(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: %[[OFFSET:.*]] = arith.constant 64 : index
+  // CHECK: %[[VIEW:.*]] = memref.view %[[BLOB]][%[[OFFSET]]][] : memref<320xi8> to memref<4x16xf32>
+  // CHECK: bufferization.to_tensor %[[VIEW]] restrict
+  %b = tfm.weight @b : tensor<4x16xf32>
+  %y = tfm.add %x, %b : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @add_mul
+func.func @add_mul(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+  // CHECK: arith.addf
+  // CHECK: linalg.generic
+  // CHECK: arith.mulf
+  // CHECK-NOT: tfm.{{add|mul}}
+  %0 = tfm.add %a, %b : tensor<4x16xf32>
+  %1 = tfm.mul %0, %b : tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gelu
+func.func @gelu(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: arith.constant 4.471500e-02
+  // CHECK: math.tanh
+  %0 = tfm.gelu %a : tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @silu
+func.func @silu(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: math.exp
+  // CHECK: arith.divf
+  %0 = tfm.silu %a : tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// A row reduction of squares, then one normalising generic.
+// CHECK-LABEL: func.func @rms_norm
+func.func @rms_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> tensor<4x16xf32> {
+  // CHECK: %[[SUMS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+  // CHECK-SAME: outs(%{{.*}} : tensor<4xf32>)
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[SUMS]], %{{.*}} : tensor<4x16xf32>, tensor<4xf32>, tensor<16xf32>)
+  // CHECK: math.sqrt
+  %y = tfm.rms_norm %x, %w {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Mean and variance reductions, then normalise, scale and shift.
+// CHECK-LABEL: func.func @layer_norm
+func.func @layer_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  // CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+  %y = tfm.layer_norm %x, %w, %b {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// out[s, o] = sum_i x[s, i] * w[o, i] + b[o]: the bias broadcast is the init.
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @linear_bias
+func.func @linear_bias(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  // CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+  // CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+  // CHECK-SAME: outs(%[[INIT]] : tensor<4x8xf32>)
+  %y = tfm.linear %x, %w, %b : tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @lm_head
+func.func @lm_head(%x: tensor<4x16xf32>, %w: tensor<32x16xf32>) -> tensor<4x32xf32> {
+  // CHECK: linalg.fill
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+  %y = tfm.lm_head %x, %w : tensor<4x16xf32>, tensor<32x16xf32> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+// Token ids are clamped into the table before the gather.
+// CHECK-LABEL: func.func @embedding
+func.func @embedding(%t: tensor<4xi32>, %table: tensor<32x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: arith.maxsi
+  // CHECK: arith.minsi
+  // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<32x16xf32>
+  %x = tfm.embedding %t, %table : tensor<4xi32>, tensor<32x16xf32> -> tensor<4x16xf32>
+  return %x : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @position_embedding
+// CHECK-SAME: %[[POS:[^:]*]]: index
+func.func @position_embedding(%x: tensor<4x16xf32>, %table: tensor<64x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: %[[ROWS:.*]] = tensor.extract_slice %{{.*}}[%[[POS]], 0] [4, 16] [1, 1]
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[ROWS]]
+  %y = tfm.position_embedding %x, %table[%pos] : tensor<4x16xf32>, tensor<64x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Interleaved pairs are (2i, 2i+1); half-split pairs are (i, i + head_dim/2).
+// CHECK-LABEL: func.func @rope
+func.func @rope(%x: tensor<4x16xf32>, %pos: index) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  // CHECK: linalg.generic
+  // CHECK: arith.remui %{{.*}}, %c2
+  // CHECK: math.powf
+  // CHECK: math.cos
+  // CHECK: math.sin
+  %a = tfm.rope %x[%pos] {head_dim = 8 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x16xf32>
+  // CHECK: linalg.generic
+  // CHECK: arith.cmpi ult, %{{.*}}, %c4
+  %b = tfm.rope %x[%pos] {head_dim = 8 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>} : tensor<4x16xf32>
+  return %a, %b : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// Scores over [heads, queries, keys] read KV head h floordiv (heads / kv_heads);
+// the causal mask hides keys past offset + query; softmax is max-shifted.
+// CHECK-DAG: #[[KEYMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d0 floordiv 2, d3)>
+// CHECK-LABEL: func.func @attention_gqa
+func.func @attention_gqa(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: tensor<8x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [4, 4, 4]
+  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[KEYMAP]], #{{.*}}]
+  // CHECK-SAME: outs(%{{.*}} : tensor<4x4x8xf32>)
+  // CHECK: arith.cmpi ugt
+  // CHECK: arith.maximumf
+  // CHECK: math.exp
+  // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<4x4x4xf32> into tensor<4x16xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// Without `causal` no mask is applied.
+// CHECK-LABEL: func.func @attention_bidirectional
+func.func @attention_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>, %v: tensor<4x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK-NOT: arith.cmpi
+  // CHECK: return
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 1 : i64} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+  return %o : tensor<4x16xf32>
+}

@@ -1,0 +1,50 @@
+// RUN: tfmc-opt %s -tfm-kv-cache -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{tfm-kv-cache expects the network as func.func @forward}}
+module attributes {tfm.context_length = 16 : i64} {
+  func.func @main(%tokens: tensor<4xi32>) -> tensor<4xi32> {
+    return %tokens : tensor<4xi32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{tfm-kv-cache needs a context length}}
+module {
+  func.func @forward(%tokens: tensor<4xi32>) -> tensor<4xi32> {
+    return %tokens : tensor<4xi32>
+  }
+}
+
+// -----
+
+module attributes {tfm.context_length = 16 : i64} {
+  // expected-error @+1 {{@forward must map tensor<Sxi32> tokens to one logits tensor}}
+  func.func @forward(%tokens: tensor<4xf32>) -> tensor<4xf32> {
+    return %tokens : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {tfm.context_length = 16 : i64} {
+  // expected-error @+1 {{@forward has no tfm.attention: nothing to cache}}
+  func.func @forward(%tokens: tensor<4xi32>) -> tensor<4xi32> {
+    return %tokens : tensor<4xi32>
+  }
+}
+
+// -----
+
+module attributes {tfm.context_length = 16 : i64} {
+  func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x8xf32> {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant dense<0.5> : tensor<32x8xf32>
+    %x = tfm.embedding %tokens, %t : tensor<2xi32>, tensor<32x8xf32> -> tensor<2x8xf32>
+    %k4 = arith.constant dense<0.5> : tensor<2x4xf32>
+    %a = tfm.attention %x, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, causal} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+    // expected-error @+1 {{has 4 key features but an earlier layer has 8; one KV cache needs equal layers}}
+    %b = tfm.attention %a, %k4, %k4[%c0] {num_heads = 2 : i64, num_kv_heads = 1 : i64, causal} : tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+    return %b : tensor<2x8xf32>
+  }
+}

@@ -1,0 +1,37 @@
+// RUN: tfmc-opt %s -tfm-kv-cache=prefill-chunk=8 | FileCheck %s
+
+// The full-sequence network becomes prefill (a chunk) and decode (one
+// token); every position offset becomes the entry's %pos and each attention
+// first writes its keys/values into the cache, then reads the layer's slice.
+
+module attributes {tfm.context_length = 16 : i64} {
+  tfm.global_weight @wq : tensor<16x16xf32>
+  tfm.global_weight @wk : tensor<8x16xf32>
+  // CHECK-NOT: func.func @forward
+  func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
+    %c0 = arith.constant 0 : index
+    %wq = tfm.weight @wq : tensor<16x16xf32>
+    %wk = tfm.weight @wk : tensor<8x16xf32>
+    %x = tfm.embedding %tokens, %wq : tensor<4xi32>, tensor<16x16xf32> -> tensor<4x16xf32>
+    %k = tfm.linear %x, %wk : tensor<4x16xf32>, tensor<8x16xf32> -> tensor<4x8xf32>
+    %q = tfm.rope %x[%c0] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x16xf32>
+    %a = tfm.attention %q, %k, %k[%c0] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    return %a : tensor<4x16xf32>
+  }
+}
+
+// CHECK-LABEL: func.func @prefill
+// CHECK-SAME: (%[[TOKENS:.*]]: tensor<8xi32>, %[[POS:.*]]: index, %[[CACHE:.*]]: tensor<2x1x16x8xf32>) -> (tensor<8x16xf32>, tensor<2x1x16x8xf32>)
+// CHECK: %[[X:.*]] = tfm.embedding %[[TOKENS]], %{{.*}} -> tensor<8x16xf32>
+// CHECK: %[[K:.*]] = tfm.linear %[[X]], %{{.*}} -> tensor<8x8xf32>
+// CHECK: %[[Q:.*]] = tfm.rope %[[X]][%[[POS]]]
+// CHECK: %[[C1:.*]] = tensor.insert_slice %[[K]] into %[[CACHE]][0, 0, %[[POS]], 0] [1, 1, 8, 8]
+// CHECK: %[[C2:.*]] = tensor.insert_slice %[[K]] into %[[C1]][1, 0, %[[POS]], 0] [1, 1, 8, 8]
+// CHECK: %[[KEYS:.*]] = tensor.extract_slice %[[C2]][0, 0, 0, 0] [1, 1, 16, 8]
+// CHECK: %[[VALUES:.*]] = tensor.extract_slice %[[C2]][1, 0, 0, 0] [1, 1, 16, 8]
+// CHECK: %[[OUT:.*]] = tfm.attention %[[Q]], %[[KEYS]], %[[VALUES]][%[[POS]]] {{.*}} : tensor<8x16xf32>, tensor<16x8xf32>, tensor<16x8xf32>
+// CHECK: return %[[OUT]], %[[C2]]
+
+// CHECK-LABEL: func.func @decode
+// CHECK-SAME: tensor<1xi32>, %{{.*}}: index, %{{.*}}: tensor<2x1x16x8xf32>) -> (tensor<1x16xf32>, tensor<2x1x16x8xf32>)
+// CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<16x8xf32>, tensor<16x8xf32>
