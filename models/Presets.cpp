@@ -145,6 +145,8 @@ llvm::Expected<ModelSpec> tfmc::makePreset(const std::string &name,
   }
   fillRandomWeights(spec, seed);
   spec.description = "preset " + name + " (seeded random weights, seed " +
-                     std::to_string(seed) + ": output is gibberish)";
+                     std::to_string(seed) + ")";
+  spec.note = "this is the built-in preset '" + name +
+              "' with seeded random weights: its text is gibberish by design";
   return spec;
 }

@@ -187,7 +187,11 @@ int main(int argc, char **argv) {
     return runBench(runner, options, tfm_num_threads);
   case CliMode::DumpLogits:
     return runDumpLogits(runner, options);
-  default:
+  default: {
+    std::string_view note = package.get("model.note");
+    if (!note.empty())
+      std::fprintf(stderr, "note: %.*s\n", int(note.size()), note.data());
     return generate(runner, package, path, options);
+  }
   }
 }

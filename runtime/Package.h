@@ -29,6 +29,7 @@
 //     "tokenizer.data"  the tokenizer blob of that kind
 //     "token.bos", "token.eos"   decimal ids ("-1" when the model has none)
 //     "model.description"        human-readable, printed by --info
+//     "model.note"               optional; printed to stderr before generating
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_RUNTIME_PACKAGE_H

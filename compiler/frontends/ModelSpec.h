@@ -76,6 +76,8 @@ struct ModelSpec {
   std::map<std::string, WeightTensor> weights; ///< canonical names
   TokenizerSpec tokenizer;                     ///< kind empty: no tokenizer
   std::string description; ///< e.g. "llama2.c checkpoint stories260K.bin"
+  /// Shown by the executable before it generates (e.g. "random weights").
+  std::string note;
 };
 
 } // namespace tfmc

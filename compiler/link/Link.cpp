@@ -90,6 +90,8 @@ llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
   metadata["token.bos"] = std::to_string(spec.tokenizer.bos);
   metadata["token.eos"] = std::to_string(spec.tokenizer.eos);
   metadata["model.description"] = spec.description;
+  if (!spec.note.empty())
+    metadata["model.note"] = spec.note;
   std::string error;
   if (!tfm::rt::appendPackage(executablePath, blob, layout.hash, metadata,
                               error))

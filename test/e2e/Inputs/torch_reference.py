@@ -1,0 +1,487 @@
+#!/usr/bin/env python3
+"""PyTorch reference for tfmc's end-to-end numerics tests.
+
+Two commands:
+
+  make-model FAMILY OUT [options]
+      Writes a seeded random-weight model. FAMILY is
+        llama    a Hugging Face directory (config.json, model.safetensors,
+                 tokenizer.bin: a llama2.c-format tokenizer of vocab pieces)
+        gpt2     a Hugging Face directory (config.json, model.safetensors,
+                 vocab.json + merges.txt: 256 byte tokens + <|endoftext|>)
+        llama2c  a llama2.c checkpoint OUT (+ OUT.tok, its tokenizer)
+      The files are written by hand (the safetensors package is not needed).
+
+  compare MODEL LOGITS --token-ids 1,5,9 [--tol 1e-4]
+      Reads MODEL back with its own parsers, runs an independent float64
+      PyTorch implementation of the family over the whole sequence, and checks
+      the raw f32 logits [n][vocab] in LOGITS (what a tfmc binary writes with
+      --dump-logits) position by position:
+          max|ours - ref| / max|ref| <= tol.
+      Prints the worst error and its position; exits 1 on a mismatch.
+
+The reference is written from the math of each family and shares no code
+with tfmc:
+  llama    RMSNorm, RoPE (half-split pairs (i, i+hd/2) as Hugging Face; the
+           llama2.c layout rotates interleaved pairs (2i, 2i+1)), causal
+           attention with GQA/MQA by repeating kv heads, SwiGLU, tied or
+           separate classifier.
+  gpt2     learned positions, LayerNorm with bias, Conv1D [in, out] weights
+           with fused c_attn, GELU tanh approximation (gelu_new), tied head.
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+
+# ---------------------------------------------------------------------------
+# Writers
+# ---------------------------------------------------------------------------
+
+
+def write_safetensors(path, tensors):
+    """tensors: list of (name, float32 ndarray). Layout: u64 LE header length,
+    JSON header {name: {dtype, shape, data_offsets}}, raw little-endian data."""
+    header = {"__metadata__": {"format": "pt"}}
+    offset = 0
+    blobs = []
+    for name, array in tensors:
+        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(array.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        blobs.append(data)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for blob in blobs:
+            f.write(blob)
+
+
+def write_llama2c_tokenizer(path, vocab):
+    """A llama2.c tokenizer.bin with `vocab` pieces: <unk>, <s>, </s>, the 256
+    byte-fallback pieces, then filler words."""
+    pieces = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % b for b in range(256)]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    i = 0
+    while len(pieces) < vocab:
+        word = letters[i % 26] + (letters[(i // 26) % 26] if i >= 26 else "")
+        pieces.append("\u2581" + word if i % 2 else word)
+        i += 1
+    # Duplicates would confuse an encoder; make them unique deterministically.
+    seen = set()
+    for j, piece in enumerate(pieces):
+        while piece in seen:
+            piece += "x"
+        seen.add(piece)
+        pieces[j] = piece
+    pieces = pieces[:vocab]
+    encoded = [p.replace("\u2581", " ").encode() if not p.startswith("<")
+               else p.encode() for p in pieces]
+    with open(path, "wb") as f:
+        f.write(struct.pack("<i", max(len(p) for p in encoded)))
+        for j, piece in enumerate(encoded):
+            score = 0.0 if j < 259 else -float(j)
+            f.write(struct.pack("<fi", score, len(piece)))
+            f.write(piece)
+
+
+def bytes_to_unicode():
+    """GPT-2's reversible byte -> printable character map."""
+    bs = (list(range(ord("!"), ord("~") + 1)) + list(range(ord("\xa1"), ord("\xac") + 1))
+          + list(range(ord("\xae"), ord("\xff") + 1)))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, [chr(c) for c in cs]))
+
+
+def write_gpt2_tokenizer(directory, vocab):
+    byte_map = bytes_to_unicode()
+    tokens = {byte_map[b]: b for b in range(256)}
+    tokens["<|endoftext|>"] = 256
+    if vocab != len(tokens):
+        sys.exit("gpt2 models here use vocab_size %d (256 bytes + <|endoftext|>)"
+                 % len(tokens))
+    with open(os.path.join(directory, "vocab.json"), "w", encoding="utf-8") as f:
+        json.dump(tokens, f, ensure_ascii=False)
+    with open(os.path.join(directory, "merges.txt"), "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n")
+
+
+class Init:
+    """Seeded weights scaled so activations stay O(1) through the network."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def linear(self, out_features, in_features):
+        return (self.rng.standard_normal((out_features, in_features))
+                / math.sqrt(in_features)).astype(np.float32)
+
+    def normal(self, *shape, scale=1.0):
+        return (scale * self.rng.standard_normal(shape)).astype(np.float32)
+
+    def norm(self, dim):
+        return (1.0 + 0.1 * self.rng.standard_normal(dim)).astype(np.float32)
+
+
+def make_llama(args):
+    init = Init(args.seed)
+    d, f, hd = args.dim, args.hidden, args.dim // args.heads
+    kv = args.kv_heads or args.heads
+    tensors = [("model.embed_tokens.weight", init.normal(args.vocab, d))]
+    for layer in range(args.layers):
+        p = "model.layers.%d." % layer
+        tensors += [
+            (p + "input_layernorm.weight", init.norm(d)),
+            (p + "self_attn.q_proj.weight", init.linear(args.heads * hd, d)),
+            (p + "self_attn.k_proj.weight", init.linear(kv * hd, d)),
+            (p + "self_attn.v_proj.weight", init.linear(kv * hd, d)),
+            (p + "self_attn.o_proj.weight", init.linear(d, args.heads * hd)),
+            (p + "post_attention_layernorm.weight", init.norm(d)),
+            (p + "mlp.gate_proj.weight", init.linear(f, d)),
+            (p + "mlp.up_proj.weight", init.linear(f, d)),
+            (p + "mlp.down_proj.weight", init.linear(d, f)),
+        ]
+    tensors.append(("model.norm.weight", init.norm(d)))
+    if not args.tie:
+        tensors.append(("lm_head.weight", init.linear(args.vocab, d)))
+    config = {
+        "model_type": "llama", "architectures": ["LlamaForCausalLM"],
+        "hidden_size": d, "intermediate_size": f,
+        "num_hidden_layers": args.layers, "num_attention_heads": args.heads,
+        "num_key_value_heads": kv, "vocab_size": args.vocab,
+        "max_position_embeddings": args.context, "rms_norm_eps": args.eps,
+        "rope_theta": args.rope_theta, "tie_word_embeddings": args.tie,
+        "hidden_act": "silu", "torch_dtype": "float32",
+        "bos_token_id": 1, "eos_token_id": 2,
+    }
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "config.json"), "w") as fh:
+        json.dump(config, fh, indent=2)
+    write_safetensors(os.path.join(args.out, "model.safetensors"), tensors)
+    write_llama2c_tokenizer(os.path.join(args.out, "tokenizer.bin"), args.vocab)
+
+
+def make_gpt2(args):
+    init = Init(args.seed)
+    d, f = args.dim, args.hidden or 4 * args.dim
+    tensors = [("wte.weight", init.normal(args.vocab, d, scale=0.5)),
+               ("wpe.weight", init.normal(args.context, d, scale=0.5))]
+    for layer in range(args.layers):
+        p = "h.%d." % layer
+        # Conv1D stores [in, out]: the transpose of nn.Linear.
+        tensors += [
+            (p + "ln_1.weight", init.norm(d)), (p + "ln_1.bias", init.normal(d, scale=0.1)),
+            (p + "attn.c_attn.weight", init.linear(3 * d, d).T.copy()),
+            (p + "attn.c_attn.bias", init.normal(3 * d, scale=0.1)),
+            (p + "attn.c_proj.weight", init.linear(d, d).T.copy()),
+            (p + "attn.c_proj.bias", init.normal(d, scale=0.1)),
+            (p + "ln_2.weight", init.norm(d)), (p + "ln_2.bias", init.normal(d, scale=0.1)),
+            (p + "mlp.c_fc.weight", init.linear(f, d).T.copy()),
+            (p + "mlp.c_fc.bias", init.normal(f, scale=0.1)),
+            (p + "mlp.c_proj.weight", init.linear(d, f).T.copy()),
+            (p + "mlp.c_proj.bias", init.normal(d, scale=0.1)),
+        ]
+    tensors += [("ln_f.weight", init.norm(d)), ("ln_f.bias", init.normal(d, scale=0.1))]
+    config = {
+        "model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+        "n_embd": d, "n_layer": args.layers, "n_head": args.heads,
+        "n_inner": f, "vocab_size": args.vocab, "n_positions": args.context,
+        "n_ctx": args.context, "layer_norm_epsilon": args.eps,
+        "activation_function": "gelu_new",
+        "bos_token_id": 256, "eos_token_id": 256,
+    }
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "config.json"), "w") as fh:
+        json.dump(config, fh, indent=2)
+    write_safetensors(os.path.join(args.out, "model.safetensors"), tensors)
+    write_gpt2_tokenizer(args.out, args.vocab)
+
+
+def make_llama2c(args):
+    """llama2.c order: header (dim, hidden, layers, heads, kv_heads, vocab,
+    seq_len; vocab < 0 when a classifier follows), token embedding, then each
+    kind stacked over layers (rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3),
+    rms_final, freq_cis_real/imag [seq_len, hd/2], optional wcls."""
+    init = Init(args.seed)
+    d, f, L = args.dim, args.hidden, args.layers
+    hd = d // args.heads
+    kv = args.kv_heads or args.heads
+    blocks = [init.normal(args.vocab, d)]
+    blocks.append(np.stack([init.norm(d) for _ in range(L)]))
+    for rows, cols in [(args.heads * hd, d), (kv * hd, d), (kv * hd, d),
+                       (d, args.heads * hd)]:
+        blocks.append(np.stack([init.linear(rows, cols) for _ in range(L)]))
+    blocks.append(np.stack([init.norm(d) for _ in range(L)]))
+    blocks.append(np.stack([init.linear(f, d) for _ in range(L)]))   # w1 (gate)
+    blocks.append(np.stack([init.linear(d, f) for _ in range(L)]))   # w2 (down)
+    blocks.append(np.stack([init.linear(f, d) for _ in range(L)]))   # w3 (up)
+    blocks.append(init.norm(d))
+    # The legacy tables are filled with junk: the compiler must not use them.
+    blocks.append(init.normal(args.context, hd // 2))
+    blocks.append(init.normal(args.context, hd // 2))
+    if not args.tie:
+        blocks.append(init.linear(args.vocab, d))
+    vocab_field = args.vocab if args.tie else -args.vocab
+    with open(args.out, "wb") as fh:
+        fh.write(struct.pack("<7i", d, f, L, args.heads, kv, vocab_field, args.context))
+        for block in blocks:
+            fh.write(np.ascontiguousarray(block, dtype="<f4").tobytes())
+    write_llama2c_tokenizer(args.out + ".tok", args.vocab)
+
+
+# ---------------------------------------------------------------------------
+# Readers (independent of the writers' in-memory state: the files are the truth)
+# ---------------------------------------------------------------------------
+
+
+def read_safetensors(path):
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    (length,) = struct.unpack_from("<Q", raw, 0)
+    header = json.loads(raw[8:8 + length])
+    base = 8 + length
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        assert info["dtype"] == "F32", (name, info["dtype"])
+        begin, end = info["data_offsets"]
+        array = np.frombuffer(raw[base + begin:base + end], dtype="<f4")
+        out[name] = torch.from_numpy(array.reshape(info["shape"]).astype(np.float64))
+    return out
+
+
+def load_hf(directory):
+    with open(os.path.join(directory, "config.json")) as fh:
+        config = json.load(fh)
+    return config, read_safetensors(os.path.join(directory, "model.safetensors"))
+
+
+def load_llama2c(path):
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    d, f, L, H, KV, vocab, seq = struct.unpack_from("<7i", raw, 0)
+    tied = vocab > 0
+    vocab = abs(vocab)
+    hd = d // H
+    data = np.frombuffer(raw, dtype="<f4", offset=28).astype(np.float64)
+    pos = 0
+
+    def take(*shape):
+        nonlocal pos
+        n = int(np.prod(shape))
+        block = torch.from_numpy(data[pos:pos + n].reshape(shape).copy())
+        pos += n
+        return block
+
+    w = {"embed": take(vocab, d), "attn_norm": take(L, d),
+         "wq": take(L, H * hd, d), "wk": take(L, KV * hd, d),
+         "wv": take(L, KV * hd, d), "wo": take(L, d, H * hd),
+         "ffn_norm": take(L, d), "w1": take(L, f, d), "w2": take(L, d, f),
+         "w3": take(L, f, d), "final_norm": take(d)}
+    take(seq, hd // 2)
+    take(seq, hd // 2)
+    w["head"] = w["embed"] if tied else take(vocab, d)
+    if pos != data.size:
+        sys.exit("llama2.c file %s: %d trailing floats" % (path, data.size - pos))
+    layers = [{k: w[k][i] for k in ("attn_norm", "wq", "wk", "wv", "wo",
+                                     "ffn_norm", "w1", "w2", "w3")}
+              for i in range(L)]
+    cfg = dict(heads=H, kv_heads=KV, eps=1e-5, theta=10000.0, interleaved=True)
+    return cfg, w["embed"], layers, w["final_norm"], w["head"]
+
+
+# ---------------------------------------------------------------------------
+# The reference models (float64)
+# ---------------------------------------------------------------------------
+
+
+def rms_norm(x, weight, eps):
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * weight
+
+
+def layer_norm(x, weight, bias, eps):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * weight + bias
+
+
+def rope(x, theta, interleaved):
+    """x: [T, heads, hd]; rotates each head at positions 0..T-1."""
+    T, _, hd = x.shape
+    i = torch.arange(hd // 2, dtype=torch.float64)
+    freq = theta ** (-2.0 * i / hd)
+    angle = torch.arange(T, dtype=torch.float64)[:, None] * freq[None, :]
+    cos, sin = torch.cos(angle)[:, None, :], torch.sin(angle)[:, None, :]
+    if interleaved:
+        a, b = x[..., 0::2], x[..., 1::2]
+        out = torch.empty_like(x)
+        out[..., 0::2] = a * cos - b * sin
+        out[..., 1::2] = a * sin + b * cos
+        return out
+    a, b = x[..., :hd // 2], x[..., hd // 2:]
+    return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
+
+
+def causal_attention(q, k, v):
+    """q: [T, H, hd]; k, v: [T, KV, hd] with H a multiple of KV."""
+    T, H, hd = q.shape
+    group = H // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat_interleave(group, dim=1)
+    scores = torch.einsum("thd,shd->hts", q, k) / math.sqrt(hd)
+    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    scores = scores.masked_fill(mask, float("-inf"))
+    probs = torch.softmax(scores, dim=-1)
+    return torch.einsum("hts,shd->thd", probs, v).reshape(T, H * hd)
+
+
+def llama_forward(cfg, embed, layers, final_norm, head, ids):
+    H, KV = cfg["heads"], cfg["kv_heads"]
+    x = embed[ids]
+    T, d = x.shape
+    hd = d // H
+    for w in layers:
+        h = rms_norm(x, w["attn_norm"], cfg["eps"])
+        q = rope((h @ w["wq"].T).reshape(T, H, hd), cfg["theta"], cfg["interleaved"])
+        k = rope((h @ w["wk"].T).reshape(T, KV, hd), cfg["theta"], cfg["interleaved"])
+        v = (h @ w["wv"].T).reshape(T, KV, hd)
+        x = x + causal_attention(q, k, v) @ w["wo"].T
+        h = rms_norm(x, w["ffn_norm"], cfg["eps"])
+        gate = h @ w["w1"].T
+        x = x + ((gate * torch.sigmoid(gate)) * (h @ w["w3"].T)) @ w["w2"].T
+    return rms_norm(x, final_norm, cfg["eps"]) @ head.T
+
+
+def llama_from_hf(config, t):
+    layers = []
+    for i in range(config["num_hidden_layers"]):
+        p = "model.layers.%d." % i
+        layers.append({
+            "attn_norm": t[p + "input_layernorm.weight"],
+            "wq": t[p + "self_attn.q_proj.weight"], "wk": t[p + "self_attn.k_proj.weight"],
+            "wv": t[p + "self_attn.v_proj.weight"], "wo": t[p + "self_attn.o_proj.weight"],
+            "ffn_norm": t[p + "post_attention_layernorm.weight"],
+            "w1": t[p + "mlp.gate_proj.weight"], "w3": t[p + "mlp.up_proj.weight"],
+            "w2": t[p + "mlp.down_proj.weight"]})
+    tied = config.get("tie_word_embeddings", False) or "lm_head.weight" not in t
+    head = t["model.embed_tokens.weight"] if tied else t["lm_head.weight"]
+    H = config["num_attention_heads"]
+    cfg = dict(heads=H, kv_heads=config.get("num_key_value_heads", H),
+               eps=config.get("rms_norm_eps", 1e-6),
+               theta=config.get("rope_theta", 10000.0), interleaved=False)
+    return cfg, t["model.embed_tokens.weight"], layers, t["model.norm.weight"], head
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def gpt2_forward(config, t, ids):
+    eps = config.get("layer_norm_epsilon", 1e-5)
+    H = config["n_head"]
+    x = t["wte.weight"][ids] + t["wpe.weight"][torch.arange(len(ids))]
+    T, d = x.shape
+    hd = d // H
+    for i in range(config["n_layer"]):
+        p = "h.%d." % i
+        h = layer_norm(x, t[p + "ln_1.weight"], t[p + "ln_1.bias"], eps)
+        qkv = h @ t[p + "attn.c_attn.weight"] + t[p + "attn.c_attn.bias"]
+        q, k, v = (part.reshape(T, H, hd) for part in qkv.split(d, dim=-1))
+        x = x + causal_attention(q, k, v) @ t[p + "attn.c_proj.weight"] \
+            + t[p + "attn.c_proj.bias"]
+        h = layer_norm(x, t[p + "ln_2.weight"], t[p + "ln_2.bias"], eps)
+        h = gelu_tanh(h @ t[p + "mlp.c_fc.weight"] + t[p + "mlp.c_fc.bias"])
+        x = x + h @ t[p + "mlp.c_proj.weight"] + t[p + "mlp.c_proj.bias"]
+    x = layer_norm(x, t["ln_f.weight"], t["ln_f.bias"], eps)
+    return x @ t["wte.weight"].T
+
+
+def reference_logits(model, ids):
+    ids = torch.tensor(ids, dtype=torch.long)
+    if os.path.isdir(model):
+        config, tensors = load_hf(model)
+        if config["model_type"] == "gpt2":
+            return gpt2_forward(config, tensors, ids)
+        return llama_forward(*llama_from_hf(config, tensors), ids)
+    return llama_forward(*load_llama2c(model), ids)
+
+
+def compare(args):
+    ids = [int(s) for s in args.token_ids.split(",")]
+    with torch.no_grad():
+        ref = reference_logits(args.model, ids).numpy()
+    n, vocab = ref.shape
+    ours = np.fromfile(args.logits, dtype="<f4")
+    if ours.size != n * vocab:
+        print("FAIL: %s holds %d floats, expected %d positions x %d vocab"
+              % (args.logits, ours.size, n, vocab))
+        return 1
+    ours = ours.reshape(n, vocab).astype(np.float64)
+    if not np.all(np.isfinite(ours)):
+        bad = int(np.argwhere(~np.isfinite(ours))[0][0])
+        print("FAIL: non-finite logits at position %d" % bad)
+        return 1
+    errors = np.abs(ours - ref).max(axis=1) / np.abs(ref).max(axis=1)
+    worst = int(errors.argmax())
+    status = "PASS" if errors[worst] <= args.tol else "FAIL"
+    print("%s: %d positions x %d vocab, worst relative error %.3e at position %d"
+          " (tol %.1e)" % (status, n, vocab, errors[worst], worst, args.tol))
+    if status == "FAIL":
+        failing = [i for i in range(n) if errors[i] > args.tol]
+        print("  failing positions: %s" % failing)
+        print("  per-position errors: %s" % " ".join("%.1e" % e for e in errors))
+        return 1
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    make = sub.add_parser("make-model", help="write a random-weight model")
+    make.add_argument("family", choices=["llama", "gpt2", "llama2c"])
+    make.add_argument("out")
+    make.add_argument("--dim", type=int, default=64)
+    make.add_argument("--hidden", type=int, default=0,
+                      help="FFN width (default: 172 for llama, 4*dim for gpt2)")
+    make.add_argument("--layers", type=int, default=2)
+    make.add_argument("--heads", type=int, default=4)
+    make.add_argument("--kv-heads", type=int, default=0, help="default: --heads")
+    make.add_argument("--vocab", type=int, default=512)
+    make.add_argument("--context", type=int, default=128)
+    make.add_argument("--tie", dest="tie", action="store_true", default=True)
+    make.add_argument("--no-tie", dest="tie", action="store_false")
+    make.add_argument("--eps", type=float, default=1e-5)
+    make.add_argument("--rope-theta", type=float, default=10000.0)
+    make.add_argument("--seed", type=int, default=0)
+    cmp = sub.add_parser("compare", help="check dumped logits against the reference")
+    cmp.add_argument("model", help="Hugging Face directory or llama2.c .bin")
+    cmp.add_argument("logits")
+    cmp.add_argument("--token-ids", required=True)
+    cmp.add_argument("--tol", type=float, default=1e-4)
+    args = parser.parse_args()
+    if args.command == "compare":
+        return compare(args)
+    if args.family != "gpt2" and not args.hidden:
+        args.hidden = 172
+    {"llama": make_llama, "gpt2": make_gpt2, "llama2c": make_llama2c}[args.family](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
