@@ -84,8 +84,31 @@ TokenizerSpec byteLevelGpt2Tokenizer() {
 
 } // namespace
 
+namespace {
+struct PresetShape {
+  const char *name;
+  ModelFamily family;
+  int64_t dim, hidden, layers, heads, kvHeads, vocab, context;
+};
+
+/// Tiny models for tests and the benchmark shapes of issue-level targets
+/// (stories15M/42M/110M are llama2.c's TinyStories models, gpt2-124m is
+/// GPT-2 small), all with seeded random weights.
+constexpr PresetShape kPresets[] = {
+    {"llama-tiny", ModelFamily::Llama, 64, 172, 2, 4, 2, 259, 256},
+    {"gpt2-tiny", ModelFamily::Gpt2, 64, 256, 2, 4, 4, 257, 256},
+    {"llama-15m", ModelFamily::Llama, 288, 768, 6, 6, 6, 32000, 256},
+    {"llama-42m", ModelFamily::Llama, 512, 1376, 8, 8, 8, 32000, 1024},
+    {"llama-110m", ModelFamily::Llama, 768, 2048, 12, 12, 12, 32000, 1024},
+    {"gpt2-124m", ModelFamily::Gpt2, 768, 3072, 12, 12, 12, 50257, 1024},
+};
+} // namespace
+
 std::vector<std::string> tfmc::presetNames() {
-  return {"llama-tiny", "gpt2-tiny"};
+  std::vector<std::string> names;
+  for (const PresetShape &preset : kPresets)
+    names.push_back(preset.name);
+  return names;
 }
 
 void tfmc::fillRandomWeights(ModelSpec &spec, uint64_t seed) {
@@ -110,32 +133,11 @@ void tfmc::fillRandomWeights(ModelSpec &spec, uint64_t seed) {
 
 llvm::Expected<ModelSpec> tfmc::makePreset(const std::string &name,
                                            uint64_t seed) {
-  ModelSpec spec;
-  ModelConfig &c = spec.config;
-  if (name == "llama-tiny") {
-    c.family = ModelFamily::Llama;
-    c.dim = 64;
-    c.hiddenDim = 172;
-    c.numLayers = 2;
-    c.numHeads = 4;
-    c.numKVHeads = 2;
-    c.vocabSize = 259;
-    c.contextLength = 256;
-    c.ropeLayout = RopeLayout::Interleaved;
-    c.tiedEmbeddings = true;
-    spec.tokenizer = byteLevelSpmTokenizer();
-  } else if (name == "gpt2-tiny") {
-    c.family = ModelFamily::Gpt2;
-    c.dim = 64;
-    c.hiddenDim = 256;
-    c.numLayers = 2;
-    c.numHeads = 4;
-    c.numKVHeads = 4;
-    c.vocabSize = 257;
-    c.contextLength = 256;
-    c.tiedEmbeddings = true;
-    spec.tokenizer = byteLevelGpt2Tokenizer();
-  } else {
+  const PresetShape *shape = nullptr;
+  for (const PresetShape &preset : kPresets)
+    if (name == preset.name)
+      shape = &preset;
+  if (!shape) {
     std::string known;
     for (const std::string &preset : presetNames())
       known += (known.empty() ? "" : ", ") + preset;
@@ -143,6 +145,20 @@ llvm::Expected<ModelSpec> tfmc::makePreset(const std::string &name,
                                    "unknown preset '" + name +
                                        "' (known: " + known + ")");
   }
+  ModelSpec spec;
+  ModelConfig &c = spec.config;
+  c.family = shape->family;
+  c.dim = shape->dim;
+  c.hiddenDim = shape->hidden;
+  c.numLayers = shape->layers;
+  c.numHeads = shape->heads;
+  c.numKVHeads = shape->kvHeads;
+  c.vocabSize = shape->vocab;
+  c.contextLength = shape->context;
+  c.ropeLayout = RopeLayout::Interleaved;
+  c.tiedEmbeddings = true;
+  spec.tokenizer = c.family == ModelFamily::Llama ? byteLevelSpmTokenizer()
+                                                  : byteLevelGpt2Tokenizer();
   fillRandomWeights(spec, seed);
   spec.description = "preset " + name + " (seeded random weights, seed " +
                      std::to_string(seed) + ")";

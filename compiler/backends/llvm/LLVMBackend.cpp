@@ -6,6 +6,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -45,6 +47,28 @@ static void defineModelInfo(llvm::Module &module,
                            "tfm_model");
 }
 
+/// The entry points' buffers (weights, tokens, cache, logits) never overlap
+/// (runtime/ModelABI.h says so); telling LLVM lets it keep accumulators in
+/// registers instead of re-loading them after every store.
+static void markEntryArgumentsNoAlias(llvm::Function &entry) {
+  for (llvm::Argument &argument : entry.args())
+    if (argument.getType()->isPointerTy())
+      argument.addAttr(llvm::Attribute::NoAlias);
+}
+
+/// Allows reassociation and contraction of floating-point arithmetic, which
+/// is what lets LLVM vectorise the reductions of matmuls, norms and softmax
+/// (partial sums per vector lane, fused multiply-adds). No other fast-math
+/// assumption (NaN/Inf-free, reciprocal) is made.
+static void allowReassociation(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &instruction : llvm::instructions(function))
+      if (llvm::isa<llvm::FPMathOperator>(instruction)) {
+        instruction.setHasAllowReassoc(true);
+        instruction.setHasAllowContract(true);
+      }
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
 tfmc::translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                          const tfm_model_info &info) {
@@ -61,12 +85,14 @@ tfmc::translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
       return makeError(llvm::Twine("the lowered module has no '") + entry +
                        "' entry point");
     function->setName(llvm::Twine("tfm_") + entry);
+    markEntryArgumentsNoAlias(*function);
   }
   for (llvm::Function &function : *llvmModule) {
     if (function.isDeclaration() || function.getName().starts_with("tfm_"))
       continue;
     function.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
+  allowReassociation(*llvmModule);
   defineModelInfo(*llvmModule, info);
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return makeError("the generated LLVM IR does not verify");

@@ -1,0 +1,367 @@
+#!/usr/bin/python3
+"""tfmc throughput against PyTorch and against the machine's limits.
+
+For each shape: write random weights of that shape, compile them with tfmc
+(timed), run the produced binary's --bench, run the same weights through a
+tuned PyTorch f32 peer (KV-cached decode with torch.mv, one-shot prefill with
+sgemm), and put both next to the machine's read bandwidth (decode roofline)
+and OpenBLAS sgemm rate (prefill ceiling). See bench/README.md.
+
+  /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "Inputs"))
+
+# name: (family, dim, hidden, layers, heads, kv_heads, vocab, context)
+SHAPES = {
+    "stories15M": ("llama", 288, 768, 6, 6, 6, 32000, 256),
+    "stories42M": ("llama", 512, 1376, 8, 8, 8, 32000, 1024),
+    "stories110M": ("llama", 768, 2048, 12, 12, 12, 32000, 1024),
+    "gpt2-124M": ("gpt2", 768, 3072, 12, 12, 12, 50257, 1024),
+}
+
+
+def configure_peer_environment(threads):
+    """PyTorch as a fair peer (shared/TOOLCHAIN.md): passive OpenMP waiting and
+    OpenBLAS's own thread count, both fixed before torch is imported."""
+    want = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_NUM_THREADS": str(threads),
+            "OMP_NUM_THREADS": str(threads)}
+    if any(os.environ.get(k) != v for k, v in want.items()):
+        os.environ.update(want)
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+
+
+# ---------------------------------------------------------------------------
+# Weights
+# ---------------------------------------------------------------------------
+
+
+def write_model(shape, directory, models_dir):
+    """Returns (path to compile, extra tfmc arguments)."""
+    import numpy as np
+    import torch_reference as ref
+    family, d, f, L, H, KV, vocab, ctx = SHAPES[shape]
+    args = argparse.Namespace(dim=d, hidden=f, layers=L, heads=H, kv_heads=KV,
+                              vocab=vocab, context=ctx, tie=True, seed=0,
+                              eps=1e-5, rope_theta=10000.0)
+    if family == "llama":
+        args.out = os.path.join(directory, shape + ".bin")
+        ref.make_llama2c(args)
+        os.remove(args.out + ".tok")
+        return args.out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
+    # gpt2: the real GPT-2 tokenizer files next to random weights.
+    init = ref.Init(0)
+    tensors = [("wte.weight", init.normal(vocab, d, scale=0.5)),
+               ("wpe.weight", init.normal(ctx, d, scale=0.5))]
+    for layer in range(L):
+        p = "h.%d." % layer
+        tensors += [
+            (p + "ln_1.weight", init.norm(d)), (p + "ln_1.bias", init.normal(d, scale=0.1)),
+            (p + "attn.c_attn.weight", init.linear(3 * d, d).T.copy()),
+            (p + "attn.c_attn.bias", init.normal(3 * d, scale=0.1)),
+            (p + "attn.c_proj.weight", init.linear(d, d).T.copy()),
+            (p + "attn.c_proj.bias", init.normal(d, scale=0.1)),
+            (p + "ln_2.weight", init.norm(d)), (p + "ln_2.bias", init.normal(d, scale=0.1)),
+            (p + "mlp.c_fc.weight", init.linear(f, d).T.copy()),
+            (p + "mlp.c_fc.bias", init.normal(f, scale=0.1)),
+            (p + "mlp.c_proj.weight", init.linear(d, f).T.copy()),
+            (p + "mlp.c_proj.bias", init.normal(d, scale=0.1))]
+    tensors += [("ln_f.weight", init.norm(d)), ("ln_f.bias", init.normal(d, scale=0.1))]
+    out = os.path.join(directory, shape)
+    os.makedirs(out)
+    config = {"model_type": "gpt2", "n_embd": d, "n_layer": L, "n_head": H,
+              "vocab_size": vocab, "n_positions": ctx, "n_ctx": ctx,
+              "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new",
+              "bos_token_id": 50256, "eos_token_id": 50256}
+    with open(os.path.join(out, "config.json"), "w") as fh:
+        json.dump(config, fh)
+    ref.write_safetensors(os.path.join(out, "model.safetensors"), tensors)
+    for name in ("vocab.json", "merges.txt"):
+        os.symlink(os.path.join(models_dir, "gpt2-tokenizer", name), os.path.join(out, name))
+    return out, []
+
+
+def load_peer_weights(shape, path):
+    """Canonical f32 weights, every matrix [out, in] contiguous for sgemv."""
+    import torch
+    import torch_reference as ref
+    family = SHAPES[shape][0]
+    f32 = lambda t: t.to(torch.float32).contiguous()
+    if family == "llama":
+        cfg, embed, layers, final_norm, head = ref.load_llama2c(path)
+        w = {"embed": f32(embed), "final_norm": (f32(final_norm), None),
+             "head": f32(head), "layers": []}
+        for lw in layers:
+            w["layers"].append({
+                "attn_norm": (f32(lw["attn_norm"]), None), "ffn_norm": (f32(lw["ffn_norm"]), None),
+                "wq": (f32(lw["wq"]), None), "wk": (f32(lw["wk"]), None),
+                "wv": (f32(lw["wv"]), None), "wo": (f32(lw["wo"]), None),
+                "gate": (f32(lw["w1"]), None), "up": (f32(lw["w3"]), None),
+                "down": (f32(lw["w2"]), None)})
+        return w
+    config, t = ref.load_hf(path)
+    d = config["n_embd"]
+    w = {"embed": f32(t["wte.weight"]), "pos": f32(t["wpe.weight"]),
+         "final_norm": (f32(t["ln_f.weight"]), f32(t["ln_f.bias"])),
+         "head": f32(t["wte.weight"]), "layers": []}
+    for i in range(config["n_layer"]):
+        p = "h.%d." % i
+        qkv, qkv_b = t[p + "attn.c_attn.weight"].T, t[p + "attn.c_attn.bias"]
+        lin = lambda name: (f32(t[p + name + ".weight"].T), f32(t[p + name + ".bias"]))
+        w["layers"].append({
+            "attn_norm": (f32(t[p + "ln_1.weight"]), f32(t[p + "ln_1.bias"])),
+            "ffn_norm": (f32(t[p + "ln_2.weight"]), f32(t[p + "ln_2.bias"])),
+            "wq": (f32(qkv[:d]), f32(qkv_b[:d])), "wk": (f32(qkv[d:2 * d]), f32(qkv_b[d:2 * d])),
+            "wv": (f32(qkv[2 * d:]), f32(qkv_b[2 * d:])), "wo": lin("attn.c_proj"),
+            "up": lin("mlp.c_fc"), "down": lin("mlp.c_proj")})
+    return w
+
+
+def weight_bytes(w):
+    """(bytes decode reads per token, layer-weight parameter count)."""
+    layer_params = sum(t.numel() for lw in w["layers"] for pair in lw.values()
+                       for t in pair if t is not None)
+    return 4 * (layer_params + w["head"].numel()), layer_params
+
+
+# ---------------------------------------------------------------------------
+# The PyTorch peer (f32)
+# ---------------------------------------------------------------------------
+
+
+class TorchPeer:
+    def __init__(self, shape, w, context):
+        import torch
+        self.torch = torch
+        family, d, f, L, H, KV, vocab, _ = SHAPES[shape]
+        self.gpt2 = family == "gpt2"
+        self.w, self.H, self.KV, self.hd = w, H, KV, d // H
+        self.k = torch.zeros(L, context, KV, self.hd)
+        self.v = torch.zeros(L, context, KV, self.hd)
+        if not self.gpt2:  # llama2.c: interleaved pairs, theta 10000
+            i = torch.arange(self.hd // 2, dtype=torch.float64)
+            angle = torch.arange(context, dtype=torch.float64)[:, None] * 10000.0 ** (-2 * i / self.hd)
+            self.cos = torch.cos(angle).float()
+            self.sin = torch.sin(angle).float()
+
+    def norm(self, x, wb):
+        F = self.torch.nn.functional
+        if self.gpt2:
+            return F.layer_norm(x, x.shape[-1:], wb[0], wb[1], 1e-5)
+        return x * self.torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-5) * wb[0]
+
+    def rope(self, x, pos):
+        """x: [T, heads, hd] at positions pos..pos+T-1."""
+        if self.gpt2:
+            return x
+        T = x.shape[0]
+        cos = self.cos[pos:pos + T, None, :]
+        sin = self.sin[pos:pos + T, None, :]
+        a, b = x[..., 0::2], x[..., 1::2]
+        return self.torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
+
+    def ffn(self, h, lw, lin):
+        torch = self.torch
+        if self.gpt2:
+            u = lin(h, lw["up"])
+            u = 0.5 * u * (1 + torch.tanh(0.7978845608028654 * (u + 0.044715 * u * u * u)))
+            return lin(u, lw["down"])
+        g = lin(h, lw["gate"])
+        return lin(torch.nn.functional.silu(g) * lin(h, lw["up"]), lw["down"])
+
+    def decode(self, token, pos):
+        """One token: every matrix-vector product is torch.mv (sgemv)."""
+        torch = self.torch
+        H, KV, hd = self.H, self.KV, self.hd
+
+        def lin(x, wb):
+            return torch.mv(wb[0], x) if wb[1] is None else torch.addmv(wb[1], wb[0], x)
+
+        x = self.w["embed"][token].clone()
+        if self.gpt2:
+            x += self.w["pos"][pos]
+        for l, lw in enumerate(self.w["layers"]):
+            h = self.norm(x, lw["attn_norm"])
+            q = self.rope(lin(h, lw["wq"]).view(1, H, hd), pos)[0]
+            self.k[l, pos] = self.rope(lin(h, lw["wk"]).view(1, KV, hd), pos)[0]
+            self.v[l, pos] = lin(h, lw["wv"]).view(KV, hd)
+            k = self.k[l, :pos + 1].repeat_interleave(H // KV, 1).transpose(0, 1)
+            v = self.v[l, :pos + 1].repeat_interleave(H // KV, 1).transpose(0, 1)
+            s = torch.bmm(k, q.view(H, hd, 1)).squeeze(-1) / math.sqrt(hd)
+            att = torch.bmm(torch.softmax(s, -1).unsqueeze(1), v).reshape(H * hd)
+            x += lin(att, lw["wo"])
+            x += self.ffn(self.norm(x, lw["ffn_norm"]), lw, lin)
+        return torch.mv(self.w["head"], self.norm(x, self.w["final_norm"]))
+
+    def prefill(self, tokens):
+        """T tokens at positions 0..T-1 in one pass (sgemm); logits of the last."""
+        torch = self.torch
+        H, KV, hd = self.H, self.KV, self.hd
+        T = len(tokens)
+
+        def lin(x, wb):
+            return torch.nn.functional.linear(x, wb[0], wb[1])
+
+        x = self.w["embed"][tokens]
+        if self.gpt2:
+            x = x + self.w["pos"][:T]
+        mask = torch.full((T, T), float("-inf")).triu(1)
+        for l, lw in enumerate(self.w["layers"]):
+            h = self.norm(x, lw["attn_norm"])
+            q = self.rope(lin(h, lw["wq"]).view(T, H, hd), 0)
+            k = self.rope(lin(h, lw["wk"]).view(T, KV, hd), 0)
+            v = lin(h, lw["wv"]).view(T, KV, hd)
+            self.k[l, :T], self.v[l, :T] = k, v
+            k = k.repeat_interleave(H // KV, 1).transpose(0, 1)
+            v = v.repeat_interleave(H // KV, 1).transpose(0, 1)
+            s = torch.baddbmm(mask, q.transpose(0, 1), k.transpose(1, 2), alpha=1 / math.sqrt(hd))
+            att = torch.bmm(torch.softmax(s, -1), v).transpose(0, 1).reshape(T, H * hd)
+            x = x + lin(att, lw["wo"])
+            x = x + self.ffn(self.norm(x, lw["ffn_norm"]), lw, lin)
+        return torch.mv(self.w["head"], self.norm(x[-1], self.w["final_norm"]))
+
+
+def bench_peer(peer, vocab, prompt, steps):
+    """Same protocol as the binary's --bench: synthetic ids, one warm-up of
+    each phase, best of 3; decode continues at positions prompt..prompt+steps-1."""
+    ids = [(i * 7919 + 13) % vocab for i in range(prompt + steps)]
+    prompt_ids = peer.torch.tensor(ids[:prompt])
+    best_p = best_d = float("inf")
+    with peer.torch.no_grad():
+        for run in range(4):
+            start = time.perf_counter()
+            peer.prefill(prompt_ids)
+            p = time.perf_counter() - start
+            start = time.perf_counter()
+            for i in range(steps):
+                peer.decode(ids[prompt + i], prompt + i)
+            dt = time.perf_counter() - start
+            if run:
+                best_p, best_d = min(best_p, p), min(best_d, dt)
+    return prompt / best_p, steps / best_d
+
+
+# ---------------------------------------------------------------------------
+# Machine limits
+# ---------------------------------------------------------------------------
+
+
+def read_bandwidth(threads, workdir):
+    exe = os.path.join(workdir, "bandwidth")
+    subprocess.run(["gcc", "-O3", "-mavx2", "-mfma", "-fopenmp",
+                    os.path.join(ROOT, "bench", "bandwidth.c"), "-o", exe], check=True)
+    out = subprocess.run([exe, str(threads)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["read_gb_per_s"] * 1e9
+
+
+def sgemm_rate():
+    import torch
+    n = 1024
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    torch.mm(a, b)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - start)
+    return 2 * n ** 3 / best
+
+
+# ---------------------------------------------------------------------------
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", default="stories15M",
+                        help="comma-separated, from: " + ",".join(SHAPES))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--prompt-tokens", type=int, default=128)
+    parser.add_argument("-n", dest="steps", type=int, default=128)
+    parser.add_argument("--tfmc", default=os.path.join(ROOT, "build", "bin", "tfmc"))
+    parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models"),
+                        help="directory with tokenizer.bin and gpt2-tokenizer/")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    shapes = args.shapes.split(",")
+    for s in shapes:
+        if s not in SHAPES:
+            parser.error("unknown shape '%s' (known: %s)" % (s, ",".join(SHAPES)))
+    configure_peer_environment(args.threads)
+
+    import ctypes
+    import torch
+    torch.set_num_threads(args.threads)
+    ctypes.CDLL("libopenblas.so.0").openblas_set_num_threads(args.threads)
+
+    work = tempfile.mkdtemp(prefix="tfmc-bench-")
+    context = args.prompt_tokens + args.steps
+    bandwidth = read_bandwidth(args.threads, work)
+    sgemm = sgemm_rate()
+    print("machine: %d threads, read bandwidth %.1f GB/s, OpenBLAS sgemm %.1f GFLOP/s"
+          % (args.threads, bandwidth / 1e9, sgemm / 1e9), flush=True)
+
+    rows = []
+    for shape in shapes:
+        model, extra = write_model(shape, work, os.path.abspath(args.models))
+        exe = os.path.join(work, shape + ".exe")
+        start = time.perf_counter()
+        subprocess.run([args.tfmc, "compile", model, *extra, "--context", str(context),
+                        "-o", exe], check=True)
+        compile_s = time.perf_counter() - start
+        out = subprocess.run([exe, "--bench", "--prompt-tokens", str(args.prompt_tokens),
+                              "-n", str(args.steps), "--threads", str(args.threads)],
+                             check=True, capture_output=True, text=True)
+        ours = json.loads(out.stdout.strip().splitlines()[-1])
+        w = load_peer_weights(shape, model)
+        peer = TorchPeer(shape, w, context)
+        torch_prefill, torch_decode = bench_peer(peer, SHAPES[shape][6],
+                                                 args.prompt_tokens, args.steps)
+        decode_bytes, layer_params = weight_bytes(w)
+        flops = 2 * layer_params
+        row = {"shape": shape, "compile_s": compile_s,
+               "decode_ours": ours["decode_tokens_per_s"], "decode_torch": torch_decode,
+               "prefill_ours": ours["prefill_tokens_per_s"], "prefill_torch": torch_prefill,
+               "decode_roofline_pct": 100 * ours["decode_tokens_per_s"] * decode_bytes / bandwidth,
+               "torch_decode_roofline_pct": 100 * torch_decode * decode_bytes / bandwidth,
+               "prefill_sgemm_pct": 100 * ours["prefill_tokens_per_s"] * flops / sgemm,
+               "torch_prefill_sgemm_pct": 100 * torch_prefill * flops / sgemm,
+               "decode_weight_mb": decode_bytes / 1e6}
+        rows.append(row)
+        print("# %s: %s" % (shape, json.dumps(row)), flush=True)
+        del peer, w
+
+    head = ("%-12s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
+            % ("shape", "dec ours", "dec torch", "ratio", "%bw", "%bw pt",
+               "pre ours", "pre torch", "ratio", "%sgemm", "%sg pt", "compile"))
+    print()
+    print("tok/s at %d threads; prefill %d tokens, decode %d tokens after it"
+          % (args.threads, args.prompt_tokens, args.steps))
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print("%-12s %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %7.1fs"
+              % (r["shape"], r["decode_ours"], r["decode_torch"],
+                 r["decode_ours"] / r["decode_torch"], r["decode_roofline_pct"],
+                 r["torch_decode_roofline_pct"], r["prefill_ours"], r["prefill_torch"],
+                 r["prefill_ours"] / r["prefill_torch"], r["prefill_sgemm_pct"],
+                 r["torch_prefill_sgemm_pct"], r["compile_s"]))
+    if args.keep:
+        print("work directory kept: %s" % work)
+    else:
+        shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
