@@ -57,6 +57,12 @@ static cl::opt<std::string>
               cl::desc("CPU to generate code for (default: this machine)"),
               cl::cat(compileCategory));
 
+static cl::opt<bool> parallelKernels(
+    "parallel",
+    cl::desc("Generate multi-threaded kernels (OpenMP); --parallel=false for "
+             "single-threaded code"),
+    cl::init(true), cl::cat(compileCategory));
+
 static int usage() {
   llvm::errs() << "usage: tfmc compile MODEL [--tokenizer FILE] -o OUT "
                   "[--compile-to=STAGE]\n"
@@ -97,6 +103,7 @@ int main(int argc, char **argv) {
   options.prefillChunk = prefillChunk;
   options.presetSeed = presetSeed;
   options.targetCpu = targetCpu;
+  options.parallel = parallelKernels;
   if (prefillChunk <= 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")
         << "--prefill-chunk must be positive\n";

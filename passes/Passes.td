@@ -69,4 +69,22 @@ def TfmDropInPlaceResults : Pass<"tfm-drop-in-place-results", "mlir::ModuleOp"> 
   }];
 }
 
+def TfmPromoteAccumulators : Pass<"tfm-promote-accumulators"> {
+  let summary = "Keep reduction accumulators in registers across scf.for loops";
+  let description = [{
+    Lowered reductions read and write their output element in every
+    iteration (`acc = load out[i]; store out[i], acc + x`). When the indices
+    are loop-invariant and no other access in the loop can touch the same
+    buffer, the element is loaded once before the loop, carried as an
+    `iter_args` value and stored once after it. The loop then only loads, so
+    LLVM vectorises the reduction even inside OpenMP-outlined bodies, where
+    it cannot prove the output buffer distinct from the inputs.
+
+    Two accesses are independent when their buffers have different roots
+    (allocations or function arguments, looking through views); the entry
+    ABI (runtime/ModelABI.h) guarantees that arguments never overlap.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 #endif // TFM_PASSES_TD

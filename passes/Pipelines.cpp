@@ -29,7 +29,8 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
+                                          const LLVMLoweringOptions &options) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -47,17 +48,28 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
 
-  pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  // Parallel dimensions of every linalg op become one scf.parallel, which
+  // OpenMP work-shares over the runtime's threads.
+  pm.addPass(options.parallel ? createConvertLinalgToParallelLoopsPass()
+                              : createConvertLinalgToLoopsPass());
+  pm.addPass(createTfmPromoteAccumulators());
+  if (options.parallel)
+    pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Before scf-to-cf: OpenMP bodies sit in memref.alloca_scope regions, which
+  // must still be single-block when they are lowered.
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   ConvertFuncToLLVMPassOptions funcOptions;
   funcOptions.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  // After func-to-llvm: this pass also converts function signatures, and
+  // would give the entries memref descriptors instead of bare pointers.
+  if (options.parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -68,7 +80,9 @@ void mlir::tfm::buildTfmCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
   buildTfmKVCachePipeline(pm, options);
   buildTfmToLinalgPipeline(pm);
-  buildLinalgToLLVMPipeline(pm);
+  LLVMLoweringOptions lowering;
+  lowering.parallel = options.parallel;
+  buildLinalgToLLVMPipeline(pm, lowering);
 }
 
 void mlir::tfm::registerTfmPipelines() {
@@ -79,7 +93,7 @@ void mlir::tfm::registerTfmPipelines() {
   PassPipelineRegistration<>("tfm-to-linalg-pipeline",
                              "tfm -> linalg on tensors, canonicalized",
                              buildTfmToLinalgPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LLVMLoweringOptions>(
       "tfm-linalg-to-llvm-pipeline",
       "linalg on tensors -> LLVM dialect with the bare-pointer entry ABI",
       buildLinalgToLLVMPipeline);

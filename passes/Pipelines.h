@@ -7,6 +7,13 @@
 
 namespace mlir::tfm {
 
+struct LLVMLoweringOptions : public PassPipelineOptions<LLVMLoweringOptions> {
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Work-share parallel loops over threads with OpenMP"),
+      llvm::cl::init(true)};
+};
+
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<int64_t> contextLength{
       *this, "context-length",
@@ -15,6 +22,10 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<int64_t> prefillChunk{*this, "prefill-chunk",
                                llvm::cl::desc("tokens per prefill call"),
                                llvm::cl::init(32)};
+  Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Work-share parallel loops over threads with OpenMP"),
+      llvm::cl::init(true)};
 };
 
 /// tfm (full sequence) -> tfm (prefill + decode with a KV cache).
@@ -24,7 +35,8 @@ void buildTfmKVCachePipeline(OpPassManager &pm,
 void buildTfmToLinalgPipeline(OpPassManager &pm);
 /// linalg on tensors -> LLVM dialect: bufferization with the bare-pointer
 /// entry ABI of runtime/ModelABI.h, loops, LLVM.
-void buildLinalgToLLVMPipeline(OpPassManager &pm);
+void buildLinalgToLLVMPipeline(OpPassManager &pm,
+                               const LLVMLoweringOptions &options);
 /// All of the above: tfm @forward -> LLVM dialect entries prefill/decode.
 void buildTfmCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 

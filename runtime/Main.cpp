@@ -29,9 +29,12 @@ int defaultThreads() {
 } // namespace
 
 extern "C" {
-/// Threads the generated code may use; set by --threads. Exported with C
-/// linkage so generated objects can read it without a runtime header.
+/// Threads the generated code may use; set by --threads.
 int tfm_num_threads = defaultThreads();
+/// Generated kernels work-share through the OpenMP runtime when compiled
+/// with --parallel (the default). Weak, so single-threaded builds link
+/// without it.
+void omp_set_num_threads(int) __attribute__((weak));
 }
 
 using namespace tfm::rt;
@@ -163,6 +166,8 @@ int main(int argc, char **argv) {
   }
   if (options.threads > 0)
     tfm_num_threads = options.threads;
+  if (omp_set_num_threads)
+    omp_set_num_threads(tfm_num_threads);
 
   std::string path = packagePath();
   Package package;

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build ccache g++ python3
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools  # MLIR/LLVM 22, lit, FileCheck
+  libomp-22-dev                                           # OpenMP runtime of the kernels
   libgtest-dev                                            # runtime unit tests
   python3-torch python3-numpy libopenblas0-pthread        # PyTorch reference numerics
 )

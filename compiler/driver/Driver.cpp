@@ -150,7 +150,11 @@ public:
     if (options.stage == Stage::Linalg)
       return printModule();
 
-    if (int rc = runPipeline(mlir::tfm::buildLinalgToLLVMPipeline))
+    mlir::tfm::LLVMLoweringOptions lowering;
+    lowering.parallel = options.parallel;
+    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
+          mlir::tfm::buildLinalgToLLVMPipeline(pm, lowering);
+        }))
       return rc;
     if (options.stage == Stage::LLVM)
       return printModule();

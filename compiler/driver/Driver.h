@@ -26,6 +26,7 @@ struct CompileOptions {
   int64_t prefillChunk = 32;
   uint64_t presetSeed = 42;
   std::string targetCpu; ///< empty: the host CPU
+  bool parallel = true;  ///< multi-threaded kernels (OpenMP)
 };
 
 /// Runs the compilation; diagnostics go to stderr. Returns the exit code.

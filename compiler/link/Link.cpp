@@ -56,7 +56,9 @@ llvm::Error tfmc::linkExecutable(const std::string &objectPath,
   std::string runtimeLib = *libDir + "/libtfmrt.a";
   llvm::SmallVector<llvm::StringRef> args = {
       *driver, "-o", outputPath, objectPath, mainLib, runtimeLib,
-      "-lm", "-lpthread"};
+      "-lm", "-lpthread",
+      // Kernels work-share loops through the LLVM OpenMP runtime.
+      "-L" TFMC_OPENMP_LIB_DIR, "-lomp", "-Wl,-rpath," TFMC_OPENMP_LIB_DIR};
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
                                          &message);

@@ -3,6 +3,7 @@
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/Constants.h"
@@ -74,6 +75,7 @@ tfmc::translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                          const tfm_model_info &info) {
   mlir::registerBuiltinDialectTranslation(*module.getContext());
   mlir::registerLLVMDialectTranslation(*module.getContext());
+  mlir::registerOpenMPDialectTranslation(*module.getContext());
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "tfm_model");
   if (!llvmModule)
