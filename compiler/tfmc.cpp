@@ -104,6 +104,11 @@ int main(int argc, char **argv) {
   options.presetSeed = presetSeed;
   options.targetCpu = targetCpu;
   options.parallel = parallelKernels;
+  if (contextLength < 0) {
+    llvm::WithColor::error(llvm::errs(), "tfmc")
+        << "--context must be positive\n";
+    return 1;
+  }
   if (prefillChunk <= 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")
         << "--prefill-chunk must be positive\n";

@@ -15,6 +15,9 @@ config.test_exec_root = os.path.join(config.tfmc_obj_root, "test")
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
 llvm_config.use_default_substitutions()
+# `not`, `count` and FileCheck come from LLVM 22, also where no substitution
+# applies (`RUN: not tfmc ...`).
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tfmc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["tfmc", "tfmc-opt", "tfm-tokenize", "tfmc-unittests"], tool_dirs)

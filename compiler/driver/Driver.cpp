@@ -71,8 +71,14 @@ int emitText(const CompileOptions &options, PrintFn print) {
 
 llvm::Expected<ModelSpec> loadSpec(const CompileOptions &options) {
   llvm::StringRef model(options.model);
-  if (model.consume_front("preset:"))
+  if (model.consume_front("preset:")) {
+    if (!options.tokenizer.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--tokenizer does not apply to presets (they carry their own "
+          "byte-level tokenizer)");
     return makePreset(model.str(), options.presetSeed);
+  }
   return loadModel(options.model, options.tokenizer);
 }
 

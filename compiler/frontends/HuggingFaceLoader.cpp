@@ -480,6 +480,9 @@ tfmc::loadHuggingFace(const std::string &directory,
   auto modelType = config.string("model_type", "");
   if (!modelType)
     return modelType.takeError();
+  if (modelType->empty())
+    return makeError("'" + configPath +
+                     "' has no model_type (supported: gpt2, llama)");
   bool gpt2 = *modelType == "gpt2";
   if (!gpt2 && *modelType != "llama")
     return makeError("unsupported model_type '" + *modelType + "' in '" +

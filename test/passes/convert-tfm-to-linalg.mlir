@@ -82,13 +82,15 @@ func.func @layer_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf3
 
 // -----
 
-// out[s, o] = sum_i x[s, i] * w[o, i] + b[o]: the bias broadcast is the init.
-// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// out[s, o] = sum_i x[s, i] * w[o, i] + b[o]: the bias broadcast is the init;
+// loops are (o, s, i) so each weight row is reused by every token.
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d1, d0)>
 // CHECK-LABEL: func.func @linear_bias
 func.func @linear_bias(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   // CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
-  // CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+  // CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
   // CHECK-SAME: outs(%[[INIT]] : tensor<4x8xf32>)
   %y = tfm.linear %x, %w, %b : tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
