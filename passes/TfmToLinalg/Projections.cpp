@@ -35,17 +35,19 @@ Value project(OpBuilder &b, Location loc, Value input, Value weight,
   MLIRContext *context = b.getContext();
   int64_t rows = shapeOf(input)[0], outputs = shapeOf(weight)[0];
   Value init = projectionInit(b, loc, rows, outputs, bias);
-  // Loops (s, o, i).
-  SmallVector<AffineMap> maps = {projection(context, 3, {0, 2}),
-                                 projection(context, 3, {1, 2}),
-                                 projection(context, 3, {0, 1})};
+  // Loops (o, s, i): the output feature is outermost so that one weight row
+  // is reused from cache by every token of a prefill chunk instead of the
+  // whole matrix being streamed once per token.
+  SmallVector<AffineMap> maps = {projection(context, 3, {1, 2}),
+                                 projection(context, 3, {0, 2}),
+                                 projection(context, 3, {1, 0})};
   return linalg::GenericOp::create(
              b, loc, init.getType(), ValueRange{input, weight}, init, maps,
              iterators(2, 1),
              [](OpBuilder &nb, Location nloc, ValueRange args) {
                Value product = arith::MulFOp::create(nb, nloc, args[0], args[1]);
-               yield(
-                   nb, nloc, arith::AddFOp::create(nb, nloc, args[2], product));
+               yield(nb, nloc,
+                     arith::AddFOp::create(nb, nloc, args[2], product));
              })
       .getResult(0);
 }
