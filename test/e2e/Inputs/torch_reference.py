@@ -8,7 +8,8 @@ Two commands:
         llama    a Hugging Face directory (config.json, model.safetensors,
                  tokenizer.bin: a llama2.c-format tokenizer of vocab pieces)
         gpt2     a Hugging Face directory (config.json, model.safetensors,
-                 vocab.json + merges.txt: 256 byte tokens + <|endoftext|>)
+                 vocab.json + merges.txt: 256 byte tokens + <|endoftext|>;
+                 a larger vocab_size leaves the ids above 256 to the model only)
         llama2c  a llama2.c checkpoint OUT (+ OUT.tok, its tokenizer)
       The files are written by hand (the safetensors package is not needed).
 
@@ -111,8 +112,8 @@ def write_gpt2_tokenizer(directory, vocab):
     byte_map = bytes_to_unicode()
     tokens = {byte_map[b]: b for b in range(256)}
     tokens["<|endoftext|>"] = 256
-    if vocab != len(tokens):
-        sys.exit("gpt2 models here use vocab_size %d (256 bytes + <|endoftext|>)"
+    if vocab < len(tokens):
+        sys.exit("gpt2 models here need vocab_size >= %d (256 bytes + <|endoftext|>)"
                  % len(tokens))
     with open(os.path.join(directory, "vocab.json"), "w", encoding="utf-8") as f:
         json.dump(tokens, f, ensure_ascii=False)
