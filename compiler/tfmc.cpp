@@ -63,6 +63,15 @@ static cl::opt<bool> parallelKernels(
              "single-threaded code"),
     cl::init(true), cl::cat(compileCategory));
 
+static cl::opt<bool> fuseElementwise(
+    "fuse-elementwise",
+    cl::desc("Fuse elementwise producers into parallel consumers"),
+    cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> promoteAccumulators(
+    "promote-accumulators",
+    cl::desc("Carry reduction accumulators in registers"), cl::init(true),
+    cl::cat(compileCategory));
+
 static int usage() {
   llvm::errs() << "usage: tfmc compile MODEL [--tokenizer FILE] -o OUT "
                   "[--compile-to=STAGE]\n"
@@ -104,6 +113,8 @@ int main(int argc, char **argv) {
   options.presetSeed = presetSeed;
   options.targetCpu = targetCpu;
   options.parallel = parallelKernels;
+  options.fuseElementwise = fuseElementwise;
+  options.promoteAccumulators = promoteAccumulators;
   if (contextLength < 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")
         << "--context must be positive\n";

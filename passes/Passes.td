@@ -87,4 +87,16 @@ def TfmPromoteAccumulators : Pass<"tfm-promote-accumulators"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def TfmFuseElementwise : Pass<"tfm-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg producers into elementwise consumers";
+  let description = [{
+    Upstream elementwise fusion restricted to consumers whose loops are all
+    parallel. Fusing into a contraction would recompute the producer once
+    per output feature (e.g. SiLU(gate) * up inside the down projection
+    costs `hidden * dim` transcendentals per token instead of `hidden`), so
+    reductions keep reading a materialised operand.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // TFM_PASSES_TD

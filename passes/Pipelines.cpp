@@ -23,10 +23,16 @@ void mlir::tfm::buildTfmKVCachePipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm) {
+void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
+                                         const TfmToLinalgOptions &options) {
   pm.addPass(createConvertTfmToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.fuseElementwise) {
+    pm.addPass(createTfmFuseElementwise());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
@@ -52,7 +58,8 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
   // OpenMP work-shares over the runtime's threads.
   pm.addPass(options.parallel ? createConvertLinalgToParallelLoopsPass()
                               : createConvertLinalgToLoopsPass());
-  pm.addPass(createTfmPromoteAccumulators());
+  if (options.promoteAccumulators)
+    pm.addPass(createTfmPromoteAccumulators());
   if (options.parallel)
     pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -79,9 +86,12 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
 void mlir::tfm::buildTfmCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
   buildTfmKVCachePipeline(pm, options);
-  buildTfmToLinalgPipeline(pm);
+  TfmToLinalgOptions toLinalg;
+  toLinalg.fuseElementwise = options.fuseElementwise;
+  buildTfmToLinalgPipeline(pm, toLinalg);
   LLVMLoweringOptions lowering;
   lowering.parallel = options.parallel;
+  lowering.promoteAccumulators = options.promoteAccumulators;
   buildLinalgToLLVMPipeline(pm, lowering);
 }
 
@@ -90,7 +100,7 @@ void mlir::tfm::registerTfmPipelines() {
       "tfm-cpu-pipeline",
       "tfm @forward -> KV-cached prefill/decode in the LLVM dialect",
       buildTfmCpuPipeline);
-  PassPipelineRegistration<>("tfm-to-linalg-pipeline",
+  PassPipelineRegistration<TfmToLinalgOptions>("tfm-to-linalg-pipeline",
                              "tfm -> linalg on tensors, canonicalized",
                              buildTfmToLinalgPipeline);
   PassPipelineRegistration<LLVMLoweringOptions>(

@@ -7,10 +7,21 @@
 
 namespace mlir::tfm {
 
+struct TfmToLinalgOptions : public PassPipelineOptions<TfmToLinalgOptions> {
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse elementwise producers into parallel consumers"),
+      llvm::cl::init(true)};
+};
+
 struct LLVMLoweringOptions : public PassPipelineOptions<LLVMLoweringOptions> {
   Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Work-share parallel loops over threads with OpenMP"),
+      llvm::cl::init(true)};
+  Option<bool> promoteAccumulators{
+      *this, "promote-accumulators",
+      llvm::cl::desc("Carry reduction accumulators in registers"),
       llvm::cl::init(true)};
 };
 
@@ -26,13 +37,22 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "parallel",
       llvm::cl::desc("Work-share parallel loops over threads with OpenMP"),
       llvm::cl::init(true)};
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse elementwise producers into parallel consumers"),
+      llvm::cl::init(true)};
+  Option<bool> promoteAccumulators{
+      *this, "promote-accumulators",
+      llvm::cl::desc("Carry reduction accumulators in registers"),
+      llvm::cl::init(true)};
 };
 
 /// tfm (full sequence) -> tfm (prefill + decode with a KV cache).
 void buildTfmKVCachePipeline(OpPassManager &pm,
                              const CpuPipelineOptions &options);
 /// tfm -> linalg/tensor/arith/math on tensors.
-void buildTfmToLinalgPipeline(OpPassManager &pm);
+void buildTfmToLinalgPipeline(OpPassManager &pm,
+                              const TfmToLinalgOptions &options);
 /// linalg on tensors -> LLVM dialect: bufferization with the bare-pointer
 /// entry ABI of runtime/ModelABI.h, loops, LLVM.
 void buildLinalgToLLVMPipeline(OpPassManager &pm,

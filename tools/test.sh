@@ -12,7 +12,7 @@ status=0
 # lit's summary ("  Passed: 12 (80.00%)") as the plain line CI reads.
 count() {
   local n
-  n=$(sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | tail -n 1)
+  n=$(sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | tail -n 1)
   echo "${n:-0}"
 }
 passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))

@@ -151,13 +151,18 @@ public:
     if (options.stage == Stage::KVCache)
       return printModule();
 
-    if (int rc = runPipeline(mlir::tfm::buildTfmToLinalgPipeline))
+    mlir::tfm::TfmToLinalgOptions toLinalg;
+    toLinalg.fuseElementwise = options.fuseElementwise;
+    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
+          mlir::tfm::buildTfmToLinalgPipeline(pm, toLinalg);
+        }))
       return rc;
     if (options.stage == Stage::Linalg)
       return printModule();
 
     mlir::tfm::LLVMLoweringOptions lowering;
     lowering.parallel = options.parallel;
+    lowering.promoteAccumulators = options.promoteAccumulators;
     if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
           mlir::tfm::buildLinalgToLLVMPipeline(pm, lowering);
         }))

@@ -27,6 +27,8 @@ struct CompileOptions {
   uint64_t presetSeed = 42;
   std::string targetCpu; ///< empty: the host CPU
   bool parallel = true;  ///< multi-threaded kernels (OpenMP)
+  bool fuseElementwise = true;
+  bool promoteAccumulators = true;
 };
 
 /// Runs the compilation; diagnostics go to stderr. Returns the exit code.
