@@ -122,8 +122,12 @@ private:
     Value values = mapping.lookup(attention.getValue());
     cacheValue = writeRows(loc, keys, CacheHalf::Keys);
     cacheValue = writeRows(loc, values, CacheHalf::Values);
-    Value cachedKeys = readLayer(loc, CacheHalf::Keys);
-    Value cachedValues = readLayer(loc, CacheHalf::Values);
+    int64_t sequence = cast<RankedTensorType>(keys.getType()).getDimSize(0);
+    Value visible = arith::AddIOp::create(
+        builder, loc, position,
+        arith::ConstantIndexOp::create(builder, loc, sequence));
+    Value cachedKeys = readLayer(loc, CacheHalf::Keys, visible);
+    Value cachedValues = readLayer(loc, CacheHalf::Values, visible);
     auto clone = AttentionOp::create(
         builder, loc, mapping.lookup(attention.getQuery()), cachedKeys,
         cachedValues, position, attention.getNumHeadsAttr(),
@@ -146,17 +150,18 @@ private:
                                          offsets, sizes, strides);
   }
 
-  Value readLayer(Location loc, CacheHalf half) {
+  /// The rows [0, pos + sequence) of the layer's keys or values: everything
+  /// this step may attend to, so attention never visits unwritten rows.
+  Value readLayer(Location loc, CacheHalf half, Value visible) {
     SmallVector<OpFoldResult> offsets = {
         builder.getIndexAttr(static_cast<int64_t>(half)),
         builder.getIndexAttr(layer), builder.getIndexAttr(0),
         builder.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {
-        builder.getIndexAttr(1), builder.getIndexAttr(1),
-        builder.getIndexAttr(cache.context),
-        builder.getIndexAttr(cache.kvFeatures)};
+    SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
+                                       builder.getIndexAttr(1), visible,
+                                       builder.getIndexAttr(cache.kvFeatures)};
     SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-    auto type = RankedTensorType::get({cache.context, cache.kvFeatures},
+    auto type = RankedTensorType::get({ShapedType::kDynamic, cache.kvFeatures},
                                       Float32Type::get(builder.getContext()));
     return tensor::ExtractSliceOp::create(builder, loc, type, cacheValue,
                                           offsets, sizes, strides);

@@ -22,8 +22,9 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     attention layers and `K` the key/value features (num_kv_heads * head_dim).
     Every position offset (RoPE, learned positions, attention) becomes `%pos`;
     before each attention the new keys and values are written into rows
-    `[pos, pos + S)` of the layer's cache slice and the attention reads the
-    whole slice, relying on the causal mask to hide rows not yet written.
+    `[pos, pos + S)` of the layer's cache slice and the attention reads rows
+    `[0, pos + S)` (a dynamically sized slice: attention cost grows with the
+    position, not with the context length).
     Result types are re-inferred for the new sequence lengths.
   }];
   let options = [

@@ -20,13 +20,28 @@ using namespace mlir::tfm;
 
 namespace {
 
-/// [rows, heads * headDim] -> [rows, heads, headDim].
+/// [rows, heads * headDim] -> [rows, heads, headDim]; rows may be dynamic
+/// (cached keys and values: the rows written so far).
 Value splitHeads(OpBuilder &b, Location loc, Value value, int64_t heads) {
   ArrayRef<int64_t> shape = shapeOf(value);
   auto type = RankedTensorType::get({shape[0], heads, shape[1] / heads},
                                     b.getF32Type());
   SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
-  return tensor::ExpandShapeOp::create(b, loc, type, value, groups);
+  SmallVector<OpFoldResult> outputShape = {
+      tensor::getMixedSize(b, loc, value, 0), b.getIndexAttr(heads),
+      b.getIndexAttr(shape[1] / heads)};
+  return tensor::ExpandShapeOp::create(b, loc, type, value, groups,
+                                       outputShape);
+}
+
+/// An f32 tensor of `sizes` (static or not), optionally filled.
+Value makeTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                 std::optional<double> fill = std::nullopt) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  if (!fill)
+    return empty;
+  return linalg::FillOp::create(b, loc, f32Constant(b, loc, *fill), empty)
+      .getResult(0);
 }
 
 class AttentionLowering : public OpRewritePattern<AttentionOp> {
@@ -40,7 +55,9 @@ public:
     int64_t heads = op.getNumHeads(), kvHeads = op.getNumKvHeads();
     int64_t headDim = op.getHeadDim(), group = heads / kvHeads;
     int64_t queries = shapeOf(op.getQuery())[0];
-    int64_t keys = shapeOf(op.getKey())[0];
+    OpFoldResult keys = tensor::getMixedSize(b, loc, op.getKey(), 0);
+    OpFoldResult headsSize = b.getIndexAttr(heads);
+    OpFoldResult queriesSize = b.getIndexAttr(queries);
     Value q = splitHeads(b, loc, op.getQuery(), heads);
     Value k = splitHeads(b, loc, op.getKey(), kvHeads);
     Value v = splitHeads(b, loc, op.getValue(), kvHeads);
@@ -55,7 +72,7 @@ public:
         AffineMap::get(4, 0, {s, h, d}, context),
         AffineMap::get(4, 0, {t, kvHead, d}, context),
         AffineMap::get(4, 0, {h, s, t}, context)};
-    Value scoreInit = filledTensor(b, loc, {heads, queries, keys}, 0.0);
+    Value scoreInit = makeTensor(b, loc, {headsSize, queriesSize, keys}, 0.0);
     Value scores =
         linalg::GenericOp::create(
             b, loc, scoreInit.getType(), ValueRange{q, k}, scoreInit,
@@ -109,7 +126,8 @@ public:
     Value weights =
         linalg::GenericOp::create(
             b, loc, scores.getType(), ValueRange{scores, maxima},
-            emptyTensor(b, loc, {heads, queries, keys}), expMaps, iterators(3),
+            makeTensor(b, loc, {headsSize, queriesSize, keys}), expMaps,
+            iterators(3),
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
               Value score = maskedScore(nb, nloc, args[0]);
               Value shifted = arith::SubFOp::create(nb, nloc, score, args[1]);

@@ -94,3 +94,14 @@ func.func @attention_mqa_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>
   %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 1 : i64} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// Cached keys and values: as many rows as have been written (dynamic).
+// CHECK-LABEL: func @attention_cached
+func.func @attention_cached(%q: tensor<1x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>,
+                            %pos: index) -> tensor<1x16xf32> {
+  // CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+  return %o : tensor<1x16xf32>
+}

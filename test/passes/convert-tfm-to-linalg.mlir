@@ -175,3 +175,17 @@ func.func @attention_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>, %v
   %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 1 : i64} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// Cached keys: the key dimension of the scores follows the rows given.
+// CHECK-LABEL: func.func @attention_cached
+// CHECK-SAME: %[[K:[^:]*]]: tensor<?x8xf32>
+func.func @attention_cached(%q: tensor<1x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %pos: index) -> tensor<1x16xf32> {
+  // CHECK: %[[ROWS:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x8xf32>
+  // CHECK: %[[KROWS:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x8xf32>
+  // CHECK: tensor.expand_shape %[[K]] {{\[}}[0], [1, 2]] output_shape [%[[KROWS]], 2, 4]
+  // CHECK: tensor.empty(%[[ROWS]]) : tensor<4x1x?xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+  return %o : tensor<1x16xf32>
+}

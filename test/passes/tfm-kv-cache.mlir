@@ -27,11 +27,13 @@ module attributes {tfm.context_length = 16 : i64} {
 // CHECK: %[[Q:.*]] = tfm.rope %[[X]][%[[POS]]]
 // CHECK: %[[C1:.*]] = tensor.insert_slice %[[K]] into %[[CACHE]][0, 0, %[[POS]], 0] [1, 1, 8, 8]
 // CHECK: %[[C2:.*]] = tensor.insert_slice %[[K]] into %[[C1]][1, 0, %[[POS]], 0] [1, 1, 8, 8]
-// CHECK: %[[KEYS:.*]] = tensor.extract_slice %[[C2]][0, 0, 0, 0] [1, 1, 16, 8]
-// CHECK: %[[VALUES:.*]] = tensor.extract_slice %[[C2]][1, 0, 0, 0] [1, 1, 16, 8]
-// CHECK: %[[OUT:.*]] = tfm.attention %[[Q]], %[[KEYS]], %[[VALUES]][%[[POS]]] {{.*}} : tensor<8x16xf32>, tensor<16x8xf32>, tensor<16x8xf32>
+// Attention reads only the rows written so far: [0, pos + 8).
+// CHECK: %[[VISIBLE:.*]] = arith.addi %[[POS]], %{{.*}} : index
+// CHECK: %[[KEYS:.*]] = tensor.extract_slice %[[C2]][0, 0, 0, 0] [1, 1, %[[VISIBLE]], 8] {{.*}} to tensor<?x8xf32>
+// CHECK: %[[VALUES:.*]] = tensor.extract_slice %[[C2]][1, 0, 0, 0] [1, 1, %[[VISIBLE]], 8] {{.*}} to tensor<?x8xf32>
+// CHECK: %[[OUT:.*]] = tfm.attention %[[Q]], %[[KEYS]], %[[VALUES]][%[[POS]]] {{.*}} : tensor<8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
 // CHECK: return %[[OUT]], %[[C2]]
 
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: tensor<1xi32>, %{{.*}}: index, %{{.*}}: tensor<2x1x16x8xf32>) -> (tensor<1x16xf32>, tensor<2x1x16x8xf32>)
-// CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<16x8xf32>, tensor<16x8xf32>
+// CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
