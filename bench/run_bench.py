@@ -78,23 +78,7 @@ def write_model(shape, directory, models_dir):
         os.remove(args.out + ".tok")
         return args.out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
     # gpt2: the real GPT-2 tokenizer files next to random weights.
-    init = ref.Init(0)
-    tensors = [("wte.weight", init.normal(vocab, d, scale=0.5)),
-               ("wpe.weight", init.normal(ctx, d, scale=0.5))]
-    for layer in range(L):
-        p = "h.%d." % layer
-        tensors += [
-            (p + "ln_1.weight", init.norm(d)), (p + "ln_1.bias", init.normal(d, scale=0.1)),
-            (p + "attn.c_attn.weight", init.linear(3 * d, d).T.copy()),
-            (p + "attn.c_attn.bias", init.normal(3 * d, scale=0.1)),
-            (p + "attn.c_proj.weight", init.linear(d, d).T.copy()),
-            (p + "attn.c_proj.bias", init.normal(d, scale=0.1)),
-            (p + "ln_2.weight", init.norm(d)), (p + "ln_2.bias", init.normal(d, scale=0.1)),
-            (p + "mlp.c_fc.weight", init.linear(f, d).T.copy()),
-            (p + "mlp.c_fc.bias", init.normal(f, scale=0.1)),
-            (p + "mlp.c_proj.weight", init.linear(d, f).T.copy()),
-            (p + "mlp.c_proj.bias", init.normal(d, scale=0.1))]
-    tensors += [("ln_f.weight", init.norm(d)), ("ln_f.bias", init.normal(d, scale=0.1))]
+    tensors = ref.gpt2_tensors(ref.Init(0), vocab, ctx, d, f, L)
     out = os.path.join(directory, shape)
     os.makedirs(out)
     config = {"model_type": "gpt2", "n_embd": d, "n_layer": L, "n_head": H,

@@ -176,12 +176,12 @@ def make_llama(args):
     write_llama2c_tokenizer(os.path.join(args.out, "tokenizer.bin"), args.vocab)
 
 
-def make_gpt2(args):
-    init = Init(args.seed)
-    d, f = args.dim, args.hidden or 4 * args.dim
-    tensors = [("wte.weight", init.normal(args.vocab, d, scale=0.5)),
-               ("wpe.weight", init.normal(args.context, d, scale=0.5))]
-    for layer in range(args.layers):
+def gpt2_tensors(init, vocab, context, dim, hidden, layers):
+    """Random GPT-2 weights under their Hugging Face names."""
+    d, f = dim, hidden
+    tensors = [("wte.weight", init.normal(vocab, d, scale=0.5)),
+               ("wpe.weight", init.normal(context, d, scale=0.5))]
+    for layer in range(layers):
         p = "h.%d." % layer
         # Conv1D stores [in, out]: the transpose of nn.Linear.
         tensors += [
@@ -197,6 +197,13 @@ def make_gpt2(args):
             (p + "mlp.c_proj.bias", init.normal(d, scale=0.1)),
         ]
     tensors += [("ln_f.weight", init.norm(d)), ("ln_f.bias", init.normal(d, scale=0.1))]
+    return tensors
+
+
+def make_gpt2(args):
+    init = Init(args.seed)
+    d, f = args.dim, args.hidden or 4 * args.dim
+    tensors = gpt2_tensors(init, args.vocab, args.context, d, f, args.layers)
     config = {
         "model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
         "n_embd": d, "n_layer": args.layers, "n_head": args.heads,
