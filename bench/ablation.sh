@@ -15,6 +15,7 @@ variants=(
   "all on|"
   "no elementwise fusion|--fuse-elementwise=false"
   "no accumulator promotion|--promote-accumulators=false"
+  "fork for every loop|--min-parallel-work=0"
   "single-threaded kernels|--parallel=false"
 )
 printf '%-28s %12s %12s\n' "preset $preset, $threads threads" "decode tok/s" "prefill tok/s"

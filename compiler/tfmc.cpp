@@ -72,6 +72,12 @@ static cl::opt<bool> promoteAccumulators(
     cl::desc("Carry reduction accumulators in registers"), cl::init(true),
     cl::cat(compileCategory));
 
+static cl::opt<int64_t> minParallelWork(
+    "min-parallel-work",
+    cl::desc("Parallel loops with less work (innermost iterations) run on "
+             "one thread; 0 forks for every loop"),
+    cl::init(32768), cl::cat(compileCategory));
+
 static int usage() {
   llvm::errs() << "usage: tfmc compile MODEL [--tokenizer FILE] -o OUT "
                   "[--compile-to=STAGE]\n"
@@ -115,6 +121,7 @@ int main(int argc, char **argv) {
   options.parallel = parallelKernels;
   options.fuseElementwise = fuseElementwise;
   options.promoteAccumulators = promoteAccumulators;
+  options.minParallelWork = minParallelWork;
   if (contextLength < 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")
         << "--context must be positive\n";

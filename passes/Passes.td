@@ -100,4 +100,22 @@ def TfmFuseElementwise : Pass<"tfm-fuse-elementwise"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def TfmSerializeSmallParallelLoops
+    : Pass<"tfm-serialize-small-parallel-loops"> {
+  let summary = "Run parallel loops with little work on one thread";
+  let description = [{
+    A one-token decode step has many tiny parallel loops (norms, RoPE,
+    residual adds over one row) between its large matrix-vector products.
+    Forking threads for those costs more than the loop itself, so an
+    outermost `scf.parallel` whose estimated work (its iterations times the
+    trip counts of the loops it contains) is below `min-work` becomes
+    nested `scf.for` loops before OpenMP conversion.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Loop iterations (innermost bodies) worth forking threads for">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 #endif // TFM_PASSES_TD

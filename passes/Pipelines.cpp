@@ -60,8 +60,12 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
                               : createConvertLinalgToLoopsPass());
   if (options.promoteAccumulators)
     pm.addPass(createTfmPromoteAccumulators());
-  if (options.parallel)
+  if (options.parallel) {
+    TfmSerializeSmallParallelLoopsOptions small;
+    small.minWork = options.minParallelWork;
+    pm.addPass(createTfmSerializeSmallParallelLoops(small));
     pm.addPass(createConvertSCFToOpenMPPass());
+  }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Before scf-to-cf: OpenMP bodies sit in memref.alloca_scope regions, which
@@ -92,6 +96,7 @@ void mlir::tfm::buildTfmCpuPipeline(OpPassManager &pm,
   LLVMLoweringOptions lowering;
   lowering.parallel = options.parallel;
   lowering.promoteAccumulators = options.promoteAccumulators;
+  lowering.minParallelWork = options.minParallelWork;
   buildLinalgToLLVMPipeline(pm, lowering);
 }
 

@@ -23,6 +23,10 @@ struct LLVMLoweringOptions : public PassPipelineOptions<LLVMLoweringOptions> {
       *this, "promote-accumulators",
       llvm::cl::desc("Carry reduction accumulators in registers"),
       llvm::cl::init(true)};
+  Option<int64_t> minParallelWork{
+      *this, "min-parallel-work",
+      llvm::cl::desc("Parallel loops with less work run on one thread"),
+      llvm::cl::init(32768)};
 };
 
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
@@ -45,6 +49,10 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "promote-accumulators",
       llvm::cl::desc("Carry reduction accumulators in registers"),
       llvm::cl::init(true)};
+  Option<int64_t> minParallelWork{
+      *this, "min-parallel-work",
+      llvm::cl::desc("Parallel loops with less work run on one thread"),
+      llvm::cl::init(32768)};
 };
 
 /// tfm (full sequence) -> tfm (prefill + decode with a KV cache).

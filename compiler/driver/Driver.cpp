@@ -163,6 +163,7 @@ public:
     mlir::tfm::LLVMLoweringOptions lowering;
     lowering.parallel = options.parallel;
     lowering.promoteAccumulators = options.promoteAccumulators;
+    lowering.minParallelWork = options.minParallelWork;
     if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
           mlir::tfm::buildLinalgToLLVMPipeline(pm, lowering);
         }))

@@ -29,6 +29,7 @@ struct CompileOptions {
   bool parallel = true;  ///< multi-threaded kernels (OpenMP)
   bool fuseElementwise = true;
   bool promoteAccumulators = true;
+  int64_t minParallelWork = 32768; ///< smaller parallel loops stay serial
 };
 
 /// Runs the compilation; diagnostics go to stderr. Returns the exit code.

@@ -1,0 +1,91 @@
+//===- SerializeSmallParallelLoops.cpp - Keep tiny loops off the team -----===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TFMSERIALIZESMALLPARALLELLOOPS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kUnknownWork = std::numeric_limits<int64_t>::max() / 4;
+
+std::optional<int64_t> constantTripCount(Value lower, Value upper,
+                                         Value step) {
+  auto lb = getConstantIntValue(lower), ub = getConstantIntValue(upper),
+       st = getConstantIntValue(step);
+  if (!lb || !ub || !st || *st <= 0)
+    return std::nullopt;
+  return std::max<int64_t>(0, (*ub - *lb + *st - 1) / *st);
+}
+
+/// Innermost iterations executed by one run of `block` (loops with unknown
+/// bounds count as unbounded work).
+int64_t blockWork(Block &block) {
+  int64_t work = 1;
+  for (Operation &op : block) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      auto trips = constantTripCount(loop.getLowerBound(),
+                                     loop.getUpperBound(), loop.getStep());
+      if (!trips)
+        return kUnknownWork;
+      work += std::min(kUnknownWork, *trips * blockWork(*loop.getBody()));
+    } else if (op.getNumRegions() > 0) {
+      for (Region &region : op.getRegions())
+        for (Block &nested : region)
+          work += blockWork(nested);
+    }
+    work = std::min(work, kUnknownWork);
+  }
+  return work;
+}
+
+int64_t parallelWork(scf::ParallelOp loop) {
+  int64_t iterations = 1;
+  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
+                                       loop.getUpperBound(), loop.getStep())) {
+    auto trips = constantTripCount(lb, ub, step);
+    if (!trips)
+      return kUnknownWork;
+    iterations *= *trips;
+  }
+  return std::min(kUnknownWork, iterations * blockWork(*loop.getBody()));
+}
+
+/// Replaces `loop` (without reductions) by nested scf.for loops.
+void serialize(scf::ParallelOp loop) {
+  OpBuilder builder(loop);
+  scf::buildLoopNest(
+      builder, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
+      loop.getStep(), [&](OpBuilder &b, Location, ValueRange ivs) {
+        IRMapping mapping;
+        mapping.map(loop.getInductionVars(), ivs);
+        for (Operation &op : loop.getBody()->without_terminator())
+          b.clone(op, mapping);
+      });
+  loop.erase();
+}
+
+struct TfmSerializeSmallParallelLoops
+    : mlir::tfm::impl::TfmSerializeSmallParallelLoopsBase<
+          TfmSerializeSmallParallelLoops> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> small;
+    getOperation()->walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
+      if (loop.getNumReductions() == 0 && parallelWork(loop) < minWork)
+        small.push_back(loop);
+      // Nested parallel loops run inside the outer one's threads.
+      return WalkResult::skip();
+    });
+    for (scf::ParallelOp loop : small)
+      serialize(loop);
+  }
+};
+
+} // namespace

@@ -1,0 +1,39 @@
+// RUN: tfmc-opt %s -tfm-serialize-small-parallel-loops=min-work=1000 -split-input-file | FileCheck %s
+
+// 4 x 16 iterations: not worth forking threads for.
+// CHECK-LABEL: func.func @small
+func.func @small(%m: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %f = arith.constant 1.0 : f32
+  // CHECK-NOT: scf.parallel
+  // CHECK: scf.for %[[I:.*]] =
+  // CHECK: scf.for %[[J:.*]] =
+  // CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]]
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c16) step (%c1, %c1) {
+    memref.store %f, %m[%i, %j] : memref<4x16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// 64 rows, each a 64-long reduction: 4096 innermost iterations, kept parallel.
+// CHECK-LABEL: func.func @large
+func.func @large(%x: memref<64x64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  // CHECK: scf.parallel
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %k = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<64x64xf32>
+      memref.store %v, %out[%i] : memref<64xf32>
+    }
+    scf.reduce
+  }
+  return
+}
