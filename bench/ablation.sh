@@ -13,6 +13,7 @@ trap 'rm -rf "$work"' EXIT
 
 variants=(
   "all on|"
+  "no projection fusion|--fuse-projections=false"
   "no elementwise fusion|--fuse-elementwise=false"
   "no accumulator promotion|--promote-accumulators=false"
   "fork for every loop|--min-parallel-work=0"

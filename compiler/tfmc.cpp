@@ -38,8 +38,8 @@ static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
                                        cl::cat(compileCategory));
 static cl::opt<std::string> compileTo(
     "compile-to",
-    cl::desc("Stop after a stage and print it: tfm, kv-cache, linalg, llvm, "
-             "llvm-ir, asm, obj"),
+    cl::desc("Stop after a stage and print it: tfm, kv-cache, fused, linalg, "
+             "llvm, llvm-ir, asm, obj"),
     cl::value_desc("stage"), cl::cat(compileCategory));
 static cl::opt<int64_t>
     contextLength("context",
@@ -63,6 +63,10 @@ static cl::opt<bool> parallelKernels(
              "single-threaded code"),
     cl::init(true), cl::cat(compileCategory));
 
+static cl::opt<bool> fuseProjections(
+    "fuse-projections",
+    cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> fuseElementwise(
     "fuse-elementwise",
     cl::desc("Fuse elementwise producers into parallel consumers"),
@@ -119,6 +123,7 @@ int main(int argc, char **argv) {
   options.presetSeed = presetSeed;
   options.targetCpu = targetCpu;
   options.parallel = parallelKernels;
+  options.fuseProjections = fuseProjections;
   options.fuseElementwise = fuseElementwise;
   options.promoteAccumulators = promoteAccumulators;
   options.minParallelWork = minParallelWork;
@@ -137,7 +142,8 @@ int main(int argc, char **argv) {
     if (!stage) {
       llvm::WithColor::error(llvm::errs(), "tfmc")
           << "unknown --compile-to stage '" << compileTo
-          << "' (expected tfm, kv-cache, linalg, llvm, llvm-ir, asm or obj)\n";
+          << "' (expected tfm, kv-cache, fused, linalg, llvm, llvm-ir, asm "
+             "or obj)\n";
       return 1;
     }
     options.stage = *stage;

@@ -44,6 +44,8 @@ LogicalResult GlobalWeightOp::verify() {
   auto type = cast<RankedTensorType>(getType());
   if (!type.getElementType().isF32())
     return emitOpError() << "weights are f32 tensors, got " << type;
+  if (getStacked() && getStacked()->empty())
+    return emitOpError() << "stacks no tensors";
   return success();
 }
 

@@ -25,8 +25,17 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     ```mlir
     tfm.global_weight @layers.0.attn.wq : tensor<288x288xf32>
     ```
+    A weight built at compile time from model tensors names them in
+    `stacked`: the tensors are stacked along dimension 0 in that order (the
+    fused Q/K/V or gate/up matrices).
+    ```mlir
+    tfm.global_weight @layers.0.ffn.w_gate_up : tensor<1536x288xf32>
+        {stacked = ["layers.0.ffn.w_gate", "layers.0.ffn.w_up"]}
+    ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyStaticShapeTensor>:$type);
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<AnyStaticShapeTensor>:$type,
+                       OptionalAttr<StrArrayAttr>:$stacked);
   let assemblyFormat = "$sym_name `:` $type attr-dict";
   let hasVerifier = 1;
 }

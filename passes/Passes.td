@@ -118,4 +118,40 @@ def TfmSerializeSmallParallelLoops
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def TfmFuseQKV : Pass<"tfm-fuse-qkv", "mlir::ModuleOp"> {
+  let summary = "Compute the Q, K and V projections as one GEMM";
+  let description = [{
+    The three linears of one attention input become one `tfm.linear` over a
+    weight that stacks Wq, Wk and Wv along the output dimension (and their
+    biases), declared as `tfm.global_weight @layers.N.attn.wqkv {stacked =
+    [...]}`: the compiler writes the stacked matrix into the weights blob, so
+    nothing is concatenated at run time. Q, K and V are column slices of
+    the result. One pass over the input and one parallel region instead of
+    three.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+def TfmFuseFFN : Pass<"tfm-fuse-ffn", "mlir::ModuleOp"> {
+  let summary = "Compute the SwiGLU gate and up projections as one GEMM";
+  let description = [{
+    `mul(silu(x Wg^T), x Wu^T)` becomes one linear over Wg and Wu stacked at
+    compile time (`@layers.N.ffn.w_gate_up`) followed by the SiLU-multiply
+    on its two column halves, which tfm-fuse-elementwise later merges into
+    one elementwise kernel.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+def TfmLowerStridedCopies : Pass<"tfm-lower-strided-copies"> {
+  let summary = "Turn memref.copy of strided views into linalg.copy";
+  let description = [{
+    The LLVM lowering of `memref.copy` between non-contiguous views calls
+    `memrefCopy` from MLIR's C runner library, which produced executables do
+    not link. As `linalg.copy` such copies become loops like every other
+    kernel (and contiguous ones are recognised as memcpy by LLVM).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // TFM_PASSES_TD

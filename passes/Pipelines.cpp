@@ -23,6 +23,16 @@ void mlir::tfm::buildTfmKVCachePipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+void mlir::tfm::buildTfmFusionPipeline(OpPassManager &pm,
+                                       const TfmFusionOptions &options) {
+  if (!options.fuseProjections)
+    return;
+  pm.addPass(createTfmFuseQKV());
+  pm.addPass(createTfmFuseFFN());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
                                          const TfmToLinalgOptions &options) {
   pm.addPass(createConvertTfmToLinalg());
@@ -53,6 +63,7 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createTfmLowerStridedCopies());
 
   // Parallel dimensions of every linalg op become one scf.parallel, which
   // OpenMP work-shares over the runtime's threads.
@@ -90,6 +101,9 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
 void mlir::tfm::buildTfmCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
   buildTfmKVCachePipeline(pm, options);
+  TfmFusionOptions fusion;
+  fusion.fuseProjections = options.fuseProjections;
+  buildTfmFusionPipeline(pm, fusion);
   TfmToLinalgOptions toLinalg;
   toLinalg.fuseElementwise = options.fuseElementwise;
   buildTfmToLinalgPipeline(pm, toLinalg);
@@ -105,6 +119,9 @@ void mlir::tfm::registerTfmPipelines() {
       "tfm-cpu-pipeline",
       "tfm @forward -> KV-cached prefill/decode in the LLVM dialect",
       buildTfmCpuPipeline);
+  PassPipelineRegistration<TfmFusionOptions>(
+      "tfm-fusion-pipeline", "tfm projection fusion (Q/K/V, gate/up)",
+      buildTfmFusionPipeline);
   PassPipelineRegistration<TfmToLinalgOptions>("tfm-to-linalg-pipeline",
                              "tfm -> linalg on tensors, canonicalized",
                              buildTfmToLinalgPipeline);

@@ -7,6 +7,13 @@
 
 namespace mlir::tfm {
 
+struct TfmFusionOptions : public PassPipelineOptions<TfmFusionOptions> {
+  Option<bool> fuseProjections{
+      *this, "fuse-projections",
+      llvm::cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),
+      llvm::cl::init(true)};
+};
+
 struct TfmToLinalgOptions : public PassPipelineOptions<TfmToLinalgOptions> {
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
@@ -41,6 +48,10 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "parallel",
       llvm::cl::desc("Work-share parallel loops over threads with OpenMP"),
       llvm::cl::init(true)};
+  Option<bool> fuseProjections{
+      *this, "fuse-projections",
+      llvm::cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),
+      llvm::cl::init(true)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise producers into parallel consumers"),
@@ -58,6 +69,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// tfm (full sequence) -> tfm (prefill + decode with a KV cache).
 void buildTfmKVCachePipeline(OpPassManager &pm,
                              const CpuPipelineOptions &options);
+/// tfm -> tfm: projection fusion (tfm-fuse-qkv, tfm-fuse-ffn).
+void buildTfmFusionPipeline(OpPassManager &pm, const TfmFusionOptions &options);
 /// tfm -> linalg/tensor/arith/math on tensors.
 void buildTfmToLinalgPipeline(OpPassManager &pm,
                               const TfmToLinalgOptions &options);
@@ -68,8 +81,8 @@ void buildLinalgToLLVMPipeline(OpPassManager &pm,
 /// All of the above: tfm @forward -> LLVM dialect entries prefill/decode.
 void buildTfmCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
-/// Registers `tfm-cpu-pipeline`, `tfm-to-linalg-pipeline` and
-/// `tfm-linalg-to-llvm-pipeline` for tfmc-opt.
+/// Registers `tfm-cpu-pipeline`, `tfm-fusion-pipeline`,
+/// `tfm-to-linalg-pipeline` and `tfm-linalg-to-llvm-pipeline` for tfmc-opt.
 void registerTfmPipelines();
 
 } // namespace mlir::tfm

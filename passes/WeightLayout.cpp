@@ -39,11 +39,16 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     slot.offset = llvm::alignTo(offset, WeightLayout::kAlignment);
     slot.bytes = type.getNumElements() * sizeof(float);
     offset = slot.offset + slot.bytes;
+    if (auto stacked = global.getStacked())
+      for (llvm::StringRef part : stacked->getAsValueRange<StringAttr>())
+        slot.stacked.push_back(part.str());
 
     hash.add(slot.name.data(), slot.name.size());
     for (int64_t extent : slot.shape)
       hash.add(static_cast<uint64_t>(extent));
     hash.add(slot.offset);
+    for (const std::string &part : slot.stacked)
+      hash.add(part.data(), part.size());
 
     layout.index[slot.name] = layout.slots.size();
     layout.slots.push_back(std::move(slot));

@@ -21,6 +21,9 @@ struct WeightSlot {
   std::vector<int64_t> shape;
   uint64_t offset = 0; ///< bytes from the start of the blob
   uint64_t bytes = 0;
+  /// Model tensors stacked along dimension 0 to form this weight; empty when
+  /// the weight is the model tensor `name` itself.
+  std::vector<std::string> stacked;
 };
 
 struct WeightLayout {

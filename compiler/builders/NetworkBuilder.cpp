@@ -34,7 +34,8 @@ Value NetworkBuilder::weight(const std::string &name) {
     return found->second;
   const WeightTensor &tensor = spec_.weights.at(name);
   auto type = RankedTensorType::get(tensor.shape, builder_.getF32Type());
-  mlir::tfm::GlobalWeightOp::create(declarations_, loc(), name, type);
+  mlir::tfm::GlobalWeightOp::create(declarations_, loc(), name, type,
+                                    /*stacked=*/nullptr);
   Value value = mlir::tfm::WeightOp::create(builder_, loc(), type, name);
   weights_[name] = value;
   return value;

@@ -36,6 +36,7 @@ std::optional<Stage> tfmc::parseStage(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<Stage>>(name)
       .Case("tfm", Stage::Tfm)
       .Case("kv-cache", Stage::KVCache)
+      .Case("fused", Stage::Fused)
       .Case("linalg", Stage::Linalg)
       .Case("llvm", Stage::LLVM)
       .Case("llvm-ir", Stage::LLVMIR)
@@ -139,7 +140,6 @@ public:
     if (options.stage == Stage::Tfm)
       return printModule();
 
-    mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(*module);
     mlir::tfm::CpuPipelineOptions pipeline;
     pipeline.contextLength = context;
     pipeline.prefillChunk = options.prefillChunk;
@@ -147,9 +147,21 @@ public:
           mlir::tfm::buildTfmKVCachePipeline(pm, pipeline);
         }))
       return rc;
-    tfm_model_info info = modelInfo(*module, *spec, layout, context);
     if (options.stage == Stage::KVCache)
       return printModule();
+
+    mlir::tfm::TfmFusionOptions fusion;
+    fusion.fuseProjections = options.fuseProjections;
+    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
+          mlir::tfm::buildTfmFusionPipeline(pm, fusion);
+        }))
+      return rc;
+    if (options.stage == Stage::Fused)
+      return printModule();
+    // The blob holds what the optimised network reads (stacked weights
+    // included), in the order the lowering will bind it.
+    mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(*module);
+    tfm_model_info info = modelInfo(*module, *spec, layout, context);
 
     mlir::tfm::TfmToLinalgOptions toLinalg;
     toLinalg.fuseElementwise = options.fuseElementwise;

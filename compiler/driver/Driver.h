@@ -12,7 +12,17 @@ namespace tfmc {
 
 /// Where `tfmc compile` stops. Every stage before `Executable` prints its
 /// result (to -o, or stdout).
-enum class Stage { Tfm, KVCache, Linalg, LLVM, LLVMIR, Asm, Obj, Executable };
+enum class Stage {
+  Tfm,
+  KVCache,
+  Fused,
+  Linalg,
+  LLVM,
+  LLVMIR,
+  Asm,
+  Obj,
+  Executable
+};
 
 /// Parses a --compile-to value; nullopt for an unknown name.
 std::optional<Stage> parseStage(llvm::StringRef name);
@@ -27,6 +37,7 @@ struct CompileOptions {
   uint64_t presetSeed = 42;
   std::string targetCpu; ///< empty: the host CPU
   bool parallel = true;  ///< multi-threaded kernels (OpenMP)
+  bool fuseProjections = true;
   bool fuseElementwise = true;
   bool promoteAccumulators = true;
   int64_t minParallelWork = 32768; ///< smaller parallel loops stay serial

@@ -74,17 +74,29 @@ llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
                                      const mlir::tfm::WeightLayout &layout) {
   std::string blob(layout.totalBytes, '\0');
   for (const mlir::tfm::WeightSlot &slot : layout.slots) {
-    auto found = spec.weights.find(slot.name);
-    if (found == spec.weights.end())
-      return makeError("the network reads weight '" + slot.name +
-                       "' that the model does not provide");
-    const WeightTensor &tensor = found->second;
-    if (tensor.data.size() * sizeof(float) != slot.bytes)
+    std::vector<std::string> parts = slot.stacked;
+    if (parts.empty())
+      parts.push_back(slot.name);
+    uint64_t written = 0;
+    for (const std::string &part : parts) {
+      auto found = spec.weights.find(part);
+      if (found == spec.weights.end())
+        return makeError("the network reads weight '" + part +
+                         "' that the model does not provide");
+      uint64_t bytes = found->second.data.size() * sizeof(float);
+      if (written + bytes > slot.bytes)
+        return makeError("weight '" + slot.name + "' is " +
+                         llvm::Twine(slot.bytes) +
+                         " bytes but its model tensors hold more");
+      std::memcpy(&blob[slot.offset + written], found->second.data.data(),
+                  bytes);
+      written += bytes;
+    }
+    if (written != slot.bytes)
       return makeError("weight '" + slot.name + "' has " +
-                       llvm::Twine(tensor.data.size()) +
+                       llvm::Twine(written / sizeof(float)) +
                        " elements but the network expects " +
                        llvm::Twine(slot.bytes / sizeof(float)));
-    std::memcpy(&blob[slot.offset], tensor.data.data(), slot.bytes);
   }
   tfm::rt::PackageMetadata metadata;
   metadata["tokenizer.kind"] = spec.tokenizer.kind;

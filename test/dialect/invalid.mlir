@@ -165,3 +165,8 @@ func.func @attention_zero_heads(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: t
   %o = tfm.attention %q, %k, %v[%pos] {num_heads = 0 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// expected-error @+1 {{stacks no tensors}}
+tfm.global_weight @nothing : tensor<4xf32> {stacked = []}

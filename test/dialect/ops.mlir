@@ -105,3 +105,8 @@ func.func @attention_cached(%q: tensor<1x16xf32>, %k: tensor<?x8xf32>, %v: tenso
   %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
   return %o : tensor<1x16xf32>
 }
+
+// -----
+
+// CHECK-LABEL: tfm.global_weight @wqkv : tensor<16x8xf32> {stacked = ["wq", "wk", "wv"]}
+tfm.global_weight @wqkv : tensor<16x8xf32> {stacked = ["wq", "wk", "wv"]}

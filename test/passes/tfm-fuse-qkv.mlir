@@ -1,0 +1,74 @@
+// RUN: tfmc-opt %s -tfm-fuse-qkv -split-input-file | FileCheck %s
+
+// Q, K and V of one input: one linear over weights stacked at compile time,
+// each projection a column slice. The original declarations go away.
+// CHECK-LABEL: module
+// CHECK: tfm.global_weight @layers.0.attn.wqkv : tensor<16x8xf32> {stacked = ["layers.0.attn.wq", "layers.0.attn.wk", "layers.0.attn.wv"]}
+// CHECK-NOT: tfm.global_weight @layers.0.attn.wq :
+tfm.global_weight @layers.0.attn.wq : tensor<8x8xf32>
+tfm.global_weight @layers.0.attn.wk : tensor<4x8xf32>
+tfm.global_weight @layers.0.attn.wv : tensor<4x8xf32>
+// CHECK-LABEL: func.func @gqa
+func.func @gqa(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  // CHECK: %[[W:.*]] = tfm.weight @layers.0.attn.wqkv
+  // CHECK: %[[QKV:.*]] = tfm.linear %{{.*}}, %[[W]] : tensor<2x8xf32>, tensor<16x8xf32> -> tensor<2x16xf32>
+  // CHECK: %[[Q:.*]] = tensor.extract_slice %[[QKV]][0, 0] [2, 8] [1, 1]
+  // CHECK: %[[K:.*]] = tensor.extract_slice %[[QKV]][0, 8] [2, 4] [1, 1]
+  // CHECK: %[[V:.*]] = tensor.extract_slice %[[QKV]][0, 12] [2, 4] [1, 1]
+  // CHECK: return %[[Q]], %[[K]], %[[V]]
+  %wq = tfm.weight @layers.0.attn.wq : tensor<8x8xf32>
+  %wk = tfm.weight @layers.0.attn.wk : tensor<4x8xf32>
+  %wv = tfm.weight @layers.0.attn.wv : tensor<4x8xf32>
+  %q = tfm.linear %x, %wq : tensor<2x8xf32>, tensor<8x8xf32> -> tensor<2x8xf32>
+  %k = tfm.linear %x, %wk : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %v = tfm.linear %x, %wv : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  return %q, %k, %v : tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Biases (GPT-2) are stacked the same way.
+// CHECK-LABEL: module
+// CHECK-DAG: tfm.global_weight @h.wqkv : tensor<12x4xf32> {stacked = ["h.wq", "h.wk", "h.wv"]}
+// CHECK-DAG: tfm.global_weight @h.bqkv : tensor<12xf32> {stacked = ["h.bq", "h.bk", "h.bv"]}
+tfm.global_weight @h.wq : tensor<4x4xf32>
+tfm.global_weight @h.wk : tensor<4x4xf32>
+tfm.global_weight @h.wv : tensor<4x4xf32>
+tfm.global_weight @h.bq : tensor<4xf32>
+tfm.global_weight @h.bk : tensor<4xf32>
+tfm.global_weight @h.bv : tensor<4xf32>
+// CHECK-LABEL: func.func @biased
+func.func @biased(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  // CHECK: tfm.linear %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<12x4xf32>, tensor<12xf32> -> tensor<2x12xf32>
+  %wq = tfm.weight @h.wq : tensor<4x4xf32>
+  %wk = tfm.weight @h.wk : tensor<4x4xf32>
+  %wv = tfm.weight @h.wv : tensor<4x4xf32>
+  %bq = tfm.weight @h.bq : tensor<4xf32>
+  %bk = tfm.weight @h.bk : tensor<4xf32>
+  %bv = tfm.weight @h.bv : tensor<4xf32>
+  %q = tfm.linear %x, %wq, %bq : tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  %k = tfm.linear %x, %wk, %bk : tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  %v = tfm.linear %x, %wv, %bv : tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  return %q, %k, %v : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Only some linears have a bias: left alone.
+tfm.global_weight @m.wq : tensor<4x4xf32>
+tfm.global_weight @m.wk : tensor<4x4xf32>
+tfm.global_weight @m.wv : tensor<4x4xf32>
+tfm.global_weight @m.bq : tensor<4xf32>
+// CHECK-LABEL: func.func @mixed_bias
+func.func @mixed_bias(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  // CHECK-COUNT-3: tfm.linear
+  // CHECK-NOT: extract_slice
+  %wq = tfm.weight @m.wq : tensor<4x4xf32>
+  %wk = tfm.weight @m.wk : tensor<4x4xf32>
+  %wv = tfm.weight @m.wv : tensor<4x4xf32>
+  %bq = tfm.weight @m.bq : tensor<4xf32>
+  %q = tfm.linear %x, %wq, %bq : tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  %k = tfm.linear %x, %wk : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %v = tfm.linear %x, %wv : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  return %q, %k, %v : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
