@@ -40,7 +40,7 @@ struct CompileOptions {
   bool fuseProjections = true;
   bool fuseElementwise = true;
   bool promoteAccumulators = true;
-  int64_t minParallelWork = 32768; ///< smaller parallel loops stay serial
+  int64_t minParallelWork = 8192; ///< smaller parallel loops stay serial
 };
 
 /// Runs the compilation; diagnostics go to stderr. Returns the exit code.
