@@ -24,7 +24,7 @@ void mlir::tfm::buildTfmKVCachePipeline(OpPassManager &pm,
 }
 
 void mlir::tfm::buildTfmFusionPipeline(OpPassManager &pm,
-                                       const TfmFusionOptions &options) {
+                                       const CpuPipelineOptions &options) {
   if (!options.fuseProjections)
     return;
   pm.addPass(createTfmFuseQKV());
@@ -34,7 +34,7 @@ void mlir::tfm::buildTfmFusionPipeline(OpPassManager &pm,
 }
 
 void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
-                                         const TfmToLinalgOptions &options) {
+                                         const CpuPipelineOptions &options) {
   pm.addPass(createConvertTfmToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -46,7 +46,7 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
 }
 
 void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
-                                          const LLVMLoweringOptions &options) {
+                                          const CpuPipelineOptions &options) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -101,17 +101,9 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
 void mlir::tfm::buildTfmCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
   buildTfmKVCachePipeline(pm, options);
-  TfmFusionOptions fusion;
-  fusion.fuseProjections = options.fuseProjections;
-  buildTfmFusionPipeline(pm, fusion);
-  TfmToLinalgOptions toLinalg;
-  toLinalg.fuseElementwise = options.fuseElementwise;
-  buildTfmToLinalgPipeline(pm, toLinalg);
-  LLVMLoweringOptions lowering;
-  lowering.parallel = options.parallel;
-  lowering.promoteAccumulators = options.promoteAccumulators;
-  lowering.minParallelWork = options.minParallelWork;
-  buildLinalgToLLVMPipeline(pm, lowering);
+  buildTfmFusionPipeline(pm, options);
+  buildTfmToLinalgPipeline(pm, options);
+  buildLinalgToLLVMPipeline(pm, options);
 }
 
 void mlir::tfm::registerTfmPipelines() {
@@ -119,13 +111,13 @@ void mlir::tfm::registerTfmPipelines() {
       "tfm-cpu-pipeline",
       "tfm @forward -> KV-cached prefill/decode in the LLVM dialect",
       buildTfmCpuPipeline);
-  PassPipelineRegistration<TfmFusionOptions>(
+  PassPipelineRegistration<CpuPipelineOptions>(
       "tfm-fusion-pipeline", "tfm projection fusion (Q/K/V, gate/up)",
       buildTfmFusionPipeline);
-  PassPipelineRegistration<TfmToLinalgOptions>("tfm-to-linalg-pipeline",
+  PassPipelineRegistration<CpuPipelineOptions>("tfm-to-linalg-pipeline",
                              "tfm -> linalg on tensors, canonicalized",
                              buildTfmToLinalgPipeline);
-  PassPipelineRegistration<LLVMLoweringOptions>(
+  PassPipelineRegistration<CpuPipelineOptions>(
       "tfm-linalg-to-llvm-pipeline",
       "linalg on tensors -> LLVM dialect with the bare-pointer entry ABI",
       buildLinalgToLLVMPipeline);

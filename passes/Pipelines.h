@@ -7,35 +7,8 @@
 
 namespace mlir::tfm {
 
-struct TfmFusionOptions : public PassPipelineOptions<TfmFusionOptions> {
-  Option<bool> fuseProjections{
-      *this, "fuse-projections",
-      llvm::cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),
-      llvm::cl::init(true)};
-};
-
-struct TfmToLinalgOptions : public PassPipelineOptions<TfmToLinalgOptions> {
-  Option<bool> fuseElementwise{
-      *this, "fuse-elementwise",
-      llvm::cl::desc("Fuse elementwise producers into parallel consumers"),
-      llvm::cl::init(true)};
-};
-
-struct LLVMLoweringOptions : public PassPipelineOptions<LLVMLoweringOptions> {
-  Option<bool> parallel{
-      *this, "parallel",
-      llvm::cl::desc("Work-share parallel loops over threads with OpenMP"),
-      llvm::cl::init(true)};
-  Option<bool> promoteAccumulators{
-      *this, "promote-accumulators",
-      llvm::cl::desc("Carry reduction accumulators in registers"),
-      llvm::cl::init(true)};
-  Option<int64_t> minParallelWork{
-      *this, "min-parallel-work",
-      llvm::cl::desc("Parallel loops with less work run on one thread"),
-      llvm::cl::init(8192)};
-};
-
+/// Options of the CPU pipeline and of each of its stages (a stage reads the
+/// options that concern it). Every optimisation can be switched off here.
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<int64_t> contextLength{
       *this, "context-length",
@@ -70,14 +43,15 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 void buildTfmKVCachePipeline(OpPassManager &pm,
                              const CpuPipelineOptions &options);
 /// tfm -> tfm: projection fusion (tfm-fuse-qkv, tfm-fuse-ffn).
-void buildTfmFusionPipeline(OpPassManager &pm, const TfmFusionOptions &options);
+void buildTfmFusionPipeline(OpPassManager &pm,
+                            const CpuPipelineOptions &options);
 /// tfm -> linalg/tensor/arith/math on tensors.
 void buildTfmToLinalgPipeline(OpPassManager &pm,
-                              const TfmToLinalgOptions &options);
+                              const CpuPipelineOptions &options);
 /// linalg on tensors -> LLVM dialect: bufferization with the bare-pointer
 /// entry ABI of runtime/ModelABI.h, loops, LLVM.
 void buildLinalgToLLVMPipeline(OpPassManager &pm,
-                               const LLVMLoweringOptions &options);
+                               const CpuPipelineOptions &options);
 /// All of the above: tfm @forward -> LLVM dialect entries prefill/decode.
 void buildTfmCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 

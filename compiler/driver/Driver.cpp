@@ -143,6 +143,11 @@ public:
     mlir::tfm::CpuPipelineOptions pipeline;
     pipeline.contextLength = context;
     pipeline.prefillChunk = options.prefillChunk;
+    pipeline.fuseProjections = options.fuseProjections;
+    pipeline.fuseElementwise = options.fuseElementwise;
+    pipeline.parallel = options.parallel;
+    pipeline.promoteAccumulators = options.promoteAccumulators;
+    pipeline.minParallelWork = options.minParallelWork;
     if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
           mlir::tfm::buildTfmKVCachePipeline(pm, pipeline);
         }))
@@ -150,10 +155,8 @@ public:
     if (options.stage == Stage::KVCache)
       return printModule();
 
-    mlir::tfm::TfmFusionOptions fusion;
-    fusion.fuseProjections = options.fuseProjections;
     if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
-          mlir::tfm::buildTfmFusionPipeline(pm, fusion);
+          mlir::tfm::buildTfmFusionPipeline(pm, pipeline);
         }))
       return rc;
     if (options.stage == Stage::Fused)
@@ -163,21 +166,15 @@ public:
     mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(*module);
     tfm_model_info info = modelInfo(*module, *spec, layout, context);
 
-    mlir::tfm::TfmToLinalgOptions toLinalg;
-    toLinalg.fuseElementwise = options.fuseElementwise;
     if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
-          mlir::tfm::buildTfmToLinalgPipeline(pm, toLinalg);
+          mlir::tfm::buildTfmToLinalgPipeline(pm, pipeline);
         }))
       return rc;
     if (options.stage == Stage::Linalg)
       return printModule();
 
-    mlir::tfm::LLVMLoweringOptions lowering;
-    lowering.parallel = options.parallel;
-    lowering.promoteAccumulators = options.promoteAccumulators;
-    lowering.minParallelWork = options.minParallelWork;
     if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
-          mlir::tfm::buildLinalgToLLVMPipeline(pm, lowering);
+          mlir::tfm::buildLinalgToLLVMPipeline(pm, pipeline);
         }))
       return rc;
     if (options.stage == Stage::LLVM)
