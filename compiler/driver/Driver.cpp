@@ -124,16 +124,16 @@ public:
       return fail("model '" + options.model +
                   "' has no tokenizer: pass --tokenizer FILE");
 
-    int64_t context = spec->config.contextLength;
+    int64_t contextLength = spec->config.contextLength;
     if (options.contextLength > 0) {
-      if (options.contextLength > context)
+      if (options.contextLength > contextLength)
         return fail("--context " + llvm::Twine(options.contextLength) +
                     " exceeds the model's context length of " +
-                    llvm::Twine(context));
-      context = options.contextLength;
+                    llvm::Twine(contextLength));
+      contextLength = options.contextLength;
     }
-    int64_t chunk = std::min(options.prefillChunk, context);
-    module = buildModel(context_(), *spec, chunk, context);
+    int64_t chunk = std::min(options.prefillChunk, contextLength);
+    module = buildModel(context, *spec, chunk, contextLength);
     if (mlir::failed(mlir::verify(*module)))
       return fail("the network built for '" + options.model +
                   "' does not verify");
@@ -141,7 +141,7 @@ public:
       return printModule();
 
     mlir::tfm::CpuPipelineOptions pipeline;
-    pipeline.contextLength = context;
+    pipeline.contextLength = contextLength;
     pipeline.prefillChunk = options.prefillChunk;
     pipeline.fuseProjections = options.fuseProjections;
     pipeline.fuseElementwise = options.fuseElementwise;
@@ -164,7 +164,7 @@ public:
     // The blob holds what the optimised network reads (stacked weights
     // included), in the order the lowering will bind it.
     mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(*module);
-    tfm_model_info info = modelInfo(*module, *spec, layout, context);
+    tfm_model_info info = modelInfo(*module, *spec, layout, contextLength);
 
     if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
           mlir::tfm::buildTfmToLinalgPipeline(pm, pipeline);
@@ -200,8 +200,6 @@ public:
   }
 
 private:
-  mlir::MLIRContext &context_() { return context; }
-
   int printModule() {
     return emitText(options, [&](llvm::raw_ostream &os) {
       module->print(os);
@@ -213,6 +211,7 @@ private:
     mlir::PassManager pm(&context);
     if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
       return fail("invalid pass manager options");
+    mlir::applyDefaultTimingPassManagerCLOptions(pm);
     build(pm);
     if (mlir::failed(pm.run(*module)))
       return fail("compilation of '" + options.model + "' failed");
