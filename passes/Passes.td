@@ -109,7 +109,9 @@ def TfmSerializeSmallParallelLoops
     Forking threads for those costs more than the loop itself, so an
     outermost `scf.parallel` whose estimated work (its iterations times the
     trip counts of the loops it contains) is below `min-work` becomes
-    nested `scf.for` loops before OpenMP conversion. The default is low
+    nested `scf.for` loops before OpenMP conversion, and so does every
+    `scf.parallel` nested in another one (one team of threads is enough).
+    The default is low
     enough that the serial loops stay small: LLVM's optimisation time grows
     quickly with the size of the one function they are inlined into
     (GPT-2 124M: 15 s to compile at 8192, 33 s at 32768, same speed).

@@ -76,14 +76,22 @@ struct TfmSerializeSmallParallelLoops
           TfmSerializeSmallParallelLoops> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<scf::ParallelOp> small;
+    SmallVector<scf::ParallelOp> serial;
     getOperation()->walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
       if (loop.getNumReductions() == 0 && parallelWork(loop) < minWork)
-        small.push_back(loop);
-      // Nested parallel loops run inside the outer one's threads.
+        serial.push_back(loop);
+      // Parallel loops nested in this one (a linalg op whose reduction
+      // dimension sits between parallel ones) already run on the outer
+      // loop's threads: forking again per outer iteration only costs time.
+      loop.getBody()->walk([&](scf::ParallelOp nested) {
+        if (nested.getNumReductions() == 0)
+          serial.push_back(nested);
+      });
       return WalkResult::skip();
     });
-    for (scf::ParallelOp loop : small)
+    // Innermost first, so that serialising an outer loop clones bodies that
+    // are already sequential.
+    for (scf::ParallelOp loop : llvm::reverse(serial))
       serialize(loop);
   }
 };

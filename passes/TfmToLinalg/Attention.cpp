@@ -148,9 +148,11 @@ public:
             .getResult(0);
 
     // out[s, h, d] = sum_t weights[h, s, t] * v[t, h / group, d] / sums[h, s];
-    // loops (s, h, d, t).
+    // loops (s, h, t, d): the key loop sits outside the feature loop so that
+    // the innermost loop walks a value row contiguously (the other order
+    // strides through the cache by kv_features per key).
     AffineExpr os = getAffineDimExpr(0, context), oh = getAffineDimExpr(1, context),
-               od = getAffineDimExpr(2, context), ot = getAffineDimExpr(3, context);
+               ot = getAffineDimExpr(2, context), od = getAffineDimExpr(3, context);
     SmallVector<AffineMap> outMaps = {
         AffineMap::get(4, 0, {oh, os, ot}, context),
         AffineMap::get(4, 0, {ot, oh.floorDiv(group), od}, context),
@@ -160,7 +162,10 @@ public:
     Value out =
         linalg::GenericOp::create(
             b, loc, outInit.getType(), ValueRange{weights, v, sums}, outInit,
-            outMaps, iterators(3, 1),
+            outMaps,
+            SmallVector<utils::IteratorType>{
+                utils::IteratorType::parallel, utils::IteratorType::parallel,
+                utils::IteratorType::reduction, utils::IteratorType::parallel},
             [](OpBuilder &nb, Location nloc, ValueRange args) {
               Value probability =
                   arith::DivFOp::create(nb, nloc, args[0], args[2]);

@@ -37,3 +37,34 @@ func.func @large(%x: memref<64x64xf32>, %out: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// A parallel loop nested in a (large) parallel loop runs on the outer loop's
+// threads: it becomes sequential, the outer one stays parallel.
+// CHECK-LABEL: func.func @nested
+func.func @nested(%p: memref<64x64xf32>, %v: memref<64x64xf32>, %out: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  // CHECK: scf.parallel
+  // CHECK: scf.for
+  // CHECK-NEXT: scf.for
+  // CHECK-NOT: scf.parallel
+  // CHECK: return
+  scf.parallel (%h) = (%c0) to (%c64) step (%c1) {
+    scf.for %t = %c0 to %c64 step %c1 {
+      scf.parallel (%d) = (%c0) to (%c64) step (%c1) {
+        %a = memref.load %p[%h, %t] : memref<64x64xf32>
+        %b = memref.load %v[%t, %d] : memref<64x64xf32>
+        %c = memref.load %out[%h, %d] : memref<64x64xf32>
+        %m = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %m : f32
+        memref.store %s, %out[%h, %d] : memref<64x64xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
