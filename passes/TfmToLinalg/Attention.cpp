@@ -147,7 +147,7 @@ public:
             })
             .getResult(0);
 
-    // out[s, h, d] = sum_t weights[h, s, t] * v[t, h / group, d] / sums[h, s];
+    // unnormalised[s, h, d] = sum_t weights[h, s, t] * v[t, h / group, d];
     // loops (s, h, t, d): the key loop sits outside the feature loop so that
     // the innermost loop walks a value row contiguously (the other order
     // strides through the cache by kv_features per key).
@@ -156,23 +156,36 @@ public:
     SmallVector<AffineMap> outMaps = {
         AffineMap::get(4, 0, {oh, os, ot}, context),
         AffineMap::get(4, 0, {ot, oh.floorDiv(group), od}, context),
-        AffineMap::get(4, 0, {oh, os}, context),
         AffineMap::get(4, 0, {os, oh, od}, context)};
     Value outInit = filledTensor(b, loc, {queries, heads, headDim}, 0.0);
-    Value out =
+    Value unnormalised =
         linalg::GenericOp::create(
-            b, loc, outInit.getType(), ValueRange{weights, v, sums}, outInit,
+            b, loc, outInit.getType(), ValueRange{weights, v}, outInit,
             outMaps,
             SmallVector<utils::IteratorType>{
                 utils::IteratorType::parallel, utils::IteratorType::parallel,
                 utils::IteratorType::reduction, utils::IteratorType::parallel},
             [](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value probability =
-                  arith::DivFOp::create(nb, nloc, args[0], args[2]);
-              Value product =
-                  arith::MulFOp::create(nb, nloc, probability, args[1]);
+              Value product = arith::MulFOp::create(nb, nloc, args[0], args[1]);
               yield(
-                  nb, nloc, arith::AddFOp::create(nb, nloc, args[3], product));
+                  nb, nloc, arith::AddFOp::create(nb, nloc, args[2], product));
+            })
+            .getResult(0);
+
+    // out = unnormalised / sums: one division per output, not per key.
+    AffineExpr ns = getAffineDimExpr(0, context), nh = getAffineDimExpr(1, context),
+               nd = getAffineDimExpr(2, context);
+    SmallVector<AffineMap> normaliseMaps = {
+        AffineMap::get(3, 0, {ns, nh, nd}, context),
+        AffineMap::get(3, 0, {nh, ns}, context),
+        AffineMap::get(3, 0, {ns, nh, nd}, context)};
+    Value out =
+        linalg::GenericOp::create(
+            b, loc, outInit.getType(), ValueRange{unnormalised, sums},
+            emptyTensor(b, loc, {queries, heads, headDim}), normaliseMaps,
+            iterators(3),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              yield(nb, nloc, arith::DivFOp::create(nb, nloc, args[0], args[1]));
             })
             .getResult(0);
 
