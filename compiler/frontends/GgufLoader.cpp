@@ -286,67 +286,74 @@ llvm::Expected<GgufFile> parseGguf(const std::string &path) {
 
 //===-- Typed metadata access --------------------------------------------===//
 
-llvm::Expected<int64_t> getInt(const GgufFile &file, llvm::StringRef key,
-                               std::optional<int64_t> fallback = {}) {
+/// The value of `key`: null when it is absent and `optional`, an error
+/// naming the file when it is absent and required.
+llvm::Expected<const GgufValue *> lookupKey(const GgufFile &file,
+                                            llvm::StringRef key,
+                                            bool optional) {
   const GgufValue *value = file.find(key);
-  if (!value) {
-    if (fallback)
-      return *fallback;
+  if (!value && !optional)
     return makeError("GGUF file '" + file.path + "' lacks metadata key '" +
                      key + "'");
-  }
-  if (!value->isInteger())
-    return makeError("GGUF metadata key '" + key + "' in '" + file.path +
-                     "' has type " + valueTypeName(value->type) +
-                     ", expected an integer");
-  if (value->isSigned())
-    return value->sint;
-  if (value->uint > static_cast<uint64_t>(INT64_MAX))
+  return value;
+}
+
+llvm::Error wrongType(const GgufFile &file, llvm::StringRef key,
+                      const GgufValue &value, llvm::StringRef expected) {
+  return makeError("GGUF metadata key '" + key + "' in '" + file.path +
+                   "' has type " + valueTypeName(value.type) + ", expected " +
+                   expected);
+}
+
+llvm::Expected<int64_t> getInt(const GgufFile &file, llvm::StringRef key,
+                               std::optional<int64_t> fallback = {}) {
+  auto value = lookupKey(file, key, fallback.has_value());
+  if (!value)
+    return value.takeError();
+  if (!*value)
+    return *fallback;
+  if (!(*value)->isInteger())
+    return wrongType(file, key, **value, "an integer");
+  if ((*value)->isSigned())
+    return (*value)->sint;
+  if ((*value)->uint > static_cast<uint64_t>(INT64_MAX))
     return makeError("GGUF metadata key '" + key + "' in '" + file.path +
                      "' is out of range");
-  return static_cast<int64_t>(value->uint);
+  return static_cast<int64_t>((*value)->uint);
 }
 
 llvm::Expected<double> getReal(const GgufFile &file, llvm::StringRef key,
                                std::optional<double> fallback = {}) {
-  const GgufValue *value = file.find(key);
-  if (!value) {
-    if (fallback)
-      return *fallback;
-    return makeError("GGUF file '" + file.path + "' lacks metadata key '" +
-                     key + "'");
-  }
-  if (!value->isReal())
-    return makeError("GGUF metadata key '" + key + "' in '" + file.path +
-                     "' has type " + valueTypeName(value->type) +
-                     ", expected a float");
-  return value->real;
+  auto value = lookupKey(file, key, fallback.has_value());
+  if (!value)
+    return value.takeError();
+  if (!*value)
+    return *fallback;
+  if (!(*value)->isReal())
+    return wrongType(file, key, **value, "a float");
+  return (*value)->real;
 }
 
 llvm::Expected<const GgufValue *> getArray(const GgufFile &file,
                                            llvm::StringRef key,
                                            uint32_t elementType) {
-  const GgufValue *value = file.find(key);
+  auto value = lookupKey(file, key, /*optional=*/false);
   if (!value)
-    return makeError("GGUF file '" + file.path + "' lacks metadata key '" +
-                     key + "'");
-  if (value->type != kArray || value->elementType != elementType)
+    return value.takeError();
+  if ((*value)->type != kArray || (*value)->elementType != elementType)
     return makeError("GGUF metadata key '" + key + "' in '" + file.path +
                      "' must be an array of " + valueTypeName(elementType));
-  return value;
+  return *value;
 }
 
 llvm::Expected<std::string> getString(const GgufFile &file,
                                       llvm::StringRef key) {
-  const GgufValue *value = file.find(key);
+  auto value = lookupKey(file, key, /*optional=*/false);
   if (!value)
-    return makeError("GGUF file '" + file.path + "' lacks metadata key '" +
-                     key + "'");
-  if (value->type != kString)
-    return makeError("GGUF metadata key '" + key + "' in '" + file.path +
-                     "' has type " + valueTypeName(value->type) +
-                     ", expected a string");
-  return value->string;
+    return value.takeError();
+  if ((*value)->type != kString)
+    return wrongType(file, key, **value, "a string");
+  return (*value)->string;
 }
 
 //===-- Hyperparameters ----------------------------------------------------===//
