@@ -46,6 +46,9 @@ LogicalResult GlobalWeightOp::verify() {
     return emitOpError() << "weights are f32 tensors, got " << type;
   if (getStacked() && getStacked()->empty())
     return emitOpError() << "stacks no tensors";
+  if (getPanels() && type.getRank() != 3)
+    return emitOpError() << "panels are [panels, columns, width] tensors, got "
+                         << type;
   return success();
 }
 
@@ -179,6 +182,32 @@ LogicalResult LMHeadOp::inferReturnTypes(MLIRContext *context,
 
 LogicalResult LMHeadOp::verify() {
   return verifyProjection(*this, getInput(), getWeight());
+}
+
+LogicalResult PackedLinearOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(activationType(context, dim(adaptor.getInput(), 0),
+                                    adaptor.getOutFeatures()));
+  return success();
+}
+
+LogicalResult PackedLinearOp::verify() {
+  if (failed(verifyProjection(*this, getInput(), getWeight())))
+    return failure();
+  int64_t width = dim(getWeight(), 2);
+  int64_t paddedRows = dim(getWeight(), 0) * width;
+  int64_t outputs = getOutFeatures();
+  if (outputs <= paddedRows - width || outputs > paddedRows)
+    return emitOpError() << "out_features " << outputs << " does not fit "
+                         << dim(getWeight(), 0) << " panels of " << width
+                         << " rows (" << paddedRows - width + 1 << " to "
+                         << paddedRows << ")";
+  if (getBias() && dim(getBias(), 0) != outputs)
+    return emitOpError() << "bias has " << dim(getBias(), 0)
+                         << " elements but the layer has " << outputs
+                         << " outputs";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

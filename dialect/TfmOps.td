@@ -32,10 +32,20 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     tfm.global_weight @layers.0.ffn.w_gate_up : tensor<1536x288xf32>
         {stacked = ["layers.0.ffn.w_gate", "layers.0.ffn.w_up"]}
     ```
+    A `panels` weight is a `[rows, columns]` matrix (the model tensor of the
+    same name, or the `stacked` ones) stored as column panels for
+    `tfm.packed_linear`: the type is `[P, columns, W]` and element `[p, k, j]`
+    holds row `p * W + j`, column `k` (zero past the last row). A
+    matrix-multiply micro-kernel then reads `W` consecutive output rows of
+    one column with one vector load.
+    ```mlir
+    tfm.global_weight @output : tensor<32x288x16xf32> {panels}
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
-                       OptionalAttr<StrArrayAttr>:$stacked);
+                       OptionalAttr<StrArrayAttr>:$stacked,
+                       UnitAttr:$panels);
   let assemblyFormat = "$sym_name `:` $type attr-dict";
   let hasVerifier = 1;
 }
@@ -170,6 +180,29 @@ def Tfm_LMHeadOp : Tfm_Op<"lm_head", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_PackedLinearOp : Tfm_Op<"packed_linear", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Fully connected layer over a weight stored as column panels";
+  let description = [{
+    `result = input * transpose(weight)[:, 0:out_features] + bias`, where the
+    `[out_features, in]` weight is stored as `[P, in, W]` panels (see
+    `tfm.global_weight`'s `panels`): `P * W` covers `out_features` with at
+    most `W - 1` rows of zero padding, which the result leaves out. Produced
+    by `tfm-pack-weights` from `tfm.linear` and `tfm.lm_head`.
+    ```mlir
+    %logits = tfm.packed_linear %x, %w {out_features = 500 : i64}
+        : tensor<8x64xf32>, tensor<32x64x16xf32> -> tensor<8x500xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, 3DTensorOf<[F32]>:$weight,
+                       Optional<Tfm_Vector>:$bias, I64Attr:$out_features);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -42,6 +42,7 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     if (auto stacked = global.getStacked())
       for (llvm::StringRef part : stacked->getAsValueRange<StringAttr>())
         slot.stacked.push_back(part.str());
+    slot.panels = global.getPanels();
 
     hash.add(slot.name.data(), slot.name.size());
     for (int64_t extent : slot.shape)
@@ -49,6 +50,7 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     hash.add(slot.offset);
     for (const std::string &part : slot.stacked)
       hash.add(part.data(), part.size());
+    hash.add(static_cast<uint64_t>(slot.panels));
 
     layout.index[slot.name] = layout.slots.size();
     layout.slots.push_back(std::move(slot));

@@ -24,6 +24,9 @@ struct WeightSlot {
   /// Model tensors stacked along dimension 0 to form this weight; empty when
   /// the weight is the model tensor `name` itself.
   std::vector<std::string> stacked;
+  /// Stored as column panels `[P, columns, W]` of the `[rows, columns]`
+  /// matrix (see tfm.global_weight): element [p, k, j] is row p * W + j.
+  bool panels = false;
 };
 
 struct WeightLayout {

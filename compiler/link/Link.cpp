@@ -69,34 +69,69 @@ llvm::Error tfmc::linkExecutable(const std::string &objectPath,
   return llvm::Error::success();
 }
 
+/// The elements of `slot`'s source: its model tensors one after the other.
+static llvm::Expected<std::vector<float>>
+gatherSlotSource(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
+  std::vector<std::string> parts = slot.stacked;
+  if (parts.empty())
+    parts.push_back(slot.name);
+  std::vector<float> elements;
+  for (const std::string &part : parts) {
+    auto found = spec.weights.find(part);
+    if (found == spec.weights.end())
+      return makeError("the network reads weight '" + part +
+                       "' that the model does not provide");
+    elements.insert(elements.end(), found->second.data.begin(),
+                    found->second.data.end());
+  }
+  return elements;
+}
+
+/// Writes the [rows, columns] row-major `matrix` as the column panels of
+/// tfm.global_weight: `out[p][k][j] = matrix[p * width + j][k]`, zero for
+/// rows past the end.
+static llvm::Error writePanels(const mlir::tfm::WeightSlot &slot,
+                               const std::vector<float> &matrix, float *out) {
+  uint64_t panels = slot.shape[0], columns = slot.shape[1],
+           width = slot.shape[2];
+  uint64_t rows = columns ? matrix.size() / columns : 0;
+  if (rows * columns != matrix.size() || rows > panels * width ||
+      rows + width <= panels * width)
+    return makeError("weight '" + slot.name + "' has " +
+                     llvm::Twine(matrix.size()) +
+                     " elements, which do not form the rows of " +
+                     llvm::Twine(panels) + " panels of " + llvm::Twine(width) +
+                     " x " + llvm::Twine(columns));
+  for (uint64_t p = 0; p < panels; ++p)
+    for (uint64_t k = 0; k < columns; ++k)
+      for (uint64_t j = 0; j < width; ++j) {
+        uint64_t row = p * width + j;
+        *out++ = row < rows ? matrix[row * columns + k] : 0.0f;
+      }
+  return llvm::Error::success();
+}
+
 llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
                                      const ModelSpec &spec,
                                      const mlir::tfm::WeightLayout &layout) {
   std::string blob(layout.totalBytes, '\0');
   for (const mlir::tfm::WeightSlot &slot : layout.slots) {
-    std::vector<std::string> parts = slot.stacked;
-    if (parts.empty())
-      parts.push_back(slot.name);
-    uint64_t written = 0;
-    for (const std::string &part : parts) {
-      auto found = spec.weights.find(part);
-      if (found == spec.weights.end())
-        return makeError("the network reads weight '" + part +
-                         "' that the model does not provide");
-      uint64_t bytes = found->second.data.size() * sizeof(float);
-      if (written + bytes > slot.bytes)
-        return makeError("weight '" + slot.name + "' is " +
-                         llvm::Twine(slot.bytes) +
-                         " bytes but its model tensors hold more");
-      std::memcpy(&blob[slot.offset + written], found->second.data.data(),
-                  bytes);
-      written += bytes;
+    auto source = gatherSlotSource(slot, spec);
+    if (!source)
+      return source.takeError();
+    auto *out = reinterpret_cast<float *>(&blob[slot.offset]);
+    if (slot.panels) {
+      if (llvm::Error error = writePanels(slot, *source, out))
+        return error;
+      continue;
     }
-    if (written != slot.bytes)
+    uint64_t expected = slot.bytes / sizeof(float);
+    if (source->size() != expected)
       return makeError("weight '" + slot.name + "' has " +
-                       llvm::Twine(written / sizeof(float)) +
+                       llvm::Twine(source->size()) +
                        " elements but the network expects " +
-                       llvm::Twine(slot.bytes / sizeof(float)));
+                       llvm::Twine(expected));
+    std::memcpy(out, source->data(), slot.bytes);
   }
   tfm::rt::PackageMetadata metadata;
   metadata["tokenizer.kind"] = spec.tokenizer.kind;

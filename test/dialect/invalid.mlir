@@ -170,3 +170,32 @@ func.func @attention_zero_heads(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: t
 
 // expected-error @+1 {{stacks no tensors}}
 tfm.global_weight @nothing : tensor<4xf32> {stacked = []}
+
+// -----
+
+// expected-error @+1 {{panels are [panels, columns, width] tensors, got 'tensor<48x8xf32>'}}
+tfm.global_weight @flat : tensor<48x8xf32> {panels}
+
+// -----
+
+func.func @packed_linear_features(%x: tensor<4x16xf32>, %w: tensor<3x8x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{weight has 8 input features but the input has 16}}
+  %y = tfm.packed_linear %x, %w {out_features = 40 : i64} : tensor<4x16xf32>, tensor<3x8x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @packed_linear_padding(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{out_features 32 does not fit 3 panels of 16 rows (33 to 48)}}
+  %y = tfm.packed_linear %x, %w {out_features = 32 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+func.func @packed_linear_bias(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>, %b: tensor<48xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{bias has 48 elements but the layer has 40 outputs}}
+  %y = tfm.packed_linear %x, %w, %b {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32>, tensor<48xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}

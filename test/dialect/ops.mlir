@@ -50,6 +50,22 @@ func.func @projections(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8x
 
 // -----
 
+// CHECK-LABEL: tfm.global_weight @head.panels : tensor<3x8x16xf32> {panels, stacked = ["head"]}
+tfm.global_weight @head.panels : tensor<3x8x16xf32> {stacked = ["head"], panels}
+// CHECK-LABEL: func @packed_projections
+func.func @packed_projections(%x: tensor<4x8xf32>, %b: tensor<40xf32>) -> tensor<4x40xf32> {
+  // CHECK: %[[W:.*]] = tfm.weight @head.panels : tensor<3x8x16xf32>
+  %w = tfm.weight @head.panels : tensor<3x8x16xf32>
+  // CHECK: tfm.packed_linear %{{.*}}, %[[W]] {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x40xf32>
+  %y = tfm.packed_linear %x, %w {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x40xf32>
+  // CHECK: tfm.packed_linear %{{.*}}, %[[W]], %{{.*}} {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32>, tensor<40xf32> -> tensor<4x40xf32>
+  %z = tfm.packed_linear %x, %w, %b {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32>, tensor<40xf32> -> tensor<4x40xf32>
+  %s = tfm.add %y, %z : tensor<4x40xf32>
+  return %s : tensor<4x40xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @elementwise
 func.func @elementwise(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x16xf32> {
   // CHECK: tfm.add

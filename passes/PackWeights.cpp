@@ -1,0 +1,91 @@
+//===- PackWeights.cpp - Projection weights as column panels ----------------===//
+//
+// Every tfm.linear / tfm.lm_head becomes a tfm.packed_linear reading its
+// weight as column panels, a layout the compiler writes into the weights
+// blob at compile time (see tfm.global_weight's `panels`).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+#include "passes/StackLinears.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TFMPACKWEIGHTS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Declares (once) the panels of the [rows, columns] `matrix` next to it,
+/// named `<matrix>.panels` and built from the same model tensors.
+GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
+                             int64_t width) {
+  std::string name = (matrix.getSymName() + ".panels").str();
+  if (auto existing = module.lookupSymbol<GlobalWeightOp>(name))
+    return existing;
+  auto type = cast<RankedTensorType>(matrix.getType());
+  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  auto panelType = RankedTensorType::get(
+      {static_cast<int64_t>(llvm::divideCeil(rows, width)), columns, width}, type.getElementType());
+  OpBuilder builder(matrix);
+  ArrayAttr sources = matrix.getStackedAttr();
+  if (!sources)
+    sources = builder.getStrArrayAttr({matrix.getSymName()});
+  return GlobalWeightOp::create(builder, matrix.getLoc(),
+                                builder.getStringAttr(name),
+                                TypeAttr::get(panelType), sources,
+                                builder.getUnitAttr());
+}
+
+/// Replaces the projection `op` (input, weight, optional bias) by a
+/// tfm.packed_linear; leaves it alone when its weight is not a declared
+/// matrix.
+void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
+                    Value bias, int64_t width) {
+  auto read = weight.getDefiningOp<WeightOp>();
+  if (!read)
+    return;
+  auto matrix = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
+  if (!matrix || matrix.getPanels())
+    return;
+  GlobalWeightOp panels = declarePanels(module, matrix, width);
+  OpBuilder builder(op);
+  Value panelRead = WeightOp::create(builder, read.getLoc(), panels.getType(),
+                                     panels.getSymName());
+  int64_t outputs = cast<RankedTensorType>(weight.getType()).getDimSize(0);
+  auto packed = PackedLinearOp::create(builder, op->getLoc(), input, panelRead,
+                                       bias, outputs);
+  op->replaceAllUsesWith(packed);
+  op->erase();
+}
+
+struct TfmPackWeights : mlir::tfm::impl::TfmPackWeightsBase<TfmPackWeights> {
+  using TfmPackWeightsBase::TfmPackWeightsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (panelWidth < 1) {
+      module.emitError() << "tfm-pack-weights: panel-width must be positive, got "
+                         << static_cast<int64_t>(panelWidth);
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> projections;
+    module.walk([&](Operation *op) {
+      if (isa<LinearOp, LMHeadOp>(op))
+        projections.push_back(op);
+    });
+    for (Operation *op : projections) {
+      if (auto linear = dyn_cast<LinearOp>(op))
+        packProjection(module, op, linear.getInput(), linear.getWeight(),
+                       linear.getBias(), panelWidth);
+      else if (auto head = dyn_cast<LMHeadOp>(op))
+        packProjection(module, op, head.getInput(), head.getWeight(), Value(),
+                       panelWidth);
+    }
+    eraseUnreadWeights(module);
+  }
+};
+
+} // namespace
