@@ -67,6 +67,15 @@ static cl::opt<bool> fuseProjections(
     "fuse-projections",
     cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),
     cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> packWeights(
+    "pack-weights",
+    cl::desc("Store projection weights as column panels (tfm-pack-weights)"),
+    cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> tileProjections(
+    "tile-projections",
+    cl::desc("Register-blocked, vectorised projection kernels on packed "
+             "weights (tfm-tile-projections)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> fuseElementwise(
     "fuse-elementwise",
     cl::desc("Fuse elementwise producers into parallel consumers"),
@@ -124,6 +133,8 @@ int main(int argc, char **argv) {
   options.targetCpu = targetCpu;
   options.parallel = parallelKernels;
   options.fuseProjections = fuseProjections;
+  options.packWeights = packWeights;
+  options.tileProjections = tileProjections;
   options.fuseElementwise = fuseElementwise;
   options.promoteAccumulators = promoteAccumulators;
   options.minParallelWork = minParallelWork;

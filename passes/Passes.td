@@ -148,6 +148,63 @@ def TfmFuseFFN : Pass<"tfm-fuse-ffn", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def TfmPackWeights : Pass<"tfm-pack-weights", "mlir::ModuleOp"> {
+  let summary = "Store projection weights as column panels for GEMM micro-kernels";
+  let description = [{
+    Every `tfm.linear` and `tfm.lm_head` becomes a `tfm.packed_linear` that
+    reads its weight as `tfm.global_weight @<name>.panels {panels}`: the
+    `[rows, columns]` matrix cut into panels of `panel-width` rows, each
+    stored column by column (`[P, columns, panel-width]`, zero-padded to a
+    whole panel). The compiler writes this layout into the weights blob, so
+    the executable maps the packed weights directly. A micro-kernel then
+    loads `panel-width` outputs' weights for one input feature with one
+    contiguous vector load and updates them with one FMA per input row.
+
+    A matrix that is also read in its original layout (a tied token
+    embedding) keeps that declaration as well; the blob then holds both.
+  }];
+  let options = [
+    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"16",
+           "Output rows per panel (f32 lanes of one vector load)">,
+  ];
+}
+
+def TfmTileProjections : Pass<"tfm-tile-projections"> {
+  let summary = "Register-blocked, vectorised, multi-threaded projection kernels";
+  let description = [{
+    Rewrites each panel projection (the linalg form of `tfm.packed_linear`:
+    `out[s, p, j] += x[s, k] * w[p, k, j]` over loops `(p, s, k, j)`, static
+    shapes) into a micro-kernel:
+
+    - `scf.forall` over groups of output panels, which becomes the
+      OpenMP-shared loop;
+    - `scf.for` over groups of input rows;
+    - an accumulator tile of `rows x panels` vectors of W lanes, read from
+      the output once, carried through the `scf.for` over input features in
+      registers and written once;
+    - per input feature: one vector load of W weights per panel, the input
+      element broadcast, one FMA per accumulator vector.
+
+    Tiling goes through the TilingInterface, the tile through linalg
+    vectorisation (a `vector.contract` with a unit reduction, lowered to
+    FMAs with `parallelarith`), and the accumulator through loop-invariant
+    subset hoisting. Tile sizes: rows are the largest divisor of the rows
+    that is at most `accumulators` (a prefill chunk), panels then fill the
+    remaining accumulators (a decode step's GEMV gets several independent
+    FMA chains) while leaving at least `parallel-tiles` panel groups for
+    the threads.
+  }];
+  let options = [
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"8",
+           "Accumulator vectors per micro-kernel (rows x panels)">,
+    Option<"parallelTiles", "parallel-tiles", "int64_t", /*default=*/"16",
+           "Fewest panel groups to share between threads">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def TfmLowerStridedCopies : Pass<"tfm-lower-strided-copies"> {
   let summary = "Turn memref.copy of strided views into linalg.copy";
   let description = [{

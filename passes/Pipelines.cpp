@@ -4,9 +4,11 @@
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -25,10 +27,12 @@ void mlir::tfm::buildTfmKVCachePipeline(OpPassManager &pm,
 
 void mlir::tfm::buildTfmFusionPipeline(OpPassManager &pm,
                                        const CpuPipelineOptions &options) {
-  if (!options.fuseProjections)
-    return;
-  pm.addPass(createTfmFuseQKV());
-  pm.addPass(createTfmFuseFFN());
+  if (options.fuseProjections) {
+    pm.addPass(createTfmFuseQKV());
+    pm.addPass(createTfmFuseFFN());
+  }
+  if (options.packWeights)
+    pm.addPass(createTfmPackWeights());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -40,6 +44,11 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   if (options.fuseElementwise) {
     pm.addPass(createTfmFuseElementwise());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (options.tileProjections) {
+    pm.addNestedPass<func::FuncOp>(createTfmTileProjections());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -64,6 +73,9 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createTfmLowerStridedCopies());
+  // The projection kernels' loops over output panels.
+  pm.addPass(options.parallel ? createForallToParallelLoopPass()
+                              : createForallToForLoopPass());
 
   // Parallel dimensions of every linalg op become one scf.parallel, which
   // OpenMP work-shares over the runtime's threads.
@@ -77,12 +89,22 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createTfmSerializeSmallParallelLoops(small));
     pm.addPass(createConvertSCFToOpenMPPass());
   }
+  // Vector transfers of the micro-kernels become plain vector loads, stores
+  // and broadcasts, one per accumulator row.
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Before scf-to-cf: OpenMP bodies sit in memref.alloca_scope regions, which
   // must still be single-block when they are lowered.
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  // The micro-kernels' contractions reduce over one element: elementwise
+  // FMAs on the accumulator vectors.
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::ParallelArith;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   ConvertFuncToLLVMPassOptions funcOptions;
@@ -94,6 +116,7 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

@@ -25,6 +25,15 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "fuse-projections",
       llvm::cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),
       llvm::cl::init(true)};
+  Option<bool> packWeights{
+      *this, "pack-weights",
+      llvm::cl::desc("Store projection weights as column panels"),
+      llvm::cl::init(true)};
+  Option<bool> tileProjections{
+      *this, "tile-projections",
+      llvm::cl::desc("Register-blocked, vectorised projection kernels "
+                     "(on packed weights)"),
+      llvm::cl::init(true)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise producers into parallel consumers"),
@@ -42,7 +51,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// tfm (full sequence) -> tfm (prefill + decode with a KV cache).
 void buildTfmKVCachePipeline(OpPassManager &pm,
                              const CpuPipelineOptions &options);
-/// tfm -> tfm: projection fusion (tfm-fuse-qkv, tfm-fuse-ffn).
+/// tfm -> tfm: projection fusion (tfm-fuse-qkv, tfm-fuse-ffn) and weight
+/// packing (tfm-pack-weights).
 void buildTfmFusionPipeline(OpPassManager &pm,
                             const CpuPipelineOptions &options);
 /// tfm -> linalg/tensor/arith/math on tensors.

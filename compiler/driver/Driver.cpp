@@ -144,6 +144,8 @@ public:
     pipeline.contextLength = contextLength;
     pipeline.prefillChunk = options.prefillChunk;
     pipeline.fuseProjections = options.fuseProjections;
+    pipeline.packWeights = options.packWeights;
+    pipeline.tileProjections = options.tileProjections;
     pipeline.fuseElementwise = options.fuseElementwise;
     pipeline.parallel = options.parallel;
     pipeline.promoteAccumulators = options.promoteAccumulators;

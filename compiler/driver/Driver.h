@@ -38,6 +38,8 @@ struct CompileOptions {
   std::string targetCpu; ///< empty: the host CPU
   bool parallel = true;  ///< multi-threaded kernels (OpenMP)
   bool fuseProjections = true;
+  bool packWeights = true;
+  bool tileProjections = true;
   bool fuseElementwise = true;
   bool promoteAccumulators = true;
   int64_t minParallelWork = 8192; ///< smaller parallel loops stay serial
