@@ -76,6 +76,11 @@ static cl::opt<bool> tileProjections(
     cl::desc("Register-blocked, vectorised projection kernels on packed "
              "weights (tfm-tile-projections)"),
     cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> planMemory(
+    "plan-memory",
+    cl::desc("Intermediates in one static arena planned at compile time "
+             "(tfm-plan-memory)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> fuseElementwise(
     "fuse-elementwise",
     cl::desc("Fuse elementwise producers into parallel consumers"),
@@ -135,6 +140,7 @@ int main(int argc, char **argv) {
   options.fuseProjections = fuseProjections;
   options.packWeights = packWeights;
   options.tileProjections = tileProjections;
+  options.planMemory = planMemory;
   options.fuseElementwise = fuseElementwise;
   options.promoteAccumulators = promoteAccumulators;
   options.minParallelWork = minParallelWork;

@@ -205,6 +205,39 @@ def TfmTileProjections : Pass<"tfm-tile-projections"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def TfmSplitSharedFills : Pass<"tfm-split-shared-fills"> {
+  let summary = "Give every user of a linalg.fill on tensors its own fill";
+  let description = [{
+    CSE merges identical fills (every zero-initialised accumulator of one
+    shape shares one), and one-shot bufferization then copies the shared
+    fill into a new buffer for each op that writes into it. With a fill
+    (and tensor.empty) per user, each one bufferizes in place. Run it just
+    before bufferization, after the last CSE.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def TfmPlanMemory : Pass<"tfm-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place every intermediate buffer in one compile-time planned arena";
+  let description = [{
+    After bufferization and deallocation, each function's statically shaped
+    `memref.alloc`s that are freed in the entry block become `memref.view`s
+    into one arena per function, a private, uninitialised `memref.global
+    @<function>_arena` (static storage: no allocation per call). Offsets are
+    chosen at compile time, largest buffer first, at the lowest 64-byte
+    aligned offset not used by a buffer whose lifetime (allocation to
+    deallocation, in block order) overlaps: buffers that are never alive at
+    the same time share memory. The `memref.dealloc`s are erased.
+
+    Allocations with dynamic sizes (attention scores over the cache rows
+    written so far) are left to the allocator. Because the arena is static,
+    a function must not run twice at the same time (runtime/ModelABI.h).
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def TfmLowerStridedCopies : Pass<"tfm-lower-strided-copies"> {
   let summary = "Turn memref.copy of strided views into linalg.copy";
   let description = [{

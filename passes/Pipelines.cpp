@@ -56,6 +56,7 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
 
 void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
                                           const CpuPipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createTfmSplitSharedFills());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -72,6 +73,13 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (options.planMemory) {
+    // Deallocations move from the end of the function to right after each
+    // buffer's last use, so that the plan can reuse its bytes.
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createOptimizeAllocationLivenessPass());
+    pm.addPass(createTfmPlanMemory());
+  }
   pm.addPass(createTfmLowerStridedCopies());
   // The projection kernels' loops over output panels.
   pm.addPass(options.parallel ? createForallToParallelLoopPass()

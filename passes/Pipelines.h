@@ -34,6 +34,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Register-blocked, vectorised projection kernels "
                      "(on packed weights)"),
       llvm::cl::init(true)};
+  Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("Intermediates in one static arena planned at compile "
+                     "time (no allocation per call)"),
+      llvm::cl::init(true)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse elementwise producers into parallel consumers"),

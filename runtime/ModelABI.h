@@ -30,6 +30,10 @@ typedef struct tfm_model_info {
 /* Compile-time facts about the compiled model. */
 extern const tfm_model_info tfm_model;
 
+/* Each entry keeps its intermediates in a static arena planned at compile
+ * time (tfm-plan-memory): an entry must not run twice at the same time, in
+ * any thread. The entries themselves run their loops on OpenMP threads. */
+
 /* Runs `prefill_chunk` tokens at positions [pos, pos + prefill_chunk) and
  * writes their logits, row-major [prefill_chunk][vocab_size]. Requires
  * pos + prefill_chunk <= context_length. Positions past the caller's real

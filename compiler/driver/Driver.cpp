@@ -146,6 +146,7 @@ public:
     pipeline.fuseProjections = options.fuseProjections;
     pipeline.packWeights = options.packWeights;
     pipeline.tileProjections = options.tileProjections;
+    pipeline.planMemory = options.planMemory;
     pipeline.fuseElementwise = options.fuseElementwise;
     pipeline.parallel = options.parallel;
     pipeline.promoteAccumulators = options.promoteAccumulators;

@@ -40,6 +40,7 @@ struct CompileOptions {
   bool fuseProjections = true;
   bool packWeights = true;
   bool tileProjections = true;
+  bool planMemory = true;
   bool fuseElementwise = true;
   bool promoteAccumulators = true;
   int64_t minParallelWork = 8192; ///< smaller parallel loops stay serial
