@@ -14,6 +14,9 @@ trap 'rm -rf "$work"' EXIT
 variants=(
   "all on|"
   "no projection fusion|--fuse-projections=false"
+  "no weight packing|--pack-weights=false"
+  "no micro-kernel tiling|--tile-projections=false"
+  "no memory planning|--plan-memory=false"
   "no elementwise fusion|--fuse-elementwise=false"
   "no accumulator promotion|--promote-accumulators=false"
   "fork for every loop|--min-parallel-work=0"
