@@ -64,23 +64,30 @@ public:
   EntryBuilder(func::FuncOp forward, const CacheShape &cache)
       : forward(forward), cache(cache) {}
 
-  /// Builds `name(tokens[sequence], pos, cache) -> (logits, cache)`.
-  FailureOr<func::FuncOp> build(StringRef name, int64_t sequence) {
+  /// Builds `name(tokens[sequence], pos, cache) -> (logits, cache)`, or
+  /// with `lastRowOnly`, `name(tokens[sequence], pos, count, cache) ->
+  /// (logits[1], cache)`: the logits of row `count - 1` (the last real
+  /// token of a partly filled chunk) only.
+  FailureOr<func::FuncOp> build(StringRef name, int64_t sequence,
+                                bool lastRowOnly) {
     MLIRContext *context = forward.getContext();
     OpBuilder moduleBuilder(forward);
     Type tokensType =
         RankedTensorType::get({sequence}, IntegerType::get(context, 32));
-    Type cacheType = cache.type(context);
-    auto entry = func::FuncOp::create(
-        moduleBuilder, forward.getLoc(), name,
-        FunctionType::get(context,
-                          {tokensType, IndexType::get(context), cacheType},
-                          {}));
+    Type indexType = IndexType::get(context);
+    SmallVector<Type> arguments = {tokensType, indexType};
+    if (lastRowOnly)
+      arguments.push_back(indexType);
+    arguments.push_back(cache.type(context));
+    auto entry = func::FuncOp::create(moduleBuilder, forward.getLoc(), name,
+                                      FunctionType::get(context, arguments, {}));
     Block *block = entry.addEntryBlock();
     builder = OpBuilder::atBlockEnd(block);
+    mapping.clear();
     mapping.map(forward.getArgument(0), block->getArgument(0));
     position = block->getArgument(1);
-    cacheValue = block->getArgument(2);
+    count = lastRowOnly ? block->getArgument(2) : Value();
+    cacheValue = block->getArguments().back();
     layer = 0;
 
     for (Operation &op : forward.getBody().front()) {
@@ -98,13 +105,27 @@ public:
 private:
   LogicalResult cloneOp(Operation &op) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      Value result = mapping.lookup(ret.getOperand(0));
+      if (count && cast<RankedTensorType>(result.getType()).getDimSize(0) != 1)
+        result = lastRow(ret.getLoc(), result);
       func::ReturnOp::create(builder, ret.getLoc(),
-                             ValueRange{mapping.lookup(ret.getOperand(0)),
-                                        cacheValue});
+                             ValueRange{result, cacheValue});
       return success();
     }
     if (auto attention = dyn_cast<AttentionOp>(op))
       return cloneAttention(attention);
+    // Only one row of logits is returned: project only that row (the
+    // vocabulary projection is the largest GEMM of a small model).
+    auto head = dyn_cast<LMHeadOp>(op);
+    if (count && head && llvm::all_of(head->getUsers(), [](Operation *user) {
+          return isa<func::ReturnOp>(user);
+        })) {
+      Value row = lastRow(head.getLoc(), mapping.lookup(head.getInput()));
+      auto clone = LMHeadOp::create(builder, head.getLoc(), row,
+                                    mapping.lookup(head.getWeight()));
+      mapping.map(head.getResult(), clone.getResult());
+      return success();
+    }
 
     Operation *clone = builder.clone(op, mapping);
     if (auto rope = dyn_cast<RopeOp>(clone))
@@ -135,6 +156,21 @@ private:
     mapping.map(attention.getResult(), clone.getResult());
     ++layer;
     return success();
+  }
+
+  /// Row `count - 1` of the [rows, features] `value`.
+  Value lastRow(Location loc, Value value) {
+    int64_t features = cast<RankedTensorType>(value.getType()).getDimSize(1);
+    Value row = arith::SubIOp::create(
+        builder, loc, count, arith::ConstantIndexOp::create(builder, loc, 1));
+    SmallVector<OpFoldResult> offsets = {row, builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
+                                       builder.getIndexAttr(features)};
+    SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+    auto type = RankedTensorType::get(
+        {1, features}, cast<RankedTensorType>(value.getType()).getElementType());
+    return tensor::ExtractSliceOp::create(builder, loc, type, value, offsets,
+                                          sizes, strides);
   }
 
   Value writeRows(Location loc, Value rows, CacheHalf half) {
@@ -172,6 +208,7 @@ private:
   OpBuilder builder{forward.getContext()};
   IRMapping mapping;
   Value position;
+  Value count; ///< real tokens of a prefill chunk; null for all rows
   Value cacheValue;
   int64_t layer = 0;
 };
@@ -190,8 +227,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
 
     int64_t chunk = std::min<int64_t>(prefillChunk, cache->context);
     EntryBuilder entries(*forward, *cache);
-    if (failed(entries.build("prefill", chunk)) ||
-        failed(entries.build("decode", 1)))
+    if (failed(entries.build("prefill", chunk, /*lastRowOnly=*/true)) ||
+        failed(entries.build("decode", 1, /*lastRowOnly=*/false)))
       return signalPassFailure();
     forward->erase();
     module->setAttr("tfm.prefill_chunk",

@@ -12,14 +12,19 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     entry points sharing one KV cache:
 
     ```mlir
-    func.func @prefill(%tokens: tensor<CxI32>, %pos: index, %cache: tensor<2xLxTxKxf32>)
-        -> (tensor<CxVxf32>, tensor<2xLxTxKxf32>)
+    func.func @prefill(%tokens: tensor<CxI32>, %pos: index, %count: index,
+                       %cache: tensor<2xLxTxKxf32>)
+        -> (tensor<1xVxf32>, tensor<2xLxTxKxf32>)
     func.func @decode(%tokens: tensor<1xI32>, %pos: index, %cache: tensor<2xLxTxKxf32>)
         -> (tensor<1xVxf32>, tensor<2xLxTxKxf32>)
     ```
 
     `C` is the prefill chunk, `T` the context length, `L` the number of
     attention layers and `K` the key/value features (num_kv_heads * head_dim).
+    A prefill call processes the whole chunk but returns only the result
+    row of its last real token, `count - 1` (a prompt's last chunk may be
+    partly filled): generation needs no other, and when the result comes
+    from a `tfm.lm_head`, only that row is projected onto the vocabulary.
     Every position offset (RoPE, learned positions, attention) becomes `%pos`;
     before each attention the new keys and values are written into rows
     `[pos, pos + S)` of the layer's cache slice and the attention reads rows

@@ -64,41 +64,45 @@ bool ModelRunner::allocate(std::string &error) {
     return false;
   }
   std::memset(cache_.get(), 0, bytes);
-  size_t rows = std::max<uint32_t>(info_.prefill_chunk, 1);
-  logits_.assign(rows * info_.vocab_size, 0.0f);
-  chunkTokens_.assign(rows, 0);
+  logits_.assign(info_.vocab_size, 0.0f);
+  chunkTokens_.assign(std::max<uint32_t>(info_.prefill_chunk, 1), 0);
   return true;
 }
 
 const float *ModelRunner::feed(const int32_t *tokens, int count, int64_t pos,
                                bool decodeOnly, std::vector<float> *allLogits) {
   const int64_t chunk = info_.prefill_chunk;
-  const size_t vocabSize = info_.vocab_size;
-  const float *last = logits_.data();
+  auto keep = [&] {
+    if (allLogits)
+      allLogits->insert(allLogits->end(), logits_.begin(), logits_.end());
+  };
   int done = 0;
   while (done < count) {
     int remaining = count - done;
     int64_t at = pos + done;
-    int rows = 1;
     if (!decodeOnly && chunk > 0 && remaining >= 2 &&
         at + chunk <= static_cast<int64_t>(info_.context_length)) {
       // Padding ids are harmless: their cache rows are rewritten before any
       // query attends to them (ModelABI.h).
-      rows = static_cast<int>(std::min<int64_t>(remaining, chunk));
+      int rows = static_cast<int>(std::min<int64_t>(remaining, chunk));
       std::fill(chunkTokens_.begin(), chunkTokens_.end(), 0);
       std::copy(tokens + done, tokens + done + rows, chunkTokens_.begin());
-      tfm_prefill(weights_, chunkTokens_.data(), at, cache_.get(),
-                  logits_.data());
+      // A prefill call returns the logits of one row (the last real token).
+      // For every row's, the chunk runs once per row, each time with one
+      // more real token: the same prefill code, so --dump-logits checks it.
+      for (int real = allLogits ? 1 : rows; real <= rows; ++real) {
+        tfm_prefill(weights_, chunkTokens_.data(), at, real, cache_.get(),
+                    logits_.data());
+        keep();
+      }
+      done += rows;
     } else {
       tfm_decode(weights_, tokens + done, at, cache_.get(), logits_.data());
+      keep();
+      done += 1;
     }
-    if (allLogits)
-      allLogits->insert(allLogits->end(), logits_.data(),
-                        logits_.data() + rows * vocabSize);
-    last = logits_.data() + (rows - 1) * vocabSize;
-    done += rows;
   }
-  return last;
+  return logits_.data();
 }
 
 //===----------------------------------------------------------------------===//

@@ -37,7 +37,8 @@ public:
   /// Runs `count` tokens at positions [pos, pos + count) and returns the
   /// logits of the last one. Uses tfm_prefill chunks while >= 2 tokens remain
   /// and a whole chunk fits in the context, else tfm_decode. When `allLogits`
-  /// is given, the logits of every position are appended to it. Requires
+  /// is given, the logits of every position are appended to it (a prefill
+  /// call yields one row, so each chunk then runs once per row). Requires
   /// pos + count <= context().
   const float *feed(const int32_t *tokens, int count, int64_t pos,
                     bool decodeOnly, std::vector<float> *allLogits = nullptr);

@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the layout of tfm_model_info or an entry signature changes. */
-#define TFM_ABI_VERSION 1
+#define TFM_ABI_VERSION 2
 
 typedef struct tfm_model_info {
   uint32_t abi_version;    /* TFM_ABI_VERSION of the compiler that emitted it */
@@ -35,13 +35,13 @@ extern const tfm_model_info tfm_model;
  * any thread. The entries themselves run their loops on OpenMP threads. */
 
 /* Runs `prefill_chunk` tokens at positions [pos, pos + prefill_chunk) and
- * writes their logits, row-major [prefill_chunk][vocab_size]. Requires
- * pos + prefill_chunk <= context_length. Positions past the caller's real
- * tokens may hold any token id: their cache rows are overwritten by later calls
- * before any query can attend to them. */
+ * writes the vocab_size logits of token `count - 1` (1 <= count <=
+ * prefill_chunk: the last real token of the chunk). Requires
+ * pos + prefill_chunk <= context_length. Tokens from `count` on may hold any
+ * id: their cache rows are overwritten by later calls before any query can
+ * attend to them. */
 void tfm_prefill(const uint8_t *weights, const int32_t *tokens, int64_t pos,
-                 float *cache, float *logits);
-
+                 int64_t count, float *cache, float *logits);
 /* Runs one token at position `pos` (< context_length); writes vocab_size logits. */
 void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
                 float *cache, float *logits);

@@ -21,7 +21,7 @@ module attributes {tfm.context_length = 16 : i64} {
 }
 
 // CHECK-LABEL: func.func @prefill
-// CHECK-SAME: (%[[TOKENS:.*]]: tensor<8xi32>, %[[POS:.*]]: index, %[[CACHE:.*]]: tensor<2x1x16x8xf32>) -> (tensor<8x16xf32>, tensor<2x1x16x8xf32>)
+// CHECK-SAME: (%[[TOKENS:.*]]: tensor<8xi32>, %[[POS:.*]]: index, %[[COUNT:.*]]: index, %[[CACHE:.*]]: tensor<2x1x16x8xf32>) -> (tensor<1x16xf32>, tensor<2x1x16x8xf32>)
 // CHECK: %[[X:.*]] = tfm.embedding %[[TOKENS]], %{{.*}} -> tensor<8x16xf32>
 // CHECK: %[[K:.*]] = tfm.linear %[[X]], %{{.*}} -> tensor<8x8xf32>
 // CHECK: %[[Q:.*]] = tfm.rope %[[X]][%[[POS]]]
@@ -32,7 +32,10 @@ module attributes {tfm.context_length = 16 : i64} {
 // CHECK: %[[KEYS:.*]] = tensor.extract_slice %[[C2]][0, 0, 0, 0] [1, 1, %[[VISIBLE]], 8] {{.*}} to tensor<?x8xf32>
 // CHECK: %[[VALUES:.*]] = tensor.extract_slice %[[C2]][1, 0, 0, 0] [1, 1, %[[VISIBLE]], 8] {{.*}} to tensor<?x8xf32>
 // CHECK: %[[OUT:.*]] = tfm.attention %[[Q]], %[[KEYS]], %[[VALUES]][%[[POS]]] {{.*}} : tensor<8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
-// CHECK: return %[[OUT]], %[[C2]]
+// Prefill returns the row of its last real token only.
+// CHECK: %[[LAST:.*]] = arith.subi %[[COUNT]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[OUT]][%[[LAST]], 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<1x16xf32>
+// CHECK: return %[[ROW]], %[[C2]]
 
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: tensor<1xi32>, %{{.*}}: index, %{{.*}}: tensor<2x1x16x8xf32>) -> (tensor<1x16xf32>, tensor<2x1x16x8xf32>)

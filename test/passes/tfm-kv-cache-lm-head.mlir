@@ -1,0 +1,29 @@
+// RUN: tfmc-opt %s -tfm-kv-cache=prefill-chunk=4 | FileCheck %s
+
+// When the logits come from tfm.lm_head, prefill projects only the hidden
+// row of its last real token onto the vocabulary; decode projects its one
+// row as before.
+
+module attributes {tfm.context_length = 8 : i64} {
+  tfm.global_weight @table : tensor<32x16xf32>
+  func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x32xf32> {
+    %table = tfm.weight @table : tensor<32x16xf32>
+    %c0 = arith.constant 0 : index
+    %e = tfm.embedding %tokens, %table : tensor<2xi32>, tensor<32x16xf32> -> tensor<2x16xf32>
+    %x = tfm.attention %e, %e, %e[%c0] {num_heads = 4 : i64, num_kv_heads = 4 : i64, causal} : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>
+    %logits = tfm.lm_head %x, %table : tensor<2x16xf32>, tensor<32x16xf32> -> tensor<2x32xf32>
+    return %logits : tensor<2x32xf32>
+  }
+}
+
+// CHECK-LABEL: func.func @prefill
+// CHECK-SAME: (%{{.*}}: tensor<4xi32>, %{{.*}}: index, %[[COUNT:.*]]: index, %{{.*}}: tensor<2x1x8x16xf32>) -> (tensor<1x32xf32>, tensor<2x1x8x16xf32>)
+// CHECK: %[[X:.*]] = tfm.attention {{.*}} : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>
+// CHECK: %[[LAST:.*]] = arith.subi %[[COUNT]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[X]][%[[LAST]], 0] [1, 16] [1, 1] : tensor<4x16xf32> to tensor<1x16xf32>
+// CHECK: %[[LOGITS:.*]] = tfm.lm_head %[[ROW]], %{{.*}} : tensor<1x16xf32>, tensor<32x16xf32> -> tensor<1x32xf32>
+// CHECK: return %[[LOGITS]]
+
+// CHECK-LABEL: func.func @decode
+// CHECK: tfm.lm_head {{.*}} : tensor<1x16xf32>, tensor<32x16xf32> -> tensor<1x32xf32>
+// CHECK-NOT: tensor.extract_slice
