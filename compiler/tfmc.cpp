@@ -67,6 +67,16 @@ static cl::opt<bool> fuseProjections(
     "fuse-projections",
     cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),
     cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> fuseAttention(
+    "fuse-attention",
+    cl::desc("Attention as one fused kernel with an online softmax "
+             "(tfm-fuse-attention)"),
+    cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> approximateMath(
+    "approximate-math",
+    cl::desc("Inline polynomial exp/tanh instead of libm calls "
+             "(tfm-approximate-math)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> packWeights(
     "pack-weights",
     cl::desc("Store projection weights as column panels (tfm-pack-weights)"),
@@ -138,6 +148,8 @@ int main(int argc, char **argv) {
   options.targetCpu = targetCpu;
   options.parallel = parallelKernels;
   options.fuseProjections = fuseProjections;
+  options.fuseAttention = fuseAttention;
+  options.approximateMath = approximateMath;
   options.packWeights = packWeights;
   options.tileProjections = tileProjections;
   options.planMemory = planMemory;

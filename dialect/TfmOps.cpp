@@ -233,6 +233,30 @@ LogicalResult RopeOp::verify() {
   return success();
 }
 
+/// The checks shared by tfm.attention and tfm.flash_attention.
+template <typename AttentionLike>
+static LogicalResult verifyAttention(AttentionLike op) {
+  int64_t heads = op.getNumHeads(), kvHeads = op.getNumKvHeads();
+  int64_t queryFeatures = dim(op.getQuery(), 1);
+  if (queryFeatures % heads != 0)
+    return op.emitOpError() << "query features (" << queryFeatures
+                            << ") are not a multiple of num_heads (" << heads
+                            << ")";
+  if (heads % kvHeads != 0)
+    return op.emitOpError() << "num_heads (" << heads
+                            << ") is not a multiple of num_kv_heads ("
+                            << kvHeads << ")";
+  int64_t kvFeatures = kvHeads * op.getHeadDim();
+  if (dim(op.getKey(), 1) != kvFeatures || dim(op.getValue(), 1) != kvFeatures)
+    return op.emitOpError()
+           << "key and value must have num_kv_heads * head_dim = "
+           << kvFeatures << " features";
+  if (dim(op.getKey(), 0) != dim(op.getValue(), 0))
+    return op.emitOpError() << "key has " << dim(op.getKey(), 0)
+                            << " rows but value has " << dim(op.getValue(), 0);
+  return success();
+}
+
 LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location>,
                                             Adaptor adaptor,
@@ -241,26 +265,16 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult AttentionOp::verify() {
-  int64_t heads = getNumHeads(), kvHeads = getNumKvHeads();
-  int64_t queryFeatures = dim(getQuery(), 1);
-  if (queryFeatures % heads != 0)
-    return emitOpError() << "query features (" << queryFeatures
-                         << ") are not a multiple of num_heads (" << heads
-                         << ")";
-  if (heads % kvHeads != 0)
-    return emitOpError() << "num_heads (" << heads
-                         << ") is not a multiple of num_kv_heads (" << kvHeads
-                         << ")";
-  int64_t kvFeatures = kvHeads * getHeadDim();
-  if (dim(getKey(), 1) != kvFeatures || dim(getValue(), 1) != kvFeatures)
-    return emitOpError() << "key and value must have num_kv_heads * head_dim = "
-                         << kvFeatures << " features";
-  if (dim(getKey(), 0) != dim(getValue(), 0))
-    return emitOpError() << "key has " << dim(getKey(), 0)
-                         << " rows but value has " << dim(getValue(), 0);
+LogicalResult AttentionOp::verify() { return verifyAttention(*this); }
+
+LogicalResult FlashAttentionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getQuery().getType());
   return success();
 }
+
+LogicalResult FlashAttentionOp::verify() { return verifyAttention(*this); }
 
 #define GET_OP_CLASSES
 #include "dialect/TfmOps.cpp.inc"

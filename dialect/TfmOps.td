@@ -268,7 +268,23 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
-def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
+// Attention ops share operands, result, syntax and verification.
+class Tfm_AttentionLikeOp<string mnemonic>
+    : Tfm_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `[` $offset `]` attr-dict `:`
+    type($query) `,` type($key) `,` type($value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getHeadDim() {
+      return getQuery().getType().getDimSize(1) / getNumHeads();
+    }
+  }];
+}
+
+def Tfm_AttentionOp : Tfm_AttentionLikeOp<"attention"> {
   let summary = "Scaled dot-product multi-head attention (MHA, GQA, MQA)";
   let description = [{
     `query : [sequence, num_heads * head_dim]` attends over
@@ -287,17 +303,30 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
                        UnitAttr:$causal);
-  let results = (outs Tfm_Activation:$result);
-  let assemblyFormat = [{
-    $query `,` $key `,` $value `[` $offset `]` attr-dict `:`
-    type($query) `,` type($key) `,` type($value)
+}
+
+def Tfm_FlashAttentionOp : Tfm_AttentionLikeOp<"flash_attention"> {
+  let summary = "Attention as one fused kernel with an online softmax";
+  let description = [{
+    Computes exactly `tfm.attention` (same operands, attributes and
+    semantics), as one fused kernel: each (query row, head) walks the keys
+    it may see in blocks of `block_keys`, computing that block's scores,
+    folding them into a running maximum and sum (the online softmax of
+    flash attention, which rescales the partial output when the maximum
+    grows) and accumulating the block's values. No [queries x keys] score
+    matrix exists at any point; keys hidden by the causal mask are not
+    visited at all. Produced by `tfm-fuse-attention`.
+    ```mlir
+    %o = tfm.flash_attention %q, %k, %v[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64, causal, block_keys = 16 : i64}
+        : tensor<8x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>
+    ```
   }];
-  let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    int64_t getHeadDim() {
-      return getQuery().getType().getDimSize(1) / getNumHeads();
-    }
-  }];
+  let arguments = (ins Tfm_Activation:$query, Tfm_Activation:$key,
+                       Tfm_Activation:$value, Index:$offset,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
+                       UnitAttr:$causal,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$block_keys);
 }
 
 #endif // TFM_OPS_TD

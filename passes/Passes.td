@@ -60,7 +60,9 @@ def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
                            "mlir::memref::MemRefDialect",
-                           "mlir::bufferization::BufferizationDialect"];
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def TfmDropInPlaceResults : Pass<"tfm-drop-in-place-results", "mlir::ModuleOp"> {
@@ -241,6 +243,37 @@ def TfmPlanMemory : Pass<"tfm-plan-memory", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];
+}
+
+def TfmFuseAttention : Pass<"tfm-fuse-attention"> {
+  let summary = "Compute attention as one fused kernel with an online softmax";
+  let description = [{
+    Replaces every `tfm.attention` by `tfm.flash_attention`, which
+    convert-tfm-to-linalg lowers to one kernel: a parallel loop over
+    (query row, head), each walking the keys it may see in blocks of
+    `block-keys` (a causal query stops at its own position) with a running
+    maximum, sum and output vector in registers. Scores, scale, mask,
+    softmax and the product with the values are fused; no score matrix is
+    written to memory, in prefill or decode.
+  }];
+  let options = [
+    Option<"blockKeys", "block-keys", "int64_t", /*default=*/"16",
+           "Keys per block of scores (one vector of scores)">,
+  ];
+}
+
+def TfmApproximateMath : Pass<"tfm-approximate-math"> {
+  let summary = "Replace math.exp and math.tanh by inline polynomial approximations";
+  let description = [{
+    Without a vector math library, LLVM lowers `math.exp` to a call to
+    `expf` per element, which also keeps the loops around it (softmax,
+    SiLU, GELU's tanh) from being vectorised. Upstream's polynomial
+    approximations (a few ULP for f32) are plain arithmetic that vectorises
+    with the rest of the loop body, including on vector operands.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def TfmLowerStridedCopies : Pass<"tfm-lower-strided-copies"> {

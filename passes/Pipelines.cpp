@@ -31,6 +31,8 @@ void mlir::tfm::buildTfmFusionPipeline(OpPassManager &pm,
     pm.addPass(createTfmFuseQKV());
     pm.addPass(createTfmFuseFFN());
   }
+  if (options.fuseAttention)
+    pm.addPass(createTfmFuseAttention());
   if (options.packWeights)
     pm.addPass(createTfmPackWeights());
   pm.addPass(createCanonicalizerPass());
@@ -56,6 +58,8 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
 
 void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
                                           const CpuPipelineOptions &options) {
+  if (options.approximateMath)
+    pm.addPass(createTfmApproximateMath());
   pm.addNestedPass<func::FuncOp>(createTfmSplitSharedFills());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

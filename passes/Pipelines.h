@@ -25,6 +25,14 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "fuse-projections",
       llvm::cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),
       llvm::cl::init(true)};
+  Option<bool> fuseAttention{
+      *this, "fuse-attention",
+      llvm::cl::desc("Attention as one fused kernel with an online softmax"),
+      llvm::cl::init(true)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Inline polynomial exp/tanh instead of libm calls"),
+      llvm::cl::init(true)};
   Option<bool> packWeights{
       *this, "pack-weights",
       llvm::cl::desc("Store projection weights as column panels"),
@@ -56,8 +64,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// tfm (full sequence) -> tfm (prefill + decode with a KV cache).
 void buildTfmKVCachePipeline(OpPassManager &pm,
                              const CpuPipelineOptions &options);
-/// tfm -> tfm: projection fusion (tfm-fuse-qkv, tfm-fuse-ffn) and weight
-/// packing (tfm-pack-weights).
+/// tfm -> tfm: projection and attention fusion (tfm-fuse-qkv, tfm-fuse-ffn,
+/// tfm-fuse-attention) and weight packing (tfm-pack-weights).
 void buildTfmFusionPipeline(OpPassManager &pm,
                             const CpuPipelineOptions &options);
 /// tfm -> linalg/tensor/arith/math on tensors.

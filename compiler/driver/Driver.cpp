@@ -144,6 +144,8 @@ public:
     pipeline.contextLength = contextLength;
     pipeline.prefillChunk = options.prefillChunk;
     pipeline.fuseProjections = options.fuseProjections;
+    pipeline.fuseAttention = options.fuseAttention;
+    pipeline.approximateMath = options.approximateMath;
     pipeline.packWeights = options.packWeights;
     pipeline.tileProjections = options.tileProjections;
     pipeline.planMemory = options.planMemory;

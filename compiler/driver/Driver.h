@@ -38,6 +38,8 @@ struct CompileOptions {
   std::string targetCpu; ///< empty: the host CPU
   bool parallel = true;  ///< multi-threaded kernels (OpenMP)
   bool fuseProjections = true;
+  bool fuseAttention = true;
+  bool approximateMath = true;
   bool packWeights = true;
   bool tileProjections = true;
   bool planMemory = true;

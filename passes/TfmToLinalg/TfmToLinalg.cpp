@@ -21,6 +21,7 @@ void mlir::tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns) {
   populateTfmProjectionsToLinalgPatterns(patterns);
   populateTfmPositionalToLinalgPatterns(patterns);
   populateTfmAttentionToLinalgPatterns(patterns);
+  populateTfmFlashAttentionToLinalgPatterns(patterns);
 }
 
 namespace {
@@ -93,7 +94,8 @@ struct ConvertTfmToLinalg
                            arith::ArithDialect, math::MathDialect,
                            memref::MemRefDialect,
                            bufferization::BufferizationDialect,
-                           func::FuncDialect>();
+                           func::FuncDialect, scf::SCFDialect,
+                           vector::VectorDialect>();
     RewritePatternSet patterns(&getContext());
     populateTfmToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

@@ -16,6 +16,8 @@ void populateTfmProjectionsToLinalgPatterns(RewritePatternSet &patterns);
 void populateTfmPositionalToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.attention.
 void populateTfmAttentionToLinalgPatterns(RewritePatternSet &patterns);
+/// tfm.flash_attention as one fused loop nest with an online softmax.
+void populateTfmFlashAttentionToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTfmToLinalgPatterns(RewritePatternSet &patterns);

@@ -199,3 +199,19 @@ func.func @packed_linear_bias(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>, %b: t
   %y = tfm.packed_linear %x, %w, %b {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32>, tensor<48xf32> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
+
+// -----
+
+func.func @flash_attention_kv_features(%q: tensor<2x16xf32>, %k: tensor<?x6xf32>, %pos: index) -> tensor<2x16xf32> {
+  // expected-error @+1 {{key and value must have num_kv_heads * head_dim = 8 features}}
+  %o = tfm.flash_attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, block_keys = 16 : i64} : tensor<2x16xf32>, tensor<?x6xf32>, tensor<?x6xf32>
+  return %o : tensor<2x16xf32>
+}
+
+// -----
+
+func.func @flash_attention_block(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %pos: index) -> tensor<2x16xf32> {
+  // expected-error @+1 {{attribute 'block_keys' failed to satisfy constraint}}
+  %o = tfm.flash_attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, block_keys = 0 : i64} : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+  return %o : tensor<2x16xf32>
+}

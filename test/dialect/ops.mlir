@@ -126,3 +126,12 @@ func.func @attention_cached(%q: tensor<1x16xf32>, %k: tensor<?x8xf32>, %v: tenso
 
 // CHECK-LABEL: tfm.global_weight @wqkv : tensor<16x8xf32> {stacked = ["wq", "wk", "wv"]}
 tfm.global_weight @wqkv : tensor<16x8xf32> {stacked = ["wq", "wk", "wv"]}
+
+// -----
+
+// CHECK-LABEL: func @flash_attention
+func.func @flash_attention(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %pos: index) -> tensor<2x16xf32> {
+  // CHECK: tfm.flash_attention %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}] {block_keys = 16 : i64, causal, num_heads = 4 : i64, num_kv_heads = 2 : i64} : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+  %o = tfm.flash_attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal, block_keys = 16 : i64} : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+  return %o : tensor<2x16xf32>
+}
