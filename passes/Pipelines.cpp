@@ -77,13 +77,6 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
-  if (options.planMemory) {
-    // Deallocations move from the end of the function to right after each
-    // buffer's last use, so that the plan can reuse its bytes.
-    pm.addNestedPass<func::FuncOp>(
-        bufferization::createOptimizeAllocationLivenessPass());
-    pm.addPass(createTfmPlanMemory());
-  }
   pm.addPass(createTfmLowerStridedCopies());
   // The projection kernels' loops over output panels.
   pm.addPass(options.parallel ? createForallToParallelLoopPass()
@@ -95,6 +88,15 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
                               : createConvertLinalgToLoopsPass());
   if (options.promoteAccumulators)
     pm.addPass(createTfmPromoteAccumulators());
+  // After accumulator promotion, which tells buffers apart by their
+  // allocation: in the arena they are all views of one global.
+  if (options.planMemory) {
+    // Deallocations move from the end of the function to right after each
+    // buffer's last use, so that the plan can reuse its bytes.
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createOptimizeAllocationLivenessPass());
+    pm.addPass(createTfmPlanMemory());
+  }
   if (options.parallel) {
     TfmSerializeSmallParallelLoopsOptions small;
     small.minWork = options.minParallelWork;

@@ -163,13 +163,20 @@ struct TfmTileProjections
     for (RegisteredOperationName name :
          getContext().getRegisteredOperations())
       name.getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsGreedily(root, std::move(patterns))))
-      return signalPassFailure();
+    // Like the canonicalizer, a rewrite that has not converged is still a
+    // correct program.
+    (void)applyPatternsGreedily(root, std::move(patterns));
 
     // Innermost loops first: the accumulator tile leaves the feature loop
     // as an iter_args vector (in registers), read once and written once.
+    // Only the micro-kernels' loops carry tensors at this point.
     SmallVector<LoopLikeOpInterface> loops;
-    root->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    root->walk([&](scf::ForOp loop) {
+      if (llvm::any_of(loop.getInitArgs(), [](Value init) {
+            return isa<RankedTensorType>(init.getType());
+          }))
+        loops.push_back(loop);
+    });
     for (LoopLikeOpInterface loop : loops)
       (void)hoistLoopInvariantSubsets(rewriter, loop);
   }
