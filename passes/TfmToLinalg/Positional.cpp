@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tfm;
 
@@ -81,73 +83,54 @@ struct PositionEmbeddingLowering : OpRewritePattern<PositionEmbeddingOp> {
 /// Rotates feature `c` with its partner: for pair index `i` of the head and
 /// angle `a = (offset + s) * theta^(-2i / head_dim)`, the first element of a
 /// pair becomes `x0 cos a - x1 sin a` and the second `x1 cos a + x0 sin a`.
+///
+/// The frequencies are compile-time constants, and cos/sin depend only on
+/// the row and the position within a head: they are computed once per row
+/// into [rows, head_dim] tables that every head reads, instead of once per
+/// element.
 struct RopeLowering : OpRewritePattern<RopeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RopeOp op, PatternRewriter &b) const override {
     Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
     Value input = op.getInput();
     ArrayRef<int64_t> shape = shapeOf(input);
     int64_t headDim = op.getHeadDim();
     bool interleaved = op.getLayout() == RopeLayout::interleaved;
-    double theta = op.getTheta().convertToDouble();
-    Value offset = op.getOffset();
-    AffineMap identity = b.getMultiDimIdentityMap(2);
+    auto [cosTable, sinTable] =
+        angleTables(b, loc, op, shape[0], pairFrequencies(op));
 
+    // Columns of one head read the tables at `column mod head_dim`.
+    AffineExpr row = getAffineDimExpr(0, context),
+               column = getAffineDimExpr(1, context);
+    AffineMap identity = b.getMultiDimIdentityMap(2);
+    AffineMap inHeadMap = AffineMap::get(2, 0, {row, column % headDim}, context);
     auto body = [&](OpBuilder &nb, Location nloc, ValueRange args) {
-      Value x = args[0];
-      Value row = linalg::IndexOp::create(nb, nloc, 0);
-      Value column = linalg::IndexOp::create(nb, nloc, 1);
-      Value inHead = arith::RemUIOp::create(nb, nloc, column,
+      Value x = args[0], cos = args[1], sin = args[2];
+      Value rowIndex = linalg::IndexOp::create(nb, nloc, 0);
+      Value columnIndex = linalg::IndexOp::create(nb, nloc, 1);
+      Value inHead = arith::RemUIOp::create(nb, nloc, columnIndex,
                                             indexConstant(nb, nloc, headDim));
-      // Pair index and whether this element is the pair's first.
-      Value pair, isFirst, partner;
+      // Whether this element is its pair's first, and the partner's column.
+      Value isFirst, distance;
       if (interleaved) {
-        pair = arith::DivUIOp::create(nb, nloc, inHead,
-                                      indexConstant(nb, nloc, 2));
         Value parity = arith::RemUIOp::create(nb, nloc, inHead,
                                               indexConstant(nb, nloc, 2));
         isFirst = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq,
                                         parity, indexConstant(nb, nloc, 0));
-        Value next = arith::AddIOp::create(nb, nloc, column,
-                                           indexConstant(nb, nloc, 1));
-        Value previous = arith::SubIOp::create(nb, nloc, column,
-                                               indexConstant(nb, nloc, 1));
-        partner = arith::SelectOp::create(nb, nloc, isFirst, next, previous);
+        distance = indexConstant(nb, nloc, 1);
       } else {
         int64_t half = headDim / 2;
-        pair = arith::RemUIOp::create(nb, nloc, inHead,
-                                      indexConstant(nb, nloc, half));
         isFirst = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ult,
                                         inHead, indexConstant(nb, nloc, half));
-        Value next = arith::AddIOp::create(nb, nloc, column,
-                                           indexConstant(nb, nloc, half));
-        Value previous = arith::SubIOp::create(nb, nloc, column,
-                                               indexConstant(nb, nloc, half));
-        partner = arith::SelectOp::create(nb, nloc, isFirst, next, previous);
+        distance = indexConstant(nb, nloc, half);
       }
+      Value partner = arith::SelectOp::create(
+          nb, nloc, isFirst,
+          arith::AddIOp::create(nb, nloc, columnIndex, distance),
+          arith::SubIOp::create(nb, nloc, columnIndex, distance));
       Value other = tensor::ExtractOp::create(nb, nloc, input,
-                                              ValueRange{row, partner});
-
-      // frequency = theta ^ (-(2 * pair) / head_dim), as llama2.c computes it.
-      Value pairF = arith::UIToFPOp::create(
-          nb, nloc, nb.getF32Type(),
-          arith::IndexCastUIOp::create(nb, nloc, nb.getI64Type(), pair));
-      Value exponent = arith::DivFOp::create(
-          nb, nloc,
-          arith::MulFOp::create(nb, nloc, pairF, f32Constant(nb, nloc, 2.0)),
-          f32Constant(nb, nloc, double(headDim)));
-      Value frequency = arith::DivFOp::create(
-          nb, nloc, f32Constant(nb, nloc, 1.0),
-          math::PowFOp::create(nb, nloc, f32Constant(nb, nloc, theta),
-                               exponent));
-      Value position = arith::AddIOp::create(nb, nloc, row, offset);
-      Value positionF = arith::UIToFPOp::create(
-          nb, nloc, nb.getF32Type(),
-          arith::IndexCastUIOp::create(nb, nloc, nb.getI64Type(), position));
-      Value angle = arith::MulFOp::create(nb, nloc, positionF, frequency);
-      Value cos = math::CosOp::create(nb, nloc, angle);
-      Value sin = math::SinOp::create(nb, nloc, angle);
-
+                                              ValueRange{rowIndex, partner});
       // first: x cos - other sin; second: x cos + other sin.
       Value otherSin = arith::MulFOp::create(nb, nloc, other, sin);
       Value signedOtherSin = arith::SelectOp::create(
@@ -157,13 +140,66 @@ struct RopeLowering : OpRewritePattern<RopeOp> {
           nb, nloc, arith::MulFOp::create(nb, nloc, x, cos), signedOtherSin);
       yield(nb, nloc, rotated);
     };
-    Value result = linalg::GenericOp::create(
-                       b, loc, input.getType(), input,
-                       emptyTensor(b, loc, shape),
-                       SmallVector<AffineMap>(2, identity), iterators(2), body)
-                       .getResult(0);
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, input.getType(), ValueRange{input, cosTable, sinTable},
+            emptyTensor(b, loc, shape),
+            SmallVector<AffineMap>{identity, inHeadMap, inHeadMap, identity},
+            iterators(2), body)
+            .getResult(0);
     b.replaceOp(op, result);
     return success();
+  }
+
+private:
+  /// theta ^ (-(2 * pair) / head_dim) for every position of a head, in f32
+  /// as llama2.c computes it: a compile-time constant.
+  static Value pairFrequencies(RopeOp op) {
+    int64_t headDim = op.getHeadDim();
+    bool interleaved = op.getLayout() == RopeLayout::interleaved;
+    float theta = static_cast<float>(op.getTheta().convertToDouble());
+    SmallVector<float> frequencies;
+    for (int64_t inHead = 0; inHead < headDim; ++inHead) {
+      int64_t pair = interleaved ? inHead / 2 : inHead % (headDim / 2);
+      float exponent = static_cast<float>(2 * pair) / static_cast<float>(headDim);
+      frequencies.push_back(1.0f / std::pow(theta, exponent));
+    }
+    OpBuilder b(op);
+    auto type = RankedTensorType::get({headDim}, b.getF32Type());
+    return arith::ConstantOp::create(
+        b, op.getLoc(),
+        DenseElementsAttr::get(type, ArrayRef<float>(frequencies)));
+  }
+
+  /// cos and sin of `(offset + s) * frequency[i]`: two [rows, head_dim]
+  /// tables from one generic.
+  static std::pair<Value, Value> angleTables(OpBuilder &b, Location loc,
+                                             RopeOp op, int64_t rows,
+                                             Value frequencies) {
+    MLIRContext *context = b.getContext();
+    int64_t headDim = op.getHeadDim();
+    Value offset = op.getOffset();
+    SmallVector<AffineMap> maps = {projection(context, 2, {1}),
+                                   projection(context, 2, {0, 1}),
+                                   projection(context, 2, {0, 1})};
+    Value empty = emptyTensor(b, loc, {rows, headDim});
+    auto tables = linalg::GenericOp::create(
+        b, loc, TypeRange{empty.getType(), empty.getType()}, frequencies,
+        ValueRange{empty, empty}, maps, iterators(2),
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value row = linalg::IndexOp::create(nb, nloc, 0);
+          Value position = arith::AddIOp::create(nb, nloc, row, offset);
+          Value positionF = arith::UIToFPOp::create(
+              nb, nloc, nb.getF32Type(),
+              arith::IndexCastUIOp::create(nb, nloc, nb.getI64Type(),
+                                           position));
+          Value angle = arith::MulFOp::create(nb, nloc, positionF, args[0]);
+          linalg::YieldOp::create(
+              nb, nloc,
+              ValueRange{math::CosOp::create(nb, nloc, angle),
+                         math::SinOp::create(nb, nloc, angle)});
+        });
+    return {tables.getResult(0), tables.getResult(1)};
   }
 };
 

@@ -133,14 +133,21 @@ func.func @position_embedding(%x: tensor<4x16xf32>, %table: tensor<64x16xf32>, %
 // -----
 
 // Interleaved pairs are (2i, 2i+1); half-split pairs are (i, i + head_dim/2).
+// The frequencies theta^(-2i/head_dim) are constants; cos and sin are
+// computed once per row and position in a head ([4, 8] tables) and read by
+// every head at column mod 8.
+// CHECK-DAG: #[[IN_HEAD:.*]] = affine_map<(d0, d1) -> (d0, d1 mod 8)>
 // CHECK-LABEL: func.func @rope
 func.func @rope(%x: tensor<4x16xf32>, %pos: index) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
-  // CHECK: linalg.generic
-  // CHECK: arith.remui %{{.*}}, %c2
-  // CHECK: math.powf
+  // CHECK: %[[FREQ:.*]] = arith.constant dense<[1.000000e+00, 1.000000e+00, 1.000000e-01, 1.000000e-01, 0.00999999977, 0.00999999977, 1.000000e-03, 1.000000e-03]> : tensor<8xf32>
+  // CHECK: %[[TABLES:.*]]:2 = linalg.generic {{.*}} ins(%[[FREQ]] : tensor<8xf32>) outs({{.*}} : tensor<4x8xf32>, tensor<4x8xf32>)
   // CHECK: math.cos
   // CHECK: math.sin
+  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[IN_HEAD]], #[[IN_HEAD]], #{{.*}}]{{.*}} ins(%{{.*}}, %[[TABLES]]#0, %[[TABLES]]#1 : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
+  // CHECK: arith.remui %{{.*}}, %c2
+  // CHECK-NOT: math.powf
   %a = tfm.rope %x[%pos] {head_dim = 8 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x16xf32>
+  // CHECK: arith.constant dense<[1.000000e+00, 1.000000e-01, 0.00999999977, 1.000000e-03, 1.000000e+00, 1.000000e-01, 0.00999999977, 1.000000e-03]> : tensor<8xf32>
   // CHECK: linalg.generic
   // CHECK: arith.cmpi ult, %{{.*}}, %c4
   %b = tfm.rope %x[%pos] {head_dim = 8 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>} : tensor<4x16xf32>
