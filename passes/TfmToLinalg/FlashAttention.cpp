@@ -134,20 +134,24 @@ public:
     Value out = arith::DivFOp::create(
         b, loc, blocks.getResult(2),
         vector::BroadcastOp::create(b, loc, rowType, blocks.getResult(1)));
-    Value tile = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{1, headDim},
-                                         b.getF32Type());
+    // The result goes into this iteration's slice of the shared output, so
+    // that bufferization writes it in place (no temporary per iteration).
+    Value shared = forall.getRegionIterArgs()[0];
+    SmallVector<OpFoldResult> offsets = {query, queryColumn};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                       b.getIndexAttr(headDim)};
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    Value slice = tensor::ExtractSliceOp::create(b, loc, shared, offsets,
+                                                 sizes, strides);
     Value zero = index(b, loc, 0);
-    tile = vector::TransferWriteOp::create(b, loc, out, tile,
-                                           ValueRange{zero, zero},
-                                           ArrayRef<bool>{true})
-               .getResult();
+    Value tile = vector::TransferWriteOp::create(b, loc, out, slice,
+                                                 ValueRange{zero, zero},
+                                                 ArrayRef<bool>{true})
+                     .getResult();
 
     b.setInsertionPointToStart(forall.getTerminator().getBody());
-    Value shared = forall.getRegionIterArgs()[0];
-    tensor::ParallelInsertSliceOp::create(
-        b, loc, tile, shared, ArrayRef<OpFoldResult>{query, queryColumn},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(headDim)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    tensor::ParallelInsertSliceOp::create(b, loc, tile, shared, offsets,
+                                          sizes, strides);
     b.replaceOp(op, forall.getResult(0));
     return success();
   }

@@ -28,6 +28,8 @@
 // CHECK:       vector.transfer_read %[[V]][%{{.*}}, %[[KVCOL]]]
 // CHECK:       vector.fma
 // CHECK:   arith.divf %[[BLOCKS]]#2
+// CHECK:   %[[SLICE:.*]] = tensor.extract_slice %[[OUT]][%[[ROW]], %[[QCOL]]] [1, 4] [1, 1]
+// CHECK:   vector.transfer_write %{{.*}}, %[[SLICE]]
 // CHECK:   tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[ROW]], %[[QCOL]]] [1, 4] [1, 1]
 // CHECK-NOT: tensor<4x2x
 func.func @flash(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %pos: index) -> tensor<2x16xf32> {
