@@ -203,7 +203,8 @@ def TfmTileProjections : Pass<"tfm-tile-projections"> {
   }];
   let options = [
     Option<"accumulators", "accumulators", "int64_t", /*default=*/"8",
-           "Accumulator vectors per micro-kernel (rows x panels)">,
+           "Accumulator vectors per micro-kernel (rows x panels); tfmc "
+           "uses 8 with 32 vector registers (AVX-512), 4 with 16 (AVX2)">,
     Option<"parallelTiles", "parallel-tiles", "int64_t", /*default=*/"16",
            "Fewest panel groups to share between threads">,
   ];

@@ -50,7 +50,9 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   }
   if (options.tileProjections) {
-    pm.addNestedPass<func::FuncOp>(createTfmTileProjections());
+    TfmTileProjectionsOptions tiling;
+    tiling.accumulators = options.kernelAccumulators;
+    pm.addNestedPass<func::FuncOp>(createTfmTileProjections(tiling));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

@@ -42,6 +42,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Register-blocked, vectorised projection kernels "
                      "(on packed weights)"),
       llvm::cl::init(true)};
+  Option<int64_t> kernelAccumulators{
+      *this, "kernel-accumulators",
+      llvm::cl::desc("Accumulator vectors per projection micro-kernel (8 "
+                     "for 32 vector registers, 4 for 16)"),
+      llvm::cl::init(8)};
   Option<bool> planMemory{
       *this, "plan-memory",
       llvm::cl::desc("Intermediates in one static arena planned at compile "

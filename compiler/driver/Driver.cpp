@@ -153,6 +153,12 @@ public:
     pipeline.parallel = options.parallel;
     pipeline.promoteAccumulators = options.promoteAccumulators;
     pipeline.minParallelWork = options.minParallelWork;
+    // A 16-lane panel row is one AVX-512 register (8 rows of accumulators
+    // leave 24 of 32 registers busy) but two AVX2 ones (4 rows: 8 of 16).
+    auto registers = vectorRegisterCount(options.targetCpu);
+    if (!registers)
+      return fail(registers.takeError());
+    pipeline.kernelAccumulators = *registers >= 32 ? 8 : 4;
     if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
           mlir::tfm::buildTfmKVCachePipeline(pm, pipeline);
         }))

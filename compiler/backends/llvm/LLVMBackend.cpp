@@ -11,6 +11,7 @@
 #include "llvm/IR/Operator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -125,6 +126,15 @@ createHostTargetMachine(const std::string &cpuOverride) {
     return makeError("cannot create a target machine for " + triple.str() +
                      " cpu " + cpu);
   return machine;
+}
+
+llvm::Expected<unsigned>
+tfmc::vectorRegisterCount(const std::string &cpu) {
+  auto machine = createHostTargetMachine(cpu);
+  if (!machine)
+    return machine.takeError();
+  return (*machine)->getMCSubtargetInfo()->checkFeatures("+avx512f") ? 32u
+                                                                    : 16u;
 }
 
 /// The standard -O3 module pipeline, tuned for `machine`.

@@ -22,6 +22,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                    const tfm_model_info &info);
 
+/// How many SIMD registers generated code may use on `cpu` (empty: this
+/// machine): 32 with AVX-512, else 16. Sizes the micro-kernels' register
+/// tiles.
+llvm::Expected<unsigned> vectorRegisterCount(const std::string &cpu);
+
 enum class ObjectKind { Assembly, Object };
 
 /// Optimises `module` at -O3 for the host CPU (or `cpu` when non-empty) and
