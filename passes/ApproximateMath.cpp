@@ -1,4 +1,4 @@
-//===- ApproximateMath.cpp - Inline polynomial exp and tanh -----------------===//
+//===- ApproximateMath.cpp - Inline polynomial exp and tanh ---------------===//
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -18,11 +18,10 @@ struct TfmApproximateMath
     : mlir::tfm::impl::TfmApproximateMathBase<TfmApproximateMath> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateMathPolynomialApproximationPatterns(
-        patterns, [](StringRef name) {
-          return name == math::ExpOp::getOperationName() ||
-                 name == math::TanhOp::getOperationName();
-        });
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return name == math::ExpOp::getOperationName() ||
+             name == math::TanhOp::getOperationName();
+    });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -1,4 +1,4 @@
-//===- FuseAttention.cpp - Attention as one flash-attention kernel ----------===//
+//===- FuseAttention.cpp - Attention as one flash-attention kernel --------===//
 #include "passes/Passes.h"
 
 #include "dialect/TfmOps.h"

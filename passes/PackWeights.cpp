@@ -1,4 +1,4 @@
-//===- PackWeights.cpp - Projection weights as column panels ----------------===//
+//===- PackWeights.cpp - Projection weights as column panels --------------===//
 //
 // Every tfm.linear / tfm.lm_head becomes a tfm.packed_linear reading its
 // weight as column panels, a layout the compiler writes into the weights
@@ -28,15 +28,15 @@ GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
   auto type = cast<RankedTensorType>(matrix.getType());
   int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
   auto panelType = RankedTensorType::get(
-      {static_cast<int64_t>(llvm::divideCeil(rows, width)), columns, width}, type.getElementType());
+      {static_cast<int64_t>(llvm::divideCeil(rows, width)), columns, width},
+      type.getElementType());
   OpBuilder builder(matrix);
   ArrayAttr sources = matrix.getStackedAttr();
   if (!sources)
     sources = builder.getStrArrayAttr({matrix.getSymName()});
-  return GlobalWeightOp::create(builder, matrix.getLoc(),
-                                builder.getStringAttr(name),
-                                TypeAttr::get(panelType), sources,
-                                builder.getUnitAttr());
+  return GlobalWeightOp::create(
+      builder, matrix.getLoc(), builder.getStringAttr(name),
+      TypeAttr::get(panelType), sources, builder.getUnitAttr());
 }
 
 /// Replaces the projection `op` (input, weight, optional bias) by a
@@ -67,8 +67,9 @@ struct TfmPackWeights : mlir::tfm::impl::TfmPackWeightsBase<TfmPackWeights> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (panelWidth < 1) {
-      module.emitError() << "tfm-pack-weights: panel-width must be positive, got "
-                         << static_cast<int64_t>(panelWidth);
+      module.emitError()
+          << "tfm-pack-weights: panel-width must be positive, got "
+          << static_cast<int64_t>(panelWidth);
       return signalPassFailure();
     }
     SmallVector<Operation *> projections;

@@ -1,4 +1,4 @@
-//===- PlanMemory.cpp - One statically planned arena per entry point -------===//
+//===- PlanMemory.cpp - One statically planned arena per entry point ------===//
 //
 // After bufferization every intermediate is a `memref.alloc` / `memref.dealloc`
 // pair in the entry block: a call to malloc and free per tensor per call
@@ -73,9 +73,10 @@ SmallVector<PlannedBuffer> collectBuffers(Block &block) {
     buffer.dealloc = dealloc;
     buffer.first = position[alloc];
     buffer.last = position[dealloc];
-    buffer.bytes = llvm::alignTo(
-        type.getNumElements() * llvm::divideCeil(type.getElementTypeBitWidth(), 8),
-        kAlignment);
+    buffer.bytes =
+        llvm::alignTo(type.getNumElements() *
+                          llvm::divideCeil(type.getElementTypeBitWidth(), 8),
+                      kAlignment);
     buffers.push_back(buffer);
   }
   return buffers;
@@ -114,8 +115,7 @@ int64_t assignOffsets(SmallVector<PlannedBuffer> &buffers) {
   return arenaBytes;
 }
 
-void planFunction(func::FuncOp func, ModuleOp module,
-                  SymbolTable &symbols) {
+void planFunction(func::FuncOp func, ModuleOp module, SymbolTable &symbols) {
   if (func.isExternal())
     return;
   Block &entry = func.getBody().front();

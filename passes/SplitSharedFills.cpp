@@ -1,4 +1,4 @@
-//===- SplitSharedFills.cpp - One fill per destination ---------------------===//
+//===- SplitSharedFills.cpp - One fill per destination --------------------===//
 //
 // CSE merges identical `linalg.fill`s on tensors (every zero-initialised
 // accumulator of a given shape), after which one-shot bufferization must copy

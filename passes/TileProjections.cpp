@@ -1,4 +1,4 @@
-//===- TileProjections.cpp - Register-blocked projection micro-kernels -----===//
+//===- TileProjections.cpp - Register-blocked projection micro-kernels ----===//
 //
 // The panel projections written by the tfm.packed_linear lowering,
 // `out[s, p, j] += x[s, k] * w[p, k, j]` over loops (p, s, k, j), become:
@@ -57,8 +57,9 @@ bool isPanelProjection(linalg::GenericOp op) {
                                      dims({kRow, kPanel, kLane})};
   if (op.getIndexingMapsArray() != expected)
     return false;
-  return llvm::all_of(op.getStaticLoopRanges(),
-                      [](int64_t extent) { return !ShapedType::isDynamic(extent); });
+  return llvm::all_of(op.getStaticLoopRanges(), [](int64_t extent) {
+    return !ShapedType::isDynamic(extent);
+  });
 }
 
 /// The largest divisor of `extent` that is at most `limit` (at least 1).
@@ -82,8 +83,8 @@ TileSizes chooseTileSizes(int64_t numPanels, int64_t numRows,
   TileSizes sizes;
   sizes.rows = largestDivisorAtMost(numRows, accumulators);
   int64_t panelLimit = std::max<int64_t>(1, accumulators / sizes.rows);
-  panelLimit = std::min(panelLimit,
-                        std::max<int64_t>(1, numPanels / parallelTiles));
+  panelLimit =
+      std::min(panelLimit, std::max<int64_t>(1, numPanels / parallelTiles));
   sizes.panels = largestDivisorAtMost(numPanels, panelLimit);
   return sizes;
 }
@@ -160,8 +161,7 @@ struct TfmTileProjections
     vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
     for (Dialect *dialect : getContext().getLoadedDialects())
       dialect->getCanonicalizationPatterns(patterns);
-    for (RegisteredOperationName name :
-         getContext().getRegisteredOperations())
+    for (RegisteredOperationName name : getContext().getRegisteredOperations())
       name.getCanonicalizationPatterns(patterns, &getContext());
     // Like the canonicalizer, a rewrite that has not converged is still a
     // correct program.

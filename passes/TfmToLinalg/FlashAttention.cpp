@@ -1,15 +1,15 @@
-//===- FlashAttention.cpp - tfm.flash_attention to a fused kernel ------------===//
+//===- FlashAttention.cpp - tfm.flash_attention to a fused kernel ---------===//
 //
 // One parallel loop over (query row, head); each iteration keeps its query
 // (pre-scaled by 1/sqrt(head_dim)), a running maximum m, a running sum l and
 // an output accumulator in registers and walks the keys it may see in
 // blocks of B:
 //
-//   scores[j]  = q . k[jb + j]                      (j < n = min(B, visible - jb))
-//   m'         = max(m, max_j scores[j])
-//   p          = exp(scores - m')                   (unvisited lanes: exp(-inf) = 0)
-//   l          = l * exp(m - m') + sum_j p[j]
-//   acc        = acc * exp(m - m') + sum_j p[j] * v[jb + j]
+//   scores[j] = q . k[jb + j]       for j < n = min(B, visible - jb)
+//   m'        = max(m, max_j scores[j])
+//   p         = exp(scores - m')     (lanes past n: exp(-inf) = 0)
+//   l         = l * exp(m - m') + sum_j p[j]
+//   acc       = acc * exp(m - m') + sum_j p[j] * v[jb + j]
 //
 // and writes acc / l. A causal query stops at its own position (visible =
 // offset + s + 1): masked keys are never read. Nothing larger than one
@@ -85,19 +85,17 @@ public:
               nb, nloc, blockKeys,
               arith::SubIOp::create(nb, nloc, visible, first));
           // Scores of this block; lanes past `count` stay -inf.
-          Value scores =
-              forEachKey(nb, nloc, count, splat(nb, nloc, blockType, negInf),
-                         [&](OpBuilder &kb, Location kloc, Value j,
-                             Value partial) -> Value {
-                           Value row = arith::AddIOp::create(kb, kloc, first, j);
-                           Value k = readRow(kb, kloc, rowType, keys, row,
-                                             kvColumn);
-                           Value dot = vector::ReductionOp::create(
-                               kb, kloc, vector::CombiningKind::ADD,
-                               arith::MulFOp::create(kb, kloc, q, k));
-                           return vector::InsertOp::create(kb, kloc, dot,
-                                                           partial, j);
-                         });
+          Value scores = forEachKey(
+              nb, nloc, count, splat(nb, nloc, blockType, negInf),
+              [&](OpBuilder &kb, Location kloc, Value j,
+                  Value partial) -> Value {
+                Value row = arith::AddIOp::create(kb, kloc, first, j);
+                Value k = readRow(kb, kloc, rowType, keys, row, kvColumn);
+                Value dot = vector::ReductionOp::create(
+                    kb, kloc, vector::CombiningKind::ADD,
+                    arith::MulFOp::create(kb, kloc, q, k));
+                return vector::InsertOp::create(kb, kloc, dot, partial, j);
+              });
           Value maximum = arith::MaximumFOp::create(
               nb, nloc, state[0],
               vector::ReductionOp::create(
@@ -118,7 +116,8 @@ public:
               vector::BroadcastOp::create(nb, nloc, rowType, rescale));
           Value accumulated = forEachKey(
               nb, nloc, count, rescaled,
-              [&](OpBuilder &kb, Location kloc, Value j, Value partial) -> Value {
+              [&](OpBuilder &kb, Location kloc, Value j,
+                  Value partial) -> Value {
                 Value row = arith::AddIOp::create(kb, kloc, first, j);
                 Value v = readRow(kb, kloc, rowType, values, row, kvColumn);
                 Value weight = vector::ExtractOp::create(kb, kloc, weights, j);
@@ -127,8 +126,7 @@ public:
                     vector::BroadcastOp::create(kb, kloc, rowType, weight), v,
                     partial);
               });
-          scf::YieldOp::create(nb, nloc,
-                               ValueRange{maximum, sum, accumulated});
+          scf::YieldOp::create(nb, nloc, ValueRange{maximum, sum, accumulated});
         });
 
     Value out = arith::DivFOp::create(
@@ -141,8 +139,8 @@ public:
     SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
                                        b.getIndexAttr(headDim)};
     SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-    Value slice = tensor::ExtractSliceOp::create(b, loc, shared, offsets,
-                                                 sizes, strides);
+    Value slice =
+        tensor::ExtractSliceOp::create(b, loc, shared, offsets, sizes, strides);
     Value zero = index(b, loc, 0);
     Value tile = vector::TransferWriteOp::create(b, loc, out, slice,
                                                  ValueRange{zero, zero},
@@ -150,8 +148,8 @@ public:
                      .getResult();
 
     b.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(b, loc, tile, shared, offsets,
-                                          sizes, strides);
+    tensor::ParallelInsertSliceOp::create(b, loc, tile, shared, offsets, sizes,
+                                          strides);
     b.replaceOp(op, forall.getResult(0));
     return success();
   }
@@ -177,8 +175,8 @@ private:
                        Value tensor, Value row, Value column) {
     // In bounds: the padding value is never read.
     return vector::TransferReadOp::create(
-        b, loc, type, tensor, ValueRange{row, column},
-        f32Constant(b, loc, 0.0), ArrayRef<bool>{true});
+        b, loc, type, tensor, ValueRange{row, column}, f32Constant(b, loc, 0.0),
+        ArrayRef<bool>{true});
   }
 
   /// Folds `body(j, partial)` over keys j in [0, count) of a block.

@@ -140,5 +140,6 @@ struct PackedLinearLowering : OpRewritePattern<PackedLinearOp> {
 
 void mlir::tfm::populateTfmProjectionsToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LinearLowering, LMHeadLowering, PackedLinearLowering>(patterns.getContext());
+  patterns.add<LinearLowering, LMHeadLowering, PackedLinearLowering>(
+      patterns.getContext());
 }
