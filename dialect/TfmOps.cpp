@@ -198,11 +198,11 @@ LogicalResult PackedLinearOp::verify() {
   int64_t width = dim(getWeight(), 2);
   int64_t paddedRows = dim(getWeight(), 0) * width;
   int64_t outputs = getOutFeatures();
-  if (outputs <= paddedRows - width || outputs > paddedRows)
-    return emitOpError() << "out_features " << outputs << " does not fit "
-                         << dim(getWeight(), 0) << " panels of " << width
-                         << " rows (" << paddedRows - width + 1 << " to "
-                         << paddedRows << ")";
+  // Panels past the last output are zero padding (see tfm-pack-weights).
+  if (outputs > paddedRows)
+    return emitOpError() << "out_features " << outputs << " exceeds the "
+                         << paddedRows << " rows of " << dim(getWeight(), 0)
+                         << " panels of " << width;
   if (getBias() && dim(getBias(), 0) != outputs)
     return emitOpError() << "bias has " << dim(getBias(), 0)
                          << " elements but the layer has " << outputs

@@ -35,7 +35,8 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     A `panels` weight is a `[rows, columns]` matrix (the model tensor of the
     same name, or the `stacked` ones) stored as column panels for
     `tfm.packed_linear`: the type is `[P, columns, W]` and element `[p, k, j]`
-    holds row `p * W + j`, column `k` (zero past the last row). A
+    holds row `p * W + j`, column `k` (zero past the last row, including
+    whole zero panels that `tfm-pack-weights` may add to round P up). A
     matrix-multiply micro-kernel then reads `W` consecutive output rows of
     one column with one vector load.
     ```mlir
@@ -189,8 +190,8 @@ def Tfm_PackedLinearOp : Tfm_Op<"packed_linear", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     `result = input * transpose(weight)[:, 0:out_features] + bias`, where the
     `[out_features, in]` weight is stored as `[P, in, W]` panels (see
-    `tfm.global_weight`'s `panels`): `P * W` covers `out_features` with at
-    most `W - 1` rows of zero padding, which the result leaves out. Produced
+    `tfm.global_weight`'s `panels`): `P * W` covers `out_features`, and the
+    rows past it are zero padding, which the result leaves out. Produced
     by `tfm-pack-weights` from `tfm.linear` and `tfm.lm_head`.
     ```mlir
     %logits = tfm.packed_linear %x, %w {out_features = 500 : i64}

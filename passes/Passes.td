@@ -162,7 +162,10 @@ def TfmPackWeights : Pass<"tfm-pack-weights", "mlir::ModuleOp"> {
     reads its weight as `tfm.global_weight @<name>.panels {panels}`: the
     `[rows, columns]` matrix cut into panels of `panel-width` rows, each
     stored column by column (`[P, columns, panel-width]`, zero-padded to a
-    whole panel). The compiler writes this layout into the weights blob, so
+    whole panel). When it costs at most 1/64 of the matrix, P is padded
+    with zero panels to a multiple of `panel-group`, so that
+    `tfm-tile-projections` can give every micro-kernel the same number of
+    panels (several weight streams at once). The compiler writes this layout into the weights blob, so
     the executable maps the packed weights directly. A micro-kernel then
     loads `panel-width` outputs' weights for one input feature with one
     contiguous vector load and updates them with one FMA per input row.
@@ -173,6 +176,9 @@ def TfmPackWeights : Pass<"tfm-pack-weights", "mlir::ModuleOp"> {
   let options = [
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"16",
            "Output rows per panel (f32 lanes of one vector load)">,
+    Option<"panelGroup", "panel-group", "int64_t", /*default=*/"8",
+           "Pad the panel count to a multiple of this when that adds at "
+           "most 1/64 to the matrix (1: no padding)">,
   ];
 }
 

@@ -89,14 +89,13 @@ gatherSlotSource(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
 
 /// Writes the [rows, columns] row-major `matrix` as the column panels of
 /// tfm.global_weight: `out[p][k][j] = matrix[p * width + j][k]`, zero for
-/// rows past the end.
+/// rows past the end (a partial last panel and any padding panels).
 static llvm::Error writePanels(const mlir::tfm::WeightSlot &slot,
                                const std::vector<float> &matrix, float *out) {
   uint64_t panels = slot.shape[0], columns = slot.shape[1],
            width = slot.shape[2];
   uint64_t rows = columns ? matrix.size() / columns : 0;
-  if (rows * columns != matrix.size() || rows > panels * width ||
-      rows + width <= panels * width)
+  if (rows * columns != matrix.size() || rows > panels * width)
     return makeError("weight '" + slot.name + "' has " +
                      llvm::Twine(matrix.size()) +
                      " elements, which do not form the rows of " +

@@ -186,10 +186,10 @@ func.func @packed_linear_features(%x: tensor<4x16xf32>, %w: tensor<3x8x16xf32>) 
 
 // -----
 
-func.func @packed_linear_padding(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>) -> tensor<4x32xf32> {
-  // expected-error @+1 {{out_features 32 does not fit 3 panels of 16 rows (33 to 48)}}
-  %y = tfm.packed_linear %x, %w {out_features = 32 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x32xf32>
-  return %y : tensor<4x32xf32>
+func.func @packed_linear_too_few_panels(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>) -> tensor<4x49xf32> {
+  // expected-error @+1 {{out_features 49 exceeds the 48 rows of 3 panels of 16}}
+  %y = tfm.packed_linear %x, %w {out_features = 49 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x49xf32>
+  return %y : tensor<4x49xf32>
 }
 
 // -----

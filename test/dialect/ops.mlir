@@ -66,6 +66,17 @@ func.func @packed_projections(%x: tensor<4x8xf32>, %b: tensor<40xf32>) -> tensor
 
 // -----
 
+// Whole zero panels past the outputs (tfm-pack-weights rounding the panel
+// count up) are allowed.
+// CHECK-LABEL: func @packed_padding_panels
+func.func @packed_padding_panels(%x: tensor<4x8xf32>, %w: tensor<4x8x16xf32>) -> tensor<4x20xf32> {
+  // CHECK: tfm.packed_linear %{{.*}}, %{{.*}} {out_features = 20 : i64} : tensor<4x8xf32>, tensor<4x8x16xf32> -> tensor<4x20xf32>
+  %y = tfm.packed_linear %x, %w {out_features = 20 : i64} : tensor<4x8xf32>, tensor<4x8x16xf32> -> tensor<4x20xf32>
+  return %y : tensor<4x20xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @elementwise
 func.func @elementwise(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x16xf32> {
   // CHECK: tfm.add

@@ -1,5 +1,6 @@
 // RUN: tfmc-opt %s -tfm-pack-weights -split-input-file | FileCheck %s
 // RUN: tfmc-opt %s -tfm-pack-weights=panel-width=8 -split-input-file | FileCheck %s --check-prefix=WIDTH8
+// RUN: tfmc-opt %s -tfm-pack-weights="panel-width=1 panel-group=2" -split-input-file | FileCheck %s --check-prefix=GROUP
 
 // A linear reads its weight as 16-row column panels; the [32, 4] matrix is
 // no longer read, so only the panels are declared.
@@ -67,4 +68,29 @@ func.func @stacked(%x: tensor<1x4xf32>) -> tensor<1x48xf32> {
   %w = tfm.weight @wqkv : tensor<48x4xf32>
   %y = tfm.linear %x, %w : tensor<1x4xf32>, tensor<48x4xf32> -> tensor<1x48xf32>
   return %y : tensor<1x48xf32>
+}
+
+// -----
+
+// The panel count is rounded up to a multiple of panel-group with zero
+// panels when that adds at most 1/64 of the matrix: 129 one-row panels
+// become 130 in groups of 2; 63 would grow by more than 1/64 and stay odd.
+// With the default 16-row panels in groups of 8, 9 and 4 panels stay as
+// they are (7 and 4 padding panels would cost far more than 1/64).
+// CHECK-LABEL: module
+// CHECK: tfm.global_weight @wide.panels : tensor<9x2x16xf32> {panels, stacked = ["wide"]}
+// CHECK: tfm.global_weight @narrow.panels : tensor<4x2x16xf32> {panels, stacked = ["narrow"]}
+// GROUP: tfm.global_weight @wide.panels : tensor<130x2x1xf32> {panels, stacked = ["wide"]}
+// GROUP: tfm.global_weight @narrow.panels : tensor<63x2x1xf32> {panels, stacked = ["narrow"]}
+tfm.global_weight @wide : tensor<129x2xf32>
+tfm.global_weight @narrow : tensor<63x2xf32>
+// CHECK-LABEL: func.func @panel_groups
+func.func @panel_groups(%x: tensor<1x2xf32>) -> (tensor<1x129xf32>, tensor<1x63xf32>) {
+  // GROUP: tfm.packed_linear %{{.*}}, %{{.*}} {out_features = 129 : i64} : tensor<1x2xf32>, tensor<130x2x1xf32> -> tensor<1x129xf32>
+  // GROUP: tfm.packed_linear %{{.*}}, %{{.*}} {out_features = 63 : i64} : tensor<1x2xf32>, tensor<63x2x1xf32> -> tensor<1x63xf32>
+  %w = tfm.weight @wide : tensor<129x2xf32>
+  %n = tfm.weight @narrow : tensor<63x2xf32>
+  %y = tfm.linear %x, %w : tensor<1x2xf32>, tensor<129x2xf32> -> tensor<1x129xf32>
+  %z = tfm.linear %x, %n : tensor<1x2xf32>, tensor<63x2xf32> -> tensor<1x63xf32>
+  return %y, %z : tensor<1x129xf32>, tensor<1x63xf32>
 }
