@@ -246,14 +246,31 @@ static LogicalResult verifyAttention(AttentionLike op) {
     return op.emitOpError() << "num_heads (" << heads
                             << ") is not a multiple of num_kv_heads ("
                             << kvHeads << ")";
-  int64_t kvFeatures = kvHeads * op.getHeadDim();
-  if (dim(op.getKey(), 1) != kvFeatures || dim(op.getValue(), 1) != kvFeatures)
-    return op.emitOpError()
-           << "key and value must have num_kv_heads * head_dim = "
-           << kvFeatures << " features";
-  if (dim(op.getKey(), 0) != dim(op.getValue(), 0))
-    return op.emitOpError() << "key has " << dim(op.getKey(), 0)
-                            << " rows but value has " << dim(op.getValue(), 0);
+  auto keyType = cast<RankedTensorType>(op.getKey().getType());
+  auto valueType = cast<RankedTensorType>(op.getValue().getType());
+  if (keyType.getRank() != valueType.getRank())
+    return op.emitOpError() << "key has rank " << keyType.getRank()
+                            << " but value has rank " << valueType.getRank();
+  int64_t headDim = op.getHeadDim();
+  if (op.isHeadMajor()) {
+    for (RankedTensorType type : {keyType, valueType})
+      if (type.getDimSize(0) != kvHeads || type.getDimSize(2) != headDim)
+        return op.emitOpError()
+               << "head-major key and value must be [num_kv_heads = "
+               << kvHeads << ", keys, head_dim = " << headDim << "]";
+  } else {
+    int64_t kvFeatures = kvHeads * headDim;
+    if (keyType.getDimSize(1) != kvFeatures ||
+        valueType.getDimSize(1) != kvFeatures)
+      return op.emitOpError()
+             << "key and value must have num_kv_heads * head_dim = "
+             << kvFeatures << " features";
+  }
+  unsigned keysDim = op.getKeysDim();
+  if (keyType.getDimSize(keysDim) != valueType.getDimSize(keysDim))
+    return op.emitOpError() << "key has " << keyType.getDimSize(keysDim)
+                            << " rows but value has "
+                            << valueType.getDimSize(keysDim);
   return success();
 }
 

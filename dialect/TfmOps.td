@@ -9,6 +9,9 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 // Activations are 2-D [sequence, features] f32 tensors.
 def Tfm_Activation : 2DTensorOf<[F32]>;
+// Keys or values: [keys, kv_heads * head_dim] (token-major) or
+// [kv_heads, keys, head_dim] (head-major, the KV cache's layout).
+def Tfm_KeysOrValues : TensorRankOf<[F32], [2, 3]>;
 def Tfm_Vector : 1DTensorOf<[F32]>;
 def Tfm_Matrix : 2DTensorOf<[F32]>;
 
@@ -282,6 +285,12 @@ class Tfm_AttentionLikeOp<string mnemonic>
     int64_t getHeadDim() {
       return getQuery().getType().getDimSize(1) / getNumHeads();
     }
+    /// Whether keys and values are [kv_heads, keys, head_dim].
+    bool isHeadMajor() {
+      return cast<RankedTensorType>(getKey().getType()).getRank() == 3;
+    }
+    /// The dimension of `key` and `value` that indexes keys.
+    unsigned getKeysDim() { return isHeadMajor() ? 1 : 0; }
   }];
 }
 
@@ -289,18 +298,23 @@ def Tfm_AttentionOp : Tfm_AttentionLikeOp<"attention"> {
   let summary = "Scaled dot-product multi-head attention (MHA, GQA, MQA)";
   let description = [{
     `query : [sequence, num_heads * head_dim]` attends over
-    `key, value : [keys, num_kv_heads * head_dim]`; query head `h` reads
-    key/value head `h / (num_heads / num_kv_heads)`. Scores are scaled by
+    `key, value : [keys, num_kv_heads * head_dim]` (token-major, as the
+    projections produce them) or `[num_kv_heads, keys, head_dim]`
+    (head-major, as `tfm-kv-cache` stores them: each head's keys are
+    contiguous); query head `h` reads key/value head
+    `h / (num_heads / num_kv_heads)`. Scores are scaled by
     `1 / sqrt(head_dim)`. Query row `s` sits at absolute position
     `offset + s` and key row `j` at position `j`; with `causal`, key `j` is
     visible to query `s` only when `j <= offset + s`.
     ```mlir
     %o = tfm.attention %q, %k, %v[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64, causal}
         : tensor<8x64xf32>, tensor<8x32xf32>, tensor<8x32xf32>
+    %c = tfm.attention %q, %ck, %cv[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64, causal}
+        : tensor<8x64xf32>, tensor<4x?x8xf32>, tensor<4x?x8xf32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$query, Tfm_Activation:$key,
-                       Tfm_Activation:$value, Index:$offset,
+  let arguments = (ins Tfm_Activation:$query, Tfm_KeysOrValues:$key,
+                       Tfm_KeysOrValues:$value, Index:$offset,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
                        UnitAttr:$causal);
@@ -322,8 +336,8 @@ def Tfm_FlashAttentionOp : Tfm_AttentionLikeOp<"flash_attention"> {
         : tensor<8x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$query, Tfm_Activation:$key,
-                       Tfm_Activation:$value, Index:$offset,
+  let arguments = (ins Tfm_Activation:$query, Tfm_KeysOrValues:$key,
+                       Tfm_KeysOrValues:$value, Index:$offset,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
                        UnitAttr:$causal,

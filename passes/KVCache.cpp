@@ -26,11 +26,14 @@ namespace {
 /// What the entries need to know about @forward's attention layers.
 struct CacheShape {
   int64_t layers = 0;
-  int64_t kvFeatures = 0;
+  int64_t kvHeads = 0;
+  int64_t headDim = 0;
   int64_t context = 0;
 
+  /// [keys/values, layers, kv heads, positions, head_dim]: head-major, so
+  /// that one head's keys are contiguous.
   RankedTensorType type(MLIRContext *context_) const {
-    return RankedTensorType::get({2, layers, context, kvFeatures},
+    return RankedTensorType::get({2, layers, kvHeads, context, headDim},
                                  Float32Type::get(context_));
   }
 };
@@ -173,32 +176,51 @@ private:
                                           sizes, strides);
   }
 
+  /// Writes the [sequence, kv_heads * head_dim] `rows` into positions
+  /// [pos, pos + sequence) of every head of this layer's half.
   Value writeRows(Location loc, Value rows, CacheHalf half) {
     int64_t sequence = cast<RankedTensorType>(rows.getType()).getDimSize(0);
+    Type f32 = Float32Type::get(builder.getContext());
+    auto splitType =
+        RankedTensorType::get({sequence, cache.kvHeads, cache.headDim}, f32);
+    Value split = tensor::ExpandShapeOp::create(
+        builder, loc, splitType, rows,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    Value headMajor = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{cache.kvHeads, sequence, cache.headDim},
+        f32);
+    headMajor = linalg::TransposeOp::create(builder, loc, split, headMajor,
+                                            ArrayRef<int64_t>{1, 0, 2})
+                    .getResult()[0];
     SmallVector<OpFoldResult> offsets = {
         builder.getIndexAttr(static_cast<int64_t>(half)),
-        builder.getIndexAttr(layer), position, builder.getIndexAttr(0)};
+        builder.getIndexAttr(layer), builder.getIndexAttr(0), position,
+        builder.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes = {
         builder.getIndexAttr(1), builder.getIndexAttr(1),
-        builder.getIndexAttr(sequence), builder.getIndexAttr(cache.kvFeatures)};
-    SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-    return tensor::InsertSliceOp::create(builder, loc, rows, cacheValue,
+        builder.getIndexAttr(cache.kvHeads), builder.getIndexAttr(sequence),
+        builder.getIndexAttr(cache.headDim)};
+    SmallVector<OpFoldResult> strides(5, builder.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(builder, loc, headMajor, cacheValue,
                                          offsets, sizes, strides);
   }
 
-  /// The rows [0, pos + sequence) of the layer's keys or values: everything
-  /// this step may attend to, so attention never visits unwritten rows.
+  /// Positions [0, pos + sequence) of every head of the layer's keys or
+  /// values, [kv_heads, pos + sequence, head_dim]: everything this step may
+  /// attend to, so attention never visits unwritten rows.
   Value readLayer(Location loc, CacheHalf half, Value visible) {
     SmallVector<OpFoldResult> offsets = {
         builder.getIndexAttr(static_cast<int64_t>(half)),
         builder.getIndexAttr(layer), builder.getIndexAttr(0),
-        builder.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
-                                       builder.getIndexAttr(1), visible,
-                                       builder.getIndexAttr(cache.kvFeatures)};
-    SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
-    auto type = RankedTensorType::get({ShapedType::kDynamic, cache.kvFeatures},
-                                      Float32Type::get(builder.getContext()));
+        builder.getIndexAttr(0), builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        builder.getIndexAttr(1), builder.getIndexAttr(1),
+        builder.getIndexAttr(cache.kvHeads), visible,
+        builder.getIndexAttr(cache.headDim)};
+    SmallVector<OpFoldResult> strides(5, builder.getIndexAttr(1));
+    auto type = RankedTensorType::get(
+        {cache.kvHeads, ShapedType::kDynamic, cache.headDim},
+        Float32Type::get(builder.getContext()));
     return tensor::ExtractSliceOp::create(builder, loc, type, cacheValue,
                                           offsets, sizes, strides);
   }
@@ -269,15 +291,23 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       return failure();
     }
     WalkResult walk = forward.walk([&](AttentionOp attention) {
-      int64_t features =
-          cast<RankedTensorType>(attention.getKey().getType()).getDimSize(1);
-      if (cache.layers > 0 && features != cache.kvFeatures) {
-        attention.emitOpError("has ")
-            << features << " key features but an earlier layer has "
-            << cache.kvFeatures << "; one KV cache needs equal layers";
+      if (attention.isHeadMajor()) {
+        attention.emitOpError("reads head-major keys already; tfm-kv-cache "
+                              "expects @forward's [keys, features] form");
         return WalkResult::interrupt();
       }
-      cache.kvFeatures = features;
+      int64_t kvHeads = attention.getNumKvHeads();
+      int64_t headDim = attention.getHeadDim();
+      if (cache.layers > 0 &&
+          (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
+        attention.emitOpError("has ")
+            << kvHeads << " key/value heads of " << headDim
+            << " features but an earlier layer has " << cache.kvHeads
+            << " of " << cache.headDim << "; one KV cache needs equal layers";
+        return WalkResult::interrupt();
+      }
+      cache.kvHeads = kvHeads;
+      cache.headDim = headDim;
       ++cache.layers;
       return WalkResult::advance();
     });

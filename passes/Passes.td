@@ -13,23 +13,27 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
 
     ```mlir
     func.func @prefill(%tokens: tensor<CxI32>, %pos: index, %count: index,
-                       %cache: tensor<2xLxTxKxf32>)
-        -> (tensor<1xVxf32>, tensor<2xLxTxKxf32>)
-    func.func @decode(%tokens: tensor<1xI32>, %pos: index, %cache: tensor<2xLxTxKxf32>)
-        -> (tensor<1xVxf32>, tensor<2xLxTxKxf32>)
+                       %cache: tensor<2xLxHxTxDxf32>)
+        -> (tensor<1xVxf32>, tensor<2xLxHxTxDxf32>)
+    func.func @decode(%tokens: tensor<1xI32>, %pos: index, %cache: tensor<2xLxHxTxDxf32>)
+        -> (tensor<1xVxf32>, tensor<2xLxHxTxDxf32>)
     ```
 
     `C` is the prefill chunk, `T` the context length, `L` the number of
-    attention layers and `K` the key/value features (num_kv_heads * head_dim).
+    attention layers, `H` the key/value heads and `D` the head dimension.
+    The cache is head-major: each head's keys (and values) of a layer are
+    one contiguous `[T, D]` block, so that attending one head streams
+    through memory instead of striding over the other heads' features.
     A prefill call processes the whole chunk but returns only the result
     row of its last real token, `count - 1` (a prompt's last chunk may be
     partly filled): generation needs no other, and when the result comes
     from a `tfm.lm_head`, only that row is projected onto the vocabulary.
     Every position offset (RoPE, learned positions, attention) becomes `%pos`;
-    before each attention the new keys and values are written into rows
-    `[pos, pos + S)` of the layer's cache slice and the attention reads rows
-    `[0, pos + S)` (a dynamically sized slice: attention cost grows with the
-    position, not with the context length).
+    before each attention the new keys and values (`[S, H * D]`, transposed
+    to `[H, S, D]`) are written into rows `[pos, pos + S)` of the layer's
+    cache slice and the attention reads rows `[0, pos + S)` of every head
+    (a dynamically sized `[H, pos + S, D]` slice: attention cost grows with
+    the position, not with the context length).
     Result types are re-inferred for the new sequence lengths.
   }];
   let options = [
@@ -38,7 +42,8 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
            "tokens per prefill call (capped at the context length)">,
   ];
-  let dependentDialects = ["mlir::tensor::TensorDialect",
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect"];
 }

@@ -3,7 +3,8 @@
 // The reference lowering: scores [heads, queries, keys] are materialised,
 // masked and normalised with a numerically stable softmax, then contracted
 // with the values. Heads are split by reshaping [rows, heads * head_dim] to
-// [rows, heads, head_dim]; a query head h reads KV head h floordiv group.
+// [rows, heads, head_dim] (head-major keys and values already are
+// [kv_heads, keys, head_dim]); a query head h reads KV head h floordiv group.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
@@ -55,12 +56,23 @@ public:
     int64_t heads = op.getNumHeads(), kvHeads = op.getNumKvHeads();
     int64_t headDim = op.getHeadDim(), group = heads / kvHeads;
     int64_t queries = shapeOf(op.getQuery())[0];
-    OpFoldResult keys = tensor::getMixedSize(b, loc, op.getKey(), 0);
+    bool headMajor = op.isHeadMajor();
+    OpFoldResult keys =
+        tensor::getMixedSize(b, loc, op.getKey(), op.getKeysDim());
     OpFoldResult headsSize = b.getIndexAttr(heads);
     OpFoldResult queriesSize = b.getIndexAttr(queries);
     Value q = splitHeads(b, loc, op.getQuery(), heads);
-    Value k = splitHeads(b, loc, op.getKey(), kvHeads);
-    Value v = splitHeads(b, loc, op.getValue(), kvHeads);
+    Value k = headMajor ? op.getKey() : splitHeads(b, loc, op.getKey(), kvHeads);
+    Value v =
+        headMajor ? op.getValue() : splitHeads(b, loc, op.getValue(), kvHeads);
+    // Element (key t, kv head, feature d) of k or v.
+    auto keyValueMap = [&](unsigned numDims, AffineExpr t, AffineExpr kvHead,
+                           AffineExpr d) {
+      SmallVector<AffineExpr> results = {t, kvHead, d};
+      if (headMajor)
+        std::swap(results[0], results[1]);
+      return AffineMap::get(numDims, 0, results, context);
+    };
 
     AffineExpr h = getAffineDimExpr(0, context);
     AffineExpr kvHead = h.floorDiv(group);
@@ -70,7 +82,7 @@ public:
                d = getAffineDimExpr(3, context);
     SmallVector<AffineMap> scoreMaps = {
         AffineMap::get(4, 0, {s, h, d}, context),
-        AffineMap::get(4, 0, {t, kvHead, d}, context),
+        keyValueMap(4, t, kvHead, d),
         AffineMap::get(4, 0, {h, s, t}, context)};
     Value scoreInit = makeTensor(b, loc, {headsSize, queriesSize, keys}, 0.0);
     Value scores =
@@ -155,7 +167,7 @@ public:
                ot = getAffineDimExpr(2, context), od = getAffineDimExpr(3, context);
     SmallVector<AffineMap> outMaps = {
         AffineMap::get(4, 0, {oh, os, ot}, context),
-        AffineMap::get(4, 0, {ot, oh.floorDiv(group), od}, context),
+        keyValueMap(4, ot, oh.floorDiv(group), od),
         AffineMap::get(4, 0, {os, oh, od}, context)};
     Value outInit = filledTensor(b, loc, {queries, heads, headDim}, 0.0);
     Value unnormalised =

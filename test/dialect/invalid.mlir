@@ -160,6 +160,30 @@ func.func @attention_kv_rows(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: tens
 
 // -----
 
+func.func @attention_kv_ranks(%q: tensor<4x16xf32>, %k: tensor<2x4x4xf32>, %v: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{key has rank 3 but value has rank 2}}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<2x4x4xf32>, tensor<4x8xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_head_major_shape(%q: tensor<4x16xf32>, %k: tensor<4x4x2xf32>, %v: tensor<4x4x2xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{head-major key and value must be [num_kv_heads = 2, keys, head_dim = 4]}}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_head_major_rows(%q: tensor<4x16xf32>, %k: tensor<2x4x4xf32>, %v: tensor<2x6x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{key has 4 rows but value has 6}}
+  %o = tfm.flash_attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal, block_keys = 16 : i64} : tensor<4x16xf32>, tensor<2x4x4xf32>, tensor<2x6x4xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @attention_zero_heads(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{attribute 'num_heads' failed to satisfy constraint}}
   %o = tfm.attention %q, %k, %v[%pos] {num_heads = 0 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>

@@ -113,6 +113,20 @@ func.func @attention_gqa(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: tensor<8
 
 // -----
 
+// Head-major keys and values ([kv_heads, keys, head_dim], the KV cache's
+// layout), with a dynamic key count.
+// CHECK-LABEL: func @attention_head_major
+func.func @attention_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: tensor<2x?x4xf32>,
+                                %pos: index) -> tensor<1x16xf32> {
+  // CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  // CHECK: tfm.flash_attention {{.*}} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  %f = tfm.flash_attention %o, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal, block_keys = 16 : i64} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  return %f : tensor<1x16xf32>
+}
+
+// -----
+
 // Multi-query attention (one KV head) without a causal mask.
 // CHECK-LABEL: func @attention_mqa_bidirectional
 func.func @attention_mqa_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>,

@@ -196,3 +196,19 @@ func.func @attention_cached(%q: tensor<1x16xf32>, %k: tensor<?x8xf32>, %v: tenso
   %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
   return %o : tensor<1x16xf32>
 }
+
+// -----
+
+// Head-major cached keys ([kv_heads, keys, head_dim]) are read as they are:
+// no reshape, and the key map puts the kv head first.
+// CHECK-DAG: #[[HEADMAJOR:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 2, d2, d3)>
+// CHECK-LABEL: func.func @attention_head_major
+// CHECK-SAME: %[[K:[^:]*]]: tensor<2x?x4xf32>
+func.func @attention_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: tensor<2x?x4xf32>, %pos: index) -> tensor<1x16xf32> {
+  // CHECK: %[[KEYS:.*]] = tensor.dim %[[K]], %c1 : tensor<2x?x4xf32>
+  // CHECK-NOT: tensor.expand_shape %[[K]]
+  // CHECK: tensor.empty(%[[KEYS]]) : tensor<4x1x?xf32>
+  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[HEADMAJOR]], #{{.*}}]
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  return %o : tensor<1x16xf32>
+}

@@ -43,8 +43,22 @@ module attributes {tfm.context_length = 16 : i64} {
     %x = tfm.embedding %tokens, %t : tensor<2xi32>, tensor<32x8xf32> -> tensor<2x8xf32>
     %k4 = arith.constant dense<0.5> : tensor<2x4xf32>
     %a = tfm.attention %x, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, causal} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
-    // expected-error @+1 {{has 4 key features but an earlier layer has 8; one KV cache needs equal layers}}
+    // expected-error @+1 {{has 1 key/value heads of 4 features but an earlier layer has 2 of 4; one KV cache needs equal layers}}
     %b = tfm.attention %a, %k4, %k4[%c0] {num_heads = 2 : i64, num_kv_heads = 1 : i64, causal} : tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
     return %b : tensor<2x8xf32>
+  }
+}
+
+// -----
+
+module attributes {tfm.context_length = 16 : i64} {
+  func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x8xf32> {
+    %c0 = arith.constant 0 : index
+    %t = arith.constant dense<0.5> : tensor<32x8xf32>
+    %x = tfm.embedding %tokens, %t : tensor<2xi32>, tensor<32x8xf32> -> tensor<2x8xf32>
+    %kv = arith.constant dense<0.5> : tensor<2x2x4xf32>
+    // expected-error @+1 {{reads head-major keys already; tfm-kv-cache expects @forward's [keys, features] form}}
+    %a = tfm.attention %x, %kv, %kv[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, causal} : tensor<2x8xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>
+    return %a : tensor<2x8xf32>
   }
 }

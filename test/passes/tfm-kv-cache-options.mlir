@@ -6,7 +6,7 @@
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tfm.prefill_chunk = 4
 // CHECK-LABEL: func.func @prefill
-// CHECK-SAME: tensor<4xi32>, %{{.*}}: index, %{{.*}}: tensor<2x1x4x8xf32>
+// CHECK-SAME: tensor<4xi32>, %{{.*}}: index, %{{.*}}: tensor<2x1x2x4x4xf32>
 module attributes {tfm.context_length = 16 : i64} {
   tfm.global_weight @wq : tensor<16x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>

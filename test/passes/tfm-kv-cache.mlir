@@ -21,22 +21,25 @@ module attributes {tfm.context_length = 16 : i64} {
 }
 
 // CHECK-LABEL: func.func @prefill
-// CHECK-SAME: (%[[TOKENS:.*]]: tensor<8xi32>, %[[POS:.*]]: index, %[[COUNT:.*]]: index, %[[CACHE:.*]]: tensor<2x1x16x8xf32>) -> (tensor<1x16xf32>, tensor<2x1x16x8xf32>)
+// CHECK-SAME: (%[[TOKENS:.*]]: tensor<8xi32>, %[[POS:.*]]: index, %[[COUNT:.*]]: index, %[[CACHE:.*]]: tensor<2x1x2x16x4xf32>) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf32>)
 // CHECK: %[[X:.*]] = tfm.embedding %[[TOKENS]], %{{.*}} -> tensor<8x16xf32>
 // CHECK: %[[K:.*]] = tfm.linear %[[X]], %{{.*}} -> tensor<8x8xf32>
 // CHECK: %[[Q:.*]] = tfm.rope %[[X]][%[[POS]]]
-// CHECK: %[[C1:.*]] = tensor.insert_slice %[[K]] into %[[CACHE]][0, 0, %[[POS]], 0] [1, 1, 8, 8]
-// CHECK: %[[C2:.*]] = tensor.insert_slice %[[K]] into %[[C1]][1, 0, %[[POS]], 0] [1, 1, 8, 8]
-// Attention reads only the rows written so far: [0, pos + 8).
+// The cache is head-major: the [8, 2 x 4] keys are transposed to [2, 8, 4].
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %[[K]] {{\[\[}}0], [1, 2]] output_shape [8, 2, 4] : tensor<8x8xf32> into tensor<8x2x4xf32>
+// CHECK: %[[HEADS:.*]] = linalg.transpose ins(%[[SPLIT]] : tensor<8x2x4xf32>) outs(%{{.*}} : tensor<2x8x4xf32>) permutation = [1, 0, 2]
+// CHECK: %[[C1:.*]] = tensor.insert_slice %[[HEADS]] into %[[CACHE]][0, 0, 0, %[[POS]], 0] [1, 1, 2, 8, 4]
+// CHECK: %[[C2:.*]] = tensor.insert_slice %{{.*}} into %[[C1]][1, 0, 0, %[[POS]], 0] [1, 1, 2, 8, 4]
+// Attention reads only the positions written so far: [0, pos + 8).
 // CHECK: %[[VISIBLE:.*]] = arith.addi %[[POS]], %{{.*}} : index
-// CHECK: %[[KEYS:.*]] = tensor.extract_slice %[[C2]][0, 0, 0, 0] [1, 1, %[[VISIBLE]], 8] {{.*}} to tensor<?x8xf32>
-// CHECK: %[[VALUES:.*]] = tensor.extract_slice %[[C2]][1, 0, 0, 0] [1, 1, %[[VISIBLE]], 8] {{.*}} to tensor<?x8xf32>
-// CHECK: %[[OUT:.*]] = tfm.attention %[[Q]], %[[KEYS]], %[[VALUES]][%[[POS]]] {{.*}} : tensor<8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK: %[[KEYS:.*]] = tensor.extract_slice %[[C2]][0, 0, 0, 0, 0] [1, 1, 2, %[[VISIBLE]], 4] {{.*}} to tensor<2x?x4xf32>
+// CHECK: %[[VALUES:.*]] = tensor.extract_slice %[[C2]][1, 0, 0, 0, 0] [1, 1, 2, %[[VISIBLE]], 4] {{.*}} to tensor<2x?x4xf32>
+// CHECK: %[[OUT:.*]] = tfm.attention %[[Q]], %[[KEYS]], %[[VALUES]][%[[POS]]] {{.*}} : tensor<8x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
 // Prefill returns the row of its last real token only.
 // CHECK: %[[LAST:.*]] = arith.subi %[[COUNT]], %{{.*}} : index
 // CHECK: %[[ROW:.*]] = tensor.extract_slice %[[OUT]][%[[LAST]], 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<1x16xf32>
 // CHECK: return %[[ROW]], %[[C2]]
 
 // CHECK-LABEL: func.func @decode
-// CHECK-SAME: tensor<1xi32>, %{{.*}}: index, %{{.*}}: tensor<2x1x16x8xf32>) -> (tensor<1x16xf32>, tensor<2x1x16x8xf32>)
-// CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK-SAME: tensor<1xi32>, %{{.*}}: index, %{{.*}}: tensor<2x1x2x16x4xf32>) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf32>)
+// CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
