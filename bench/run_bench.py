@@ -294,6 +294,9 @@ def main():
     parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models"),
                         help="directory with tokenizer.bin and gpt2-tokenizer/")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--attention-context", type=int, default=0, metavar="T",
+                        help="also compile each shape for context T and report attention's "
+                             "share of a decode step near position T (e.g. 1024)")
     args = parser.parse_args()
     shapes = args.shapes.split(",")
     for s in shapes:
@@ -349,6 +352,8 @@ def run_shapes(args, shapes, work):
                "decode_ours": ours["decode_tokens_per_s"], "decode_torch": torch_decode,
                "prefill_ours": ours["prefill_tokens_per_s"], "prefill_torch": torch_prefill,
                "decode_bytes": decode_bytes, "prefill_flops_per_token": flops}
+        if args.attention_context and args.attention_context <= SHAPES[shape][7]:
+            row.update(attention_share(args, model, extra, exe + ".long"))
         rows.append(row)
         print("# %s: %s" % (shape, json.dumps(row)), flush=True)
         del peer, w
@@ -364,6 +369,31 @@ def run_shapes(args, shapes, work):
                " (best of a measurement before and after the shapes)"
                % (args.threads, bandwidth / 1e9, sgemm / 1e9))
     return rows, machine
+
+
+def attention_share(args, model, extra, exe):
+    """Decode at the start of a context of T positions and at its end, same
+    binary: the step's growth is what attending ~T cached keys costs (KV-cache
+    traffic included). Interleaved runs, best of each."""
+    total = args.attention_context
+    steps = args.steps
+    far = total - steps - 8
+    if far < 8:
+        raise SystemExit("--attention-context must exceed -n + 16")
+    subprocess.run([args.tfmc, "compile", model, *extra, "--context", str(total), "-o", exe],
+                   check=True, env=caller_environment())
+    best = {8: 0.0, far: 0.0}
+    for _ in range(2):
+        for prompt in best:
+            out = subprocess.run([exe, "--bench", "--prompt-tokens", str(prompt), "-n",
+                                  str(steps), "--threads", str(args.threads)],
+                                 check=True, capture_output=True, text=True,
+                                 env=caller_environment())
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            best[prompt] = max(best[prompt], result["decode_tokens_per_s"])
+    return {"decode_near_start": best[8], "decode_near_end": best[far],
+            "end_positions": [far, far + steps - 1],
+            "attention_share_pct": 100 * (1 - best[far] / best[8])}
 
 
 def print_table(args, rows, machine):
@@ -383,6 +413,22 @@ def print_table(args, rows, machine):
                  r["torch_decode_roofline_pct"], r["prefill_ours"], r["prefill_torch"],
                  r["prefill_ours"] / r["prefill_torch"], r["prefill_sgemm_pct"],
                  r["torch_prefill_sgemm_pct"], r["compile_s"]))
+    long_rows = [r for r in rows if "attention_share_pct" in r]
+    if args.attention_context:
+        print()
+        if not long_rows:
+            print("attention at context %d: no shape has that context"
+                  % args.attention_context)
+            return
+        print("attention at context %d: decode tok/s at positions 8..%d and %d..%d of the"
+              " same binary; share = 1 - end / start"
+              % (args.attention_context, 8 + args.steps - 1,
+                 *long_rows[0]["end_positions"]))
+        print("%-12s %10s %10s %7s" % ("shape", "dec start", "dec end", "share"))
+        for r in long_rows:
+            print("%-12s %10.1f %10.1f %6.1f%%" % (r["shape"], r["decode_near_start"],
+                                                   r["decode_near_end"],
+                                                   r["attention_share_pct"]))
 
 
 if __name__ == "__main__":
