@@ -20,8 +20,10 @@
 // shuffles and adds reduces all B of them at once into the block's score
 // vector, instead of a horizontal reduction and an insert per key; the
 // value products alternate between two accumulators so that consecutive
-// keys do not wait on each other's FMA. The last, partial block walks its
-// keys in a loop.
+// keys do not wait on each other's FMA. The whole-block loop is software-
+// pipelined (block i + 1's scores are computed while block i is folded),
+// which lets the next keys' loads overlap this block's exp and FMAs. The
+// last, partial block walks its keys in a loop.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
@@ -99,12 +101,7 @@ public:
       partialStart = arith::MulIOp::create(
           b, loc, arith::DivUIOp::create(b, loc, visible, blockKeys),
           blockKeys);
-      state = walkBlocks(b, loc, index(b, loc, 0), partialStart, blockKeys,
-                         state,
-                         [&](OpBuilder &nb, Location nloc, Value first,
-                             SoftmaxState current) {
-                           return kernel.wholeBlock(nb, nloc, first, current);
-                         });
+      state = kernel.wholeBlocks(b, loc, partialStart, state);
     }
     state = walkBlocks(
         b, loc, partialStart, visible, blockKeys, state,
@@ -250,21 +247,64 @@ private:
           output);
     }
 
-    /// A block of exactly `blockKeys` keys from `first`, unrolled.
-    SoftmaxState wholeBlock(OpBuilder &b, Location loc, Value first,
-                            SoftmaxState state) const {
+    /// Folds the whole blocks in [0, end) (`end` a multiple of blockKeys)
+    /// into `state`, software-pipelined: the iteration that accumulates
+    /// block i's values computes block i + 1's scores, so that the loads of
+    /// the next keys are issued alongside this block's exp and value FMAs
+    /// rather than after them.
+    SoftmaxState wholeBlocks(OpBuilder &b, Location loc, Value end,
+                             SoftmaxState state) const {
+      Value zero = index(b, loc, 0), step = index(b, loc, blockKeys);
+      Value any =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, zero);
+      auto pipelined = scf::IfOp::create(
+          b, loc, any,
+          [&](OpBuilder &tb, Location tloc) {
+            Value last = arith::SubIOp::create(tb, tloc, end, step);
+            auto loop = scf::ForOp::create(
+                tb, tloc, zero, last, step,
+                ValueRange{state.maximum, state.sum, state.output,
+                           blockScores(tb, tloc, zero)},
+                [&](OpBuilder &lb, Location lloc, Value first,
+                    ValueRange carried) {
+                  Value next = blockScores(
+                      lb, lloc, arith::AddIOp::create(lb, lloc, first, step));
+                  SoftmaxState folded =
+                      foldWholeBlock(lb, lloc, first, carried[3],
+                                     {carried[0], carried[1], carried[2]});
+                  scf::YieldOp::create(lb, lloc,
+                                       ValueRange{folded.maximum, folded.sum,
+                                                  folded.output, next});
+                });
+            SoftmaxState folded = foldWholeBlock(
+                tb, tloc, last, loop.getResult(3),
+                {loop.getResult(0), loop.getResult(1), loop.getResult(2)});
+            scf::YieldOp::create(
+                tb, tloc,
+                ValueRange{folded.maximum, folded.sum, folded.output});
+          },
+          [&](OpBuilder &eb, Location eloc) {
+            scf::YieldOp::create(
+                eb, eloc, ValueRange{state.maximum, state.sum, state.output});
+          });
+      return {pipelined.getResult(0), pipelined.getResult(1),
+              pipelined.getResult(2)};
+    }
+
+    /// The scores of the `blockKeys` keys from `first`, unrolled.
+    Value blockScores(OpBuilder &b, Location loc, Value first) const {
       int64_t chunks = headDim / blockKeys;
       SmallVector<Value> queryChunks;
       for (int64_t c = 0; c < chunks; ++c)
         queryChunks.push_back(vector::ExtractStridedSliceOp::create(
             b, loc, query, ArrayRef<int64_t>{c * blockKeys},
             ArrayRef<int64_t>{blockKeys}, ArrayRef<int64_t>{1}));
-      SmallVector<Value> rows, partials;
+      SmallVector<Value> partials;
       for (int64_t j = 0; j < blockKeys; ++j) {
-        rows.push_back(arith::AddIOp::create(b, loc, first, index(b, loc, j)));
+        Value row = arith::AddIOp::create(b, loc, first, index(b, loc, j));
         Value partial;
         for (int64_t c = 0; c < chunks; ++c) {
-          Value k = read(b, loc, keys, rows[j], c * blockKeys, blockType);
+          Value k = read(b, loc, keys, row, c * blockKeys, blockType);
           partial = partial ? vector::FMAOp::create(b, loc, queryChunks[c], k,
                                                     partial)
                                   .getResult()
@@ -273,13 +313,19 @@ private:
         }
         partials.push_back(partial);
       }
-      auto [next, weights] =
-          rescale(b, loc, sumLanesOfEach(b, loc, partials), state);
+      return sumLanesOfEach(b, loc, partials);
+    }
+
+    /// Folds the whole block from `first`, whose scores are `scores`.
+    SoftmaxState foldWholeBlock(OpBuilder &b, Location loc, Value first,
+                                Value scores, SoftmaxState state) const {
+      auto [next, weights] = rescale(b, loc, scores, state);
       // Two accumulators: even and odd keys' FMAs are independent.
       Value outputs[2] = {next.output, splat(b, loc, rowType, 0.0)};
       for (int64_t j = 0; j < blockKeys; ++j)
-        outputs[j % 2] = accumulate(b, loc, outputs[j % 2], weights,
-                                    b.getIndexAttr(j), rows[j]);
+        outputs[j % 2] = accumulate(
+            b, loc, outputs[j % 2], weights, b.getIndexAttr(j),
+            arith::AddIOp::create(b, loc, first, index(b, loc, j)));
       next.output = arith::AddFOp::create(b, loc, outputs[0], outputs[1]);
       return next;
     }

@@ -20,16 +20,31 @@
 // CHECK:   %[[VISIBLE:.*]] = arith.minui %[[OWN]], %[[KEYS]]
 // CHECK:   %[[COUNT:.*]] = arith.divui %[[VISIBLE]], %[[B:.*]] : index
 // CHECK:   %[[WHOLE:.*]] = arith.muli %[[COUNT]], %[[B]] : index
-// CHECK:   %[[FULL:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %[[WHOLE]] step %[[B]] iter_args({{.*}}) -> (f32, f32, vector<4xf32>)
+// Whole blocks are software-pipelined: block 0's scores before the loop,
+// block i + 1's scores in the iteration that folds block i, the last block
+// folded after the loop.
+// CHECK:   %[[ANY:.*]] = arith.cmpi ugt, %[[WHOLE]], %{{.*}} : index
+// CHECK:   %[[FULL:.*]]:3 = scf.if %[[ANY]] -> (f32, f32, vector<4xf32>)
+// CHECK:     %[[LAST:.*]] = arith.subi %[[WHOLE]], %[[B2:.*]] : index
 // CHECK-COUNT-4: vector.transfer_read %[[K]]
 // CHECK:     vector.shuffle %{{.*}}, %{{.*}} [0, 1, 4, 5]
 // CHECK:     vector.shuffle %{{.*}}, %{{.*}} [2, 3, 6, 7]
 // CHECK:     vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6]
 // CHECK:     vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7]
-// CHECK:     vector.reduction <maxnumf>
-// CHECK:     math.exp {{.*}} : vector<4xf32>
+// CHECK:     %[[FIRSTSCORES:.*]] = arith.addf {{.*}} : vector<4xf32>
+// CHECK:     %[[PIPE:.*]]:4 = scf.for %[[AT:.*]] = %{{.*}} to %[[LAST]] step %[[B2]] iter_args({{.*}}, %[[SCORES:.*]] = %[[FIRSTSCORES]]) -> (f32, f32, vector<4xf32>, vector<4xf32>)
+// CHECK:       %[[NEXT:.*]] = arith.addi %[[AT]], %[[B2]]
+// CHECK-COUNT-4: vector.transfer_read %[[K]]
+// CHECK:       vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7]
+// CHECK:       %[[NEXTSCORES:.*]] = arith.addf {{.*}} : vector<4xf32>
+// CHECK:       vector.reduction <maxnumf>, %[[SCORES]]
+// CHECK:       math.exp {{.*}} : vector<4xf32>
 // CHECK-COUNT-4: vector.fma
-// CHECK:     arith.addf {{.*}} : vector<4xf32>
+// CHECK:       scf.yield {{.*}}, %[[NEXTSCORES]] : f32, f32, vector<4xf32>, vector<4xf32>
+// CHECK:     vector.reduction <maxnumf>, %[[PIPE]]#3
+// CHECK-COUNT-4: vector.fma
+// CHECK:     scf.yield
+// CHECK:   } else {
 // CHECK:     scf.yield
 // CHECK:   %[[BLOCKS:.*]]:3 = scf.for %[[FIRST:.*]] = %[[WHOLE]] to %[[VISIBLE]] step %[[B]] iter_args(%{{.*}} = %[[FULL]]#0, %{{.*}} = %[[FULL]]#1, %{{.*}} = %[[FULL]]#2) -> (f32, f32, vector<4xf32>)
 // CHECK:     scf.for {{.*}} -> (vector<4xf32>)
