@@ -24,6 +24,15 @@ std::optional<int64_t> constantTripCount(Value lower, Value upper,
   return std::max<int64_t>(0, (*ub - *lb + *st - 1) / *st);
 }
 
+/// `a * b` for non-negative work counts, saturating at kUnknownWork (a
+/// plain product of an unknown amount of work and a trip count overflows,
+/// and a wrapped, negative count would make the largest loops look small).
+int64_t multiplyWork(int64_t a, int64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  return a > kUnknownWork / b ? kUnknownWork : a * b;
+}
+
 /// Innermost iterations executed by one run of `block` (loops with unknown
 /// bounds count as unbounded work).
 int64_t blockWork(Block &block) {
@@ -34,7 +43,7 @@ int64_t blockWork(Block &block) {
                                      loop.getUpperBound(), loop.getStep());
       if (!trips)
         return kUnknownWork;
-      work += std::min(kUnknownWork, *trips * blockWork(*loop.getBody()));
+      work += multiplyWork(*trips, blockWork(*loop.getBody()));
     } else if (op.getNumRegions() > 0) {
       for (Region &region : op.getRegions())
         for (Block &nested : region)
@@ -52,9 +61,9 @@ int64_t parallelWork(scf::ParallelOp loop) {
     auto trips = constantTripCount(lb, ub, step);
     if (!trips)
       return kUnknownWork;
-    iterations *= *trips;
+    iterations = multiplyWork(iterations, *trips);
   }
-  return std::min(kUnknownWork, iterations * blockWork(*loop.getBody()));
+  return multiplyWork(iterations, blockWork(*loop.getBody()));
 }
 
 /// Replaces `loop` (without reductions) by nested scf.for loops.

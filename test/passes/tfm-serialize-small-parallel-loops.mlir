@@ -68,3 +68,34 @@ func.func @nested(%p: memref<64x64xf32>, %v: memref<64x64xf32>, %out: memref<64x
   }
   return
 }
+
+// -----
+
+// A body with a loop of unknown trip count (attention over the cached keys)
+// is unbounded work, however few the parallel iterations: 8 heads and 32 x
+// 12 (query row, head) pairs both stay parallel. (The work estimate once
+// overflowed for these counts and serialised them.)
+// CHECK-LABEL: func.func @unknown_work
+func.func @unknown_work(%keys: index, %out: memref<32x12xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %c32 = arith.constant 32 : index
+  %f = arith.constant 1.0 : f32
+  // CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}})
+  scf.parallel (%h) = (%c0) to (%c8) step (%c1) {
+    scf.for %k = %c0 to %keys step %c1 {
+      memref.store %f, %out[%c0, %h] : memref<32x12xf32>
+    }
+    scf.reduce
+  }
+  // CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}})
+  scf.parallel (%s, %h) = (%c0, %c0) to (%c32, %c12) step (%c1, %c1) {
+    scf.for %k = %c0 to %keys step %c1 {
+      memref.store %f, %out[%s, %h] : memref<32x12xf32>
+    }
+    scf.reduce
+  }
+  return
+}
