@@ -21,6 +21,7 @@ variants=(
   "libm exp/tanh|--approximate-math=false"
   "no elementwise fusion|--fuse-elementwise=false"
   "no accumulator promotion|--promote-accumulators=false"
+  "no weight prefetch|--prefetch-weights=false"
   "fork for every loop|--min-parallel-work=0"
   "single-threaded kernels|--parallel=false"
 )

@@ -100,6 +100,12 @@ static cl::opt<bool> promoteAccumulators(
     cl::desc("Carry reduction accumulators in registers"), cl::init(true),
     cl::cat(compileCategory));
 
+static cl::opt<bool> prefetchWeights(
+    "prefetch-weights",
+    cl::desc("Prefill GEMMs prefetch the next weight tile while sweeping "
+             "this one (tfm-prefetch-weight-panels)"),
+    cl::init(true), cl::cat(compileCategory));
+
 static cl::opt<int64_t> minParallelWork(
     "min-parallel-work",
     cl::desc("Parallel loops with less work (innermost iterations) run on "
@@ -155,6 +161,7 @@ int main(int argc, char **argv) {
   options.planMemory = planMemory;
   options.fuseElementwise = fuseElementwise;
   options.promoteAccumulators = promoteAccumulators;
+  options.prefetchWeights = prefetchWeights;
   options.minParallelWork = minParallelWork;
   if (contextLength < 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")

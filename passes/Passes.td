@@ -288,6 +288,27 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def TfmPrefetchWeightPanels : Pass<"tfm-prefetch-weight-panels"> {
+  let summary = "Prefetch the next weight tile while a GEMM sweeps this one";
+  let description = [{
+    Matches the bufferized micro-kernels of `tfm-tile-projections` that
+    sweep a tile of whole weight panels (`memref<P x K x W>`, panels
+    `[p, p + t)`) once per group of input rows: an `scf.for` over input
+    features `k` reading `tile[0, k, 0]`, inside an `scf.for` over row
+    groups with a static trip count of at least 2 (a prefill chunk).
+
+    The first sweep reads the tile from DRAM and waits on it; the others
+    read it from L2. The pass peels the first row group and makes its
+    reduction loop prefetch feature `k` of each panel of the next tile
+    (`memref.prefetch`, read, locality 2; the last tile clamps to the last
+    panel), so that every tile is already in L2 when its sweeps start.
+    Single-sweep kernels (decode's GEMVs, which stream at the bandwidth
+    limit already) are left alone.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def TfmLowerStridedCopies : Pass<"tfm-lower-strided-copies"> {
   let summary = "Turn memref.copy of strided views into linalg.copy";
   let description = [{

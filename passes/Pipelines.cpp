@@ -90,6 +90,8 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
                               : createConvertLinalgToLoopsPass());
   if (options.promoteAccumulators)
     pm.addPass(createTfmPromoteAccumulators());
+  if (options.prefetchWeights)
+    pm.addPass(createTfmPrefetchWeightPanels());
   // After accumulator promotion, which tells buffers apart by their
   // allocation: in the arena they are all views of one global.
   if (options.planMemory) {

@@ -60,6 +60,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "promote-accumulators",
       llvm::cl::desc("Carry reduction accumulators in registers"),
       llvm::cl::init(true)};
+  Option<bool> prefetchWeights{
+      *this, "prefetch-weights",
+      llvm::cl::desc("Prefill GEMMs prefetch the next weight tile while "
+                     "sweeping this one"),
+      llvm::cl::init(true)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Parallel loops with less work run on one thread"),

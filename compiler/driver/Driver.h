@@ -45,6 +45,7 @@ struct CompileOptions {
   bool planMemory = true;
   bool fuseElementwise = true;
   bool promoteAccumulators = true;
+  bool prefetchWeights = true;
   int64_t minParallelWork = 8192; ///< smaller parallel loops stay serial
 };
 

@@ -1,0 +1,148 @@
+//===- PrefetchWeightPanels.cpp - Overlap panel loads with GEMM passes ----===//
+//
+// A prefill micro-kernel (tfm-tile-projections) sweeps its weight tile once
+// per group of input rows. The first sweep streams the tile from DRAM and
+// is latency-bound: each FMA needs a line the hardware prefetcher has not
+// fetched yet. The later sweeps hit L2. Peeling the first row group and
+// prefetching the next tile's panels from it (one line per panel and input
+// feature, as the tile itself is read) turns every sweep into an L2 sweep:
+// the DRAM stream runs one tile ahead, under the FMAs.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TFMPREFETCHWEIGHTPANELS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+
+namespace {
+
+/// A micro-kernel whose reduction loop reads a tile of whole weight panels
+/// (`panels` = memref<P x K x W>, the tile `[offset, offset + tileSize)`),
+/// inside a loop over row groups that sweeps the tile several times.
+struct PanelSweep {
+  scf::ForOp rowLoop;
+  scf::ForOp reductionLoop;
+  Value panels;
+  OpFoldResult offset;
+  int64_t tileSize;
+};
+
+/// The tile of whole panels that `view` (a per-feature slice
+/// `tile[0, k, 0]` with `k` the reduction loop's induction variable) reads,
+/// or failure.
+FailureOr<memref::SubViewOp> wholePanelTile(memref::SubViewOp view,
+                                            scf::ForOp reductionLoop) {
+  auto tile = view.getSource().getDefiningOp<memref::SubViewOp>();
+  if (!tile || view.getSourceType().getRank() != 3 ||
+      tile.getSourceType().getRank() != 3 ||
+      !tile.getSourceType().hasStaticShape() || !tile.hasUnitStride())
+    return failure();
+  SmallVector<OpFoldResult> viewOffsets = view.getMixedOffsets();
+  if (!isZeroInteger(viewOffsets[0]) || !isZeroInteger(viewOffsets[2]) ||
+      llvm::dyn_cast_if_present<Value>(viewOffsets[1]) !=
+          reductionLoop.getInductionVar())
+    return failure();
+  // The tile spans whole panels: every input feature and lane.
+  ArrayRef<int64_t> shape = tile.getSourceType().getShape();
+  SmallVector<OpFoldResult> offsets = tile.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = tile.getMixedSizes();
+  if (!isZeroInteger(offsets[1]) || !isZeroInteger(offsets[2]) ||
+      getConstantIntValue(sizes[1]) != shape[1] ||
+      getConstantIntValue(sizes[2]) != shape[2] ||
+      !getConstantIntValue(sizes[0]))
+    return failure();
+  return tile;
+}
+
+/// Recognises `reductionLoop` as a panel sweep repeated by its parent loop.
+FailureOr<PanelSweep> matchPanelSweep(scf::ForOp reductionLoop) {
+  auto rowLoop = dyn_cast<scf::ForOp>(reductionLoop->getParentOp());
+  if (!rowLoop || rowLoop.getNumResults() != 0)
+    return failure();
+  std::optional<APInt> trips = rowLoop.getStaticTripCount();
+  // One sweep has nothing to overlap with: decode's GEMVs are pure streams.
+  if (!trips || trips->ult(2))
+    return failure();
+  for (Operation &op : reductionLoop.getBody()->without_terminator()) {
+    auto view = dyn_cast<memref::SubViewOp>(op);
+    if (!view)
+      continue;
+    FailureOr<memref::SubViewOp> tile = wholePanelTile(view, reductionLoop);
+    // The tile must be the same for every row group.
+    if (failed(tile) || rowLoop->isAncestor(*tile))
+      continue;
+    return PanelSweep{rowLoop, reductionLoop, tile->getSource(),
+                      tile->getMixedOffsets()[0],
+                      *getConstantIntValue(tile->getMixedSizes()[0])};
+  }
+  return failure();
+}
+
+/// Peels the first row group of `sweep` and prefetches, from its reduction
+/// loop, feature k of each panel of the next tile (clamped to the last
+/// panel: the last tile prefetches itself, which is harmless).
+void prefetchNextTile(RewriterBase &rewriter, const PanelSweep &sweep) {
+  scf::ForOp rowLoop = sweep.rowLoop;
+  Location loc = rowLoop.getLoc();
+  rewriter.setInsertionPoint(rowLoop);
+  Value secondStart = arith::AddIOp::create(
+      rewriter, loc, rowLoop.getLowerBound(), rowLoop.getStep());
+
+  // The next tile's panels, computed once per tile.
+  int64_t numPanels = cast<MemRefType>(sweep.panels.getType()).getDimSize(0);
+  Value lastPanel =
+      arith::ConstantIndexOp::create(rewriter, loc, numPanels - 1);
+  Value offset = getValueOrCreateConstantIndexOp(rewriter, loc, sweep.offset);
+  SmallVector<Value> nextPanels;
+  for (int64_t i = 0; i < sweep.tileSize; ++i) {
+    Value next = arith::AddIOp::create(
+        rewriter, loc, offset,
+        arith::ConstantIndexOp::create(rewriter, loc, sweep.tileSize + i));
+    nextPanels.push_back(
+        arith::MinUIOp::create(rewriter, loc, next, lastPanel));
+  }
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+
+  IRMapping mapping;
+  auto first = cast<scf::ForOp>(rewriter.clone(*rowLoop, mapping));
+  rewriter.modifyOpInPlace(
+      first, [&] { first.getUpperBoundMutable().assign(secondStart); });
+  rewriter.modifyOpInPlace(
+      rowLoop, [&] { rowLoop.getLowerBoundMutable().assign(secondStart); });
+
+  scf::ForOp original = sweep.reductionLoop;
+  auto reduction = cast<scf::ForOp>(mapping.lookup(original.getOperation()));
+  rewriter.setInsertionPointToStart(reduction.getBody());
+  // Locality 2 (L2 and outward): the line is consumed one tile later,
+  // after this tile's own lines went through L1.
+  for (Value panel : nextPanels)
+    memref::PrefetchOp::create(
+        rewriter, loc, sweep.panels,
+        ValueRange{panel, reduction.getInductionVar(), zero},
+        /*isWrite=*/false, /*localityHint=*/2, /*isDataCache=*/true);
+}
+
+struct TfmPrefetchWeightPanels
+    : mlir::tfm::impl::TfmPrefetchWeightPanelsBase<TfmPrefetchWeightPanels> {
+  void runOnOperation() override {
+    SmallVector<PanelSweep> sweeps;
+    getOperation()->walk([&](scf::ForOp loop) {
+      FailureOr<PanelSweep> sweep = matchPanelSweep(loop);
+      if (succeeded(sweep))
+        sweeps.push_back(*sweep);
+    });
+    IRRewriter rewriter(&getContext());
+    for (const PanelSweep &sweep : sweeps)
+      prefetchNextTile(rewriter, sweep);
+  }
+};
+
+} // namespace
