@@ -102,6 +102,13 @@ public:
     auto terminator = cast<func::ReturnOp>(block->getTerminator());
     entry.setType(FunctionType::get(context, entry.getArgumentTypes(),
                                     terminator.getOperandTypes()));
+    if (lastRowOnly) {
+      // tfm-skip-unread-logits guards what only the logits need with
+      // count != 0; it finds the count and the cache by these marks.
+      entry.setArgAttr(2, "tfm.logits_count", UnitAttr::get(context));
+      entry.setArgAttr(entry.getNumArguments() - 1, "tfm.kv_cache",
+                       UnitAttr::get(context));
+    }
     return entry;
   }
 

@@ -28,6 +28,8 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     row of its last real token, `count - 1` (a prompt's last chunk may be
     partly filled): generation needs no other, and when the result comes
     from a `tfm.lm_head`, only that row is projected onto the vocabulary.
+    `count` is marked `tfm.logits_count` and the cache `tfm.kv_cache`:
+    tfm-skip-unread-logits makes `count = 0` skip the result entirely.
     Every position offset (RoPE, learned positions, attention) becomes `%pos`;
     before each attention the new keys and values (`[S, H * D]`, transposed
     to `[H, S, D]`) are written into rows `[pos, pos + S)` of the layer's
@@ -307,6 +309,25 @@ def TfmPrefetchWeightPanels : Pass<"tfm-prefetch-weight-panels"> {
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect"];
+}
+
+def TfmSkipUnreadLogits : Pass<"tfm-skip-unread-logits", "mlir::ModuleOp"> {
+  let summary = "Compute a prefill chunk's logits only when the caller wants them";
+  let description = [{
+    For each function with an argument marked `tfm.logits_count` (and one
+    marked `tfm.kv_cache`; tfm-kv-cache marks `@prefill`'s `count` and
+    cache), on buffers: the top-level operations after the last one that
+    uses the cache (or a view of it) only produce the logits. Those with
+    side effects, and those that use a result of one, move into
+    `scf.if %count != 0`; allocations, deallocations and the other
+    effect-free operations stay outside (allocations and effect-free ones
+    that followed the first guarded operation move before the guard).
+    A caller that passes `count = 0` for every chunk but the last skips
+    the last layer's tail, the final norm and the vocabulary projection of
+    all the others. The marks are removed.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def TfmLowerStridedCopies : Pass<"tfm-lower-strided-copies"> {

@@ -90,6 +90,8 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
                               : createConvertLinalgToLoopsPass());
   if (options.promoteAccumulators)
     pm.addPass(createTfmPromoteAccumulators());
+  // Before the memory plan, while every buffer is its own allocation.
+  pm.addPass(createTfmSkipUnreadLogits());
   if (options.prefetchWeights)
     pm.addPass(createTfmPrefetchWeightPanels());
   // After accumulator promotion, which tells buffers apart by their

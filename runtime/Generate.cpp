@@ -90,10 +90,16 @@ const float *ModelRunner::feed(const int32_t *tokens, int count, int64_t pos,
       // A prefill call returns the logits of one row (the last real token).
       // For every row's, the chunk runs once per row, each time with one
       // more real token: the same prefill code, so --dump-logits checks it.
-      for (int real = allLogits ? 1 : rows; real <= rows; ++real) {
-        tfm_prefill(weights_, chunkTokens_.data(), at, real, cache_.get(),
+      // A chunk that more tokens follow needs none: count 0 skips them.
+      if (!allLogits && rows < remaining) {
+        tfm_prefill(weights_, chunkTokens_.data(), at, 0, cache_.get(),
                     logits_.data());
-        keep();
+      } else {
+        for (int real = allLogits ? 1 : rows; real <= rows; ++real) {
+          tfm_prefill(weights_, chunkTokens_.data(), at, real, cache_.get(),
+                      logits_.data());
+          keep();
+        }
       }
       done += rows;
     } else {

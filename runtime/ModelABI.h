@@ -14,8 +14,9 @@
 extern "C" {
 #endif
 
-/* Bumped whenever the layout of tfm_model_info or an entry signature changes. */
-#define TFM_ABI_VERSION 2
+/* Bumped whenever the layout of tfm_model_info or an entry's signature or
+ * contract changes (3: tfm_prefill accepts count == 0). */
+#define TFM_ABI_VERSION 3
 
 typedef struct tfm_model_info {
   uint32_t abi_version;    /* TFM_ABI_VERSION of the compiler that emitted it */
@@ -36,10 +37,12 @@ extern const tfm_model_info tfm_model;
 
 /* Runs `prefill_chunk` tokens at positions [pos, pos + prefill_chunk) and
  * writes the vocab_size logits of token `count - 1` (1 <= count <=
- * prefill_chunk: the last real token of the chunk). Requires
- * pos + prefill_chunk <= context_length. Tokens from `count` on may hold any
- * id: their cache rows are overwritten by later calls before any query can
- * attend to them. */
+ * prefill_chunk: the last real token of the chunk). With count == 0 it only
+ * fills the cache and leaves `logits` alone (a chunk whose logits nobody
+ * reads skips the vocabulary projection). Requires
+ * pos + prefill_chunk <= context_length. Tokens from `count` on (or, with
+ * count == 0, past the last real one) may hold any id: their cache rows are
+ * overwritten by later calls before any query can attend to them. */
 void tfm_prefill(const uint8_t *weights, const int32_t *tokens, int64_t pos,
                  int64_t count, float *cache, float *logits);
 /* Runs one token at position `pos` (< context_length); writes vocab_size logits. */

@@ -17,7 +17,7 @@ module attributes {tfm.context_length = 8 : i64} {
 }
 
 // CHECK-LABEL: func.func @prefill
-// CHECK-SAME: (%{{.*}}: tensor<4xi32>, %{{.*}}: index, %[[COUNT:.*]]: index, %{{.*}}: tensor<2x1x4x8x4xf32>) -> (tensor<1x32xf32>, tensor<2x1x4x8x4xf32>)
+// CHECK-SAME: (%{{.*}}: tensor<4xi32>, %{{.*}}: index, %[[COUNT:[a-z0-9]+]]: index {tfm.logits_count}, %{{.*}}: tensor<2x1x4x8x4xf32> {tfm.kv_cache}) -> (tensor<1x32xf32>, tensor<2x1x4x8x4xf32>)
 // CHECK: %[[X:.*]] = tfm.attention {{.*}} : tensor<4x16xf32>, tensor<4x?x4xf32>, tensor<4x?x4xf32>
 // CHECK: %[[LAST:.*]] = arith.subi %[[COUNT]], %{{.*}} : index
 // CHECK: %[[ROW:.*]] = tensor.extract_slice %[[X]][%[[LAST]], 0] [1, 16] [1, 1] : tensor<4x16xf32> to tensor<1x16xf32>

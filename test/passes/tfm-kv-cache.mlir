@@ -21,7 +21,8 @@ module attributes {tfm.context_length = 16 : i64} {
 }
 
 // CHECK-LABEL: func.func @prefill
-// CHECK-SAME: (%[[TOKENS:.*]]: tensor<8xi32>, %[[POS:.*]]: index, %[[COUNT:.*]]: index, %[[CACHE:.*]]: tensor<2x1x2x16x4xf32>) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf32>)
+// The count and the cache are marked for tfm-skip-unread-logits.
+// CHECK-SAME: (%[[TOKENS:[a-z0-9]+]]: tensor<8xi32>, %[[POS:[a-z0-9]+]]: index, %[[COUNT:[a-z0-9]+]]: index {tfm.logits_count}, %[[CACHE:[a-z0-9]+]]: tensor<2x1x2x16x4xf32> {tfm.kv_cache}) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf32>)
 // CHECK: %[[X:.*]] = tfm.embedding %[[TOKENS]], %{{.*}} -> tensor<8x16xf32>
 // CHECK: %[[K:.*]] = tfm.linear %[[X]], %{{.*}} -> tensor<8x8xf32>
 // CHECK: %[[Q:.*]] = tfm.rope %[[X]][%[[POS]]]
