@@ -137,6 +137,17 @@ int main(int argc, char **argv) {
   mlir::registerAsmPrinterCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
 
+  // --help lists tfmc's options and MLIR's IR-inspection ones
+  // (--mlir-print-ir-after=..., --mlir-timing), not the hundreds that the
+  // linked LLVM targets register; those stay accepted (--help-hidden).
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.second;
+    bool ours = llvm::is_contained(option->Categories, &compileCategory);
+    if (!ours && !entry.first.starts_with("mlir-") &&
+        option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  }
+
   // Parse everything after the `compile` command word.
   std::vector<char *> args = {argv[0]};
   args.insert(args.end(), argv + 2, argv + argc);
