@@ -324,7 +324,9 @@ def TfmSkipUnreadLogits : Pass<"tfm-skip-unread-logits", "mlir::ModuleOp"> {
     that followed the first guarded operation move before the guard).
     A caller that passes `count = 0` for every chunk but the last skips
     the last layer's tail, the final norm and the vocabulary projection of
-    all the others. The marks are removed.
+    all the others. The marks are removed. It is an error if nothing
+    follows the last use of the cache: `count = 0` must never reach the
+    logits row `count - 1`.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect"];

@@ -102,8 +102,11 @@ LogicalResult guardLogits(func::FuncOp func, unsigned countIndex,
     else if (!guarded.empty() && !isa<memref::DeallocOp>(op))
       hoisted.push_back(&op);
   }
+  // count 0 must not reach the logits (their row, count - 1, would be out
+  // of bounds): a function whose last cache use ends it cannot honour it.
   if (guarded.empty())
-    return success();
+    return func.emitError("computes nothing after its last use of the ")
+           << kCache << " argument: count 0 cannot skip the logits";
   for (Operation *op : guarded)
     for (Operation *user : op->getUsers())
       if (!guarded.contains(user))

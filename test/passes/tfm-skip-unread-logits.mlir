@@ -64,6 +64,14 @@ func.func @no_cache(%count: index {tfm.logits_count}, %logits: memref<8xf32>) {
 
 // -----
 
+// expected-error @+1 {{computes nothing after its last use of the tfm.kv_cache argument: count 0 cannot skip the logits}}
+func.func @cache_used_last(%count: index {tfm.logits_count}, %cache: memref<8xf32> {tfm.kv_cache}, %logits: memref<8xf32>) {
+  memref.copy %logits, %cache : memref<8xf32> to memref<8xf32>
+  return
+}
+
+// -----
+
 func.func @sized_by_logits(%count: index {tfm.logits_count}, %cache: memref<4xindex> {tfm.kv_cache}, %logits: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
