@@ -108,9 +108,9 @@ static cl::opt<bool> prefetchWeights(
 
 static cl::opt<int64_t> minParallelWork(
     "min-parallel-work",
-    cl::desc("Parallel loops with less work (innermost iterations) run on "
-             "one thread; 0 forks for every loop"),
-    cl::init(8192), cl::cat(compileCategory));
+    cl::desc("Parallel loops with less work (innermost iterations plus "
+             "vector lanes) run on one thread; 0 forks for every loop"),
+    cl::init(32768), cl::cat(compileCategory));
 
 static int usage() {
   llvm::errs() << "usage: tfmc compile MODEL [--tokenizer FILE] -o OUT "

@@ -68,7 +68,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Parallel loops with less work run on one thread"),
-      llvm::cl::init(8192)};
+      llvm::cl::init(32768)};
 };
 
 /// tfm (full sequence) -> tfm (prefill + decode with a KV cache).

@@ -33,8 +33,19 @@ int64_t multiplyWork(int64_t a, int64_t b) {
   return a > kUnknownWork / b ? kUnknownWork : a * b;
 }
 
-/// Innermost iterations executed by one run of `block` (loops with unknown
-/// bounds count as unbounded work).
+/// Elements of the vector results of `op`: a 16-lane FMA is 16 units of
+/// work, a scalar op none beyond its loop iteration.
+int64_t vectorLanes(Operation &op) {
+  int64_t lanes = 0;
+  for (Type type : op.getResultTypes())
+    if (auto vector = dyn_cast<VectorType>(type))
+      lanes += vector.getNumElements();
+  return lanes;
+}
+
+/// Work of one run of `block`: one unit per iteration of its innermost
+/// bodies, plus the vector lanes they compute (loops with unknown bounds
+/// count as unbounded work).
 int64_t blockWork(Block &block) {
   int64_t work = 1;
   for (Operation &op : block) {
@@ -48,6 +59,8 @@ int64_t blockWork(Block &block) {
       for (Region &region : op.getRegions())
         for (Block &nested : region)
           work += blockWork(nested);
+    } else {
+      work += vectorLanes(op);
     }
     work = std::min(work, kUnknownWork);
   }

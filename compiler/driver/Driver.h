@@ -46,7 +46,7 @@ struct CompileOptions {
   bool fuseElementwise = true;
   bool promoteAccumulators = true;
   bool prefetchWeights = true;
-  int64_t minParallelWork = 8192; ///< smaller parallel loops stay serial
+  int64_t minParallelWork = 32768; ///< smaller parallel loops stay serial
 };
 
 /// Runs the compilation; diagnostics go to stderr. Returns the exit code.

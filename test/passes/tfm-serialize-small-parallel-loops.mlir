@@ -99,3 +99,22 @@ func.func @unknown_work(%keys: index, %out: memref<32x12xf32>) {
   }
   return
 }
+
+// -----
+
+// 4 iterations, each a 256-lane vector read: 4 x (1 + 256) units of work,
+// kept parallel. Counting iterations alone (4) would serialise it.
+// CHECK-LABEL: func.func @vector_lanes
+func.func @vector_lanes(%m: memref<4x256xf32>, %out: memref<4x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 0.0 : f32
+  // CHECK: scf.parallel
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = vector.transfer_read %m[%i, %c0], %f {in_bounds = [true]} : memref<4x256xf32>, vector<256xf32>
+    vector.transfer_write %v, %out[%i, %c0] {in_bounds = [true]} : vector<256xf32>, memref<4x256xf32>
+    scf.reduce
+  }
+  return
+}
