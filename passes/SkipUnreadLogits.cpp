@@ -13,7 +13,6 @@
 #include "passes/Passes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::tfm {
@@ -37,21 +36,20 @@ std::optional<unsigned> markedArgument(func::FuncOp func,
   return std::nullopt;
 }
 
-/// `root` and every view derived from it.
-llvm::SmallPtrSet<Value, 16> viewsOf(Value root) {
-  llvm::SmallPtrSet<Value, 16> views = {root};
+/// `root` and every memref that may alias it: conservatively, every
+/// memref result of an op that takes one of them (views, casts, ...).
+llvm::SmallPtrSet<Value, 16> aliasesOf(Value root) {
+  llvm::SmallPtrSet<Value, 16> aliases = {root};
   SmallVector<Value> worklist = {root};
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      auto view = dyn_cast<ViewLikeOpInterface>(user);
-      if (view && view.getViewSource() == value)
-        for (Value result : user->getResults())
-          if (views.insert(result).second)
-            worklist.push_back(result);
-    }
+    for (Operation *user : value.getUsers())
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()) &&
+            aliases.insert(result).second)
+          worklist.push_back(result);
   }
-  return views;
+  return aliases;
 }
 
 /// Whether `op` or an op nested in it uses one of `values`.
@@ -65,7 +63,7 @@ bool usesAny(Operation *op, const llvm::SmallPtrSet<Value, 16> &values) {
   return walk.wasInterrupted();
 }
 
-bool isAllocation(Operation &op) {
+bool allocatesOrFrees(Operation &op) {
   return isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op);
 }
 
@@ -80,7 +78,7 @@ LogicalResult guardLogits(func::FuncOp func, unsigned countIndex,
                           unsigned cacheIndex) {
   Block &body = func.getBody().front();
   llvm::SmallPtrSet<Value, 16> cacheViews =
-      viewsOf(func.getArgument(cacheIndex));
+      aliasesOf(func.getArgument(cacheIndex));
   Operation *lastCacheUse = nullptr;
   for (Operation &op : body.without_terminator())
     if (usesAny(&op, cacheViews))
@@ -97,7 +95,7 @@ LogicalResult guardLogits(func::FuncOp func, unsigned countIndex,
       Operation *producer = operand.getDefiningOp();
       return producer && guarded.contains(producer);
     });
-    if (!isAllocation(op) && (usesGuarded || !isMemoryEffectFree(&op)))
+    if (!allocatesOrFrees(op) && (usesGuarded || !isMemoryEffectFree(&op)))
       guarded.insert(&op);
     else if (!guarded.empty() && !isa<memref::DeallocOp>(op))
       hoisted.push_back(&op);

@@ -84,3 +84,8 @@ func.func @sized_by_logits(%count: index {tfm.logits_count}, %cache: memref<4xin
   memref.dealloc %buffer : memref<?xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{must have a single-block body to guard its logits}}
+func.func private @declared(%count: index {tfm.logits_count}, %cache: memref<8xf32> {tfm.kv_cache}, %logits: memref<8xf32>)
