@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
+#include "passes/EntryMarks.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -105,9 +106,10 @@ public:
     if (lastRowOnly) {
       // tfm-skip-unread-logits guards what only the logits need with
       // count != 0; it finds the count and the cache by these marks.
-      entry.setArgAttr(2, "tfm.logits_count", UnitAttr::get(context));
-      entry.setArgAttr(entry.getNumArguments() - 1, "tfm.kv_cache",
-                       UnitAttr::get(context));
+      entry.setArgAttr(cast<BlockArgument>(count).getArgNumber(),
+                       kLogitsCountMark, UnitAttr::get(context));
+      entry.setArgAttr(block->getArguments().back().getArgNumber(),
+                       kKVCacheMark, UnitAttr::get(context));
     }
     return entry;
   }

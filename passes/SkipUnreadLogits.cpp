@@ -10,6 +10,7 @@
 // `tfm.logits_count`, so that a call with count 0 fills the cache only.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/EntryMarks.h"
 #include "passes/Passes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -23,9 +24,6 @@ namespace mlir::tfm {
 using namespace mlir;
 
 namespace {
-
-constexpr llvm::StringLiteral kLogitsCount = "tfm.logits_count";
-constexpr llvm::StringLiteral kCache = "tfm.kv_cache";
 
 /// The argument of `func` marked `name`, if any.
 std::optional<unsigned> markedArgument(func::FuncOp func,
@@ -104,7 +102,7 @@ LogicalResult guardLogits(func::FuncOp func, unsigned countIndex,
   // of bounds): a function whose last cache use ends it cannot honour it.
   if (guarded.empty())
     return func.emitError("computes nothing after its last use of the ")
-           << kCache << " argument: count 0 cannot skip the logits";
+           << tfm::kKVCacheMark << " argument: count 0 cannot skip the logits";
   for (Operation *op : guarded)
     for (Operation *user : op->getUsers())
       if (!guarded.contains(user))
@@ -130,13 +128,15 @@ struct TfmSkipUnreadLogits
     : mlir::tfm::impl::TfmSkipUnreadLogitsBase<TfmSkipUnreadLogits> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      std::optional<unsigned> count = markedArgument(func, kLogitsCount);
-      std::optional<unsigned> cache = markedArgument(func, kCache);
+      std::optional<unsigned> count =
+          markedArgument(func, tfm::kLogitsCountMark);
+      std::optional<unsigned> cache = markedArgument(func, tfm::kKVCacheMark);
       if (!count)
         continue;
       if (!cache) {
         func.emitError("marks a ")
-            << kLogitsCount << " argument but no " << kCache << " argument";
+            << tfm::kLogitsCountMark << " argument but no " << tfm::kKVCacheMark
+            << " argument";
         return signalPassFailure();
       }
       if (func.isExternal() || !func.getBody().hasOneBlock()) {
@@ -146,8 +146,8 @@ struct TfmSkipUnreadLogits
       if (failed(guardLogits(func, *count, *cache)))
         return signalPassFailure();
       // The marks have served; LLVM would not know them.
-      func.removeArgAttr(*count, kLogitsCount);
-      func.removeArgAttr(*cache, kCache);
+      func.removeArgAttr(*count, tfm::kLogitsCountMark);
+      func.removeArgAttr(*cache, tfm::kKVCacheMark);
     }
   }
 };
