@@ -32,13 +32,13 @@ struct FlagSpec {
 };
 
 const FlagSpec kFlags[] = {
-    {"--prompt", true, kGenerate},   {"-n", true, kGenerate | kBench},
-    {"--temp", true, kGenerate},     {"--top-k", true, kGenerate},
-    {"--top-p", true, kGenerate},    {"--seed", true, kGenerate},
-    {"--bench", false, kBench},      {"--prompt-tokens", true, kBench},
-    {"--threads", true, kAll},       {"--dump-logits", true, kDump},
-    {"--token-ids", true, kDump},    {"--decode-only", false, kDump},
-    {"--info", false, kInfo},
+    {"--prompt", true, kGenerate},    {"-n", true, kGenerate | kBench},
+    {"--temp", true, kGenerate},      {"--top-k", true, kGenerate},
+    {"--top-p", true, kGenerate},     {"--seed", true, kGenerate},
+    {"--bench", false, kBench},       {"--prompt-tokens", true, kBench},
+    {"--far-position", true, kBench}, {"--threads", true, kAll},
+    {"--dump-logits", true, kDump},   {"--token-ids", true, kDump},
+    {"--decode-only", false, kDump},  {"--info", false, kInfo},
 };
 
 const char *modeFlag(CliMode mode) {
@@ -169,6 +169,10 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
     if (!parseInt(name, value, 1, INT32_MAX, number, error))
       return false;
     options.promptTokens = static_cast<int>(number);
+  } else if (name == "--far-position") {
+    if (!parseInt(name, value, 1, INT32_MAX, number, error))
+      return false;
+    options.farPosition = static_cast<int>(number);
   } else if (name == "--threads") {
     if (!parseInt(name, value, 1, 4096, number, error))
       return false;
@@ -295,10 +299,15 @@ std::string usageText(const std::string &program) {
          "disable\n"
          "      truncation (the defaults); the seed defaults to the clock.\n"
          "  " + program +
-         " --bench [--prompt-tokens P] [-n N] [--threads T]\n"
+         " --bench [--prompt-tokens P] [-n N] [--far-position Q] "
+         "[--threads T]\n"
          "      Time prefill of P tokens (default 128) and N decode steps "
          "(default 128);\n"
-         "      the last line of output is a JSON object.\n"
+         "      with Q, also time N steps at positions Q.. in bursts "
+         "interleaved with\n"
+         "      steps at P.. (what attending Q - P more positions costs). "
+         "The last\n"
+         "      line of output is a JSON object.\n"
          "  " + program +
          " --dump-logits FILE --token-ids 1,5,9 [--decode-only]\n"
          "      Run exactly these ids from position 0 and write the logits of "

@@ -32,6 +32,9 @@ struct CliOptions {
 
   // Benchmark.
   int promptTokens = 128;
+  /// --far-position Q: also time decode steps at positions Q.. interleaved
+  /// with the near ones (0: off).
+  int farPosition = 0;
   int threads = 0; ///< 0 keeps the default thread count.
 
   // Logit dump.

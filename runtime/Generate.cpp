@@ -216,10 +216,90 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
 // Benchmark
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Deterministic token ids spread over the vocabulary.
+std::vector<int32_t> syntheticIds(size_t count, int vocab) {
+  std::vector<int32_t> ids(count);
+  for (size_t i = 0; i < count; ++i)
+    ids[i] = static_cast<int32_t>((i * 7919 + 13) % vocab);
+  return ids;
+}
+
+/// Seconds for `count` decode steps at positions [pos, pos + count).
+double timeDecodeSteps(ModelRunner &runner, const std::vector<int32_t> &ids,
+                       int pos, int count) {
+  Clock::time_point start = Clock::now();
+  for (int i = 0; i < count; ++i)
+    runner.feed(&ids[pos + i], 1, pos + i, true);
+  return secondsSince(start);
+}
+
+struct InterleavedRates {
+  double near = 0; ///< tokens/s at positions near..near+steps-1
+  double far = 0;  ///< tokens/s at positions far..far+steps-1
+};
+
+constexpr int kBurstSteps = 16;
+constexpr int kInterleavedRounds = 3;
+
+/// Decode near the start of the context and near `far`, in alternating
+/// bursts of kBurstSteps: on a shared machine a busy moment then slows both
+/// alike, where separate runs seconds apart can differ by more than what
+/// attending the extra positions costs. The cache is filled up to `far`
+/// first; near steps overwrite positions the far steps read, which changes
+/// values, not work.
+InterleavedRates timeInterleavedDecode(ModelRunner &runner,
+                                       const std::vector<int32_t> &ids,
+                                       int near, int far, int steps) {
+  runner.feed(ids.data(), far, 0, false);
+  double nearSeconds = 0, farSeconds = 0;
+  // Round 0 warms up the far positions' cache pages and is not counted.
+  for (int round = 0; round <= kInterleavedRounds; ++round) {
+    for (int first = 0; first < steps; first += kBurstSteps) {
+      int count = std::min(kBurstSteps, steps - first);
+      // Alternating which goes first cancels any effect of the order.
+      bool nearFirst = (first / kBurstSteps + round) % 2 == 0;
+      int firstStart = (nearFirst ? near : far) + first;
+      int secondStart = (nearFirst ? far : near) + first;
+      double a = timeDecodeSteps(runner, ids, firstStart, count);
+      double b = timeDecodeSteps(runner, ids, secondStart, count);
+      if (round == 0)
+        continue;
+      nearSeconds += nearFirst ? a : b;
+      farSeconds += nearFirst ? b : a;
+    }
+  }
+  return {perSecond(steps * kInterleavedRounds, nearSeconds),
+          perSecond(steps * kInterleavedRounds, farSeconds)};
+}
+
+} // namespace
+
 int runBench(ModelRunner &runner, const CliOptions &options, int threads) {
   int context = runner.context();
   int promptTokens = options.promptTokens;
   int decodeTokens = options.steps;
+  int far = options.farPosition;
+  if (far > 0) {
+    // Checked before any timing so a bad request fails fast; the far steps
+    // are never capped, since their positions are the point.
+    if (far <= promptTokens) {
+      std::fprintf(stderr,
+                   "error: --far-position %d must be greater than "
+                   "--prompt-tokens %d\n",
+                   far, promptTokens);
+      return 1;
+    }
+    if (static_cast<int64_t>(far) + decodeTokens > context) {
+      std::fprintf(stderr,
+                   "error: --far-position %d with -n %d needs %lld positions "
+                   "but the model's context is %d\n",
+                   far, decodeTokens,
+                   static_cast<long long>(far) + decodeTokens, context);
+      return 1;
+    }
+  }
   bool capped = static_cast<int64_t>(promptTokens) + decodeTokens > context;
   if (capped) {
     // Shrink both phases in proportion so a small context still measures
@@ -229,10 +309,9 @@ int runBench(ModelRunner &runner, const CliOptions &options, int threads) {
         std::max<int64_t>(1, int64_t(promptTokens) * context / total));
     decodeTokens = context - promptTokens;
   }
-  // Synthetic ids: deterministic and spread over the vocabulary.
-  std::vector<int32_t> ids(promptTokens + decodeTokens);
-  for (size_t i = 0; i < ids.size(); ++i)
-    ids[i] = static_cast<int32_t>((i * 7919 + 13) % runner.vocab());
+  std::vector<int32_t> ids =
+      syntheticIds(std::max(promptTokens + decodeTokens, far + decodeTokens),
+                   runner.vocab());
 
   auto prefill = [&] {
     Clock::time_point start = Clock::now();
@@ -240,10 +319,7 @@ int runBench(ModelRunner &runner, const CliOptions &options, int threads) {
     return secondsSince(start);
   };
   auto decode = [&] {
-    Clock::time_point start = Clock::now();
-    for (int i = 0; i < decodeTokens; ++i)
-      runner.feed(&ids[promptTokens + i], 1, promptTokens + i, true);
-    return secondsSince(start);
+    return timeDecodeSteps(runner, ids, promptTokens, decodeTokens);
   };
   prefill(); // Warm-up: page in the weights, fault in the cache.
   decode();
@@ -265,11 +341,32 @@ int runBench(ModelRunner &runner, const CliOptions &options, int threads) {
               promptTokens, bestPrefill * 1e3, prefillRate);
   std::printf("decode: %d tokens in %.3f ms (%.2f tokens/s, best of 3)\n",
               decodeTokens, bestDecode * 1e3, decodeRate);
+
+  std::string farJson;
+  if (far > 0) {
+    InterleavedRates rates =
+        timeInterleavedDecode(runner, ids, promptTokens, far, decodeTokens);
+    double slowdown =
+        rates.near > 0 ? 100.0 * (1.0 - rates.far / rates.near) : 0.0;
+    std::printf("decode at positions %d..%d: %.2f tokens/s against %.2f at "
+                "%d..%d, %.1f%% slower (%d-step bursts interleaved, %d "
+                "rounds)\n",
+                far, far + decodeTokens - 1, rates.far, rates.near,
+                promptTokens, promptTokens + decodeTokens - 1, slowdown,
+                kBurstSteps, kInterleavedRounds);
+    char buffer[256];
+    std::snprintf(buffer, sizeof(buffer),
+                  ", \"far_position\": %d, \"interleaved_near_tokens_per_s\": "
+                  "%.3f, \"interleaved_far_tokens_per_s\": %.3f, "
+                  "\"far_slowdown_pct\": %.3f",
+                  far, rates.near, rates.far, slowdown);
+    farJson = buffer;
+  }
   std::printf("{\"prefill_tokens_per_s\": %.3f, \"decode_tokens_per_s\": %.3f, "
               "\"threads\": %d, \"prompt_tokens\": %d, \"decode_tokens\": %d, "
-              "\"vocab\": %d, \"context\": %d}\n",
+              "\"vocab\": %d, \"context\": %d%s}\n",
               prefillRate, decodeRate, threads, promptTokens, decodeTokens,
-              runner.vocab(), context);
+              runner.vocab(), context, farJson.c_str());
   std::fflush(stdout);
   return 0;
 }
