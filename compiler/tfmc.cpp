@@ -106,6 +106,12 @@ static cl::opt<bool> prefetchWeights(
              "this one (tfm-prefetch-weight-panels)"),
     cl::init(true), cl::cat(compileCategory));
 
+static cl::opt<bool> fuseEpilogues(
+    "fuse-epilogues",
+    cl::desc("Compute SwiGLU's silu(gate) * up inside the gate/up projection "
+             "kernel (tfm-tile-projections)"),
+    cl::init(true), cl::cat(compileCategory));
+
 static cl::opt<int64_t> minParallelWork(
     "min-parallel-work",
     cl::desc("Parallel loops with less work (innermost iterations plus "
@@ -173,6 +179,7 @@ int main(int argc, char **argv) {
   options.fuseElementwise = fuseElementwise;
   options.promoteAccumulators = promoteAccumulators;
   options.prefetchWeights = prefetchWeights;
+  options.fuseEpilogues = fuseEpilogues;
   options.minParallelWork = minParallelWork;
   if (contextLength < 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")

@@ -161,8 +161,8 @@ def TfmFuseFFN : Pass<"tfm-fuse-ffn", "mlir::ModuleOp"> {
   let description = [{
     `mul(silu(x Wg^T), x Wu^T)` becomes one linear over Wg and Wu stacked at
     compile time (`@layers.N.ffn.w_gate_up`) followed by the SiLU-multiply
-    on its two column halves, which tfm-fuse-elementwise later merges into
-    one elementwise kernel.
+    on its two column halves, which tfm-tile-projections computes inside
+    the GEMM's tasks (its `fuse-epilogues` option).
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
@@ -218,6 +218,14 @@ def TfmTileProjections : Pass<"tfm-tile-projections"> {
     remaining accumulators (a decode step's GEMV gets several independent
     FMA chains) while leaving at least `parallel-tiles` panel groups for
     the threads.
+
+    With `fuse-epilogues`, a gated projection (its output columns read
+    only as two halves by one vectorisable elementwise op, e.g. SwiGLU's
+    `silu(gate) * up` after tfm-fuse-ffn) becomes one projection per half
+    and the elementwise op is rewritten over their panel layout, tiled over
+    output panels with both projections fused into each task: a task
+    computes its panels of both halves with the micro-kernel above, then
+    the epilogue, one row at a time, while they are in cache.
   }];
   let options = [
     Option<"accumulators", "accumulators", "int64_t", /*default=*/"8",
@@ -225,6 +233,9 @@ def TfmTileProjections : Pass<"tfm-tile-projections"> {
            "uses 8 with 32 vector registers (AVX-512), 4 with 16 (AVX2)">,
     Option<"parallelTiles", "parallel-tiles", "int64_t", /*default=*/"16",
            "Fewest panel groups to share between threads">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
+           "Compute a gated projection's elementwise epilogue (SwiGLU's "
+           "silu(gate) * up) in the projection's kernel">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",

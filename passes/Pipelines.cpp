@@ -8,8 +8,9 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -52,10 +53,25 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
   if (options.tileProjections) {
     TfmTileProjectionsOptions tiling;
     tiling.accumulators = options.kernelAccumulators;
+    tiling.fuseEpilogues = options.fuseEpilogues;
     pm.addNestedPass<func::FuncOp>(createTfmTileProjections(tiling));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+}
+
+/// A small, statically shaped buffer allocated inside a parallel loop's
+/// body.
+static bool isTaskTileBuffer(Value buffer) {
+  constexpr int64_t kMaxTaskTileBytes = 16 * 1024;
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  Operation *alloc = buffer.getDefiningOp();
+  if (!type || !alloc || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat() ||
+      !alloc->getParentOfType<scf::ForallOp>())
+    return false;
+  int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  return bytes <= kMaxTaskTileBytes;
 }
 
 void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
@@ -76,6 +92,11 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
+  // A task's own tiles (a fused gated projection's gate and up tiles) would
+  // otherwise be heap buffers allocated on every iteration; the memory plan
+  // covers function-level buffers only.
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass(isTaskTileBuffer));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -65,6 +65,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Prefill GEMMs prefetch the next weight tile while "
                      "sweeping this one"),
       llvm::cl::init(true)};
+  Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Compute a gated projection's elementwise epilogue "
+                     "(SwiGLU) inside the projection's kernel"),
+      llvm::cl::init(true)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Parallel loops with less work run on one thread"),

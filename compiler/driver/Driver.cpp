@@ -153,6 +153,7 @@ public:
     pipeline.parallel = options.parallel;
     pipeline.promoteAccumulators = options.promoteAccumulators;
     pipeline.prefetchWeights = options.prefetchWeights;
+    pipeline.fuseEpilogues = options.fuseEpilogues;
     pipeline.minParallelWork = options.minParallelWork;
     // A 16-lane panel row is one AVX-512 register (8 rows of accumulators
     // leave 24 of 32 registers busy) but two AVX2 ones (4 rows: 8 of 16).

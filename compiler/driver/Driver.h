@@ -46,6 +46,7 @@ struct CompileOptions {
   bool fuseElementwise = true;
   bool promoteAccumulators = true;
   bool prefetchWeights = true;
+  bool fuseEpilogues = true;
   int64_t minParallelWork = 32768; ///< smaller parallel loops stay serial
 };
 

@@ -1,5 +1,6 @@
 // RUN: tfmc-opt %s -tfm-tile-projections -canonicalize -split-input-file | FileCheck %s
 // RUN: tfmc-opt %s -tfm-tile-projections=parallel-tiles=1 -canonicalize -split-input-file | FileCheck %s --check-prefix=FEWTASKS
+// RUN: tfmc-opt %s -tfm-tile-projections=fuse-epilogues=false -canonicalize -split-input-file | FileCheck %s --check-prefix=UNFUSED
 
 #x = affine_map<(p, s, k, j) -> (s, k)>
 #w = affine_map<(p, s, k, j) -> (p, k, j)>
@@ -75,4 +76,149 @@ func.func @row_major_weight(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %init: ten
     linalg.yield %s : f32
   } -> tensor<2x4xf32>
   return %r : tensor<2x4xf32>
+}
+
+// -----
+
+#x = affine_map<(p, s, k, j) -> (s, k)>
+#w = affine_map<(p, s, k, j) -> (p, k, j)>
+#o = affine_map<(p, s, k, j) -> (s, p, j)>
+#id = affine_map<(s, n) -> (s, n)>
+
+// A gated projection (tfm-fuse-ffn's stacked gate/up, 2 x 4 panels) and its
+// SwiGLU epilogue over the two column halves: each task computes one panel
+// of the gate half and the same panel of the up half (two register-tiled
+// loops over the features, each on its half of the weights), then
+// silu(gate) * up for its panel, row by row. The epilogue's result keeps the
+// panel layout; a collapse gives back the columns.
+// CHECK-LABEL: func.func @gated
+// CHECK-DAG: %[[GATE_W:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [4, 8, 16]
+// CHECK-DAG: %[[UP_W:.*]] = tensor.extract_slice %{{.*}}[4, 0, 0] [4, 8, 16]
+// CHECK: %[[Y:.*]] = scf.forall (%[[P:.*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<16x4x16xf32>)
+// CHECK:   tensor.extract_slice %[[GATE_W]][%[[P]], 0, 0] [1, 8, 16]
+// CHECK:   %[[GATE:.*]] = scf.for
+// CHECK:     scf.for {{.*}} -> (vector<8x16xf32>)
+// CHECK:   tensor.extract_slice %[[UP_W]][%[[P]], 0, 0] [1, 8, 16]
+// CHECK:   %[[UP:.*]] = scf.for
+// CHECK:     scf.for {{.*}} -> (vector<8x16xf32>)
+// CHECK:   scf.for %[[ROW:.*]] = %c0 to %c16 step %c1
+// CHECK:     tensor.extract_slice %[[GATE]][%[[ROW]], 0, 0] [1, 1, 16]
+// CHECK:     tensor.extract_slice %[[UP]][%[[ROW]], 0, 0] [1, 1, 16]
+// CHECK:     math.exp {{.*}} : vector<16xf32>
+// CHECK:   tensor.parallel_insert_slice {{.*}} into %[[OUT]][0, %[[P]], 0] [16, 1, 16]
+// CHECK: %[[COLUMNS:.*]] = tensor.collapse_shape %[[Y]] {{\[\[}}0], [1, 2]] : tensor<16x4x16xf32> into tensor<16x64xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[COLUMNS]]
+// With fuse-epilogues=false, the projection is tiled alone and the
+// epilogue stays a separate elementwise op.
+// UNFUSED-LABEL: func.func @gated
+// UNFUSED: scf.forall (%{{.*}}) in (8)
+// UNFUSED: tensor.collapse_shape
+// UNFUSED: linalg.generic
+// UNFUSED-SAME: ["parallel", "parallel"]
+// UNFUSED: math.exp
+func.func @gated(%x: tensor<16x8xf32>, %w: tensor<8x8x16xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %empty = tensor.empty() : tensor<16x8x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x8x16xf32>) -> tensor<16x8x16xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<16x8xf32>, tensor<8x8x16xf32>) outs(%init : tensor<16x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x8x16xf32>
+  %columns = tensor.collapse_shape %r [[0], [1, 2]] : tensor<16x8x16xf32> into tensor<16x128xf32>
+  %gate = tensor.extract_slice %columns[0, 0] [16, 64] [1, 1] : tensor<16x128xf32> to tensor<16x64xf32>
+  %up = tensor.extract_slice %columns[0, 64] [16, 64] [1, 1] : tensor<16x128xf32> to tensor<16x64xf32>
+  %out = tensor.empty() : tensor<16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<16x64xf32>, tensor<16x64xf32>) outs(%out : tensor<16x64xf32>) {
+  ^bb0(%g: f32, %u: f32, %unused: f32):
+    %n = arith.negf %g : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %silu = arith.divf %g, %d : f32
+    %prod = arith.mulf %silu, %u : f32
+    linalg.yield %prod : f32
+  } -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
+
+// -----
+
+#x = affine_map<(p, s, k, j) -> (s, k)>
+#w = affine_map<(p, s, k, j) -> (p, k, j)>
+#o = affine_map<(p, s, k, j) -> (s, p, j)>
+#id = affine_map<(s, n) -> (s, n)>
+
+// The projection's columns are also read elsewhere (returned): splitting it
+// would compute them twice, so the projection is tiled alone and the
+// elementwise op is left as it is.
+// CHECK-LABEL: func.func @columns_read_twice
+// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: linalg.generic
+// CHECK-SAME: ["parallel", "parallel"]
+func.func @columns_read_twice(%x: tensor<16x8xf32>, %w: tensor<8x8x16xf32>) -> (tensor<16x64xf32>, tensor<16x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x8x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x8x16xf32>) -> tensor<16x8x16xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<16x8xf32>, tensor<8x8x16xf32>) outs(%init : tensor<16x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x8x16xf32>
+  %columns = tensor.collapse_shape %r [[0], [1, 2]] : tensor<16x8x16xf32> into tensor<16x128xf32>
+  %gate = tensor.extract_slice %columns[0, 0] [16, 64] [1, 1] : tensor<16x128xf32> to tensor<16x64xf32>
+  %up = tensor.extract_slice %columns[0, 64] [16, 64] [1, 1] : tensor<16x128xf32> to tensor<16x64xf32>
+  %out = tensor.empty() : tensor<16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<16x64xf32>, tensor<16x64xf32>) outs(%out : tensor<16x64xf32>) {
+  ^bb0(%g: f32, %u: f32, %unused: f32):
+    %prod = arith.mulf %g, %u : f32
+    linalg.yield %prod : f32
+  } -> tensor<16x64xf32>
+  return %y, %columns : tensor<16x64xf32>, tensor<16x128xf32>
+}
+
+// -----
+
+#x = affine_map<(p, s, k, j) -> (s, k)>
+#w = affine_map<(p, s, k, j) -> (p, k, j)>
+#o = affine_map<(p, s, k, j) -> (s, p, j)>
+#id = affine_map<(s, n) -> (s, n)>
+
+func.func private @combine(f32, f32) -> f32
+
+// An epilogue that linalg cannot vectorise (a call in its body) is left as
+// it is.
+// CHECK-LABEL: func.func @unvectorisable_epilogue
+// CHECK: scf.forall (%{{.*}}) in (8)
+// CHECK: linalg.generic
+// CHECK: func.call @combine
+func.func @unvectorisable_epilogue(%x: tensor<16x8xf32>, %w: tensor<8x8x16xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x8x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x8x16xf32>) -> tensor<16x8x16xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<16x8xf32>, tensor<8x8x16xf32>) outs(%init : tensor<16x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x8x16xf32>
+  %columns = tensor.collapse_shape %r [[0], [1, 2]] : tensor<16x8x16xf32> into tensor<16x128xf32>
+  %gate = tensor.extract_slice %columns[0, 0] [16, 64] [1, 1] : tensor<16x128xf32> to tensor<16x64xf32>
+  %up = tensor.extract_slice %columns[0, 64] [16, 64] [1, 1] : tensor<16x128xf32> to tensor<16x64xf32>
+  %out = tensor.empty() : tensor<16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<16x64xf32>, tensor<16x64xf32>) outs(%out : tensor<16x64xf32>) {
+  ^bb0(%g: f32, %u: f32, %unused: f32):
+    %prod = func.call @combine(%g, %u) : (f32, f32) -> f32
+    linalg.yield %prod : f32
+  } -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
 }
