@@ -22,7 +22,7 @@ variants=(
   "no elementwise fusion|--fuse-elementwise=false"
   "no accumulator promotion|--promote-accumulators=false"
   "no weight prefetch|--prefetch-weights=false"
-  "no FFN epilogue fusion|--fuse-epilogues=false"
+  "no epilogue fusion|--fuse-epilogues=false"
   "fork for every loop|--min-parallel-work=0"
   "single-threaded kernels|--parallel=false"
 )

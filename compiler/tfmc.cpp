@@ -108,8 +108,9 @@ static cl::opt<bool> prefetchWeights(
 
 static cl::opt<bool> fuseEpilogues(
     "fuse-epilogues",
-    cl::desc("Compute SwiGLU's silu(gate) * up inside the gate/up projection "
-             "kernel (tfm-tile-projections)"),
+    cl::desc("Compute a projection's elementwise epilogue (bias, GELU, "
+             "residual add, SwiGLU's silu(gate) * up) inside its kernel "
+             "(tfm-tile-projections)"),
     cl::init(true), cl::cat(compileCategory));
 
 static cl::opt<int64_t> minParallelWork(

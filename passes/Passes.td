@@ -219,13 +219,16 @@ def TfmTileProjections : Pass<"tfm-tile-projections"> {
     FMA chains) while leaving at least `parallel-tiles` panel groups for
     the threads.
 
-    With `fuse-epilogues`, a gated projection (its output columns read
-    only as two halves by one vectorisable elementwise op, e.g. SwiGLU's
-    `silu(gate) * up` after tfm-fuse-ffn) becomes one projection per half
-    and the elementwise op is rewritten over their panel layout, tiled over
-    output panels with both projections fused into each task: a task
-    computes its panels of both halves with the micro-kernel above, then
-    the epilogue, one row at a time, while they are in cache.
+    With `fuse-epilogues`, a projection whose output columns only one
+    vectorisable elementwise op reads (a bias, GELU, a residual add; or,
+    for a gated projection, an op combining its two column halves, as
+    SwiGLU's `silu(gate) * up` after tfm-fuse-ffn, which splits it into one
+    projection per half) gets that op rewritten over its panel layout, with
+    the op's other operands (read per element, per column or per row)
+    reshaped to match. The op is tiled over output panels with the
+    projections fused into each task: a task computes its panels with the
+    micro-kernel above, then the epilogue, one row at a time, while they
+    are in cache.
   }];
   let options = [
     Option<"accumulators", "accumulators", "int64_t", /*default=*/"8",
@@ -234,8 +237,8 @@ def TfmTileProjections : Pass<"tfm-tile-projections"> {
     Option<"parallelTiles", "parallel-tiles", "int64_t", /*default=*/"16",
            "Fewest panel groups to share between threads">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
-           "Compute a gated projection's elementwise epilogue (SwiGLU's "
-           "silu(gate) * up) in the projection's kernel">,
+           "Compute a projection's elementwise epilogue (bias, activation, "
+           "residual add, SwiGLU's silu(gate) * up) in its kernel">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",

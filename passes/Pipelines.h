@@ -67,8 +67,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
-      llvm::cl::desc("Compute a gated projection's elementwise epilogue "
-                     "(SwiGLU) inside the projection's kernel"),
+      llvm::cl::desc("Compute a projection's elementwise epilogue (bias, "
+                     "activation, residual add, SwiGLU) inside its kernel"),
       llvm::cl::init(true)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",

@@ -16,10 +16,12 @@
 // broadcast from memory: the register-blocked GEMM (prefill) and GEMV
 // (decode) micro-kernels of a BLAS, generated.
 //
-// A gated projection (SwiGLU's stacked gate/up GEMM and its elementwise
-// `silu(gate) * up`) is split into its two halves, and the elementwise op,
-// tiled over output panels, pulls both into each task: the epilogue runs
-// on each task's panels while they are in cache, on every thread.
+// An elementwise op that alone reads a projection's columns (a bias, GELU,
+// a residual add, or SwiGLU's `silu(gate) * up` over the two halves of a
+// stacked gate/up GEMM, which is split into its halves) is rewritten over
+// the panel layout and, tiled over output panels, pulls the projections
+// into each task: the epilogue runs on each task's panels while they are in
+// cache, on every thread.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -142,21 +144,42 @@ LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::GenericOp op,
   return buildRegisterTile(rewriter, *task, sizes.rows);
 }
 
-/// A projection whose two halves of output panels one elementwise op
-/// combines column by column: after tfm-fuse-ffn, SwiGLU's stacked gate and
-/// up projections and their `silu(gate) * up`, which reads the two halves
-/// of the projection's columns.
-struct GatedProjection {
+/// A projection whose output columns only one elementwise op reads: a
+/// bias, an activation, a residual add (whose other inputs are read per
+/// column, per row or per element), or, for a *gated* projection, an op
+/// that combines the two halves of its columns, as SwiGLU's
+/// `silu(gate) * up` after tfm-fuse-ffn.
+struct ProjectionEpilogue {
   linalg::GenericOp projection;
+  /// The projection's `[rows][columns]` view that the epilogue reads.
+  tensor::CollapseShapeOp columns;
   linalg::GenericOp epilogue;
-  /// Which half of the panels (0 or 1) each epilogue input reads.
-  int64_t inputHalf[2] = {-1, -1};
+  /// 1, or 2 for a gated projection.
+  int64_t parts = 1;
+  /// For each epilogue input, the part of the columns it reads, or -1 when
+  /// it is another operand.
+  SmallVector<int64_t> inputPart;
 };
 
-/// Matches `projection -> collapse_shape -> two column-half slices ->
-/// elementwise epilogue` (see GatedProjection).
-std::optional<GatedProjection>
-matchGatedProjection(linalg::GenericOp projection) {
+/// How an epilogue reads an operand that is not the projection's: per
+/// element `(s, n)`, per column `(n)` (a bias) or per row `(s)`.
+enum class OtherOperand { Element, Column, Row };
+
+std::optional<OtherOperand> classifyOtherOperand(AffineMap map) {
+  MLIRContext *context = map.getContext();
+  if (map.isIdentity())
+    return OtherOperand::Element;
+  if (map == AffineMap::get(2, 0, getAffineDimExpr(1, context)))
+    return OtherOperand::Column;
+  if (map == AffineMap::get(2, 0, getAffineDimExpr(0, context)))
+    return OtherOperand::Row;
+  return std::nullopt;
+}
+
+/// Matches `projection -> collapse_shape -> (whole | two column halves) ->
+/// elementwise epilogue` (see ProjectionEpilogue).
+std::optional<ProjectionEpilogue>
+matchProjectionEpilogue(linalg::GenericOp projection) {
   Value result = projection->getResult(0);
   if (!result.hasOneUse() ||
       !projection.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>())
@@ -167,116 +190,177 @@ matchGatedProjection(linalg::GenericOp projection) {
     return std::nullopt;
   auto type = cast<RankedTensorType>(result.getType());
   int64_t rows = type.getDimSize(0), panels = type.getDimSize(1);
-  if (panels % 2 != 0)
-    return std::nullopt;
-  int64_t halfColumns = panels / 2 * type.getDimSize(2);
+  int64_t columns = panels * type.getDimSize(2);
 
-  GatedProjection gated;
-  gated.projection = projection;
+  ProjectionEpilogue match;
+  match.projection = projection;
+  match.columns = collapse;
+  SmallVector<OpOperand *> reads;
   SmallVector<Operation *> users(collapse->getUsers());
-  if (users.size() != 2)
+  if (users.size() == 1) {
+    reads.push_back(&*collapse->use_begin());
+  } else if (users.size() == 2 && panels % 2 == 0) {
+    match.parts = 2;
+    for (Operation *user : users) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+      if (!slice || !slice->hasOneUse() || !slice.hasUnitStride())
+        return std::nullopt;
+      // Rows [0, rows) of columns [0, half) or [half, 2 * half).
+      ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+      ArrayRef<int64_t> sizes = slice.getStaticSizes();
+      int64_t half = columns / 2;
+      if (offsets[0] != 0 || (offsets[1] != 0 && offsets[1] != half) ||
+          sizes[0] != rows || sizes[1] != half)
+        return std::nullopt;
+      reads.push_back(&*slice->use_begin());
+    }
+  } else {
     return std::nullopt;
-  for (Operation *user : users) {
-    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
-    if (!slice || !slice->hasOneUse() || !slice.hasUnitStride())
-      return std::nullopt;
-    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
-    ArrayRef<int64_t> sizes = slice.getStaticSizes();
-    // Rows [0, rows) of columns [0, half) or [half, 2 * half).
-    bool wholeHalf = offsets[0] == 0 &&
-                     (offsets[1] == 0 || offsets[1] == halfColumns) &&
-                     sizes[0] == rows && sizes[1] == halfColumns;
-    if (!wholeHalf)
-      return std::nullopt;
-    OpOperand &use = *slice->use_begin();
-    auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
-    if (!consumer || (gated.epilogue && consumer != gated.epilogue) ||
-        use.getOperandNumber() >= 2)
-      return std::nullopt;
-    gated.epilogue = consumer;
-    gated.inputHalf[use.getOperandNumber()] = offsets[1] / halfColumns;
   }
-  linalg::GenericOp epilogue = gated.epilogue;
-  if (gated.inputHalf[0] == gated.inputHalf[1] ||
-      epilogue.getNumDpsInputs() != 2 || epilogue.getNumDpsInits() != 1 ||
+
+  auto epilogue = dyn_cast<linalg::GenericOp>(reads.front()->getOwner());
+  if (!epilogue || epilogue.getNumDpsInits() != 1 ||
       epilogue.getNumLoops() != 2 ||
       epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
-      !llvm::all_of(epilogue.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }) ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0))
+           .isIdentity() ||
       epilogue.payloadUsesValueFromOperand(epilogue.getDpsInitOperand(0)) ||
       !epilogue.getBody()->getOps<linalg::IndexOp>().empty() ||
       failed(linalg::vectorizeOpPrecondition(epilogue)))
     return std::nullopt;
-  return gated;
+  match.epilogue = epilogue;
+  match.inputPart.assign(epilogue.getNumDpsInputs(), -1);
+  for (OpOperand *read : reads) {
+    if (read->getOwner() != epilogue || !epilogue.isDpsInput(read) ||
+        !epilogue.getMatchingIndexingMap(read).isIdentity())
+      return std::nullopt;
+    Value source = read->get();
+    auto slice = source.getDefiningOp<tensor::ExtractSliceOp>();
+    int64_t part = slice && slice.getStaticOffsets()[1] != 0 ? 1 : 0;
+    match.inputPart[read->getOperandNumber()] = part;
+  }
+  if (match.parts == 2 && match.inputPart[reads[0]->getOperandNumber()] ==
+                              match.inputPart[reads[1]->getOperandNumber()])
+    return std::nullopt;
+  for (OpOperand *input : epilogue.getDpsInputOperands())
+    if (match.inputPart[input->getOperandNumber()] < 0 &&
+        !classifyOtherOperand(epilogue.getMatchingIndexingMap(input)))
+      return std::nullopt;
+  return match;
 }
 
-/// Replaces the gated projection by one projection per half and the
-/// epilogue by the same elementwise body over the halves' `[rows][panels /
-/// 2][lanes]` panel layout, so that each output panel of the epilogue
-/// reads the same panel of both halves. Returns the new epilogue.
-linalg::GenericOp splitGatedProjection(RewriterBase &rewriter,
-                                       GatedProjection gated) {
-  linalg::GenericOp projection = gated.projection;
+/// Rewrites the epilogue over the projection's panel layout `[rows][panels /
+/// parts][lanes]`, splitting a gated projection into one projection per
+/// half, so that each output panel of the epilogue reads the same panel of
+/// each part. Other operands are reshaped to match (per element: the same
+/// layout; per column: `[panels][lanes]`). Returns the new epilogue.
+linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
+                                            ProjectionEpilogue match) {
+  linalg::GenericOp projection = match.projection;
   Location loc = projection.getLoc();
   auto type = cast<RankedTensorType>(projection->getResult(0).getType());
-  int64_t rows = type.getDimSize(0), panels = type.getDimSize(1) / 2,
+  int64_t rows = type.getDimSize(0), panels = type.getDimSize(1) / match.parts,
           lanes = type.getDimSize(2);
   Type element = type.getElementType();
-  auto halfType = RankedTensorType::get({rows, panels, lanes}, element);
+  auto partType = RankedTensorType::get({rows, panels, lanes}, element);
   Value weights = projection.getDpsInputOperand(1)->get();
   int64_t features = cast<RankedTensorType>(weights.getType()).getDimSize(1);
   auto fill =
       projection.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
 
-  rewriter.setInsertionPoint(gated.epilogue);
-  Value halves[2];
-  for (int64_t half = 0; half < 2; ++half) {
-    SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(half * panels),
-                                         rewriter.getIndexAttr(0),
-                                         rewriter.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(panels),
-                                       rewriter.getIndexAttr(features),
-                                       rewriter.getIndexAttr(lanes)};
-    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
-    Value halfWeights = tensor::ExtractSliceOp::create(rewriter, loc, weights,
-                                                       offsets, sizes, strides);
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, halfType.getShape(), element);
-    Value init = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
-                                        ValueRange{empty})
-                     .getResult(0);
-    auto halfProjection = cast<linalg::GenericOp>(rewriter.clone(*projection));
-    halfProjection.getDpsInputOperand(1)->set(halfWeights);
-    halfProjection.getDpsInitOperand(0)->set(init);
-    halfProjection->getResult(0).setType(halfType);
-    halves[half] = halfProjection->getResult(0);
+  rewriter.setInsertionPoint(match.epilogue);
+  SmallVector<Value, 2> parts = {projection->getResult(0)};
+  if (match.parts == 2) {
+    parts.clear();
+    for (int64_t half = 0; half < 2; ++half) {
+      SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(half * panels),
+                                           rewriter.getIndexAttr(0),
+                                           rewriter.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(panels),
+                                         rewriter.getIndexAttr(features),
+                                         rewriter.getIndexAttr(lanes)};
+      SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+      Value halfWeights = tensor::ExtractSliceOp::create(
+          rewriter, loc, weights, offsets, sizes, strides);
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, partType.getShape(), element);
+      Value init = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
+                                          ValueRange{empty})
+                       .getResult(0);
+      auto halfProjection =
+          cast<linalg::GenericOp>(rewriter.clone(*projection));
+      halfProjection.getDpsInputOperand(1)->set(halfWeights);
+      halfProjection.getDpsInitOperand(0)->set(init);
+      halfProjection->getResult(0).setType(partType);
+      parts.push_back(halfProjection->getResult(0));
+    }
   }
 
-  Value output =
-      tensor::EmptyOp::create(rewriter, loc, halfType.getShape(), element);
+  MLIRContext *context = rewriter.getContext();
   AffineMap identity = rewriter.getMultiDimIdentityMap(3);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : match.epilogue.getDpsInputOperands()) {
+    int64_t part = match.inputPart[input->getOperandNumber()];
+    if (part >= 0) {
+      inputs.push_back(parts[part]);
+      maps.push_back(identity);
+      continue;
+    }
+    Value operand = input->get();
+    switch (
+        *classifyOtherOperand(match.epilogue.getMatchingIndexingMap(input))) {
+    case OtherOperand::Element:
+      inputs.push_back(tensor::ExpandShapeOp::create(
+          rewriter, loc, partType, operand,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}}));
+      maps.push_back(identity);
+      break;
+    case OtherOperand::Column:
+      inputs.push_back(tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get({panels, lanes}, element),
+          operand, SmallVector<ReassociationIndices>{{0, 1}}));
+      maps.push_back(AffineMap::get(
+          3, 0, {getAffineDimExpr(1, context), getAffineDimExpr(2, context)},
+          context));
+      break;
+    case OtherOperand::Row:
+      inputs.push_back(operand);
+      maps.push_back(AffineMap::get(3, 0, getAffineDimExpr(0, context)));
+      break;
+    }
+  }
+  Value output =
+      tensor::EmptyOp::create(rewriter, loc, partType.getShape(), element);
+  maps.push_back(identity);
   auto epilogue = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{halfType},
-      ValueRange{halves[gated.inputHalf[0]], halves[gated.inputHalf[1]]},
-      ValueRange{output}, SmallVector<AffineMap>(3, identity),
+      rewriter, loc, TypeRange{partType}, inputs, ValueRange{output}, maps,
       SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel));
-  rewriter.cloneRegionBefore(gated.epilogue.getRegion(), epilogue.getRegion(),
+  rewriter.cloneRegionBefore(match.epilogue.getRegion(), epilogue.getRegion(),
                              epilogue.getRegion().end());
   SmallVector<ReassociationIndices> panelsToColumns = {{0}, {1, 2}};
   Value columns = tensor::CollapseShapeOp::create(
       rewriter, loc, epilogue->getResult(0), panelsToColumns);
-  rewriter.replaceOp(gated.epilogue, columns);
+  rewriter.replaceOp(match.epilogue, columns);
+
+  // The old column views (and, when split, the whole projection) are dead:
+  // erase them so that each projection's only user is the new epilogue.
+  for (Operation *slice : llvm::make_early_inc_range(match.columns->getUsers()))
+    rewriter.eraseOp(slice);
+  rewriter.eraseOp(match.columns);
+  if (match.parts == 2)
+    rewriter.eraseOp(projection);
   return epilogue;
 }
 
-/// Tiles the split epilogue over output panels and fuses both halves'
-/// projections into each task: a task computes its panels of the gate and
-/// of the up projection in registers, then their combination, so the
-/// epilogue runs on every thread and no separate pass reads the
-/// projection's output again.
-LogicalResult buildGatedKernel(RewriterBase &rewriter,
-                               linalg::GenericOp epilogue, int64_t accumulators,
-                               int64_t parallelTiles) {
+/// Tiles the epilogue over output panels and fuses its projections (one, or
+/// a gated projection's two halves) into each task: a task computes its
+/// panels of the projections with the micro-kernel, then the epilogue on
+/// them while they are in cache, so the epilogue runs on every thread and
+/// no separate pass reads the projection's output again.
+LogicalResult buildEpilogueKernel(RewriterBase &rewriter,
+                                  linalg::GenericOp epilogue,
+                                  int64_t accumulators, int64_t parallelTiles) {
   auto type = cast<RankedTensorType>(epilogue->getResult(0).getType());
   TileSizes sizes = chooseTileSizes(type.getDimSize(1), type.getDimSize(0),
                                     accumulators, parallelTiles);
@@ -286,18 +370,19 @@ LogicalResult buildGatedKernel(RewriterBase &rewriter,
       getAsIndexOpFoldResult(rewriter.getContext(), {0, sizes.panels, 0}));
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
-  // Only the two halves and their fills: the projections' input (a norm,
-  // say) is computed once, before the loop. The halves' results stay
-  // outputs of the loop, so that each task's tiles are slices of buffers
-  // allocated once rather than temporaries of every iteration.
-  SmallVector<Operation *> halves;
+  // Only the projections and their fills: the projections' input (a norm,
+  // say) and the epilogue's other operands are computed once, before the
+  // loop.
+  SmallVector<Operation *> projections;
   for (Value input : epilogue.getDpsInputs())
-    halves.push_back(input.getDefiningOp());
+    if (auto generic = input.getDefiningOp<linalg::GenericOp>();
+        generic && generic->hasOneUse() && isPanelProjection(generic))
+      projections.push_back(generic);
   options.setFusionControlFn(
       [&](tensor::ExtractSliceOp, OpResult producer,
           bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         Operation *op = producer.getOwner();
-        if (llvm::is_contained(halves, op))
+        if (llvm::is_contained(projections, op))
           return scf::SCFTileAndFuseOptions::ControlFnResult{true};
         if (isa<linalg::FillOp>(op))
           return scf::SCFTileAndFuseOptions::ControlFnResult{false};
@@ -357,10 +442,12 @@ struct TfmTileProjections
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : projections) {
       if (fuseEpilogues) {
-        if (std::optional<GatedProjection> gated = matchGatedProjection(op)) {
-          linalg::GenericOp epilogue = splitGatedProjection(rewriter, *gated);
-          if (failed(buildGatedKernel(rewriter, epilogue, accumulators,
-                                      parallelTiles)))
+        if (std::optional<ProjectionEpilogue> match =
+                matchProjectionEpilogue(op)) {
+          linalg::GenericOp epilogue =
+              rewriteEpilogueOverPanels(rewriter, *match);
+          if (failed(buildEpilogueKernel(rewriter, epilogue, accumulators,
+                                         parallelTiles)))
             return signalPassFailure();
           continue;
         }

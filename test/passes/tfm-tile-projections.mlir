@@ -222,3 +222,86 @@ func.func @unvectorisable_epilogue(%x: tensor<16x8xf32>, %w: tensor<8x8x16xf32>)
   } -> tensor<16x64xf32>
   return %y : tensor<16x64xf32>
 }
+
+// -----
+
+#x = affine_map<(p, s, k, j) -> (s, k)>
+#w = affine_map<(p, s, k, j) -> (p, k, j)>
+#o = affine_map<(p, s, k, j) -> (s, p, j)>
+#id = affine_map<(s, n) -> (s, n)>
+#col = affine_map<(s, n) -> (n)>
+
+// An epilogue of one projection with other operands: a residual read per
+// element and a bias read per column (GPT-2's output projections). They are
+// reshaped to the panel layout; each task adds them to its panels.
+// CHECK-LABEL: func.func @residual_and_bias
+// CHECK-DAG: %[[RESIDUAL:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [16, 4, 16] : tensor<16x64xf32> into tensor<16x4x16xf32>
+// CHECK-DAG: %[[BIAS:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [4, 16] : tensor<64xf32> into tensor<4x16xf32>
+// CHECK: %[[Y:.*]] = scf.forall (%[[P:.*]]) in (4) shared_outs
+// CHECK:   %[[RESIDUAL_TILE:.*]] = tensor.extract_slice %[[RESIDUAL]][0, %[[P]], 0] [16, 1, 16]
+// CHECK:   %[[TILE:.*]] = scf.for
+// CHECK:     scf.for {{.*}} -> (vector<8x16xf32>)
+// CHECK:   tensor.extract_slice %[[BIAS]][%[[P]], 0] [1, 16]
+// CHECK:   scf.for %[[ROW:.*]] = %c0 to %c16 step %c1
+// CHECK:     tensor.extract_slice %[[RESIDUAL_TILE]][%[[ROW]], 0, 0] [1, 1, 16]
+// CHECK:     tensor.extract_slice %[[TILE]][%[[ROW]], 0, 0] [1, 1, 16]
+// CHECK:     arith.addf {{.*}} : vector<16xf32>
+// CHECK: tensor.collapse_shape %[[Y]] {{\[\[}}0], [1, 2]] : tensor<16x4x16xf32> into tensor<16x64xf32>
+// CHECK-NOT: linalg.generic
+func.func @residual_and_bias(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %residual: tensor<16x64xf32>, %bias: tensor<64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x4x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x4x16xf32>) -> tensor<16x4x16xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<16x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<16x4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x4x16xf32>
+  %columns = tensor.collapse_shape %r [[0], [1, 2]] : tensor<16x4x16xf32> into tensor<16x64xf32>
+  %out = tensor.empty() : tensor<16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%residual, %columns, %bias : tensor<16x64xf32>, tensor<16x64xf32>, tensor<64xf32>) outs(%out : tensor<16x64xf32>) {
+  ^bb0(%res: f32, %p: f32, %b: f32, %unused: f32):
+    %biased = arith.addf %p, %b : f32
+    %sum = arith.addf %res, %biased : f32
+    linalg.yield %sum : f32
+  } -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
+
+// -----
+
+#x = affine_map<(p, s, k, j) -> (s, k)>
+#w = affine_map<(p, s, k, j) -> (p, k, j)>
+#o = affine_map<(p, s, k, j) -> (s, p, j)>
+#id = affine_map<(s, n) -> (s, n)>
+#transposed = affine_map<(s, n) -> (n, s)>
+
+// An operand read in another order than the projection's columns has no
+// panel layout to match: the epilogue is left as it is.
+// CHECK-LABEL: func.func @transposed_operand
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: linalg.generic
+func.func @transposed_operand(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %other: tensor<64x16xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x4x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x4x16xf32>) -> tensor<16x4x16xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<16x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<16x4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x4x16xf32>
+  %columns = tensor.collapse_shape %r [[0], [1, 2]] : tensor<16x4x16xf32> into tensor<16x64xf32>
+  %out = tensor.empty() : tensor<16x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #transposed, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%columns, %other : tensor<16x64xf32>, tensor<64x16xf32>) outs(%out : tensor<16x64xf32>) {
+  ^bb0(%p: f32, %o: f32, %unused: f32):
+    %sum = arith.addf %p, %o : f32
+    linalg.yield %sum : f32
+  } -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
