@@ -242,10 +242,14 @@ matchProjectionEpilogue(linalg::GenericOp projection) {
   if (match.parts == 2 && match.inputPart[reads[0]->getOperandNumber()] ==
                               match.inputPart[reads[1]->getOperandNumber()])
     return std::nullopt;
-  for (OpOperand *input : epilogue.getDpsInputOperands())
-    if (match.inputPart[input->getOperandNumber()] < 0 &&
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    if (match.inputPart[input->getOperandNumber()] >= 0)
+      continue;
+    auto operandType = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!operandType || !operandType.hasStaticShape() ||
         !classifyOtherOperand(epilogue.getMatchingIndexingMap(input)))
       return std::nullopt;
+  }
   return match;
 }
 
@@ -308,17 +312,20 @@ linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
       continue;
     }
     Value operand = input->get();
+    Type operandElement =
+        cast<RankedTensorType>(operand.getType()).getElementType();
     switch (
         *classifyOtherOperand(match.epilogue.getMatchingIndexingMap(input))) {
     case OtherOperand::Element:
       inputs.push_back(tensor::ExpandShapeOp::create(
-          rewriter, loc, partType, operand,
+          rewriter, loc,
+          RankedTensorType::get({rows, panels, lanes}, operandElement), operand,
           SmallVector<ReassociationIndices>{{0}, {1, 2}}));
       maps.push_back(identity);
       break;
     case OtherOperand::Column:
       inputs.push_back(tensor::ExpandShapeOp::create(
-          rewriter, loc, RankedTensorType::get({panels, lanes}, element),
+          rewriter, loc, RankedTensorType::get({panels, lanes}, operandElement),
           operand, SmallVector<ReassociationIndices>{{0, 1}}));
       maps.push_back(AffineMap::get(
           3, 0, {getAffineDimExpr(1, context), getAffineDimExpr(2, context)},
@@ -330,11 +337,14 @@ linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
       break;
     }
   }
-  Value output =
-      tensor::EmptyOp::create(rewriter, loc, partType.getShape(), element);
+  auto outputType = RankedTensorType::get(
+      {rows, panels, lanes},
+      getElementTypeOrSelf(match.epilogue->getResult(0).getType()));
+  Value output = tensor::EmptyOp::create(rewriter, loc, outputType.getShape(),
+                                         outputType.getElementType());
   maps.push_back(identity);
   auto epilogue = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{partType}, inputs, ValueRange{output}, maps,
+      rewriter, loc, TypeRange{outputType}, inputs, ValueRange{output}, maps,
       SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel));
   rewriter.cloneRegionBefore(match.epilogue.getRegion(), epilogue.getRegion(),
                              epilogue.getRegion().end());
