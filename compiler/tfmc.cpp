@@ -110,7 +110,7 @@ static cl::opt<bool> fuseEpilogues(
     "fuse-epilogues",
     cl::desc("Compute a projection's elementwise epilogue (bias, GELU, "
              "residual add, SwiGLU's silu(gate) * up) inside its kernel "
-             "(tfm-tile-projections)"),
+             "(tfm-tile-projections; multi-threaded kernels only)"),
     cl::init(true), cl::cat(compileCategory));
 
 static cl::opt<int64_t> minParallelWork(

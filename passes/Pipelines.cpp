@@ -53,7 +53,10 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
   if (options.tileProjections) {
     TfmTileProjectionsOptions tiling;
     tiling.accumulators = options.kernelAccumulators;
-    tiling.fuseEpilogues = options.fuseEpilogues;
+    // A fused epilogue's task tiles live on the stack of the OpenMP body
+    // that runs the task, which frees them after each task (an alloca
+    // scope); a plain loop would grow the stack with every iteration.
+    tiling.fuseEpilogues = options.fuseEpilogues && options.parallel;
     pm.addNestedPass<func::FuncOp>(createTfmTileProjections(tiling));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

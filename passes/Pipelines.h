@@ -68,7 +68,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
       llvm::cl::desc("Compute a projection's elementwise epilogue (bias, "
-                     "activation, residual add, SwiGLU) inside its kernel"),
+                     "activation, residual add, SwiGLU) inside its kernel "
+                     "(multi-threaded kernels only)"),
       llvm::cl::init(true)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
