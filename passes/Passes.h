@@ -21,6 +21,12 @@ namespace mlir::tfm {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// The largest buffer a parallel task may allocate for itself: the tiles of
+/// a fused projection epilogue. tfm-tile-projections fuses no epilogue whose
+/// tiles are larger, and the CPU pipeline puts buffers up to this size that
+/// are allocated inside a parallel loop on the stack.
+constexpr int64_t kMaxTaskTileBytes = 16 * 1024;
+
 } // namespace mlir::tfm
 
 #endif // TFMC_PASSES_PASSES_H

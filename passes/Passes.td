@@ -228,7 +228,8 @@ def TfmTileProjections : Pass<"tfm-tile-projections"> {
     reshaped to match. The op is tiled over output panels with the
     projections fused into each task: a task computes its panels with the
     micro-kernel above, then the epilogue, one row at a time, while they
-    are in cache.
+    are in cache. A task's tiles (all rows of its panels) must fit in
+    16 KiB, the most a task may allocate for itself (on its stack).
   }];
   let options = [
     Option<"accumulators", "accumulators", "int64_t", /*default=*/"8",

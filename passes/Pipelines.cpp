@@ -66,7 +66,6 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
 /// A small, statically shaped buffer allocated inside a parallel loop's
 /// body.
 static bool isTaskTileBuffer(Value buffer) {
-  constexpr int64_t kMaxTaskTileBytes = 16 * 1024;
   auto type = dyn_cast<MemRefType>(buffer.getType());
   Operation *alloc = buffer.getDefiningOp();
   if (!type || !alloc || !type.hasStaticShape() ||

@@ -177,9 +177,12 @@ std::optional<OtherOperand> classifyOtherOperand(AffineMap map) {
 }
 
 /// Matches `projection -> collapse_shape -> (whole | two column halves) ->
-/// elementwise epilogue` (see ProjectionEpilogue).
+/// elementwise epilogue` (see ProjectionEpilogue) whose task tiles, with the
+/// tile sizes that `accumulators` and `parallelTiles` give, fit in
+/// kMaxTaskTileBytes.
 std::optional<ProjectionEpilogue>
-matchProjectionEpilogue(linalg::GenericOp projection) {
+matchProjectionEpilogue(linalg::GenericOp projection, int64_t accumulators,
+                        int64_t parallelTiles) {
   Value result = projection->getResult(0);
   if (!result.hasOneUse() ||
       !projection.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>())
@@ -217,6 +220,13 @@ matchProjectionEpilogue(linalg::GenericOp projection) {
   } else {
     return std::nullopt;
   }
+  // A task holds each part's tile of its panels, for all rows.
+  TileSizes sizes =
+      chooseTileSizes(panels / match.parts, rows, accumulators, parallelTiles);
+  int64_t tileBytes = rows * sizes.panels * type.getDimSize(2) *
+                      type.getElementTypeBitWidth() / 8;
+  if (tileBytes > kMaxTaskTileBytes)
+    return std::nullopt;
 
   auto epilogue = dyn_cast<linalg::GenericOp>(reads.front()->getOwner());
   if (!epilogue || epilogue.getNumDpsInits() != 1 ||
@@ -453,7 +463,7 @@ struct TfmTileProjections
     for (linalg::GenericOp op : projections) {
       if (fuseEpilogues) {
         if (std::optional<ProjectionEpilogue> match =
-                matchProjectionEpilogue(op)) {
+                matchProjectionEpilogue(op, accumulators, parallelTiles)) {
           linalg::GenericOp epilogue =
               rewriteEpilogueOverPanels(rewriter, *match);
           if (failed(buildEpilogueKernel(rewriter, epilogue, accumulators,

@@ -305,3 +305,38 @@ func.func @transposed_operand(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %oth
   } -> tensor<16x64xf32>
   return %y : tensor<16x64xf32>
 }
+
+// -----
+
+#x = affine_map<(p, s, k, j) -> (s, k)>
+#w = affine_map<(p, s, k, j) -> (p, k, j)>
+#o = affine_map<(p, s, k, j) -> (s, p, j)>
+#id = affine_map<(s, n) -> (s, n)>
+
+// 512 rows: a task's tile of the projection (512 rows x 16 lanes of f32)
+// would exceed the 16 KiB a task may keep for itself, so the epilogue is
+// left as it is.
+// CHECK-LABEL: func.func @tile_too_large
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: linalg.generic
+func.func @tile_too_large(%x: tensor<512x8xf32>, %w: tensor<4x8x16xf32>, %bias: tensor<64xf32>) -> tensor<512x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<512x4x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<512x4x16xf32>) -> tensor<512x4x16xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %w : tensor<512x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<512x4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<512x4x16xf32>
+  %columns = tensor.collapse_shape %r [[0], [1, 2]] : tensor<512x4x16xf32> into tensor<512x64xf32>
+  %out = tensor.empty() : tensor<512x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, affine_map<(s, n) -> (n)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%columns, %bias : tensor<512x64xf32>, tensor<64xf32>) outs(%out : tensor<512x64xf32>) {
+  ^bb0(%p: f32, %b: f32, %unused: f32):
+    %sum = arith.addf %p, %b : f32
+    linalg.yield %sum : f32
+  } -> tensor<512x64xf32>
+  return %y : tensor<512x64xf32>
+}
