@@ -94,7 +94,7 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
-  // A task's own tiles (a fused gated projection's gate and up tiles) would
+  // A task's own tiles (the projection tiles of a fused epilogue) would
   // otherwise be heap buffers allocated on every iteration; the memory plan
   // covers function-level buffers only.
   pm.addNestedPass<func::FuncOp>(
