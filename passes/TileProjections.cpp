@@ -159,6 +159,9 @@ struct ProjectionEpilogue {
   /// For each epilogue input, the part of the columns it reads, or -1 when
   /// it is another operand.
   SmallVector<int64_t> inputPart;
+  /// The micro-kernel's tile of one part: rows per register tile, panels
+  /// per task.
+  TileSizes sizes;
 };
 
 /// How an epilogue reads an operand that is not the projection's: per
@@ -221,9 +224,9 @@ matchProjectionEpilogue(linalg::GenericOp projection, int64_t accumulators,
     return std::nullopt;
   }
   // A task holds each part's tile of its panels, for all rows.
-  TileSizes sizes =
+  match.sizes =
       chooseTileSizes(panels / match.parts, rows, accumulators, parallelTiles);
-  int64_t tileBytes = rows * sizes.panels * type.getDimSize(2) *
+  int64_t tileBytes = rows * match.sizes.panels * type.getDimSize(2) *
                       type.getElementTypeBitWidth() / 8;
   if (tileBytes > kMaxTaskTileBytes)
     return std::nullopt;
@@ -379,11 +382,7 @@ linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
 /// them while they are in cache, so the epilogue runs on every thread and
 /// no separate pass reads the projection's output again.
 LogicalResult buildEpilogueKernel(RewriterBase &rewriter,
-                                  linalg::GenericOp epilogue,
-                                  int64_t accumulators, int64_t parallelTiles) {
-  auto type = cast<RankedTensorType>(epilogue->getResult(0).getType());
-  TileSizes sizes = chooseTileSizes(type.getDimSize(1), type.getDimSize(0),
-                                    accumulators, parallelTiles);
+                                  linalg::GenericOp epilogue, TileSizes sizes) {
   scf::SCFTilingOptions tiling;
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   tiling.setTileSizes(
@@ -466,8 +465,7 @@ struct TfmTileProjections
                 matchProjectionEpilogue(op, accumulators, parallelTiles)) {
           linalg::GenericOp epilogue =
               rewriteEpilogueOverPanels(rewriter, *match);
-          if (failed(buildEpilogueKernel(rewriter, epilogue, accumulators,
-                                         parallelTiles)))
+          if (failed(buildEpilogueKernel(rewriter, epilogue, match->sizes)))
             return signalPassFailure();
           continue;
         }
