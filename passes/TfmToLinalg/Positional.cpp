@@ -80,111 +80,111 @@ struct PositionEmbeddingLowering : OpRewritePattern<PositionEmbeddingOp> {
   }
 };
 
-/// Rotates feature `c` with its partner: for pair index `i` of the head and
-/// angle `a = (offset + s) * theta^(-2i / head_dim)`, the first element of a
-/// pair becomes `x0 cos a - x1 sin a` and the second `x1 cos a + x0 sin a`.
+/// Rotates each pair `(x0, x1)` of a head's features by the angle
+/// `a = (offset + s) * theta^(-2i / head_dim)` of its pair index `i`:
+/// `(x0 cos a - x1 sin a, x1 cos a + x0 sin a)`.
 ///
-/// The frequencies are compile-time constants, and cos/sin depend only on
-/// the row and the position within a head: they are computed once per row
-/// into [rows, head_dim] tables that every head reads, instead of once per
-/// element.
+/// The input is viewed as `[rows, heads, 2, head_dim / 2]` (half_split: the
+/// pairs are `(i, i + head_dim / 2)`) or `[rows, heads, head_dim / 2, 2]`
+/// (interleaved: `(2i, 2i + 1)`); slicing the pair dimension gives every
+/// pair's first and second elements as two tensors over `(row, head, i)`.
+/// One generic reads both and writes both rotated halves into slices of
+/// the result, so every operand map is a projection (the op vectorises
+/// without gathers). cos and sin depend only on the row and the pair: they
+/// are computed once per row into [rows, head_dim / 2] tables that every
+/// head reads.
 struct RopeLowering : OpRewritePattern<RopeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RopeOp op, PatternRewriter &b) const override {
     Location loc = op.getLoc();
     MLIRContext *context = b.getContext();
-    Value input = op.getInput();
-    ArrayRef<int64_t> shape = shapeOf(input);
-    int64_t headDim = op.getHeadDim();
+    ArrayRef<int64_t> shape = shapeOf(op.getInput());
+    int64_t rows = shape[0], headDim = op.getHeadDim();
+    int64_t heads = shape[1] / headDim, half = headDim / 2;
     bool interleaved = op.getLayout() == RopeLayout::interleaved;
-    auto [cosTable, sinTable] =
-        angleTables(b, loc, op, shape[0], pairFrequencies(op));
+    // The dimension of the 4-d view that tells a pair's elements apart.
+    int64_t pairDim = interleaved ? 3 : 2;
+    SmallVector<int64_t> pairShape = {rows, heads, 2, half};
+    if (interleaved)
+      std::swap(pairShape[2], pairShape[3]);
+    SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2, 3}};
+    auto pairType = RankedTensorType::get(pairShape, b.getF32Type());
+    Value pairs = tensor::ExpandShapeOp::create(b, loc, pairType, op.getInput(),
+                                                splitHeads);
+    Value rotated = emptyTensor(b, loc, pairShape);
 
-    // Columns of one head read the tables at `column mod head_dim`.
-    AffineExpr row = getAffineDimExpr(0, context),
-               column = getAffineDimExpr(1, context);
-    AffineMap identity = b.getMultiDimIdentityMap(2);
-    AffineMap inHeadMap = AffineMap::get(2, 0, {row, column % headDim}, context);
-    auto body = [&](OpBuilder &nb, Location nloc, ValueRange args) {
-      Value x = args[0], cos = args[1], sin = args[2];
-      Value rowIndex = linalg::IndexOp::create(nb, nloc, 0);
-      Value columnIndex = linalg::IndexOp::create(nb, nloc, 1);
-      Value inHead = arith::RemUIOp::create(nb, nloc, columnIndex,
-                                            indexConstant(nb, nloc, headDim));
-      // Whether this element is its pair's first, and the partner's column.
-      Value isFirst, distance;
-      if (interleaved) {
-        Value parity = arith::RemUIOp::create(nb, nloc, inHead,
-                                              indexConstant(nb, nloc, 2));
-        isFirst = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq,
-                                        parity, indexConstant(nb, nloc, 0));
-        distance = indexConstant(nb, nloc, 1);
-      } else {
-        int64_t half = headDim / 2;
-        isFirst = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ult,
-                                        inHead, indexConstant(nb, nloc, half));
-        distance = indexConstant(nb, nloc, half);
-      }
-      Value partner = arith::SelectOp::create(
-          nb, nloc, isFirst,
-          arith::AddIOp::create(nb, nloc, columnIndex, distance),
-          arith::SubIOp::create(nb, nloc, columnIndex, distance));
-      Value other = tensor::ExtractOp::create(nb, nloc, input,
-                                              ValueRange{rowIndex, partner});
-      // first: x cos - other sin; second: x cos + other sin.
-      Value otherSin = arith::MulFOp::create(nb, nloc, other, sin);
-      Value signedOtherSin = arith::SelectOp::create(
-          nb, nloc, isFirst, arith::NegFOp::create(nb, nloc, otherSin),
-          otherSin);
-      Value rotated = arith::AddFOp::create(
-          nb, nloc, arith::MulFOp::create(nb, nloc, x, cos), signedOtherSin);
-      yield(nb, nloc, rotated);
+    // Element 0 or 1 of every pair: a [rows, heads, half] slice.
+    auto halfType = RankedTensorType::get({rows, heads, half}, b.getF32Type());
+    SmallVector<OpFoldResult> sliceSizes, unitStrides(4, b.getIndexAttr(1));
+    for (int64_t size : pairShape)
+      sliceSizes.push_back(b.getIndexAttr(size));
+    sliceSizes[pairDim] = b.getIndexAttr(1);
+    auto sliceOffsets = [&](int64_t element) {
+      SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
+      offsets[pairDim] = b.getIndexAttr(element);
+      return offsets;
     };
-    Value result =
-        linalg::GenericOp::create(
-            b, loc, input.getType(), ValueRange{input, cosTable, sinTable},
-            emptyTensor(b, loc, shape),
-            SmallVector<AffineMap>{identity, inHeadMap, inHeadMap, identity},
-            iterators(2), body)
-            .getResult(0);
-    b.replaceOp(op, result);
+    auto elementOfPairs = [&](Value tensor, int64_t element) -> Value {
+      return tensor::ExtractSliceOp::create(b, loc, halfType, tensor,
+                                            sliceOffsets(element), sliceSizes,
+                                            unitStrides);
+    };
+    auto [cosTable, sinTable] = angleTables(b, loc, op, rows, half);
+    AffineMap identity = b.getMultiDimIdentityMap(3);
+    AffineMap tableMap = projection(context, 3, {0, 2});
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{halfType, halfType},
+        ValueRange{elementOfPairs(pairs, 0), elementOfPairs(pairs, 1), cosTable,
+                   sinTable},
+        ValueRange{elementOfPairs(rotated, 0), elementOfPairs(rotated, 1)},
+        SmallVector<AffineMap>{identity, identity, tableMap, tableMap, identity,
+                               identity},
+        iterators(3), [](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value x0 = args[0], x1 = args[1], cos = args[2], sin = args[3];
+          auto mul = [&](Value l, Value r) -> Value {
+            return arith::MulFOp::create(nb, nloc, l, r);
+          };
+          Value first =
+              arith::SubFOp::create(nb, nloc, mul(x0, cos), mul(x1, sin));
+          Value second =
+              arith::AddFOp::create(nb, nloc, mul(x1, cos), mul(x0, sin));
+          linalg::YieldOp::create(nb, nloc, ValueRange{first, second});
+        });
+    for (int64_t element : {0, 1})
+      rotated = tensor::InsertSliceOp::create(
+          b, loc, generic.getResult(element), rotated, sliceOffsets(element),
+          sliceSizes, unitStrides);
+    b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, op.getType(), rotated,
+                                                  splitHeads);
     return success();
   }
 
 private:
-  /// theta ^ (-(2 * pair) / head_dim) for every position of a head, in f32
-  /// as llama2.c computes it: a compile-time constant.
-  static Value pairFrequencies(RopeOp op) {
-    int64_t headDim = op.getHeadDim();
-    bool interleaved = op.getLayout() == RopeLayout::interleaved;
-    float theta = static_cast<float>(op.getTheta().convertToDouble());
-    SmallVector<float> frequencies;
-    for (int64_t inHead = 0; inHead < headDim; ++inHead) {
-      int64_t pair = interleaved ? inHead / 2 : inHead % (headDim / 2);
-      float exponent = static_cast<float>(2 * pair) / static_cast<float>(headDim);
-      frequencies.push_back(1.0f / std::pow(theta, exponent));
-    }
-    OpBuilder b(op);
-    auto type = RankedTensorType::get({headDim}, b.getF32Type());
-    return arith::ConstantOp::create(
-        b, op.getLoc(),
-        DenseElementsAttr::get(type, ArrayRef<float>(frequencies)));
-  }
-
-  /// cos and sin of `(offset + s) * frequency[i]`: two [rows, head_dim]
-  /// tables from one generic.
+  /// cos and sin of `(offset + s) * theta^(-2i / head_dim)` for row `s` and
+  /// pair `i`: two [rows, pairs] tables from one generic. The frequencies
+  /// are compile-time constants, in f32 as llama2.c computes them.
   static std::pair<Value, Value> angleTables(OpBuilder &b, Location loc,
                                              RopeOp op, int64_t rows,
-                                             Value frequencies) {
+                                             int64_t pairs) {
     MLIRContext *context = b.getContext();
-    int64_t headDim = op.getHeadDim();
+    float theta = static_cast<float>(op.getTheta().convertToDouble());
+    SmallVector<float> frequencies;
+    for (int64_t pair = 0; pair < pairs; ++pair) {
+      float exponent =
+          static_cast<float>(2 * pair) / static_cast<float>(op.getHeadDim());
+      frequencies.push_back(1.0f / std::pow(theta, exponent));
+    }
+    Value frequencyTable = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({pairs}, b.getF32Type()),
+                               ArrayRef<float>(frequencies)));
     Value offset = op.getOffset();
     SmallVector<AffineMap> maps = {projection(context, 2, {1}),
                                    projection(context, 2, {0, 1}),
                                    projection(context, 2, {0, 1})};
-    Value empty = emptyTensor(b, loc, {rows, headDim});
+    Value empty = emptyTensor(b, loc, {rows, pairs});
     auto tables = linalg::GenericOp::create(
-        b, loc, TypeRange{empty.getType(), empty.getType()}, frequencies,
+        b, loc, TypeRange{empty.getType(), empty.getType()}, frequencyTable,
         ValueRange{empty, empty}, maps, iterators(2),
         [&](OpBuilder &nb, Location nloc, ValueRange args) {
           Value row = linalg::IndexOp::create(nb, nloc, 0);

@@ -132,24 +132,46 @@ func.func @position_embedding(%x: tensor<4x16xf32>, %table: tensor<64x16xf32>, %
 
 // -----
 
-// Interleaved pairs are (2i, 2i+1); half-split pairs are (i, i + head_dim/2).
-// The frequencies theta^(-2i/head_dim) are constants; cos and sin are
-// computed once per row and position in a head ([4, 8] tables) and read by
-// every head at column mod 8.
-// CHECK-DAG: #[[IN_HEAD:.*]] = affine_map<(d0, d1) -> (d0, d1 mod 8)>
+// Interleaved pairs are (2i, 2i+1): the heads are viewed as
+// [rows, heads, head_dim/2, 2]; half-split pairs are (i, i + head_dim/2):
+// [rows, heads, 2, head_dim/2]. Slicing the pair dimension gives both
+// elements of every pair, one generic rotates them into slices of the
+// result, and every map is a projection. The frequencies theta^(-2i/head_dim)
+// are constants; cos and sin are computed once per row and pair ([4, 4]
+// tables) and read by every head.
+// CHECK-DAG: #[[ROW_PAIR:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-LABEL: func.func @rope
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>, %[[POS:.*]]: index)
 func.func @rope(%x: tensor<4x16xf32>, %pos: index) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
-  // CHECK: %[[FREQ:.*]] = arith.constant dense<[1.000000e+00, 1.000000e+00, 1.000000e-01, 1.000000e-01, 0.00999999977, 0.00999999977, 1.000000e-03, 1.000000e-03]> : tensor<8xf32>
-  // CHECK: %[[TABLES:.*]]:2 = linalg.generic {{.*}} ins(%[[FREQ]] : tensor<8xf32>) outs({{.*}} : tensor<4x8xf32>, tensor<4x8xf32>)
+  // CHECK: %[[PAIRS:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2, 3]] output_shape [4, 2, 4, 2]
+  // CHECK: %[[OUT:.*]] = tensor.empty() : tensor<4x2x4x2xf32>
+  // CHECK: %[[FREQ:.*]] = arith.constant dense<[1.000000e+00, 1.000000e-01, 0.00999999977, 1.000000e-03]> : tensor<4xf32>
+  // CHECK: %[[TABLES:.*]]:2 = linalg.generic {{.*}} ins(%[[FREQ]] : tensor<4xf32>) outs({{.*}} : tensor<4x4xf32>, tensor<4x4xf32>)
   // CHECK: math.cos
   // CHECK: math.sin
-  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[IN_HEAD]], #[[IN_HEAD]], #{{.*}}]{{.*}} ins(%{{.*}}, %[[TABLES]]#0, %[[TABLES]]#1 : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
-  // CHECK: arith.remui %{{.*}}, %c2
+  // CHECK-DAG: %[[OUT0:.*]] = tensor.extract_slice %[[OUT]][0, 0, 0, 0] [4, 2, 4, 1]
+  // CHECK-DAG: %[[OUT1:.*]] = tensor.extract_slice %[[OUT]][0, 0, 0, 1] [4, 2, 4, 1]
+  // CHECK-DAG: %[[X0:.*]] = tensor.extract_slice %[[PAIRS]][0, 0, 0, 0] [4, 2, 4, 1]
+  // CHECK-DAG: %[[X1:.*]] = tensor.extract_slice %[[PAIRS]][0, 0, 0, 1] [4, 2, 4, 1]
+  // CHECK: %[[ROTATED:.*]]:2 = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[ROW_PAIR]], #[[ROW_PAIR]], #{{.*}}, #{{.*}}]{{.*}} ins(%[[X0]], %[[X1]], %[[TABLES]]#0, %[[TABLES]]#1 : {{.*}}) outs(%[[OUT0]], %[[OUT1]] :
+  // CHECK-NEXT: ^bb0(%[[A:[^:]+]]: f32, %[[B:[^:]+]]: f32, %[[COS:[^:]+]]: f32, %[[SIN:[^:]+]]: f32,
+  // CHECK-DAG: %[[BSIN:.*]] = arith.mulf %[[B]], %[[SIN]]
+  // CHECK-DAG: %[[ACOS:.*]] = arith.mulf %[[A]], %[[COS]]
+  // CHECK-DAG: %[[FIRST:.*]] = arith.subf %[[ACOS]], %[[BSIN]]
+  // CHECK-DAG: %[[ASIN:.*]] = arith.mulf %[[A]], %[[SIN]]
+  // CHECK-DAG: %[[BCOS:.*]] = arith.mulf %[[B]], %[[COS]]
+  // CHECK-DAG: %[[SECOND:.*]] = arith.addf %[[BCOS]], %[[ASIN]]
+  // CHECK: linalg.yield %[[FIRST]], %[[SECOND]]
+  // CHECK: %[[WITH0:.*]] = tensor.insert_slice %[[ROTATED]]#0 into %[[OUT]][0, 0, 0, 0] [4, 2, 4, 1]
+  // CHECK: %[[WITH1:.*]] = tensor.insert_slice %[[ROTATED]]#1 into %[[WITH0]][0, 0, 0, 1] [4, 2, 4, 1]
+  // CHECK: tensor.collapse_shape %[[WITH1]] {{\[}}[0], [1, 2, 3]] : tensor<4x2x4x2xf32> into tensor<4x16xf32>
   // CHECK-NOT: math.powf
   %a = tfm.rope %x[%pos] {head_dim = 8 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x16xf32>
-  // CHECK: arith.constant dense<[1.000000e+00, 1.000000e-01, 0.00999999977, 1.000000e-03, 1.000000e+00, 1.000000e-01, 0.00999999977, 1.000000e-03]> : tensor<8xf32>
+  // CHECK: tensor.expand_shape %[[X]] {{\[}}[0], [1, 2, 3]] output_shape [4, 2, 2, 4]
+  // CHECK-DAG: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [4, 2, 1, 4]
+  // CHECK-DAG: tensor.extract_slice %{{.*}}[0, 0, 1, 0] [4, 2, 1, 4]
   // CHECK: linalg.generic
-  // CHECK: arith.cmpi ult, %{{.*}}, %c4
+  // CHECK: tensor.insert_slice %{{.*}}[0, 0, 1, 0] [4, 2, 1, 4]
   %b = tfm.rope %x[%pos] {head_dim = 8 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>} : tensor<4x16xf32>
   return %a, %b : tensor<4x16xf32>, tensor<4x16xf32>
 }
