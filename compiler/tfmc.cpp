@@ -106,6 +106,12 @@ static cl::opt<bool> prefetchWeights(
              "this one (tfm-prefetch-weight-panels)"),
     cl::init(true), cl::cat(compileCategory));
 
+static cl::opt<bool> vectorizeElementwise(
+    "vectorize-elementwise",
+    cl::desc("Vectorise the elementwise ops between kernels (norm scaling, "
+             "RoPE, embeddings) in strips (tfm-vectorize-elementwise)"),
+    cl::init(true), cl::cat(compileCategory));
+
 static cl::opt<bool> fuseEpilogues(
     "fuse-epilogues",
     cl::desc("Compute a projection's elementwise epilogue (bias, GELU, "
@@ -181,6 +187,7 @@ int main(int argc, char **argv) {
   options.promoteAccumulators = promoteAccumulators;
   options.prefetchWeights = prefetchWeights;
   options.fuseEpilogues = fuseEpilogues;
+  options.vectorizeElementwise = vectorizeElementwise;
   options.minParallelWork = minParallelWork;
   if (contextLength < 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")

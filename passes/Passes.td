@@ -246,6 +246,34 @@ def TfmTileProjections : Pass<"tfm-tile-projections"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def TfmVectorizeElementwise : Pass<"tfm-vectorize-elementwise"> {
+  let summary = "Vectorise the elementwise ops between kernels in strips";
+  let description = [{
+    Each statically shaped linalg.generic on tensors whose loops are all
+    parallel and that no kernel loop encloses (norm scaling, RoPE,
+    embedding gathers, residual adds that no projection absorbed) is tiled
+    into an `scf.forall` over strips: one element in every dimension but
+    the innermost, the widest multiple of `lanes` elements that divides it
+    and is at most `max-strip` there. Each strip is vectorised. An op whose
+    innermost dimension has no such strip is left to LLVM.
+
+    Left as scalar loops, their operands are views of one memory arena: a
+    store may alias a per-row value the loop reads, so LLVM neither
+    vectorises the loop nor hoists the per-row work (RMSNorm's
+    `1 / sqrt(mean + eps)` was recomputed for every element). The strips
+    are vector code whatever alias analysis proves.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "f32 lanes of one vector register; strips are multiples of it">,
+    Option<"maxStrip", "max-strip", "int64_t", /*default=*/"64",
+           "Most elements of one strip">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def TfmSplitSharedFills : Pass<"tfm-split-shared-fills"> {
   let summary = "Give every user of a linalg.fill on tensors its own fill";
   let description = [{

@@ -61,6 +61,11 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  if (options.vectorizeElementwise) {
+    pm.addNestedPass<func::FuncOp>(createTfmVectorizeElementwise());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 /// A small, statically shaped buffer allocated inside a parallel loop's

@@ -71,6 +71,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "activation, residual add, SwiGLU) inside its kernel "
                      "(multi-threaded kernels only)"),
       llvm::cl::init(true)};
+  Option<bool> vectorizeElementwise{
+      *this, "vectorize-elementwise",
+      llvm::cl::desc("Vectorise the elementwise ops between kernels (norms, "
+                     "RoPE, embeddings) in strips"),
+      llvm::cl::init(true)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Parallel loops with less work run on one thread"),

@@ -47,6 +47,7 @@ struct CompileOptions {
   bool promoteAccumulators = true;
   bool prefetchWeights = true;
   bool fuseEpilogues = true;
+  bool vectorizeElementwise = true;
   int64_t minParallelWork = 32768; ///< smaller parallel loops stay serial
 };
 
