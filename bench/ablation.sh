@@ -23,6 +23,7 @@ variants=(
   "no accumulator promotion|--promote-accumulators=false"
   "no weight prefetch|--prefetch-weights=false"
   "no epilogue fusion|--fuse-epilogues=false"
+  "scalar elementwise loops|--vectorize-elementwise=false"
   "fork for every loop|--min-parallel-work=0"
   "single-threaded kernels|--parallel=false"
 )
