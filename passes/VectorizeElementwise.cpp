@@ -25,8 +25,8 @@ using namespace mlir;
 
 namespace {
 
-/// n-D tensor.extract (an embedding row, RoPE's partner feature) becomes a
-/// vector load or a gather.
+/// n-D tensor.extract (an embedding lookup reads table[token, feature])
+/// becomes a vector load or a gather.
 constexpr bool kVectorizeGathers = true;
 
 /// The whole innermost dimension when it has at most `maxStrip` elements,
