@@ -103,7 +103,8 @@ static cl::opt<bool> promoteAccumulators(
 static cl::opt<bool> prefetchWeights(
     "prefetch-weights",
     cl::desc("Prefill GEMMs prefetch the next weight tile while sweeping "
-             "this one (tfm-prefetch-weight-panels)"),
+             "this one, and large models' decode GEMVs prefetch their "
+             "panels ahead (tfm-prefetch-weight-panels)"),
     cl::init(true), cl::cat(compileCategory));
 
 static cl::opt<bool> vectorizeElementwise(
@@ -118,6 +119,13 @@ static cl::opt<bool> fuseEpilogues(
              "residual add, SwiGLU's silu(gate) * up) inside its kernel "
              "(tfm-tile-projections; multi-threaded kernels only)"),
     cl::init(true), cl::cat(compileCategory));
+
+static cl::opt<unsigned> streamPrefetchDistance(
+    "stream-prefetch-distance",
+    cl::desc("Decode GEMVs of models with at least 256 MiB of weights "
+             "prefetch each panel this many input features ahead "
+             "(tfm-prefetch-weight-panels; 0: no prefetch)"),
+    cl::init(16), cl::cat(compileCategory));
 
 static cl::opt<int64_t> minParallelWork(
     "min-parallel-work",
@@ -188,6 +196,7 @@ int main(int argc, char **argv) {
   options.prefetchWeights = prefetchWeights;
   options.fuseEpilogues = fuseEpilogues;
   options.vectorizeElementwise = vectorizeElementwise;
+  options.streamPrefetchDistance = streamPrefetchDistance;
   options.minParallelWork = minParallelWork;
   if (contextLength < 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")

@@ -120,8 +120,11 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createTfmPromoteAccumulators());
   // Before the memory plan, while every buffer is its own allocation.
   pm.addPass(createTfmSkipUnreadLogits());
-  if (options.prefetchWeights)
-    pm.addPass(createTfmPrefetchWeightPanels());
+  if (options.prefetchWeights) {
+    TfmPrefetchWeightPanelsOptions prefetch;
+    prefetch.streamDistance = options.streamPrefetchDistance;
+    pm.addPass(createTfmPrefetchWeightPanels(prefetch));
+  }
   // After accumulator promotion, which tells buffers apart by their
   // allocation: in the arena they are all views of one global.
   if (options.planMemory) {

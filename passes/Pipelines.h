@@ -63,7 +63,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   Option<bool> prefetchWeights{
       *this, "prefetch-weights",
       llvm::cl::desc("Prefill GEMMs prefetch the next weight tile while "
-                     "sweeping this one"),
+                     "sweeping this one; decode GEMVs prefetch ahead"),
       llvm::cl::init(true)};
   Option<bool> fuseEpilogues{
       *this, "fuse-epilogues",
@@ -76,6 +76,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Vectorise the elementwise ops between kernels (norms, "
                      "RoPE, embeddings) in strips"),
       llvm::cl::init(true)};
+  Option<int64_t> streamPrefetchDistance{
+      *this, "stream-prefetch-distance",
+      llvm::cl::desc("Input features ahead that decode GEMVs prefetch their "
+                     "panels when the weights are large (0: no prefetch)"),
+      llvm::cl::init(16)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Parallel loops with less work run on one thread"),

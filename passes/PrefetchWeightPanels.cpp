@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_TFMPREFETCHWEIGHTPANELS
@@ -130,18 +132,108 @@ void prefetchNextTile(RewriterBase &rewriter, const PanelSweep &sweep) {
         /*isWrite=*/false, /*localityHint=*/2, /*isDataCache=*/true);
 }
 
+/// A kernel that reads its tile of whole weight panels once: a reduction
+/// loop over input features that no loop over several row groups repeats
+/// (a decode GEMV).
+struct PanelStream {
+  scf::ForOp reductionLoop;
+  memref::SubViewOp tile;
+};
+
+FailureOr<PanelStream> matchPanelStream(scf::ForOp reductionLoop) {
+  auto rowLoop = dyn_cast<scf::ForOp>(reductionLoop->getParentOp());
+  if (rowLoop) {
+    std::optional<APInt> trips = rowLoop.getStaticTripCount();
+    if (!trips || trips->ugt(1))
+      return failure();
+  }
+  for (Operation &op : reductionLoop.getBody()->without_terminator())
+    if (auto view = dyn_cast<memref::SubViewOp>(op))
+      if (FailureOr<memref::SubViewOp> tile =
+              wholePanelTile(view, reductionLoop);
+          succeeded(tile))
+        return PanelStream{reductionLoop, *tile};
+  return failure();
+}
+
+/// Makes the reduction loop of `stream` prefetch, at input feature k,
+/// feature `k + distance` (clamped to the last) of each panel of its tile.
+/// Non-temporal: each line is read once, by this thread, a few iterations
+/// later.
+void prefetchAhead(RewriterBase &rewriter, PanelStream stream,
+                   int64_t distance) {
+  scf::ForOp loop = stream.reductionLoop;
+  Location loc = loop.getLoc();
+  Value panels = stream.tile.getSource();
+  int64_t features = cast<MemRefType>(panels.getType()).getDimSize(1);
+  int64_t tileSize = *getConstantIntValue(stream.tile.getMixedSizes()[0]);
+  rewriter.setInsertionPoint(loop);
+  Value offset = getValueOrCreateConstantIndexOp(
+      rewriter, loc, stream.tile.getMixedOffsets()[0]);
+  SmallVector<Value> tilePanels;
+  for (int64_t i = 0; i < tileSize; ++i)
+    tilePanels.push_back(arith::AddIOp::create(
+        rewriter, loc, offset,
+        arith::ConstantIndexOp::create(rewriter, loc, i)));
+  Value lastFeature =
+      arith::ConstantIndexOp::create(rewriter, loc, features - 1);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value ahead = arith::AddIOp::create(
+      rewriter, loc, loop.getInductionVar(),
+      arith::ConstantIndexOp::create(rewriter, loc, distance));
+  ahead = arith::MinUIOp::create(rewriter, loc, ahead, lastFeature);
+  for (Value panel : tilePanels)
+    memref::PrefetchOp::create(rewriter, loc, panels,
+                               ValueRange{panel, ahead, zero},
+                               /*isWrite=*/false, /*localityHint=*/0,
+                               /*isDataCache=*/true);
+}
+
+/// Bytes of the distinct panel matrices that `streams` read.
+int64_t streamedBytes(ArrayRef<PanelStream> streams) {
+  llvm::SmallPtrSet<void *, 16> seen;
+  int64_t bytes = 0;
+  for (PanelStream stream : streams) {
+    Value panels = stream.tile.getSource();
+    if (!seen.insert(panels.getAsOpaquePointer()).second)
+      continue;
+    auto type = cast<MemRefType>(panels.getType());
+    bytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
+  return bytes;
+}
+
 struct TfmPrefetchWeightPanels
     : mlir::tfm::impl::TfmPrefetchWeightPanelsBase<TfmPrefetchWeightPanels> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (streamDistance < 0) {
+      getOperation()->emitError()
+          << "tfm-prefetch-weight-panels: stream-distance must not be "
+             "negative";
+      return signalPassFailure();
+    }
     SmallVector<PanelSweep> sweeps;
+    llvm::MapVector<Operation *, SmallVector<PanelStream>> streamsByFunction;
     getOperation()->walk([&](scf::ForOp loop) {
-      FailureOr<PanelSweep> sweep = matchPanelSweep(loop);
-      if (succeeded(sweep))
+      if (FailureOr<PanelSweep> sweep = matchPanelSweep(loop); succeeded(sweep))
         sweeps.push_back(*sweep);
+      else if (FailureOr<PanelStream> stream = matchPanelStream(loop);
+               succeeded(stream))
+        streamsByFunction[loop->getParentOfType<FunctionOpInterface>()]
+            .push_back(*stream);
     });
     IRRewriter rewriter(&getContext());
     for (const PanelSweep &sweep : sweeps)
       prefetchNextTile(rewriter, sweep);
+    if (streamDistance == 0)
+      return;
+    for (auto &[function, streams] : streamsByFunction)
+      if (streamedBytes(streams) >= streamMinBytes)
+        for (PanelStream stream : streams)
+          prefetchAhead(rewriter, stream, streamDistance);
   }
 };
 

@@ -1,9 +1,13 @@
 // RUN: tfmc-opt %s -tfm-prefetch-weight-panels -split-input-file | FileCheck %s
+// RUN: tfmc-opt %s -tfm-prefetch-weight-panels="stream-min-bytes=0 stream-distance=4" -canonicalize -split-input-file | FileCheck %s --check-prefix=STREAM
 
 // A prefill micro-kernel: 4 panels of 8 features x 16 lanes, tiles of one
 // panel, 16 rows in two groups of 8. The first row group is peeled and
 // prefetches feature k of the next tile's panel, clamped to the last panel.
 // CHECK-LABEL: func.func @prefill_tile
+// Repeated sweeps are not streams: no prefetch ahead in the same tile.
+// STREAM-LABEL: func.func @prefill_tile
+// STREAM-NOT: locality<0>
 // CHECK-SAME: (%[[W:.*]]: memref<4x8x16xf32>
 func.func @prefill_tile(%w: memref<4x8x16xf32>, %x: memref<16x8xf32>, %out: memref<16x4x16xf32>) {
   %c0 = arith.constant 0 : index
@@ -44,10 +48,20 @@ func.func @prefill_tile(%w: memref<4x8x16xf32>, %x: memref<16x8xf32>, %out: memr
 
 // -----
 
-// Decode: one row group, one sweep that streams the tile once. Nothing to
-// overlap, no prefetch.
+// Decode: one row group, one sweep that streams the tile once. No next tile
+// to overlap; its 2 KiB of panels are below stream-min-bytes (256 MiB), so
+// no prefetch either.
 // CHECK-LABEL: func.func @single_sweep
 // CHECK-NOT: memref.prefetch
+// With stream-min-bytes=0 the reduction loop prefetches, at feature k,
+// feature k + 4 of its panel, clamped to the last feature (7), non-temporal.
+// STREAM-LABEL: func.func @single_sweep
+// STREAM-SAME: (%[[W:[a-z0-9_]+]]: memref<4x8x16xf32>
+// STREAM: scf.for %[[P:[a-z0-9_]+]] =
+// STREAM: scf.for %[[K:[a-z0-9_]+]] =
+// STREAM-NEXT: %[[AHEAD:.*]] = arith.addi %[[K]], %c4
+// STREAM-NEXT: %[[CLAMPED:.*]] = arith.minui %[[AHEAD]], %c7
+// STREAM-NEXT: memref.prefetch %[[W]][%[[P]], %[[CLAMPED]], %c0], read, locality<0>, data
 func.func @single_sweep(%w: memref<4x8x16xf32>, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -76,6 +90,8 @@ func.func @single_sweep(%w: memref<4x8x16xf32>, %out: memref<4xf32>) {
 // sweep: left alone.
 // CHECK-LABEL: func.func @partial_panels
 // CHECK-NOT: memref.prefetch
+// STREAM-LABEL: func.func @partial_panels
+// STREAM-NOT: memref.prefetch
 func.func @partial_panels(%w: memref<4x8x16xf32>, %out: memref<16x4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
