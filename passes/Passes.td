@@ -359,10 +359,10 @@ def TfmPrefetchWeightPanels : Pass<"tfm-prefetch-weight-panels"> {
     every step), each such kernel's reduction loop prefetches, at feature
     k, feature `k + stream-distance` of each of its panels (non-temporal,
     clamped to the last feature). Measured on the 2-thread benchmark
-    machine, decode of 128 tokens, interleaved x8 (medians): GPT-2 124M
-    +14%, llama-110m +4% (best run +13%), while llama-42m (167 MB of
-    weights) measured -2% and llama-15m (61 MB, partly cache-resident) -9%,
-    hence the 256 MiB default.
+    machine, decode of 128 tokens, interleaved runs (medians): llama-110m
+    158 -> 174 tok/s and GPT-2 124M 127 -> 154 (x6), while llama-42m (167 MB
+    of weights) measured -2% and llama-15m (61 MB, partly cache-resident)
+    -9% (x8), hence the 256 MiB default.
   }];
   let options = [
     Option<"streamDistance", "stream-distance", "int64_t", /*default=*/"16",
