@@ -8,6 +8,11 @@
 // feature, as the tile itself is read) turns every sweep into an L2 sweep:
 // the DRAM stream runs one tile ahead, under the FMAs.
 //
+// A decode GEMV sweeps its tile once: a pure stream, left to the hardware
+// prefetcher unless the function streams enough weights that they come from
+// DRAM every step (stream-min-bytes); then each feature k also prefetches
+// feature k + stream-distance of its panels.
+//
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
