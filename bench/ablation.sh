@@ -23,6 +23,7 @@ variants=(
   "no accumulator promotion|--promote-accumulators=false"
   "no weight prefetch|--prefetch-weights=false"
   "no decode stream prefetch|--stream-prefetch-distance=0"
+  "no KV-cache prefetch|--cache-prefetch-distance=0"
   "no epilogue fusion|--fuse-epilogues=false"
   "scalar elementwise loops|--vectorize-elementwise=false"
   "fork for every loop|--min-parallel-work=0"

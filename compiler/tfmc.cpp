@@ -127,6 +127,13 @@ static cl::opt<unsigned> streamPrefetchDistance(
              "(tfm-prefetch-weight-panels; 0: no prefetch)"),
     cl::init(16), cl::cat(compileCategory));
 
+static cl::opt<unsigned> cachePrefetchDistance(
+    "cache-prefetch-distance",
+    cl::desc("Attention's block loops prefetch the KV-cache rows they read "
+             "this many positions ahead (tfm-prefetch-cache-rows; 0: no "
+             "prefetch)"),
+    cl::init(32), cl::cat(compileCategory));
+
 static cl::opt<int64_t> minParallelWork(
     "min-parallel-work",
     cl::desc("Parallel loops with less work (innermost iterations plus "
@@ -197,6 +204,7 @@ int main(int argc, char **argv) {
   options.fuseEpilogues = fuseEpilogues;
   options.vectorizeElementwise = vectorizeElementwise;
   options.streamPrefetchDistance = streamPrefetchDistance;
+  options.cachePrefetchDistance = cachePrefetchDistance;
   options.minParallelWork = minParallelWork;
   if (contextLength < 0) {
     llvm::WithColor::error(llvm::errs(), "tfmc")

@@ -125,6 +125,11 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
     prefetch.streamDistance = options.streamPrefetchDistance;
     pm.addPass(createTfmPrefetchWeightPanels(prefetch));
   }
+  if (options.cachePrefetchDistance != 0) {
+    TfmPrefetchCacheRowsOptions cache;
+    cache.distance = options.cachePrefetchDistance;
+    pm.addPass(createTfmPrefetchCacheRows(cache));
+  }
   // After accumulator promotion, which tells buffers apart by their
   // allocation: in the arena they are all views of one global.
   if (options.planMemory) {

@@ -81,6 +81,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Input features ahead that decode GEMVs prefetch their "
                      "panels when the weights are large (0: no prefetch)"),
       llvm::cl::init(16)};
+  Option<int64_t> cachePrefetchDistance{
+      *this, "cache-prefetch-distance",
+      llvm::cl::desc("Positions ahead that attention's block loops prefetch "
+                     "the KV-cache rows they read (0: no prefetch)"),
+      llvm::cl::init(32)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Parallel loops with less work run on one thread"),

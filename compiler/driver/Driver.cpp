@@ -156,6 +156,7 @@ public:
     pipeline.fuseEpilogues = options.fuseEpilogues;
     pipeline.vectorizeElementwise = options.vectorizeElementwise;
     pipeline.streamPrefetchDistance = options.streamPrefetchDistance;
+    pipeline.cachePrefetchDistance = options.cachePrefetchDistance;
     pipeline.minParallelWork = options.minParallelWork;
     // A 16-lane panel row is one AVX-512 register (8 rows of accumulators
     // leave 24 of 32 registers busy) but two AVX2 ones (4 rows: 8 of 16).

@@ -49,6 +49,7 @@ struct CompileOptions {
   bool fuseEpilogues = true;
   bool vectorizeElementwise = true;
   int64_t streamPrefetchDistance = 16; ///< 0: decode GEMVs do not prefetch
+  int64_t cachePrefetchDistance = 32;  ///< 0: attention does not prefetch
   int64_t minParallelWork = 32768; ///< smaller parallel loops stay serial
 };
 
