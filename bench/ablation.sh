@@ -28,6 +28,8 @@ variants=(
   "scalar elementwise loops|--vectorize-elementwise=false"
   "fork for every loop|--min-parallel-work=0"
   "single-threaded kernels|--parallel=false"
+  # The machine's load drifts during the run; a second baseline shows how far.
+  "all on, again|"
 )
 printf '%-28s %12s %12s\n' "preset $preset, $threads threads" "decode tok/s" "prefill tok/s"
 for variant in "${variants[@]}"; do
