@@ -1,5 +1,4 @@
-//===- PrefetchCacheRows.cpp - Prefetch the cache rows attention reads next
-//===//
+//===- PrefetchCacheRows.cpp - Prefetch cache rows attention reads next ---===//
 //
 // Flash attention walks a head's cached keys and values in blocks of rows:
 // an `scf.for` over positions p that reads rows `p + c` of a view of the
