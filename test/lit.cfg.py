@@ -24,6 +24,9 @@ llvm_config.add_tool_substitutions(["tfmc", "tfmc-opt", "tfm-tokenize", "tfmc-un
 config.substitutions.append(("%python", config.python3))
 config.substitutions.append(("%tfmc_src", config.tfmc_src_root))
 config.substitutions.append(("%models", config.shared_models_dir))
+# The npm reference packages (gpt-3-encoder, @huggingface/tokenizers), which
+# tools/install-deps.sh installs: tests read them from here and never fetch.
+config.substitutions.append(("%npm_modules", config.npm_modules_dir))
 
 # Real checkpoints live in ../shared/models; tests that need them say
 # `REQUIRES: shared-models` and are reported UNSUPPORTED (with this note) when

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Installs tfmc's build and test dependencies from Debian 12 (bookworm).
-# Safe to re-run: apt-get skips what is already installed.
+# Installs tfmc's build and test dependencies: Debian 12 (bookworm) packages,
+# and the npm packages the tests compare against (tools/npm/package.json,
+# pinned by its package-lock.json) into .deps/npm, or $TFMC_NPM_DIR.
+# Tests never fetch anything: they read the references installed here.
+# Safe to re-run: it installs only what is missing.
 set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(
   cmake ninja-build ccache g++ python3
@@ -10,18 +14,31 @@ packages=(
   libgtest-dev                                            # runtime unit tests
   python3-torch python3-numpy libopenblas0-pthread        # PyTorch reference numerics
 )
-# The GPT-2 tokenizer is checked against the npm package gpt-3-encoder.
-command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
+# Tokenizers are checked against npm packages (gpt-3-encoder,
+# @huggingface/tokenizers).
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "Installing: ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "Installing: ${missing[*]}"
-$SUDO apt-get update -q
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+# The npm references, exactly as locked. A stamp holding the lock file marks a
+# complete install, so an interrupted one is redone.
+npm_dir="${TFMC_NPM_DIR:-$root/.deps/npm}"
+if ! cmp -s "$root/tools/npm/package-lock.json" "$npm_dir/installed.lock" 2>/dev/null; then
+  echo "Installing the npm test references into $npm_dir"
+  rm -rf "$npm_dir"
+  mkdir -p "$npm_dir"
+  cp "$root/tools/npm/package.json" "$root/tools/npm/package-lock.json" "$npm_dir/"
+  (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$root/tools/npm/package-lock.json" "$npm_dir/installed.lock"
+fi
