@@ -70,7 +70,7 @@ static cl::opt<bool> fuseProjections(
 static cl::opt<bool> fuseAttention(
     "fuse-attention",
     cl::desc("Attention as one fused kernel with an online softmax "
-             "(tfm-fuse-attention)"),
+             "(tfm-cpu-fuse-attention)"),
     cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> approximateMath(
     "approximate-math",
@@ -79,17 +79,17 @@ static cl::opt<bool> approximateMath(
     cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> packWeights(
     "pack-weights",
-    cl::desc("Store projection weights as column panels (tfm-pack-weights)"),
+    cl::desc("Store projection weights as column panels (tfm-cpu-pack-weights)"),
     cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> tileProjections(
     "tile-projections",
     cl::desc("Register-blocked, vectorised projection kernels on packed "
-             "weights (tfm-tile-projections)"),
+             "weights (tfm-cpu-tile-projections)"),
     cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> planMemory(
     "plan-memory",
     cl::desc("Intermediates in one static arena planned at compile time "
-             "(tfm-plan-memory)"),
+             "(tfm-cpu-plan-memory)"),
     cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> fuseElementwise(
     "fuse-elementwise",
@@ -104,33 +104,33 @@ static cl::opt<bool> prefetchWeights(
     "prefetch-weights",
     cl::desc("Prefill GEMMs prefetch the next weight tile while sweeping "
              "this one, and large models' decode GEMVs prefetch their "
-             "panels ahead (tfm-prefetch-weight-panels)"),
+             "panels ahead (tfm-cpu-prefetch-weight-panels)"),
     cl::init(true), cl::cat(compileCategory));
 
 static cl::opt<bool> vectorizeElementwise(
     "vectorize-elementwise",
     cl::desc("Vectorise the elementwise ops between kernels (norm scaling, "
-             "RoPE, embeddings) in strips (tfm-vectorize-elementwise)"),
+             "RoPE, embeddings) in strips (tfm-cpu-vectorize-elementwise)"),
     cl::init(true), cl::cat(compileCategory));
 
 static cl::opt<bool> fuseEpilogues(
     "fuse-epilogues",
     cl::desc("Compute a projection's elementwise epilogue (bias, GELU, "
              "residual add, SwiGLU's silu(gate) * up) inside its kernel "
-             "(tfm-tile-projections; multi-threaded kernels only)"),
+             "(tfm-cpu-tile-projections; multi-threaded kernels only)"),
     cl::init(true), cl::cat(compileCategory));
 
 static cl::opt<unsigned> streamPrefetchDistance(
     "stream-prefetch-distance",
     cl::desc("Decode GEMVs of models with at least 256 MiB of weights "
              "prefetch each panel this many input features ahead "
-             "(tfm-prefetch-weight-panels; 0: no prefetch)"),
+             "(tfm-cpu-prefetch-weight-panels; 0: no prefetch)"),
     cl::init(16), cl::cat(compileCategory));
 
 static cl::opt<unsigned> cachePrefetchDistance(
     "cache-prefetch-distance",
     cl::desc("Attention's block loops prefetch the KV-cache rows they read "
-             "this many positions ahead (tfm-prefetch-cache-rows; 0: no "
+             "this many positions ahead (tfm-cpu-prefetch-cache-rows; 0: no "
              "prefetch)"),
     cl::init(32), cl::cat(compileCategory));
 

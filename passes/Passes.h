@@ -1,31 +1,28 @@
-//===- Passes.h - tfm passes and pipelines ----------------------*- C++ -*-===//
+//===- Passes.h - Every tfm pass group ---------------------------*- C++ -*-===//
+//
+// Transforms/ rewrites tfm networks whatever the target; Conversion/ leaves
+// the tfm dialect; Codegen/Common/ holds the code generation steps every
+// target shares, and Codegen/CPU/ what chooses layouts, tiles, vector widths
+// and memory plans for CPUs.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TFMC_PASSES_PASSES_H
 #define TFMC_PASSES_PASSES_H
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Pass/Pass.h"
+#include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/Common/Passes.h"
+#include "passes/Conversion/Passes.h"
+#include "passes/Transforms/Passes.h"
 
 namespace mlir::tfm {
 
-#define GEN_PASS_DECL
-#include "passes/Passes.h.inc"
-
-#define GEN_PASS_REGISTRATION
-#include "passes/Passes.h.inc"
-
-/// The largest buffer a parallel task may allocate for itself: the tiles of
-/// a fused projection epilogue. tfm-tile-projections fuses no epilogue whose
-/// tiles are larger, and the CPU pipeline puts buffers up to this size that
-/// are allocated inside a parallel loop on the stack.
-constexpr int64_t kMaxTaskTileBytes = 16 * 1024;
+/// Registers every tfm pass (for tfmc-opt and the pass-manager flags).
+inline void registerTfmPasses() {
+  registerTfmTransformsPasses();
+  registerTfmConversionPasses();
+  registerTfmCodegenCommonPasses();
+  registerTfmCodegenCPUPasses();
+}
 
 } // namespace mlir::tfm
 

@@ -33,9 +33,9 @@ void mlir::tfm::buildTfmFusionPipeline(OpPassManager &pm,
     pm.addPass(createTfmFuseFFN());
   }
   if (options.fuseAttention)
-    pm.addPass(createTfmFuseAttention());
+    pm.addPass(createTfmCpuFuseAttention());
   if (options.packWeights)
-    pm.addPass(createTfmPackWeights());
+    pm.addPass(createTfmCpuPackWeights());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -51,18 +51,18 @@ void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   }
   if (options.tileProjections) {
-    TfmTileProjectionsOptions tiling;
+    TfmCpuTileProjectionsOptions tiling;
     tiling.accumulators = options.kernelAccumulators;
     // A fused epilogue's task tiles live on the stack of the OpenMP body
     // that runs the task, which frees them after each task (an alloca
     // scope); a plain loop would grow the stack with every iteration.
     tiling.fuseEpilogues = options.fuseEpilogues && options.parallel;
-    pm.addNestedPass<func::FuncOp>(createTfmTileProjections(tiling));
+    pm.addNestedPass<func::FuncOp>(createTfmCpuTileProjections(tiling));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
   if (options.vectorizeElementwise) {
-    pm.addNestedPass<func::FuncOp>(createTfmVectorizeElementwise());
+    pm.addNestedPass<func::FuncOp>(createTfmCpuVectorizeElementwise());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -117,18 +117,18 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
   pm.addPass(options.parallel ? createConvertLinalgToParallelLoopsPass()
                               : createConvertLinalgToLoopsPass());
   if (options.promoteAccumulators)
-    pm.addPass(createTfmPromoteAccumulators());
+    pm.addPass(createTfmCpuPromoteAccumulators());
   // Before the memory plan, while every buffer is its own allocation.
   pm.addPass(createTfmSkipUnreadLogits());
   if (options.prefetchWeights) {
-    TfmPrefetchWeightPanelsOptions prefetch;
+    TfmCpuPrefetchWeightPanelsOptions prefetch;
     prefetch.streamDistance = options.streamPrefetchDistance;
-    pm.addPass(createTfmPrefetchWeightPanels(prefetch));
+    pm.addPass(createTfmCpuPrefetchWeightPanels(prefetch));
   }
   if (options.cachePrefetchDistance != 0) {
-    TfmPrefetchCacheRowsOptions cache;
+    TfmCpuPrefetchCacheRowsOptions cache;
     cache.distance = options.cachePrefetchDistance;
-    pm.addPass(createTfmPrefetchCacheRows(cache));
+    pm.addPass(createTfmCpuPrefetchCacheRows(cache));
   }
   // After accumulator promotion, which tells buffers apart by their
   // allocation: in the arena they are all views of one global.
@@ -137,12 +137,12 @@ void mlir::tfm::buildLinalgToLLVMPipeline(OpPassManager &pm,
     // buffer's last use, so that the plan can reuse its bytes.
     pm.addNestedPass<func::FuncOp>(
         bufferization::createOptimizeAllocationLivenessPass());
-    pm.addPass(createTfmPlanMemory());
+    pm.addPass(createTfmCpuPlanMemory());
   }
   if (options.parallel) {
-    TfmSerializeSmallParallelLoopsOptions small;
+    TfmCpuSerializeSmallParallelLoopsOptions small;
     small.minWork = options.minParallelWork;
-    pm.addPass(createTfmSerializeSmallParallelLoops(small));
+    pm.addPass(createTfmCpuSerializeSmallParallelLoops(small));
     pm.addPass(createConvertSCFToOpenMPPass());
   }
   // Vector transfers of the micro-kernels become plain vector loads, stores

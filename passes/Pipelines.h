@@ -96,7 +96,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 void buildTfmKVCachePipeline(OpPassManager &pm,
                              const CpuPipelineOptions &options);
 /// tfm -> tfm: projection and attention fusion (tfm-fuse-qkv, tfm-fuse-ffn,
-/// tfm-fuse-attention) and weight packing (tfm-pack-weights).
+/// tfm-cpu-fuse-attention) and weight packing (tfm-cpu-pack-weights).
 void buildTfmFusionPipeline(OpPassManager &pm,
                             const CpuPipelineOptions &options);
 /// tfm -> linalg/tensor/arith/math on tensors.

@@ -66,7 +66,7 @@ func.func @packed_projections(%x: tensor<4x8xf32>, %b: tensor<40xf32>) -> tensor
 
 // -----
 
-// Whole zero panels past the outputs (tfm-pack-weights rounding the panel
+// Whole zero panels past the outputs (tfm-cpu-pack-weights rounding the panel
 // count up) are allowed.
 // CHECK-LABEL: func @packed_padding_panels
 func.func @packed_padding_panels(%x: tensor<4x8xf32>, %w: tensor<4x8x16xf32>) -> tensor<4x20xf32> {

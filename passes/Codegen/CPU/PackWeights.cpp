@@ -1,0 +1,110 @@
+//===- PackWeights.cpp - Projection weights as column panels --------------===//
+//
+// Every tfm.linear / tfm.lm_head becomes a tfm.packed_linear reading its
+// weight as column panels, a layout the compiler writes into the weights
+// blob at compile time (see tfm.global_weight's `panels`).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Codegen/CPU/Passes.h"
+#include "passes/Transforms/StackLinears.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TFMCPUPACKWEIGHTS
+#include "passes/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Panels holding `rows` outputs: whole panels of `width` rows, padded with
+/// zero panels to a multiple of `group` when that grows the matrix by at
+/// most 1/64. The micro-kernels take panels in equal groups (a divisor of the
+/// panel count), and a group of several panels streams several weight rows
+/// at once: GPT-2's 50257-row classifier is 3142 = 2 x 1571 panels, which
+/// would allow groups of 2 only.
+int64_t countPanels(int64_t rows, int64_t width, int64_t group) {
+  int64_t panels = llvm::divideCeil(rows, width);
+  int64_t grouped = llvm::alignTo(panels, group);
+  return (grouped - panels) * 64 <= panels ? grouped : panels;
+}
+
+/// Declares (once) the panels of the [rows, columns] `matrix` next to it,
+/// named `<matrix>.panels` and built from the same model tensors.
+GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
+                             int64_t width, int64_t group) {
+  std::string name = (matrix.getSymName() + ".panels").str();
+  if (auto existing = module.lookupSymbol<GlobalWeightOp>(name))
+    return existing;
+  auto type = cast<RankedTensorType>(matrix.getType());
+  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  auto panelType = RankedTensorType::get(
+      {countPanels(rows, width, group), columns, width},
+      type.getElementType());
+  OpBuilder builder(matrix);
+  ArrayAttr sources = matrix.getStackedAttr();
+  if (!sources)
+    sources = builder.getStrArrayAttr({matrix.getSymName()});
+  return GlobalWeightOp::create(
+      builder, matrix.getLoc(), builder.getStringAttr(name),
+      TypeAttr::get(panelType), sources, builder.getUnitAttr());
+}
+
+/// Replaces the projection `op` (input, weight, optional bias) by a
+/// tfm.packed_linear; leaves it alone when its weight is not a declared
+/// matrix.
+void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
+                    Value bias, int64_t width, int64_t group) {
+  auto read = weight.getDefiningOp<WeightOp>();
+  if (!read)
+    return;
+  auto matrix = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
+  if (!matrix || matrix.getPanels())
+    return;
+  GlobalWeightOp panels = declarePanels(module, matrix, width, group);
+  OpBuilder builder(op);
+  Value panelRead = WeightOp::create(builder, read.getLoc(), panels.getType(),
+                                     panels.getSymName());
+  int64_t outputs = cast<RankedTensorType>(weight.getType()).getDimSize(0);
+  auto packed = PackedLinearOp::create(builder, op->getLoc(), input, panelRead,
+                                       bias, outputs);
+  op->replaceAllUsesWith(packed);
+  op->erase();
+}
+
+struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeights> {
+  using TfmCpuPackWeightsBase::TfmCpuPackWeightsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (panelWidth < 1) {
+      module.emitError()
+          << "tfm-cpu-pack-weights: panel-width must be positive, got "
+          << static_cast<int64_t>(panelWidth);
+      return signalPassFailure();
+    }
+    if (panelGroup < 1) {
+      module.emitError()
+          << "tfm-cpu-pack-weights: panel-group must be positive, got "
+          << static_cast<int64_t>(panelGroup);
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> projections;
+    module.walk([&](Operation *op) {
+      if (isa<LinearOp, LMHeadOp>(op))
+        projections.push_back(op);
+    });
+    for (Operation *op : projections) {
+      if (auto linear = dyn_cast<LinearOp>(op))
+        packProjection(module, op, linear.getInput(), linear.getWeight(),
+                       linear.getBias(), panelWidth, panelGroup);
+      else if (auto head = dyn_cast<LMHeadOp>(op))
+        packProjection(module, op, head.getInput(), head.getWeight(), Value(),
+                       panelWidth, panelGroup);
+    }
+    eraseUnreadWeights(module);
+  }
+};
+
+} // namespace

@@ -1,0 +1,265 @@
+//===- Passes.td - CPU code generation: layouts, tiles, vector widths, memory plans -*- tablegen -*-===//
+#ifndef TFM_CODEGEN_CPU_PASSES_TD
+#define TFM_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
+  let summary = "Store projection weights as column panels for GEMM micro-kernels";
+  let description = [{
+    Every `tfm.linear` and `tfm.lm_head` becomes a `tfm.packed_linear` that
+    reads its weight as `tfm.global_weight @<name>.panels {panels}`: the
+    `[rows, columns]` matrix cut into panels of `panel-width` rows, each
+    stored column by column (`[P, columns, panel-width]`, zero-padded to a
+    whole panel). When it costs at most 1/64 of the matrix, P is padded
+    with zero panels to a multiple of `panel-group`, so that
+    `tfm-cpu-tile-projections` can give every micro-kernel the same number of
+    panels (several weight streams at once). The compiler writes this layout into the weights blob, so
+    the executable maps the packed weights directly. A micro-kernel then
+    loads `panel-width` outputs' weights for one input feature with one
+    contiguous vector load and updates them with one FMA per input row.
+
+    A matrix that is also read in its original layout (a tied token
+    embedding) keeps that declaration as well; the blob then holds both.
+  }];
+  let options = [
+    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"16",
+           "Output rows per panel (f32 lanes of one vector load)">,
+    Option<"panelGroup", "panel-group", "int64_t", /*default=*/"8",
+           "Pad the panel count to a multiple of this when that adds at "
+           "most 1/64 to the matrix (1: no padding)">,
+  ];
+}
+
+def TfmCpuTileProjections : Pass<"tfm-cpu-tile-projections"> {
+  let summary = "Register-blocked, vectorised, multi-threaded projection kernels";
+  let description = [{
+    Rewrites each panel projection (the linalg form of `tfm.packed_linear`:
+    `out[s, p, j] += x[s, k] * w[p, k, j]` over loops `(p, s, k, j)`, static
+    shapes) into a micro-kernel:
+
+    - `scf.forall` over groups of output panels, which becomes the
+      OpenMP-shared loop;
+    - `scf.for` over groups of input rows;
+    - an accumulator tile of `rows x panels` vectors of W lanes, read from
+      the output once, carried through the `scf.for` over input features in
+      registers and written once;
+    - per input feature: one vector load of W weights per panel, the input
+      element broadcast, one FMA per accumulator vector.
+
+    Tiling goes through the TilingInterface, the tile through linalg
+    vectorisation (a `vector.contract` with a unit reduction, lowered to
+    FMAs with `parallelarith`), and the accumulator through loop-invariant
+    subset hoisting. Tile sizes: rows are the largest divisor of the rows
+    that is at most `accumulators` (a prefill chunk), panels then fill the
+    remaining accumulators (a decode step's GEMV gets several independent
+    FMA chains) while leaving at least `parallel-tiles` panel groups for
+    the threads.
+
+    With `fuse-epilogues`, a projection whose output columns only one
+    vectorisable elementwise op reads (a bias, GELU, a residual add; or,
+    for a gated projection, an op combining its two column halves, as
+    SwiGLU's `silu(gate) * up` after tfm-fuse-ffn, which splits it into one
+    projection per half) gets that op rewritten over its panel layout, with
+    the op's other operands (read per element, per column or per row)
+    reshaped to match. The op is tiled over output panels with the
+    projections fused into each task: a task computes its panels with the
+    micro-kernel above, then the epilogue, one row at a time, while they
+    are in cache. A task's tiles (all rows of its panels) must fit in
+    16 KiB, the most a task may allocate for itself (on its stack).
+  }];
+  let options = [
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"8",
+           "Accumulator vectors per micro-kernel (rows x panels); tfmc "
+           "uses 8 with 32 vector registers (AVX-512), 4 with 16 (AVX2)">,
+    Option<"parallelTiles", "parallel-tiles", "int64_t", /*default=*/"16",
+           "Fewest panel groups to share between threads">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
+           "Compute a projection's elementwise epilogue (bias, activation, "
+           "residual add, SwiGLU's silu(gate) * up) in its kernel">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def TfmCpuVectorizeElementwise : Pass<"tfm-cpu-vectorize-elementwise"> {
+  let summary = "Vectorise the elementwise ops between kernels in strips";
+  let description = [{
+    Each statically shaped linalg.generic on tensors whose loops are all
+    parallel and that no kernel loop encloses (norm scaling, RoPE,
+    embedding gathers, residual adds that no projection absorbed) is tiled
+    into an `scf.forall` over strips: one element in every dimension but
+    the innermost, the widest multiple of `lanes` elements that divides it
+    and is at most `max-strip` there. Each strip is vectorised. An op whose
+    innermost dimension has no such strip is left to LLVM.
+
+    Left as scalar loops, their operands are views of one memory arena: a
+    store may alias a per-row value the loop reads, so LLVM neither
+    vectorises the loop nor hoists the per-row work (RMSNorm's
+    `1 / sqrt(mean + eps)` was recomputed for every element). The strips
+    are vector code whatever alias analysis proves.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "f32 lanes of one vector register; strips are multiples of it">,
+    Option<"maxStrip", "max-strip", "int64_t", /*default=*/"64",
+           "Most elements of one strip">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def TfmCpuPromoteAccumulators : Pass<"tfm-cpu-promote-accumulators"> {
+  let summary = "Keep reduction accumulators in registers across scf.for loops";
+  let description = [{
+    Lowered reductions read and write their output element in every
+    iteration (`acc = load out[i]; store out[i], acc + x`). When the indices
+    are loop-invariant and no other access in the loop can touch the same
+    buffer, the element is loaded once before the loop, carried as an
+    `iter_args` value and stored once after it. The loop then only loads, so
+    LLVM vectorises the reduction even inside OpenMP-outlined bodies, where
+    it cannot prove the output buffer distinct from the inputs.
+
+    Two accesses are independent when their buffers have different roots
+    (allocations or function arguments, looking through views); the entry
+    ABI (runtime/ModelABI.h) guarantees that arguments never overlap.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+def TfmCpuSerializeSmallParallelLoops : Pass<"tfm-cpu-serialize-small-parallel-loops"> {
+  let summary = "Run parallel loops with little work on one thread";
+  let description = [{
+    A one-token decode step has many tiny parallel loops (norms, RoPE,
+    residual adds over one row) between its large matrix-vector products,
+    and a prefill chunk of a small model has elementwise loops of a few
+    thousand elements. Forking threads for those costs more than the loop
+    itself, so an outermost `scf.parallel` whose estimated work is below
+    `min-work` becomes nested `scf.for` loops before OpenMP conversion, and
+    so does every `scf.parallel` nested in another one (one team of threads
+    is enough). The work estimate is the loop's iterations times, for its
+    body, one unit per iteration of the innermost loops plus one per vector
+    lane they compute: a scalar elementwise loop over N elements is N, a
+    micro-kernel's vector FMAs weigh their 16 lanes each, so matrix-vector
+    products never look small. (Counting iterations alone made a decode
+    GEMV over 48 panels of 768 features weigh 6 x 768.)
+    llama-15m prefill, 32-row chunks: 9715 tok/s at 8192, 11974 at 32768
+    (the default); decode and GPT-2 124M's compile time (21 s) unchanged.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Work (innermost iterations plus vector lanes) worth forking "
+           "threads for">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+def TfmCpuPrefetchWeightPanels : Pass<"tfm-cpu-prefetch-weight-panels"> {
+  let summary = "Prefetch the next weight tile while a GEMM sweeps this one";
+  let description = [{
+    Matches the bufferized micro-kernels of `tfm-cpu-tile-projections` that
+    sweep a tile of whole weight panels (`memref<P x K x W>`, panels
+    `[p, p + t)`) once per group of input rows: an `scf.for` over input
+    features `k` reading `tile[0, k, 0]`, inside an `scf.for` over row
+    groups with a static trip count of at least 2 (a prefill chunk).
+
+    The first sweep reads the tile from DRAM and waits on it; the others
+    read it from L2. The pass peels the first row group and makes its
+    reduction loop prefetch feature `k` of each panel of the next tile
+    (`memref.prefetch`, read, locality 2; the last tile clamps to the last
+    panel), so that every tile is already in L2 when its sweeps start.
+
+    Single-sweep kernels (decode's GEMVs) read each panel once, as a
+    stream. When the panels that a function's single-sweep kernels read
+    add up to at least `stream-min-bytes` (weights that stream from DRAM
+    every step), each such kernel's reduction loop prefetches, at feature
+    k, feature `k + stream-distance` of each of its panels (non-temporal,
+    clamped to the last feature). Measured on the 2-thread benchmark
+    machine, decode of 128 tokens, interleaved runs (medians): llama-110m
+    158 -> 174 tok/s and GPT-2 124M 127 -> 154 (x6), while llama-42m (167 MB
+    of weights) measured -2% and llama-15m (61 MB, partly cache-resident)
+    -9% (x8), hence the 256 MiB default.
+  }];
+  let options = [
+    Option<"streamDistance", "stream-distance", "int64_t", /*default=*/"16",
+           "Input features ahead that a single-sweep kernel prefetches its "
+           "panels (0: no prefetch)">,
+    Option<"streamMinBytes", "stream-min-bytes", "int64_t",
+           /*default=*/"268435456",
+           "Prefetch in single-sweep kernels only when a function's add up "
+           "to this many bytes of panels">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def TfmCpuPrefetchCacheRows : Pass<"tfm-cpu-prefetch-cache-rows"> {
+  let summary = "Prefetch the KV-cache rows that attention reads a block later";
+  let description = [{
+    Matches the bufferized block loops of flash attention: an `scf.for` with
+    a constant step over positions `p` whose body reads
+    (`vector.transfer_read`, 1-D, along the last dimension) rows `p + c`,
+    for constant offsets `c`, of a memref `[..., rows, features]` whose row
+    count is dynamic (a view of the KV cache up to the current position),
+    at leading indices (the head) that the loop does not change. The reads
+    of one memref and head form a block of rows `[p + cmin, p + cmax]`.
+
+    At the start of each iteration the loop prefetches every cache line of
+    rows `p + c + distance` of each block (`memref.prefetch`, read,
+    locality 0, clamped to the last row). A thread streams one head's keys
+    and values at a time, and a block of 16 rows of 64 f32 features is one
+    4 KiB page of each, where the hardware prefetcher starts over. Measured
+    on the 2-thread benchmark machine, attention's share of a decode step at
+    positions 888+ (interleaved runs): llama-42m 19.8% -> 17.1%,
+    19.7% -> 17.5% and 19.1% -> 17.5% (x8 each); llama-110m 12.8% -> 11.7%
+    (x6); llama-15m's decode and llama-110m's prefill did not change.
+  }];
+  let options = [
+    Option<"distance", "distance", "int64_t", /*default=*/"32",
+           "Positions ahead that a block loop prefetches the rows it reads "
+           "(0: no prefetch)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def TfmCpuPlanMemory : Pass<"tfm-cpu-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place every intermediate buffer in one compile-time planned arena";
+  let description = [{
+    After bufferization and deallocation, each function's statically shaped
+    `memref.alloc`s that are freed in the entry block become `memref.view`s
+    into one arena per function, a private, uninitialised `memref.global
+    @<function>_arena` (static storage: no allocation per call). Offsets are
+    chosen at compile time, largest buffer first, at the lowest 64-byte
+    aligned offset not used by a buffer whose lifetime (allocation to
+    deallocation, in block order) overlaps: buffers that are never alive at
+    the same time share memory. The `memref.dealloc`s are erased.
+
+    Allocations with dynamic sizes (attention scores over the cache rows
+    written so far) are left to the allocator. Because the arena is static,
+    a function must not run twice at the same time (runtime/ModelABI.h).
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def TfmCpuFuseAttention : Pass<"tfm-cpu-fuse-attention"> {
+  let summary = "Compute attention as one fused kernel with an online softmax";
+  let description = [{
+    Replaces every `tfm.attention` by `tfm.flash_attention`, which
+    convert-tfm-to-linalg lowers to one kernel: a parallel loop over
+    (query row, head), each walking the keys it may see in blocks of
+    `block-keys` (a causal query stops at its own position) with a running
+    maximum, sum and output vector in registers. Scores, scale, mask,
+    softmax and the product with the values are fused; no score matrix is
+    written to memory, in prefill or decode.
+  }];
+  let options = [
+    Option<"blockKeys", "block-keys", "int64_t", /*default=*/"16",
+           "Keys per block of scores (one vector of scores)">,
+  ];
+}
+
+#endif // TFM_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,507 @@
+//===- TileProjections.cpp - Register-blocked projection micro-kernels ----===//
+//
+// The panel projections written by the tfm.packed_linear lowering,
+// `out[s, p, j] += x[s, k] * w[p, k, j]` over loops (p, s, k, j), become:
+//
+//   scf.forall over groups of output panels      (shared between threads)
+//     scf.for over groups of rows                (prefill tokens)
+//       accumulators = out tile                  (in registers)
+//       scf.for k                                (input features)
+//         accumulators += broadcast(x[s, k]) * w[p, k, 0:W]
+//       out tile = accumulators
+//
+// through upstream tiling (TilingInterface), linalg vectorisation and
+// loop-invariant subset hoisting. The k-loop body is one vector load of
+// weights per panel and one FMA per accumulator, with the input element
+// broadcast from memory: the register-blocked GEMM (prefill) and GEMV
+// (decode) micro-kernels of a BLAS, generated.
+//
+// An elementwise op that alone reads a projection's columns (a bias, GELU,
+// a residual add, or SwiGLU's `silu(gate) * up` over the two halves of a
+// stacked gate/up GEMM, which is split into its halves) is rewritten over
+// the panel layout and, tiled over output panels, pulls the projections
+// into each task: the epilogue runs on each task's panels while they are in
+// cache, on every thread.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TFMCPUTILEPROJECTIONS
+#include "passes/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Loop order of the panel projection: (panel, row, input feature, lane).
+enum PanelLoop { kPanel = 0, kRow = 1, kFeature = 2, kLane = 3 };
+
+/// Whether `op` is a static panel projection `out[s, p, j] += x[s, k] *
+/// w[p, k, j]` over loops (p, s, k, j).
+bool isPanelProjection(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 4 || !op.hasPureTensorSemantics() ||
+      !linalg::isaContractionOpInterface(op))
+    return false;
+  MLIRContext *context = op.getContext();
+  auto dims = [&](ArrayRef<unsigned> positions) {
+    return AffineMap::getMultiDimIdentityMap(4, context)
+        .getSubMap(SmallVector<unsigned>(positions));
+  };
+  SmallVector<AffineMap> expected = {dims({kRow, kFeature}),
+                                     dims({kPanel, kFeature, kLane}),
+                                     dims({kRow, kPanel, kLane})};
+  if (op.getIndexingMapsArray() != expected)
+    return false;
+  return llvm::all_of(op.getStaticLoopRanges(), [](int64_t extent) {
+    return !ShapedType::isDynamic(extent);
+  });
+}
+
+/// The largest divisor of `extent` that is at most `limit` (at least 1).
+int64_t largestDivisorAtMost(int64_t extent, int64_t limit) {
+  for (int64_t candidate = std::min(extent, limit); candidate > 1; --candidate)
+    if (extent % candidate == 0)
+      return candidate;
+  return 1;
+}
+
+struct TileSizes {
+  int64_t panels; ///< output panels per micro-kernel (and per thread task)
+  int64_t rows;   ///< input rows per micro-kernel
+};
+
+/// Fills up to `accumulators` vectors of W lanes: rows first (each weight
+/// load then feeds that many FMAs), then panels, keeping at least
+/// `parallelTiles` panel groups for the threads to share.
+TileSizes chooseTileSizes(int64_t numPanels, int64_t numRows,
+                          int64_t accumulators, int64_t parallelTiles) {
+  TileSizes sizes;
+  sizes.rows = largestDivisorAtMost(numRows, accumulators);
+  int64_t panelLimit = std::max<int64_t>(1, accumulators / sizes.rows);
+  panelLimit =
+      std::min(panelLimit, std::max<int64_t>(1, numPanels / parallelTiles));
+  sizes.panels = largestDivisorAtMost(numPanels, panelLimit);
+  return sizes;
+}
+
+FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter, linalg::GenericOp op,
+                                  ArrayRef<int64_t> sizes,
+                                  scf::SCFTilingOptions::LoopType loopType) {
+  scf::SCFTilingOptions options;
+  options.setLoopType(loopType);
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+  return cast<linalg::GenericOp>(tiled->tiledOps.back());
+}
+
+/// Tiles one task's projection (all rows, a group of panels) into
+/// register tiles over the input features and vectorises the tile.
+LogicalResult buildRegisterTile(RewriterBase &rewriter, linalg::GenericOp task,
+                                int64_t rows) {
+  FailureOr<linalg::GenericOp> kernel = tile(
+      rewriter, task, {0, rows, 1, 0}, scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(kernel))
+    return task.emitOpError("could not be tiled into register tiles");
+  rewriter.setInsertionPoint(*kernel);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, *kernel);
+  if (failed(vectorized))
+    return task.emitOpError("register tile could not be vectorised");
+  rewriter.replaceOp(*kernel, vectorized->replacements);
+  return success();
+}
+
+/// Tiles `op` into micro-kernel tiles and vectorises the innermost one.
+LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::GenericOp op,
+                               int64_t accumulators, int64_t parallelTiles) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  TileSizes sizes = chooseTileSizes(extents[kPanel], extents[kRow],
+                                    accumulators, parallelTiles);
+  FailureOr<linalg::GenericOp> task =
+      tile(rewriter, op, {sizes.panels, 0, 0, 0},
+           scf::SCFTilingOptions::LoopType::ForallOp);
+  if (failed(task))
+    return op.emitOpError("could not be tiled over output panels");
+  return buildRegisterTile(rewriter, *task, sizes.rows);
+}
+
+/// A projection whose output columns only one elementwise op reads: a
+/// bias, an activation, a residual add (whose other inputs are read per
+/// column, per row or per element), or, for a *gated* projection, an op
+/// that combines the two halves of its columns, as SwiGLU's
+/// `silu(gate) * up` after tfm-fuse-ffn.
+struct ProjectionEpilogue {
+  linalg::GenericOp projection;
+  /// The projection's `[rows][columns]` view that the epilogue reads.
+  tensor::CollapseShapeOp columns;
+  linalg::GenericOp epilogue;
+  /// 1, or 2 for a gated projection.
+  int64_t parts = 1;
+  /// For each epilogue input, the part of the columns it reads, or -1 when
+  /// it is another operand.
+  SmallVector<int64_t> inputPart;
+  /// The micro-kernel's tile of one part: rows per register tile, panels
+  /// per task.
+  TileSizes sizes;
+};
+
+/// How an epilogue reads an operand that is not the projection's: per
+/// element `(s, n)`, per column `(n)` (a bias) or per row `(s)`.
+enum class OtherOperand { Element, Column, Row };
+
+std::optional<OtherOperand> classifyOtherOperand(AffineMap map) {
+  MLIRContext *context = map.getContext();
+  if (map.isIdentity())
+    return OtherOperand::Element;
+  if (map == AffineMap::get(2, 0, getAffineDimExpr(1, context)))
+    return OtherOperand::Column;
+  if (map == AffineMap::get(2, 0, getAffineDimExpr(0, context)))
+    return OtherOperand::Row;
+  return std::nullopt;
+}
+
+/// Matches `projection -> collapse_shape -> (whole | two column halves) ->
+/// elementwise epilogue` (see ProjectionEpilogue) whose task tiles, with the
+/// tile sizes that `accumulators` and `parallelTiles` give, fit in
+/// kMaxTaskTileBytes.
+std::optional<ProjectionEpilogue>
+matchProjectionEpilogue(linalg::GenericOp projection, int64_t accumulators,
+                        int64_t parallelTiles) {
+  Value result = projection->getResult(0);
+  if (!result.hasOneUse() ||
+      !projection.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>())
+    return std::nullopt;
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(*result.user_begin());
+  SmallVector<ReassociationIndices> panelsToColumns = {{0}, {1, 2}};
+  if (!collapse || collapse.getReassociationIndices() != panelsToColumns)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(result.getType());
+  int64_t rows = type.getDimSize(0), panels = type.getDimSize(1);
+  int64_t columns = panels * type.getDimSize(2);
+
+  ProjectionEpilogue match;
+  match.projection = projection;
+  match.columns = collapse;
+  SmallVector<OpOperand *> reads;
+  SmallVector<Operation *> users(collapse->getUsers());
+  if (users.size() == 1) {
+    reads.push_back(&*collapse->use_begin());
+  } else if (users.size() == 2 && panels % 2 == 0) {
+    match.parts = 2;
+    for (Operation *user : users) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+      if (!slice || !slice->hasOneUse() || !slice.hasUnitStride())
+        return std::nullopt;
+      // Rows [0, rows) of columns [0, half) or [half, 2 * half).
+      ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+      ArrayRef<int64_t> sizes = slice.getStaticSizes();
+      int64_t half = columns / 2;
+      if (offsets[0] != 0 || (offsets[1] != 0 && offsets[1] != half) ||
+          sizes[0] != rows || sizes[1] != half)
+        return std::nullopt;
+      reads.push_back(&*slice->use_begin());
+    }
+  } else {
+    return std::nullopt;
+  }
+  // A task holds each part's tile of its panels, for all rows.
+  match.sizes =
+      chooseTileSizes(panels / match.parts, rows, accumulators, parallelTiles);
+  int64_t tileBytes = rows * match.sizes.panels * type.getDimSize(2) *
+                      type.getElementTypeBitWidth() / 8;
+  if (tileBytes > kMaxTaskTileBytes)
+    return std::nullopt;
+
+  auto epilogue = dyn_cast<linalg::GenericOp>(reads.front()->getOwner());
+  if (!epilogue || epilogue.getNumDpsInits() != 1 ||
+      epilogue.getNumLoops() != 2 ||
+      epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0))
+           .isIdentity() ||
+      epilogue.payloadUsesValueFromOperand(epilogue.getDpsInitOperand(0)) ||
+      !epilogue.getBody()->getOps<linalg::IndexOp>().empty() ||
+      failed(linalg::vectorizeOpPrecondition(epilogue)))
+    return std::nullopt;
+  match.epilogue = epilogue;
+  match.inputPart.assign(epilogue.getNumDpsInputs(), -1);
+  for (OpOperand *read : reads) {
+    if (read->getOwner() != epilogue || !epilogue.isDpsInput(read) ||
+        !epilogue.getMatchingIndexingMap(read).isIdentity())
+      return std::nullopt;
+    Value source = read->get();
+    auto slice = source.getDefiningOp<tensor::ExtractSliceOp>();
+    int64_t part = slice && slice.getStaticOffsets()[1] != 0 ? 1 : 0;
+    match.inputPart[read->getOperandNumber()] = part;
+  }
+  if (match.parts == 2 && match.inputPart[reads[0]->getOperandNumber()] ==
+                              match.inputPart[reads[1]->getOperandNumber()])
+    return std::nullopt;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    if (match.inputPart[input->getOperandNumber()] >= 0)
+      continue;
+    auto operandType = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!operandType || !operandType.hasStaticShape() ||
+        !classifyOtherOperand(epilogue.getMatchingIndexingMap(input)))
+      return std::nullopt;
+  }
+  return match;
+}
+
+/// Rewrites the epilogue over the projection's panel layout `[rows][panels /
+/// parts][lanes]`, splitting a gated projection into one projection per
+/// half, so that each output panel of the epilogue reads the same panel of
+/// each part. Other operands are reshaped to match (per element: the same
+/// layout; per column: `[panels][lanes]`). Returns the new epilogue.
+linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
+                                            ProjectionEpilogue match) {
+  linalg::GenericOp projection = match.projection;
+  Location loc = projection.getLoc();
+  auto type = cast<RankedTensorType>(projection->getResult(0).getType());
+  int64_t rows = type.getDimSize(0), panels = type.getDimSize(1) / match.parts,
+          lanes = type.getDimSize(2);
+  Type element = type.getElementType();
+  auto partType = RankedTensorType::get({rows, panels, lanes}, element);
+  Value weights = projection.getDpsInputOperand(1)->get();
+  int64_t features = cast<RankedTensorType>(weights.getType()).getDimSize(1);
+  auto fill =
+      projection.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+
+  rewriter.setInsertionPoint(match.epilogue);
+  SmallVector<Value, 2> parts = {projection->getResult(0)};
+  if (match.parts == 2) {
+    parts.clear();
+    for (int64_t half = 0; half < 2; ++half) {
+      SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(half * panels),
+                                           rewriter.getIndexAttr(0),
+                                           rewriter.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(panels),
+                                         rewriter.getIndexAttr(features),
+                                         rewriter.getIndexAttr(lanes)};
+      SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+      Value halfWeights = tensor::ExtractSliceOp::create(
+          rewriter, loc, weights, offsets, sizes, strides);
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, partType.getShape(), element);
+      Value init = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
+                                          ValueRange{empty})
+                       .getResult(0);
+      auto halfProjection =
+          cast<linalg::GenericOp>(rewriter.clone(*projection));
+      halfProjection.getDpsInputOperand(1)->set(halfWeights);
+      halfProjection.getDpsInitOperand(0)->set(init);
+      halfProjection->getResult(0).setType(partType);
+      parts.push_back(halfProjection->getResult(0));
+    }
+  }
+
+  MLIRContext *context = rewriter.getContext();
+  AffineMap identity = rewriter.getMultiDimIdentityMap(3);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : match.epilogue.getDpsInputOperands()) {
+    int64_t part = match.inputPart[input->getOperandNumber()];
+    if (part >= 0) {
+      inputs.push_back(parts[part]);
+      maps.push_back(identity);
+      continue;
+    }
+    Value operand = input->get();
+    Type operandElement =
+        cast<RankedTensorType>(operand.getType()).getElementType();
+    switch (
+        *classifyOtherOperand(match.epilogue.getMatchingIndexingMap(input))) {
+    case OtherOperand::Element:
+      inputs.push_back(tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({rows, panels, lanes}, operandElement), operand,
+          SmallVector<ReassociationIndices>{{0}, {1, 2}}));
+      maps.push_back(identity);
+      break;
+    case OtherOperand::Column:
+      inputs.push_back(tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get({panels, lanes}, operandElement),
+          operand, SmallVector<ReassociationIndices>{{0, 1}}));
+      maps.push_back(AffineMap::get(
+          3, 0, {getAffineDimExpr(1, context), getAffineDimExpr(2, context)},
+          context));
+      break;
+    case OtherOperand::Row:
+      inputs.push_back(operand);
+      maps.push_back(AffineMap::get(3, 0, getAffineDimExpr(0, context)));
+      break;
+    }
+  }
+  auto outputType = RankedTensorType::get(
+      {rows, panels, lanes},
+      getElementTypeOrSelf(match.epilogue->getResult(0).getType()));
+  Value output = tensor::EmptyOp::create(rewriter, loc, outputType.getShape(),
+                                         outputType.getElementType());
+  maps.push_back(identity);
+  auto epilogue = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{outputType}, inputs, ValueRange{output}, maps,
+      SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel));
+  rewriter.cloneRegionBefore(match.epilogue.getRegion(), epilogue.getRegion(),
+                             epilogue.getRegion().end());
+  SmallVector<ReassociationIndices> panelsToColumns = {{0}, {1, 2}};
+  Value columns = tensor::CollapseShapeOp::create(
+      rewriter, loc, epilogue->getResult(0), panelsToColumns);
+  rewriter.replaceOp(match.epilogue, columns);
+
+  // The old column views (and, when split, the whole projection) are dead:
+  // erase them so that each projection's only user is the new epilogue.
+  for (Operation *slice : llvm::make_early_inc_range(match.columns->getUsers()))
+    rewriter.eraseOp(slice);
+  rewriter.eraseOp(match.columns);
+  if (match.parts == 2)
+    rewriter.eraseOp(projection);
+  return epilogue;
+}
+
+/// Tiles the epilogue over output panels and fuses its projections (one, or
+/// a gated projection's two halves) into each task: a task computes its
+/// panels of the projections with the micro-kernel, then the epilogue on
+/// them while they are in cache, so the epilogue runs on every thread and
+/// no separate pass reads the projection's output again.
+LogicalResult buildEpilogueKernel(RewriterBase &rewriter,
+                                  linalg::GenericOp epilogue, TileSizes sizes) {
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  tiling.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), {0, sizes.panels, 0}));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  // Only the projections and their fills: the projections' input (a norm,
+  // say) and the epilogue's other operands are computed once, before the
+  // loop.
+  SmallVector<Operation *> projections;
+  for (Value input : epilogue.getDpsInputs())
+    if (auto generic = input.getDefiningOp<linalg::GenericOp>();
+        generic && generic->hasOneUse() && isPanelProjection(generic))
+      projections.push_back(generic);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *op = producer.getOwner();
+        if (llvm::is_contained(projections, op))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{true};
+        if (isa<linalg::FillOp>(op))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{false};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  if (failed(fused))
+    return epilogue.emitOpError("could not be fused with its projections");
+  rewriter.replaceAllUsesWith(
+      epilogue->getResult(0),
+      fused->replacements.lookup(epilogue->getResult(0)));
+
+  for (Operation *op : fused->tiledAndFusedOps) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (generic && isPanelProjection(generic)) {
+      if (failed(buildRegisterTile(rewriter, generic, sizes.rows)))
+        return failure();
+    } else if (op == fused->tiledAndFusedOps.front()) {
+      // The epilogue: one row of the task's panels at a time.
+      FailureOr<linalg::GenericOp> row =
+          tile(rewriter, cast<linalg::GenericOp>(op), {1, 0, 0},
+               scf::SCFTilingOptions::LoopType::ForOp);
+      if (failed(row))
+        return op->emitOpError("epilogue could not be tiled into rows");
+      rewriter.setInsertionPoint(*row);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, *row);
+      if (failed(vectorized))
+        return op->emitOpError("epilogue could not be vectorised");
+      rewriter.replaceOp(*row, vectorized->replacements);
+    }
+  }
+  return success();
+}
+
+struct TfmCpuTileProjections
+    : mlir::tfm::impl::TfmCpuTileProjectionsBase<TfmCpuTileProjections> {
+  using TfmCpuTileProjectionsBase::TfmCpuTileProjectionsBase;
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    if (accumulators < 1 || parallelTiles < 1) {
+      root->emitError() << "tfm-cpu-tile-projections: accumulators and "
+                           "parallel-tiles must be positive";
+      return signalPassFailure();
+    }
+    SmallVector<linalg::GenericOp> projections;
+    root->walk([&](linalg::GenericOp op) {
+      if (isPanelProjection(op))
+        projections.push_back(op);
+    });
+    if (projections.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : projections) {
+      if (fuseEpilogues) {
+        if (std::optional<ProjectionEpilogue> match =
+                matchProjectionEpilogue(op, accumulators, parallelTiles)) {
+          linalg::GenericOp epilogue =
+              rewriteEpilogueOverPanels(rewriter, *match);
+          if (failed(buildEpilogueKernel(rewriter, epilogue, match->sizes)))
+            return signalPassFailure();
+          continue;
+        }
+      }
+      if (failed(buildMicroKernel(rewriter, op, accumulators, parallelTiles)))
+        return signalPassFailure();
+    }
+
+    // The vectorised tile multiplies broadcasts and reduces over the unit
+    // feature dimension: as a vector.contract with the leading unit
+    // dimensions dropped, the accumulator read and write fold to plain
+    // transfers of the output tile.
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    for (Dialect *dialect : getContext().getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName name : getContext().getRegisteredOperations())
+      name.getCanonicalizationPatterns(patterns, &getContext());
+    // Like the canonicalizer, a rewrite that has not converged is still a
+    // correct program.
+    (void)applyPatternsGreedily(root, std::move(patterns));
+
+    // Innermost loops first: the accumulator tile leaves the feature loop
+    // as an iter_args vector (in registers), read once and written once.
+    // Only the micro-kernels' loops carry tensors at this point.
+    SmallVector<LoopLikeOpInterface> loops;
+    root->walk([&](scf::ForOp loop) {
+      if (llvm::any_of(loop.getInitArgs(), [](Value init) {
+            return isa<RankedTensorType>(init.getType());
+          }))
+        loops.push_back(loop);
+    });
+    for (LoopLikeOpInterface loop : loops)
+      (void)hoistLoopInvariantSubsets(rewriter, loop);
+  }
+};
+
+} // namespace

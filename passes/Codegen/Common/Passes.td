@@ -1,0 +1,90 @@
+//===- Passes.td - Code generation steps every target shares -*- tablegen -*-===//
+#ifndef TFM_CODEGEN_COMMON_PASSES_TD
+#define TFM_CODEGEN_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfmDropInPlaceResults : Pass<"tfm-drop-in-place-results", "mlir::ModuleOp"> {
+  let summary = "Drop function results that return an argument buffer";
+  let description = [{
+    After bufferization an entry point returns its KV cache argument unchanged
+    (the cache was updated in place). The runtime ABI passes the cache once,
+    so such results are dropped from public functions. Upstream
+    `drop-equivalent-buffer-results` leaves public functions alone because it
+    cannot update external callers; the entries' only caller is the runtime,
+    whose ABI (runtime/ModelABI.h) is written for the dropped form.
+  }];
+}
+
+def TfmFuseElementwise : Pass<"tfm-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg producers into elementwise consumers";
+  let description = [{
+    Upstream elementwise fusion restricted to consumers whose loops are all
+    parallel. Fusing into a contraction would recompute the producer once
+    per output feature (e.g. SiLU(gate) * up inside the down projection
+    costs `hidden * dim` transcendentals per token instead of `hidden`), so
+    reductions keep reading a materialised operand.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def TfmSplitSharedFills : Pass<"tfm-split-shared-fills"> {
+  let summary = "Give every user of a linalg.fill on tensors its own fill";
+  let description = [{
+    CSE merges identical fills (every zero-initialised accumulator of one
+    shape shares one), and one-shot bufferization then copies the shared
+    fill into a new buffer for each op that writes into it. With a fill
+    (and tensor.empty) per user, each one bufferizes in place. Run it just
+    before bufferization, after the last CSE.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def TfmApproximateMath : Pass<"tfm-approximate-math"> {
+  let summary = "Replace math.exp and math.tanh by inline polynomial approximations";
+  let description = [{
+    Without a vector math library, LLVM lowers `math.exp` to a call to
+    `expf` per element, which also keeps the loops around it (softmax,
+    SiLU, GELU's tanh) from being vectorised. Upstream's polynomial
+    approximations (a few ULP for f32) are plain arithmetic that vectorises
+    with the rest of the loop body, including on vector operands.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def TfmSkipUnreadLogits : Pass<"tfm-skip-unread-logits", "mlir::ModuleOp"> {
+  let summary = "Compute a prefill chunk's logits only when the caller wants them";
+  let description = [{
+    For each function with an argument marked `tfm.logits_count` (and one
+    marked `tfm.kv_cache`; tfm-kv-cache marks `@prefill`'s `count` and
+    cache), on buffers: the top-level operations after the last one that
+    uses the cache (or a view of it) only produce the logits. Those with
+    side effects, and those that use a result of one, move into
+    `scf.if %count != 0`; allocations, deallocations and the other
+    effect-free operations stay outside (allocations and effect-free ones
+    that followed the first guarded operation move before the guard).
+    A caller that passes `count = 0` for every chunk but the last skips
+    the last layer's tail, the final norm and the vocabulary projection of
+    all the others. The marks are removed. It is an error if nothing
+    follows the last use of the cache: `count = 0` must never reach the
+    logits row `count - 1`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def TfmLowerStridedCopies : Pass<"tfm-lower-strided-copies"> {
+  let summary = "Turn memref.copy of strided views into linalg.copy";
+  let description = [{
+    The LLVM lowering of `memref.copy` between non-contiguous views calls
+    `memrefCopy` from MLIR's C runner library, which produced executables do
+    not link. As `linalg.copy` such copies become loops like every other
+    kernel (and contiguous ones are recognised as memcpy by LLVM).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+#endif // TFM_CODEGEN_COMMON_PASSES_TD

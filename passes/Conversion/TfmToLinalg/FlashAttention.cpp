@@ -1,0 +1,415 @@
+//===- FlashAttention.cpp - tfm.flash_attention to a fused kernel ---------===//
+//
+// One parallel loop over (query row, head); each iteration keeps its query
+// (pre-scaled by 1/sqrt(head_dim)), a running maximum m, a running sum l and
+// an output accumulator in registers and walks the keys it may see in
+// blocks of B:
+//
+//   scores[j] = q . k[jb + j]       for j < n = min(B, visible - jb)
+//   m'        = max(m, max_j scores[j])
+//   p         = exp(scores - m')     (lanes past n: exp(-inf) = 0)
+//   l         = l * exp(m - m') + sum_j p[j]
+//   acc       = acc * exp(m - m') + sum_j p[j] * v[jb + j]
+//
+// and writes acc / l. A causal query stops at its own position (visible =
+// offset + s + 1): masked keys are never read. Nothing larger than one
+// block of scores (a vector) exists.
+//
+// Whole blocks (n = B) are unrolled: each key's dot product is kept as B
+// partial sums (head_dim / B multiply-adds of B lanes) and one tree of
+// shuffles and adds reduces all B of them at once into the block's score
+// vector, instead of a horizontal reduction and an insert per key; the
+// value products alternate between two accumulators so that consecutive
+// keys do not wait on each other's FMA. The whole-block loop is software-
+// pipelined (block i + 1's scores are computed while block i is folded),
+// which lets the next keys' loads overlap this block's exp and FMAs. The
+// last, partial block walks its keys in a loop.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/TfmOps.h"
+#include "passes/Conversion/TfmToLinalg/LoweringUtils.h"
+#include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Running state of the online softmax: maximum m, sum l, output acc.
+struct SoftmaxState {
+  Value maximum, sum, output;
+};
+
+class FlashAttentionLowering : public OpRewritePattern<FlashAttentionOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FlashAttentionOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    int64_t heads = op.getNumHeads();
+    int64_t queries = shapeOf(op.getQuery())[0];
+    Kernel kernel(op);
+
+    Value numKeys =
+        tensor::DimOp::create(b, loc, op.getKey(), op.getKeysDim());
+    Value init = emptyTensor(b, loc, shapeOf(op.getQuery()));
+    auto forall = scf::ForallOp::create(
+        b, loc,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(queries), b.getIndexAttr(heads)},
+        ValueRange{init}, std::nullopt);
+
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forall.getBody());
+    Value query = forall.getInductionVar(0), head = forall.getInductionVar(1);
+    Value queryColumn = multiply(b, loc, head, kernel.headDim);
+    kernel.kvHead =
+        arith::DivUIOp::create(b, loc, head, index(b, loc, kernel.group));
+    if (!kernel.headMajor)
+      kernel.kvColumn = multiply(b, loc, kernel.kvHead, kernel.headDim);
+
+    Value q = vector::TransferReadOp::create(
+        b, loc, kernel.rowType, op.getQuery(), ValueRange{query, queryColumn},
+        f32Constant(b, loc, 0.0), ArrayRef<bool>{true});
+    kernel.query = arith::MulFOp::create(
+        b, loc, q,
+        splat(b, loc, kernel.rowType,
+              1.0 / std::sqrt(double(kernel.headDim))));
+
+    Value visible = numKeys;
+    if (op.getCausal()) {
+      Value ownPosition = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, op.getOffset(), query),
+          index(b, loc, 1));
+      visible = arith::MinUIOp::create(b, loc, ownPosition, numKeys);
+    }
+
+    double negInf = -std::numeric_limits<double>::infinity();
+    SoftmaxState state = {f32Constant(b, loc, negInf),
+                          f32Constant(b, loc, 0.0),
+                          splat(b, loc, kernel.rowType, 0.0)};
+    Value blockKeys = index(b, loc, kernel.blockKeys);
+    Value partialStart = index(b, loc, 0);
+    if (kernel.canUnrollBlocks()) {
+      partialStart = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, visible, blockKeys),
+          blockKeys);
+      state = kernel.wholeBlocks(b, loc, partialStart, state);
+    }
+    state = walkBlocks(
+        b, loc, partialStart, visible, blockKeys, state,
+        [&](OpBuilder &nb, Location nloc, Value first, SoftmaxState current) {
+          Value count = arith::MinUIOp::create(
+              nb, nloc, blockKeys,
+              arith::SubIOp::create(nb, nloc, visible, first));
+          return kernel.partialBlock(nb, nloc, first, count, current);
+        });
+
+    Value out = arith::DivFOp::create(
+        b, loc, state.output,
+        vector::BroadcastOp::create(b, loc, kernel.rowType, state.sum));
+    // The result goes into this iteration's slice of the shared output, so
+    // that bufferization writes it in place (no temporary per iteration).
+    Value shared = forall.getRegionIterArgs()[0];
+    SmallVector<OpFoldResult> offsets = {query, queryColumn};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                       b.getIndexAttr(kernel.headDim)};
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    Value slice =
+        tensor::ExtractSliceOp::create(b, loc, shared, offsets, sizes, strides);
+    Value zero = index(b, loc, 0);
+    Value tile = vector::TransferWriteOp::create(b, loc, out, slice,
+                                                 ValueRange{zero, zero},
+                                                 ArrayRef<bool>{true})
+                     .getResult();
+
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(b, loc, tile, shared, offsets, sizes,
+                                          strides);
+    b.replaceOp(op, forall.getResult(0));
+    return success();
+  }
+
+private:
+  static Value index(OpBuilder &b, Location loc, int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+
+  static Value multiply(OpBuilder &b, Location loc, Value value,
+                        int64_t factor) {
+    return arith::MulIOp::create(b, loc, value, index(b, loc, factor));
+  }
+
+  static Value splat(OpBuilder &b, Location loc, VectorType type,
+                     double value) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
+  }
+
+  using BlockBody = function_ref<SoftmaxState(OpBuilder &, Location, Value,
+                                              SoftmaxState)>;
+
+  /// Folds the blocks starting at [begin, end) in steps of `step` into
+  /// `state`.
+  static SoftmaxState walkBlocks(OpBuilder &b, Location loc, Value begin,
+                                 Value end, Value step, SoftmaxState state,
+                                 BlockBody body) {
+    auto loop = scf::ForOp::create(
+        b, loc, begin, end, step,
+        ValueRange{state.maximum, state.sum, state.output},
+        [&](OpBuilder &nb, Location nloc, Value first, ValueRange current) {
+          SoftmaxState next =
+              body(nb, nloc, first, {current[0], current[1], current[2]});
+          scf::YieldOp::create(nb, nloc,
+                               ValueRange{next.maximum, next.sum, next.output});
+        });
+    return {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
+  }
+
+  /// What one (query row, head) iteration reads, and how it folds a block.
+  struct Kernel {
+    explicit Kernel(FlashAttentionOp op)
+        : keys(op.getKey()), values(op.getValue()),
+          headMajor(op.isHeadMajor()), headDim(op.getHeadDim()),
+          group(op.getNumHeads() / op.getNumKvHeads()),
+          blockKeys(static_cast<int64_t>(op.getBlockKeys())) {
+      Type f32 = Float32Type::get(op.getContext());
+      rowType = VectorType::get({headDim}, f32);
+      blockType = VectorType::get({blockKeys}, f32);
+    }
+
+    /// Whole blocks can be unrolled when a key's dot product splits into
+    /// lanes of the block's width and the reduction tree halves evenly.
+    bool canUnrollBlocks() const {
+      return blockKeys > 1 && llvm::isPowerOf2_64(blockKeys) &&
+             headDim % blockKeys == 0;
+    }
+
+    /// The `type`-sized part of key or value `row` of this head's kv head
+    /// that starts at feature `feature`.
+    Value read(OpBuilder &b, Location loc, Value tensor, Value row,
+               int64_t feature, VectorType type) const {
+      SmallVector<Value> indices;
+      if (headMajor)
+        indices = {kvHead, row, index(b, loc, feature)};
+      else if (feature == 0)
+        indices = {row, kvColumn};
+      else
+        indices = {row, arith::AddIOp::create(b, loc, kvColumn,
+                                              index(b, loc, feature))};
+      // In bounds: the padding value is never read.
+      return vector::TransferReadOp::create(b, loc, type, tensor, indices,
+                                            f32Constant(b, loc, 0.0),
+                                            ArrayRef<bool>{true});
+    }
+
+    /// New maximum and sum for the block's `scores`; returns the block's
+    /// softmax weights and the state with the output rescaled (not yet
+    /// accumulated).
+    std::pair<SoftmaxState, Value> rescale(OpBuilder &b, Location loc,
+                                           Value scores,
+                                           SoftmaxState state) const {
+      Value maximum = arith::MaximumFOp::create(
+          b, loc, state.maximum,
+          vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXNUMF,
+                                      scores));
+      Value weights = math::ExpOp::create(
+          b, loc,
+          arith::SubFOp::create(
+              b, loc, scores,
+              vector::BroadcastOp::create(b, loc, blockType, maximum)));
+      Value factor = math::ExpOp::create(
+          b, loc, arith::SubFOp::create(b, loc, state.maximum, maximum));
+      Value sum = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, state.sum, factor),
+          vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                      weights));
+      Value output = arith::MulFOp::create(
+          b, loc, state.output,
+          vector::BroadcastOp::create(b, loc, rowType, factor));
+      return {{maximum, sum, output}, weights};
+    }
+
+    /// `acc + weight * v[row]`.
+    Value accumulate(OpBuilder &b, Location loc, Value output, Value weights,
+                     OpFoldResult lane, Value row) const {
+      Value v = read(b, loc, values, row, 0, rowType);
+      Value weight = vector::ExtractOp::create(b, loc, weights, lane);
+      return vector::FMAOp::create(
+          b, loc, vector::BroadcastOp::create(b, loc, rowType, weight), v,
+          output);
+    }
+
+    /// Folds the whole blocks in [0, end) (`end` a multiple of blockKeys)
+    /// into `state`, software-pipelined: the iteration that accumulates
+    /// block i's values computes block i + 1's scores, so that the loads of
+    /// the next keys are issued alongside this block's exp and value FMAs
+    /// rather than after them.
+    SoftmaxState wholeBlocks(OpBuilder &b, Location loc, Value end,
+                             SoftmaxState state) const {
+      Value zero = index(b, loc, 0), step = index(b, loc, blockKeys);
+      Value any =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, zero);
+      auto pipelined = scf::IfOp::create(
+          b, loc, any,
+          [&](OpBuilder &tb, Location tloc) {
+            Value last = arith::SubIOp::create(tb, tloc, end, step);
+            auto loop = scf::ForOp::create(
+                tb, tloc, zero, last, step,
+                ValueRange{state.maximum, state.sum, state.output,
+                           blockScores(tb, tloc, zero)},
+                [&](OpBuilder &lb, Location lloc, Value first,
+                    ValueRange carried) {
+                  Value next = blockScores(
+                      lb, lloc, arith::AddIOp::create(lb, lloc, first, step));
+                  SoftmaxState folded =
+                      foldWholeBlock(lb, lloc, first, carried[3],
+                                     {carried[0], carried[1], carried[2]});
+                  scf::YieldOp::create(lb, lloc,
+                                       ValueRange{folded.maximum, folded.sum,
+                                                  folded.output, next});
+                });
+            SoftmaxState folded = foldWholeBlock(
+                tb, tloc, last, loop.getResult(3),
+                {loop.getResult(0), loop.getResult(1), loop.getResult(2)});
+            scf::YieldOp::create(
+                tb, tloc,
+                ValueRange{folded.maximum, folded.sum, folded.output});
+          },
+          [&](OpBuilder &eb, Location eloc) {
+            scf::YieldOp::create(
+                eb, eloc, ValueRange{state.maximum, state.sum, state.output});
+          });
+      return {pipelined.getResult(0), pipelined.getResult(1),
+              pipelined.getResult(2)};
+    }
+
+    /// The scores of the `blockKeys` keys from `first`, unrolled.
+    Value blockScores(OpBuilder &b, Location loc, Value first) const {
+      int64_t chunks = headDim / blockKeys;
+      SmallVector<Value> queryChunks;
+      for (int64_t c = 0; c < chunks; ++c)
+        queryChunks.push_back(vector::ExtractStridedSliceOp::create(
+            b, loc, query, ArrayRef<int64_t>{c * blockKeys},
+            ArrayRef<int64_t>{blockKeys}, ArrayRef<int64_t>{1}));
+      SmallVector<Value> partials;
+      for (int64_t j = 0; j < blockKeys; ++j) {
+        Value row = arith::AddIOp::create(b, loc, first, index(b, loc, j));
+        Value partial;
+        for (int64_t c = 0; c < chunks; ++c) {
+          Value k = read(b, loc, keys, row, c * blockKeys, blockType);
+          partial = partial ? vector::FMAOp::create(b, loc, queryChunks[c], k,
+                                                    partial)
+                                  .getResult()
+                            : arith::MulFOp::create(b, loc, queryChunks[c], k)
+                                  .getResult();
+        }
+        partials.push_back(partial);
+      }
+      return sumLanesOfEach(b, loc, partials);
+    }
+
+    /// Folds the whole block from `first`, whose scores are `scores`.
+    SoftmaxState foldWholeBlock(OpBuilder &b, Location loc, Value first,
+                                Value scores, SoftmaxState state) const {
+      auto [next, weights] = rescale(b, loc, scores, state);
+      // Two accumulators: even and odd keys' FMAs are independent.
+      Value outputs[2] = {next.output, splat(b, loc, rowType, 0.0)};
+      for (int64_t j = 0; j < blockKeys; ++j)
+        outputs[j % 2] = accumulate(
+            b, loc, outputs[j % 2], weights, b.getIndexAttr(j),
+            arith::AddIOp::create(b, loc, first, index(b, loc, j)));
+      next.output = arith::AddFOp::create(b, loc, outputs[0], outputs[1]);
+      return next;
+    }
+
+    /// The last block: `count` (< blockKeys) keys from `first`; lanes past
+    /// `count` score -inf, so their weights are 0.
+    SoftmaxState partialBlock(OpBuilder &b, Location loc, Value first,
+                              Value count, SoftmaxState state) const {
+      double negInf = -std::numeric_limits<double>::infinity();
+      Value scores = forEachKey(
+          b, loc, count, splat(b, loc, blockType, negInf),
+          [&](OpBuilder &kb, Location kloc, Value j, Value partial) -> Value {
+            Value row = arith::AddIOp::create(kb, kloc, first, j);
+            Value k = read(kb, kloc, keys, row, 0, rowType);
+            Value dot = vector::ReductionOp::create(
+                kb, kloc, vector::CombiningKind::ADD,
+                arith::MulFOp::create(kb, kloc, query, k));
+            return vector::InsertOp::create(kb, kloc, dot, partial, j);
+          });
+      auto [next, weights] = rescale(b, loc, scores, state);
+      next.output = forEachKey(
+          b, loc, count, next.output,
+          [&](OpBuilder &kb, Location kloc, Value j, Value partial) -> Value {
+            Value row = arith::AddIOp::create(kb, kloc, first, j);
+            return accumulate(kb, kloc, partial, weights, j, row);
+          });
+      return next;
+    }
+
+    /// Given N vectors of N lanes (N a power of two), the vector whose lane
+    /// j is the sum of vector j's lanes: log2(N) rounds that pair vectors
+    /// up, each sum of two shuffles halving every key's run of partial
+    /// sums (N - 1 additions in all, no horizontal reductions).
+    static Value sumLanesOfEach(OpBuilder &b, Location loc,
+                                SmallVector<Value> vectors) {
+      int64_t lanes = static_cast<int64_t>(vectors.size());
+      // Each vector holds runs of `run` partial sums, one run per key, keys
+      // in order.
+      for (int64_t run = lanes; run > 1; run /= 2) {
+        SmallVector<int64_t> lowHalves, highHalves;
+        for (int64_t source : {int64_t(0), lanes})
+          for (int64_t start = 0; start < lanes; start += run)
+            for (int64_t i = 0; i < run / 2; ++i) {
+              lowHalves.push_back(source + start + i);
+              highHalves.push_back(source + start + run / 2 + i);
+            }
+        SmallVector<Value> paired;
+        for (size_t i = 0; i < vectors.size(); i += 2) {
+          Value low = vector::ShuffleOp::create(b, loc, vectors[i],
+                                                vectors[i + 1], lowHalves);
+          Value high = vector::ShuffleOp::create(b, loc, vectors[i],
+                                                 vectors[i + 1], highHalves);
+          paired.push_back(arith::AddFOp::create(b, loc, low, high));
+        }
+        vectors = std::move(paired);
+      }
+      return vectors.front();
+    }
+
+    /// Folds `body(j, partial)` over keys j in [0, count) of a block.
+    static Value
+    forEachKey(OpBuilder &b, Location loc, Value count, Value initial,
+               function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
+      auto loop = scf::ForOp::create(
+          b, loc, index(b, loc, 0), count, index(b, loc, 1),
+          ValueRange{initial},
+          [&](OpBuilder &lb, Location lloc, Value j, ValueRange partial) {
+            scf::YieldOp::create(lb, lloc, body(lb, lloc, j, partial[0]));
+          });
+      return loop.getResult(0);
+    }
+
+    Value keys, values;
+    bool headMajor;
+    int64_t headDim, group, blockKeys;
+    VectorType rowType, blockType;
+    Value kvHead, kvColumn; ///< set per (row, head) iteration
+    Value query;            ///< this iteration's query, pre-scaled
+  };
+};
+
+} // namespace
+
+void mlir::tfm::populateTfmFlashAttentionToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FlashAttentionLowering>(patterns.getContext());
+}

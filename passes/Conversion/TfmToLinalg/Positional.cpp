@@ -1,0 +1,212 @@
+//===- Positional.cpp - Embeddings and RoPE to linalg -----------------------===//
+#include "dialect/TfmOps.h"
+#include "passes/Conversion/TfmToLinalg/LoweringUtils.h"
+#include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// `out[s, d] = table[clamp(tokens[s]), d]`, gathering with tensor.extract.
+struct EmbeddingLowering : OpRewritePattern<EmbeddingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EmbeddingOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value table = op.getTable();
+    int64_t vocab = shapeOf(table)[0];
+    SmallVector<AffineMap> maps = {projection(context, 2, {0}),
+                                   projection(context, 2, {0, 1})};
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, resultType, op.getTokens(),
+            emptyTensor(b, loc, resultType.getShape()), maps, iterators(2),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value id = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
+                                                    args[0]);
+              id = arith::MaxSIOp::create(nb, nloc, id,
+                                          indexConstant(nb, nloc, 0));
+              id = arith::MinSIOp::create(nb, nloc, id,
+                                          indexConstant(nb, nloc, vocab - 1));
+              Value feature = linalg::IndexOp::create(nb, nloc, 1);
+              Value row = tensor::ExtractOp::create(nb, nloc, table,
+                                                    ValueRange{id, feature});
+              yield(nb, nloc, row);
+            })
+            .getResult(0);
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// `input + table[offset : offset + sequence]`.
+struct PositionEmbeddingLowering : OpRewritePattern<PositionEmbeddingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PositionEmbeddingOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> shape = shapeOf(op.getInput());
+    SmallVector<OpFoldResult> offsets = {op.getOffset(), b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(shape[0]),
+                                       b.getIndexAttr(shape[1])};
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    Value rows = tensor::ExtractSliceOp::create(
+        b, loc, cast<RankedTensorType>(op.getType()), op.getTable(), offsets,
+        sizes, strides);
+    AffineMap identity = b.getMultiDimIdentityMap(2);
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, op.getType(), ValueRange{op.getInput(), rows},
+            emptyTensor(b, loc, shape),
+            SmallVector<AffineMap>(3, identity), iterators(2),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              yield(
+                  nb, nloc, arith::AddFOp::create(nb, nloc, args[0], args[1]));
+            })
+            .getResult(0);
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Rotates each pair `(x0, x1)` of a head's features by the angle
+/// `a = (offset + s) * theta^(-2i / head_dim)` of its pair index `i`:
+/// `(x0 cos a - x1 sin a, x1 cos a + x0 sin a)`.
+///
+/// The input is viewed as `[rows, heads, 2, head_dim / 2]` (half_split: the
+/// pairs are `(i, i + head_dim / 2)`) or `[rows, heads, head_dim / 2, 2]`
+/// (interleaved: `(2i, 2i + 1)`); slicing the pair dimension gives every
+/// pair's first and second elements as two tensors over `(row, head, i)`.
+/// One generic reads both and writes both rotated halves into slices of
+/// the result, so every operand map is a projection (the op vectorises
+/// without gathers). cos and sin depend only on the row and the pair: they
+/// are computed once per row into [rows, head_dim / 2] tables that every
+/// head reads.
+struct RopeLowering : OpRewritePattern<RopeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RopeOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    ArrayRef<int64_t> shape = shapeOf(op.getInput());
+    int64_t rows = shape[0], headDim = op.getHeadDim();
+    int64_t heads = shape[1] / headDim, half = headDim / 2;
+    bool interleaved = op.getLayout() == RopeLayout::interleaved;
+    // The dimension of the 4-d view that tells a pair's elements apart.
+    int64_t pairDim = interleaved ? 3 : 2;
+    SmallVector<int64_t> pairShape = {rows, heads, 2, half};
+    if (interleaved)
+      std::swap(pairShape[2], pairShape[3]);
+    SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2, 3}};
+    auto pairType = RankedTensorType::get(pairShape, b.getF32Type());
+    Value pairs = tensor::ExpandShapeOp::create(b, loc, pairType, op.getInput(),
+                                                splitHeads);
+    Value rotated = emptyTensor(b, loc, pairShape);
+
+    // Element 0 or 1 of every pair: a [rows, heads, half] slice.
+    auto halfType = RankedTensorType::get({rows, heads, half}, b.getF32Type());
+    SmallVector<OpFoldResult> sliceSizes, unitStrides(4, b.getIndexAttr(1));
+    for (int64_t size : pairShape)
+      sliceSizes.push_back(b.getIndexAttr(size));
+    sliceSizes[pairDim] = b.getIndexAttr(1);
+    auto sliceOffsets = [&](int64_t element) {
+      SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0));
+      offsets[pairDim] = b.getIndexAttr(element);
+      return offsets;
+    };
+    auto elementOfPairs = [&](Value tensor, int64_t element) -> Value {
+      return tensor::ExtractSliceOp::create(b, loc, halfType, tensor,
+                                            sliceOffsets(element), sliceSizes,
+                                            unitStrides);
+    };
+    auto [cosTable, sinTable] = angleTables(b, loc, op, rows, half);
+    AffineMap identity = b.getMultiDimIdentityMap(3);
+    AffineMap tableMap = projection(context, 3, {0, 2});
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{halfType, halfType},
+        ValueRange{elementOfPairs(pairs, 0), elementOfPairs(pairs, 1), cosTable,
+                   sinTable},
+        ValueRange{elementOfPairs(rotated, 0), elementOfPairs(rotated, 1)},
+        SmallVector<AffineMap>{identity, identity, tableMap, tableMap, identity,
+                               identity},
+        iterators(3), [](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value x0 = args[0], x1 = args[1], cos = args[2], sin = args[3];
+          auto mul = [&](Value l, Value r) -> Value {
+            return arith::MulFOp::create(nb, nloc, l, r);
+          };
+          Value first =
+              arith::SubFOp::create(nb, nloc, mul(x0, cos), mul(x1, sin));
+          Value second =
+              arith::AddFOp::create(nb, nloc, mul(x1, cos), mul(x0, sin));
+          linalg::YieldOp::create(nb, nloc, ValueRange{first, second});
+        });
+    for (int64_t element : {0, 1})
+      rotated = tensor::InsertSliceOp::create(
+          b, loc, generic.getResult(element), rotated, sliceOffsets(element),
+          sliceSizes, unitStrides);
+    b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, op.getType(), rotated,
+                                                  splitHeads);
+    return success();
+  }
+
+private:
+  /// cos and sin of `(offset + s) * theta^(-2i / head_dim)` for row `s` and
+  /// pair `i`: two [rows, pairs] tables from one generic. The frequencies
+  /// are compile-time constants, in f32 as llama2.c computes them.
+  static std::pair<Value, Value> angleTables(OpBuilder &b, Location loc,
+                                             RopeOp op, int64_t rows,
+                                             int64_t pairs) {
+    MLIRContext *context = b.getContext();
+    float theta = static_cast<float>(op.getTheta().convertToDouble());
+    SmallVector<float> frequencies;
+    for (int64_t pair = 0; pair < pairs; ++pair) {
+      float exponent =
+          static_cast<float>(2 * pair) / static_cast<float>(op.getHeadDim());
+      frequencies.push_back(1.0f / std::pow(theta, exponent));
+    }
+    Value frequencyTable = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({pairs}, b.getF32Type()),
+                               ArrayRef<float>(frequencies)));
+    Value offset = op.getOffset();
+    SmallVector<AffineMap> maps = {projection(context, 2, {1}),
+                                   projection(context, 2, {0, 1}),
+                                   projection(context, 2, {0, 1})};
+    Value empty = emptyTensor(b, loc, {rows, pairs});
+    auto tables = linalg::GenericOp::create(
+        b, loc, TypeRange{empty.getType(), empty.getType()}, frequencyTable,
+        ValueRange{empty, empty}, maps, iterators(2),
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value row = linalg::IndexOp::create(nb, nloc, 0);
+          Value position = arith::AddIOp::create(nb, nloc, row, offset);
+          Value positionF = arith::UIToFPOp::create(
+              nb, nloc, nb.getF32Type(),
+              arith::IndexCastUIOp::create(nb, nloc, nb.getI64Type(),
+                                           position));
+          Value angle = arith::MulFOp::create(nb, nloc, positionF, args[0]);
+          linalg::YieldOp::create(
+              nb, nloc,
+              ValueRange{math::CosOp::create(nb, nloc, angle),
+                         math::SinOp::create(nb, nloc, angle)});
+        });
+    return {tables.getResult(0), tables.getResult(1)};
+  }
+};
+
+} // namespace
+
+void mlir::tfm::populateTfmPositionalToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<EmbeddingLowering, PositionEmbeddingLowering, RopeLowering>(
+      patterns.getContext());
+}

@@ -1,0 +1,333 @@
+//===- KVCache.cpp - Split the network into KV-cached prefill/decode -------===//
+//
+// The frontends build the whole network over a sequence that starts at
+// position 0 (`@forward`). Generation needs two shapes of it that share state:
+// a chunked prefill and a one-token decode, both reading keys and values of
+// earlier positions from a cache. This pass clones @forward once per entry,
+// threads the position and the cache through, and re-infers every result type
+// for the entry's sequence length.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/TfmOps.h"
+#include "passes/EntryMarks.h"
+#include "passes/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TFMKVCACHE
+#include "passes/Transforms/Passes.h.inc"
+} // namespace mlir::tfm
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// What the entries need to know about @forward's attention layers.
+struct CacheShape {
+  int64_t layers = 0;
+  int64_t kvHeads = 0;
+  int64_t headDim = 0;
+  int64_t context = 0;
+
+  /// [keys/values, layers, kv heads, positions, head_dim]: head-major, so
+  /// that one head's keys are contiguous.
+  RankedTensorType type(MLIRContext *context_) const {
+    return RankedTensorType::get({2, layers, kvHeads, context, headDim},
+                                 Float32Type::get(context_));
+  }
+};
+
+/// Recomputes the result types of a cloned op whose operands changed shape.
+LogicalResult refineResultTypes(Operation *op) {
+  if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+    SmallVector<Type> types;
+    if (failed(infer.inferReturnTypes(
+            op->getContext(), op->getLoc(), op->getOperands(),
+            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+            op->getRegions(), types)))
+      return failure();
+    for (auto [result, type] : llvm::zip(op->getResults(), types))
+      result.setType(type);
+    return success();
+  }
+  if (op->hasTrait<OpTrait::SameOperandsAndResultType>()) {
+    for (OpResult result : op->getResults())
+      result.setType(op->getOperand(0).getType());
+    return success();
+  }
+  return success();
+}
+
+/// Index of the cache half holding keys (0) or values (1).
+enum class CacheHalf : int64_t { Keys = 0, Values = 1 };
+
+class EntryBuilder {
+public:
+  EntryBuilder(func::FuncOp forward, const CacheShape &cache)
+      : forward(forward), cache(cache) {}
+
+  /// Builds `name(tokens[sequence], pos, cache) -> (logits, cache)`, or
+  /// with `lastRowOnly`, `name(tokens[sequence], pos, count, cache) ->
+  /// (logits[1], cache)`: the logits of row `count - 1` (the last real
+  /// token of a partly filled chunk) only.
+  FailureOr<func::FuncOp> build(StringRef name, int64_t sequence,
+                                bool lastRowOnly) {
+    MLIRContext *context = forward.getContext();
+    OpBuilder moduleBuilder(forward);
+    Type tokensType =
+        RankedTensorType::get({sequence}, IntegerType::get(context, 32));
+    Type indexType = IndexType::get(context);
+    SmallVector<Type> arguments = {tokensType, indexType};
+    if (lastRowOnly)
+      arguments.push_back(indexType);
+    arguments.push_back(cache.type(context));
+    auto entry = func::FuncOp::create(moduleBuilder, forward.getLoc(), name,
+                                      FunctionType::get(context, arguments, {}));
+    Block *block = entry.addEntryBlock();
+    builder = OpBuilder::atBlockEnd(block);
+    mapping.clear();
+    mapping.map(forward.getArgument(0), block->getArgument(0));
+    position = block->getArgument(1);
+    count = lastRowOnly ? block->getArgument(2) : Value();
+    cacheValue = block->getArguments().back();
+    layer = 0;
+
+    for (Operation &op : forward.getBody().front()) {
+      if (failed(cloneOp(op))) {
+        entry.erase();
+        return failure();
+      }
+    }
+    auto terminator = cast<func::ReturnOp>(block->getTerminator());
+    entry.setType(FunctionType::get(context, entry.getArgumentTypes(),
+                                    terminator.getOperandTypes()));
+    if (lastRowOnly) {
+      // tfm-skip-unread-logits guards what only the logits need with
+      // count != 0; it finds the count and the cache by these marks.
+      entry.setArgAttr(cast<BlockArgument>(count).getArgNumber(),
+                       kLogitsCountMark, UnitAttr::get(context));
+      entry.setArgAttr(block->getArguments().back().getArgNumber(),
+                       kKVCacheMark, UnitAttr::get(context));
+    }
+    return entry;
+  }
+
+private:
+  LogicalResult cloneOp(Operation &op) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      Value result = mapping.lookup(ret.getOperand(0));
+      if (count && cast<RankedTensorType>(result.getType()).getDimSize(0) != 1)
+        result = lastRow(ret.getLoc(), result);
+      func::ReturnOp::create(builder, ret.getLoc(),
+                             ValueRange{result, cacheValue});
+      return success();
+    }
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      return cloneAttention(attention);
+    // Only one row of logits is returned: project only that row (the
+    // vocabulary projection is the largest GEMM of a small model).
+    auto head = dyn_cast<LMHeadOp>(op);
+    if (count && head && llvm::all_of(head->getUsers(), [](Operation *user) {
+          return isa<func::ReturnOp>(user);
+        })) {
+      Value row = lastRow(head.getLoc(), mapping.lookup(head.getInput()));
+      auto clone = LMHeadOp::create(builder, head.getLoc(), row,
+                                    mapping.lookup(head.getWeight()));
+      mapping.map(head.getResult(), clone.getResult());
+      return success();
+    }
+
+    Operation *clone = builder.clone(op, mapping);
+    if (auto rope = dyn_cast<RopeOp>(clone))
+      rope.getOffsetMutable().assign(position);
+    if (auto positions = dyn_cast<PositionEmbeddingOp>(clone))
+      positions.getOffsetMutable().assign(position);
+    return refineResultTypes(clone);
+  }
+
+  /// Writes this step's keys/values into the cache, then attends over the
+  /// layer's whole cache slice.
+  LogicalResult cloneAttention(AttentionOp attention) {
+    Location loc = attention.getLoc();
+    Value keys = mapping.lookup(attention.getKey());
+    Value values = mapping.lookup(attention.getValue());
+    cacheValue = writeRows(loc, keys, CacheHalf::Keys);
+    cacheValue = writeRows(loc, values, CacheHalf::Values);
+    int64_t sequence = cast<RankedTensorType>(keys.getType()).getDimSize(0);
+    Value visible = arith::AddIOp::create(
+        builder, loc, position,
+        arith::ConstantIndexOp::create(builder, loc, sequence));
+    Value cachedKeys = readLayer(loc, CacheHalf::Keys, visible);
+    Value cachedValues = readLayer(loc, CacheHalf::Values, visible);
+    auto clone = AttentionOp::create(
+        builder, loc, mapping.lookup(attention.getQuery()), cachedKeys,
+        cachedValues, position, attention.getNumHeadsAttr(),
+        attention.getNumKvHeadsAttr(), attention.getCausalAttr());
+    mapping.map(attention.getResult(), clone.getResult());
+    ++layer;
+    return success();
+  }
+
+  /// Row `count - 1` of the [rows, features] `value`.
+  Value lastRow(Location loc, Value value) {
+    int64_t features = cast<RankedTensorType>(value.getType()).getDimSize(1);
+    Value row = arith::SubIOp::create(
+        builder, loc, count, arith::ConstantIndexOp::create(builder, loc, 1));
+    SmallVector<OpFoldResult> offsets = {row, builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1),
+                                       builder.getIndexAttr(features)};
+    SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
+    auto type = RankedTensorType::get(
+        {1, features}, cast<RankedTensorType>(value.getType()).getElementType());
+    return tensor::ExtractSliceOp::create(builder, loc, type, value, offsets,
+                                          sizes, strides);
+  }
+
+  /// Writes the [sequence, kv_heads * head_dim] `rows` into positions
+  /// [pos, pos + sequence) of every head of this layer's half.
+  Value writeRows(Location loc, Value rows, CacheHalf half) {
+    int64_t sequence = cast<RankedTensorType>(rows.getType()).getDimSize(0);
+    Type f32 = Float32Type::get(builder.getContext());
+    auto splitType =
+        RankedTensorType::get({sequence, cache.kvHeads, cache.headDim}, f32);
+    Value split = tensor::ExpandShapeOp::create(
+        builder, loc, splitType, rows,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    Value headMajor = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{cache.kvHeads, sequence, cache.headDim},
+        f32);
+    headMajor = linalg::TransposeOp::create(builder, loc, split, headMajor,
+                                            ArrayRef<int64_t>{1, 0, 2})
+                    .getResult()[0];
+    SmallVector<OpFoldResult> offsets = {
+        builder.getIndexAttr(static_cast<int64_t>(half)),
+        builder.getIndexAttr(layer), builder.getIndexAttr(0), position,
+        builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        builder.getIndexAttr(1), builder.getIndexAttr(1),
+        builder.getIndexAttr(cache.kvHeads), builder.getIndexAttr(sequence),
+        builder.getIndexAttr(cache.headDim)};
+    SmallVector<OpFoldResult> strides(5, builder.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(builder, loc, headMajor, cacheValue,
+                                         offsets, sizes, strides);
+  }
+
+  /// Positions [0, pos + sequence) of every head of the layer's keys or
+  /// values, [kv_heads, pos + sequence, head_dim]: everything this step may
+  /// attend to, so attention never visits unwritten rows.
+  Value readLayer(Location loc, CacheHalf half, Value visible) {
+    SmallVector<OpFoldResult> offsets = {
+        builder.getIndexAttr(static_cast<int64_t>(half)),
+        builder.getIndexAttr(layer), builder.getIndexAttr(0),
+        builder.getIndexAttr(0), builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        builder.getIndexAttr(1), builder.getIndexAttr(1),
+        builder.getIndexAttr(cache.kvHeads), visible,
+        builder.getIndexAttr(cache.headDim)};
+    SmallVector<OpFoldResult> strides(5, builder.getIndexAttr(1));
+    auto type = RankedTensorType::get(
+        {cache.kvHeads, ShapedType::kDynamic, cache.headDim},
+        Float32Type::get(builder.getContext()));
+    return tensor::ExtractSliceOp::create(builder, loc, type, cacheValue,
+                                          offsets, sizes, strides);
+  }
+
+  func::FuncOp forward;
+  CacheShape cache;
+  OpBuilder builder{forward.getContext()};
+  IRMapping mapping;
+  Value position;
+  Value count; ///< real tokens of a prefill chunk; null for all rows
+  Value cacheValue;
+  int64_t layer = 0;
+};
+
+struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<func::FuncOp> forward = findForward(module);
+    if (failed(forward))
+      return signalPassFailure();
+    FailureOr<CacheShape> cache = analyzeCache(module, *forward);
+    if (failed(cache))
+      return signalPassFailure();
+
+    int64_t chunk = std::min<int64_t>(prefillChunk, cache->context);
+    EntryBuilder entries(*forward, *cache);
+    if (failed(entries.build("prefill", chunk, /*lastRowOnly=*/true)) ||
+        failed(entries.build("decode", 1, /*lastRowOnly=*/false)))
+      return signalPassFailure();
+    forward->erase();
+    module->setAttr("tfm.prefill_chunk",
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                     chunk));
+  }
+
+  FailureOr<func::FuncOp> findForward(ModuleOp module) {
+    auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    if (!forward) {
+      module.emitError("tfm-kv-cache expects the network as func.func @forward");
+      return failure();
+    }
+    FunctionType type = forward.getFunctionType();
+    auto tokens = type.getNumInputs() == 1
+                      ? dyn_cast<RankedTensorType>(type.getInput(0))
+                      : RankedTensorType();
+    if (!tokens || tokens.getRank() != 1 ||
+        !tokens.getElementType().isInteger(32) || type.getNumResults() != 1 ||
+        !forward.getBody().hasOneBlock()) {
+      forward.emitError("@forward must map tensor<Sxi32> tokens to one logits "
+                        "tensor in a single block");
+      return failure();
+    }
+    return forward;
+  }
+
+  FailureOr<CacheShape> analyzeCache(ModuleOp module, func::FuncOp forward) {
+    CacheShape cache;
+    cache.context = contextLength;
+    if (cache.context <= 0) {
+      if (auto attr = module->getAttrOfType<IntegerAttr>("tfm.context_length"))
+        cache.context = attr.getInt();
+    }
+    if (cache.context <= 0) {
+      module.emitError("tfm-kv-cache needs a context length: pass "
+                       "context-length=N or set tfm.context_length on the module");
+      return failure();
+    }
+    WalkResult walk = forward.walk([&](AttentionOp attention) {
+      if (attention.isHeadMajor()) {
+        attention.emitOpError("reads head-major keys already; tfm-kv-cache "
+                              "expects @forward's [keys, features] form");
+        return WalkResult::interrupt();
+      }
+      int64_t kvHeads = attention.getNumKvHeads();
+      int64_t headDim = attention.getHeadDim();
+      if (cache.layers > 0 &&
+          (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
+        attention.emitOpError("has ")
+            << kvHeads << " key/value heads of " << headDim
+            << " features but an earlier layer has " << cache.kvHeads
+            << " of " << cache.headDim << "; one KV cache needs equal layers";
+        return WalkResult::interrupt();
+      }
+      cache.kvHeads = kvHeads;
+      cache.headDim = headDim;
+      ++cache.layers;
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    if (cache.layers == 0) {
+      forward.emitError("@forward has no tfm.attention: nothing to cache");
+      return failure();
+    }
+    return cache;
+  }
+};
+
+} // namespace

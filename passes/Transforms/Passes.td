@@ -1,0 +1,78 @@
+//===- Passes.td - Target-independent rewrites of tfm networks -*- tablegen -*-===//
+#ifndef TFM_TRANSFORMS_PASSES_TD
+#define TFM_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
+  let summary = "Split the full-sequence network into KV-cached prefill and decode";
+  let description = [{
+    Rewrites `func.func @forward(%tokens: tensor<SxI32>) -> tensor<SxVxf32>`
+    (the whole network over a sequence starting at position 0) into two
+    entry points sharing one KV cache:
+
+    ```mlir
+    func.func @prefill(%tokens: tensor<CxI32>, %pos: index, %count: index,
+                       %cache: tensor<2xLxHxTxDxf32>)
+        -> (tensor<1xVxf32>, tensor<2xLxHxTxDxf32>)
+    func.func @decode(%tokens: tensor<1xI32>, %pos: index, %cache: tensor<2xLxHxTxDxf32>)
+        -> (tensor<1xVxf32>, tensor<2xLxHxTxDxf32>)
+    ```
+
+    `C` is the prefill chunk, `T` the context length, `L` the number of
+    attention layers, `H` the key/value heads and `D` the head dimension.
+    The cache is head-major: each head's keys (and values) of a layer are
+    one contiguous `[T, D]` block, so that attending one head streams
+    through memory instead of striding over the other heads' features.
+    A prefill call processes the whole chunk but returns only the result
+    row of its last real token, `count - 1` (a prompt's last chunk may be
+    partly filled): generation needs no other, and when the result comes
+    from a `tfm.lm_head`, only that row is projected onto the vocabulary.
+    `count` is marked `tfm.logits_count` and the cache `tfm.kv_cache`:
+    tfm-skip-unread-logits makes `count = 0` skip the result entirely.
+    Every position offset (RoPE, learned positions, attention) becomes `%pos`;
+    before each attention the new keys and values (`[S, H * D]`, transposed
+    to `[H, S, D]`) are written into rows `[pos, pos + S)` of the layer's
+    cache slice and the attention reads rows `[0, pos + S)` of every head
+    (a dynamically sized `[H, pos + S, D]` slice: attention cost grows with
+    the position, not with the context length).
+    Result types are re-inferred for the new sequence lengths.
+  }];
+  let options = [
+    Option<"contextLength", "context-length", "int64_t", /*default=*/"0",
+           "KV-cache positions (0: the module's tfm.context_length)">,
+    Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
+           "tokens per prefill call (capped at the context length)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+def TfmFuseQKV : Pass<"tfm-fuse-qkv", "mlir::ModuleOp"> {
+  let summary = "Compute the Q, K and V projections as one GEMM";
+  let description = [{
+    The three linears of one attention input become one `tfm.linear` over a
+    weight that stacks Wq, Wk and Wv along the output dimension (and their
+    biases), declared as `tfm.global_weight @layers.N.attn.wqkv {stacked =
+    [...]}`: the compiler writes the stacked matrix into the weights blob, so
+    nothing is concatenated at run time. Q, K and V are column slices of
+    the result. One pass over the input and one parallel region instead of
+    three.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+def TfmFuseFFN : Pass<"tfm-fuse-ffn", "mlir::ModuleOp"> {
+  let summary = "Compute the SwiGLU gate and up projections as one GEMM";
+  let description = [{
+    `mul(silu(x Wg^T), x Wu^T)` becomes one linear over Wg and Wu stacked at
+    compile time (`@layers.N.ffn.w_gate_up`) followed by the SiLU-multiply
+    on its two column halves, which tfm-cpu-tile-projections computes inside
+    the GEMM's tasks (its `fuse-epilogues` option).
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+#endif // TFM_TRANSFORMS_PASSES_TD

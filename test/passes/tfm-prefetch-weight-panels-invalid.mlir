@@ -1,5 +1,0 @@
-// RUN: tfmc-opt %s -tfm-prefetch-weight-panels=stream-distance=-1 -verify-diagnostics
-
-// expected-error @below {{tfm-prefetch-weight-panels: stream-distance must not be negative}}
-module {
-}

@@ -1,6 +1,0 @@
-// RUN: tfmc-opt %s -tfm-vectorize-elementwise=lanes=0 -verify-diagnostics
-// RUN: tfmc-opt %s -tfm-vectorize-elementwise="lanes=16 max-strip=8" -verify-diagnostics
-
-// expected-error @below {{tfm-vectorize-elementwise: lanes must be positive and max-strip at least lanes}}
-module {
-}
