@@ -23,21 +23,22 @@ def Tfm_Dialect : Dialect {
     (the KV-cache split does that for prefill and decode).
   }];
   let useDefaultAttributePrinterParser = 1;
+  // tfm.model, tfm.entries, tfm.target and tfm.weights on modules,
+  // tfm.entry_arg on entry arguments (TfmAttrs.td).
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Module attributes (see TfmAttrs.td).
+    static constexpr ::llvm::StringLiteral kModelAttrName = "tfm.model";
+    static constexpr ::llvm::StringLiteral kEntriesAttrName = "tfm.entries";
+    static constexpr ::llvm::StringLiteral kTargetAttrName = "tfm.target";
+    static constexpr ::llvm::StringLiteral kWeightsAttrName = "tfm.weights";
+    /// The argument attribute of entry points.
+    static constexpr ::llvm::StringLiteral kEntryArgAttrName = "tfm.entry_arg";
+  }];
 }
 
 class Tfm_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tfm_Dialect, mnemonic, traits>;
-
-def Tfm_RopeLayoutInterleaved : I32EnumAttrCase<"interleaved", 0>;
-def Tfm_RopeLayoutHalfSplit : I32EnumAttrCase<"half_split", 1>;
-def Tfm_RopeLayout : I32EnumAttr<"RopeLayout",
-    "which feature pairs a rotary embedding rotates together",
-    [Tfm_RopeLayoutInterleaved, Tfm_RopeLayoutHalfSplit]> {
-  let cppNamespace = "::mlir::tfm";
-  let genSpecializedAttr = 0;
-}
-def Tfm_RopeLayoutAttr : EnumAttr<Tfm_Dialect, Tfm_RopeLayout, "rope_layout"> {
-  let assemblyFormat = "`<` $value `>`";
-}
 
 #endif // TFM_DIALECT_TD

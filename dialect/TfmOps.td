@@ -2,7 +2,7 @@
 #ifndef TFM_OPS_TD
 #define TFM_OPS_TD
 
-include "dialect/TfmDialect.td"
+include "dialect/TfmAttrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"

@@ -1,6 +1,7 @@
 //===- NetworkBuilder.cpp - Emits tfm ops for the family builders ----------===//
 #include "compiler/builders/NetworkBuilder.h"
 #include "compiler/builders/ModelBuilder.h"
+#include "dialect/TfmContracts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -118,10 +119,10 @@ OwningOpRef<ModuleOp> tfmc::buildModel(MLIRContext &context,
                                       int64_t contextLength) {
   context.loadDialect<mlir::tfm::TfmDialect, func::FuncDialect, arith::ArithDialect>();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  (*module)->setAttr("tfm.context_length",
-                     IntegerAttr::get(IntegerType::get(&context, 64),
-                                      contextLength));
   NetworkBuilder net(*module, spec, sequence);
+  mlir::tfm::setModel(*module,
+                      mlir::tfm::ModelAttr::get(&context, contextLength,
+                                                SymbolRefAttr::get(net.forward())));
   switch (spec.config.family) {
   case ModelFamily::Llama:
     buildLlamaNetwork(net, spec);

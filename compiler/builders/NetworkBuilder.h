@@ -23,6 +23,8 @@ public:
 
   /// The token ids argument of @forward.
   mlir::Value tokens() const { return tokens_; }
+  /// The network function being built.
+  mlir::func::FuncOp forward() const { return forward_; }
   /// Position offset of the sequence (0 in @forward).
   mlir::Value offset() const { return offset_; }
 

@@ -11,7 +11,7 @@
 #include "compiler/builders/ModelBuilder.h"
 #include "compiler/frontends/Frontends.h"
 #include "compiler/link/Link.h"
-#include "dialect/TfmOps.h"
+#include "dialect/TfmContracts.h"
 #include "models/Presets.h"
 #include "passes/Pipelines.h"
 #include "passes/WeightLayout.h"
@@ -91,12 +91,13 @@ tfm_model_info modelInfo(mlir::ModuleOp kvModule, const ModelSpec &spec,
   info.abi_version = TFM_ABI_VERSION;
   info.vocab_size = uint32_t(spec.config.vocabSize);
   info.context_length = uint32_t(context);
-  if (auto chunk = kvModule->getAttrOfType<mlir::IntegerAttr>(
-          "tfm.prefill_chunk"))
-    info.prefill_chunk = uint32_t(chunk.getInt());
-  auto decode = kvModule.lookupSymbol<mlir::func::FuncOp>("decode");
-  auto cacheType =
-      mlir::cast<mlir::RankedTensorType>(decode.getArgumentTypes()[2]);
+  mlir::tfm::EntriesAttr entries = mlir::tfm::getEntries(kvModule);
+  info.prefill_chunk = uint32_t(entries.getPrefillChunk());
+  auto decode = mlir::tfm::lookupEntry(kvModule, entries.getDecode());
+  unsigned cacheIndex =
+      *mlir::tfm::findEntryArg(decode, mlir::tfm::EntryArg::kv_cache);
+  auto cacheType = mlir::cast<mlir::RankedTensorType>(
+      decode.getArgumentTypes()[cacheIndex]);
   info.cache_floats = uint64_t(cacheType.getNumElements());
   info.weights_bytes = layout.totalBytes;
   info.weights_hash = layout.hash;

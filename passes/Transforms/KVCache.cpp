@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
-#include "passes/EntryMarks.h"
+#include "dialect/TfmContracts.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -103,14 +103,14 @@ public:
     auto terminator = cast<func::ReturnOp>(block->getTerminator());
     entry.setType(FunctionType::get(context, entry.getArgumentTypes(),
                                     terminator.getOperandTypes()));
-    if (lastRowOnly) {
-      // tfm-skip-unread-logits guards what only the logits need with
-      // count != 0; it finds the count and the cache by these marks.
-      entry.setArgAttr(cast<BlockArgument>(count).getArgNumber(),
-                       kLogitsCountMark, UnitAttr::get(context));
-      entry.setArgAttr(block->getArguments().back().getArgNumber(),
-                       kKVCacheMark, UnitAttr::get(context));
-    }
+    // Later passes find the arguments by these marks (tfm-skip-unread-logits
+    // guards what only the logits need with count != 0).
+    auto function = cast<FunctionOpInterface>(entry.getOperation());
+    setEntryArg(function, 0, EntryArg::tokens);
+    setEntryArg(function, 1, EntryArg::position);
+    if (lastRowOnly)
+      setEntryArg(function, 2, EntryArg::count);
+    setEntryArg(function, entry.getNumArguments() - 1, EntryArg::kv_cache);
     return entry;
   }
 
@@ -257,20 +257,33 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       return signalPassFailure();
 
     int64_t chunk = std::min<int64_t>(prefillChunk, cache->context);
-    EntryBuilder entries(*forward, *cache);
-    if (failed(entries.build("prefill", chunk, /*lastRowOnly=*/true)) ||
-        failed(entries.build("decode", 1, /*lastRowOnly=*/false)))
+    EntryBuilder builder(*forward, *cache);
+    FailureOr<func::FuncOp> prefill =
+        builder.build("prefill", chunk, /*lastRowOnly=*/true);
+    FailureOr<func::FuncOp> decode =
+        builder.build("decode", 1, /*lastRowOnly=*/false);
+    if (failed(prefill) || failed(decode))
       return signalPassFailure();
     forward->erase();
-    module->setAttr("tfm.prefill_chunk",
-                    IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                     chunk));
+    MLIRContext *context = &getContext();
+    ModelAttr model = getModel(module);
+    setModel(module, ModelAttr::get(context, model.getContextLength(),
+                                    /*network=*/nullptr));
+    setEntries(module,
+               EntriesAttr::get(context, SymbolRefAttr::get(*prefill),
+                                SymbolRefAttr::get(*decode), chunk,
+                                cache->context));
   }
 
   FailureOr<func::FuncOp> findForward(ModuleOp module) {
-    auto forward = module.lookupSymbol<func::FuncOp>("forward");
+    ModelAttr model = getModel(module);
+    auto forward =
+        model && model.getNetwork()
+            ? module.lookupSymbol<func::FuncOp>(model.getNetwork())
+            : func::FuncOp();
     if (!forward) {
-      module.emitError("tfm-kv-cache expects the network as func.func @forward");
+      module.emitError("tfm-kv-cache needs the network function: the "
+                       "module's #tfm.model names none");
       return failure();
     }
     FunctionType type = forward.getFunctionType();
@@ -289,16 +302,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
 
   FailureOr<CacheShape> analyzeCache(ModuleOp module, func::FuncOp forward) {
     CacheShape cache;
-    cache.context = contextLength;
-    if (cache.context <= 0) {
-      if (auto attr = module->getAttrOfType<IntegerAttr>("tfm.context_length"))
-        cache.context = attr.getInt();
-    }
-    if (cache.context <= 0) {
-      module.emitError("tfm-kv-cache needs a context length: pass "
-                       "context-length=N or set tfm.context_length on the module");
-      return failure();
-    }
+    cache.context = contextLength > 0 ? contextLength
+                                      : getModel(module).getContextLength();
     WalkResult walk = forward.walk([&](AttentionOp attention) {
       if (attention.isHeadMajor()) {
         attention.emitOpError("reads head-major keys already; tfm-kv-cache "

@@ -7,9 +7,12 @@ include "mlir/Pass/PassBase.td"
 def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
   let summary = "Split the full-sequence network into KV-cached prefill and decode";
   let description = [{
-    Rewrites `func.func @forward(%tokens: tensor<SxI32>) -> tensor<SxVxf32>`
-    (the whole network over a sequence starting at position 0) into two
-    entry points sharing one KV cache:
+    Rewrites the network function that the module's
+    `#tfm.model<network = @forward>` names,
+    `func.func @forward(%tokens: tensor<SxI32>) -> tensor<SxVxf32>` (the
+    whole network over a sequence starting at position 0), into two entry
+    points sharing one KV cache, recorded in the module attribute
+    `#tfm.entries<prefill = @prefill, decode = @decode, ...>`:
 
     ```mlir
     func.func @prefill(%tokens: tensor<CxI32>, %pos: index, %count: index,
@@ -28,8 +31,9 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     row of its last real token, `count - 1` (a prompt's last chunk may be
     partly filled): generation needs no other, and when the result comes
     from a `tfm.lm_head`, only that row is projected onto the vocabulary.
-    `count` is marked `tfm.logits_count` and the cache `tfm.kv_cache`:
-    tfm-skip-unread-logits makes `count = 0` skip the result entirely.
+    Each argument is marked with what it carries (`#tfm.entry_arg<tokens>`,
+    `position`, `count`, `kv_cache`); tfm-skip-unread-logits finds `count`
+    this way and makes `count = 0` skip the result entirely.
     Every position offset (RoPE, learned positions, attention) becomes `%pos`;
     before each attention the new keys and values (`[S, H * D]`, transposed
     to `[H, S, D]`) are written into rows `[pos, pos + S)` of the layer's
@@ -40,7 +44,7 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"contextLength", "context-length", "int64_t", /*default=*/"0",
-           "KV-cache positions (0: the module's tfm.context_length)">,
+           "KV-cache positions (0: the context_length of the module's tfm.model)">,
     Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
            "tokens per prefill call (capped at the context length)">,
   ];

@@ -1,9 +1,11 @@
-// RUN: tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=2" | FileCheck %s
+// RUN: tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=2" | FileCheck %s --implicit-check-not="= tfm." --implicit-check-not=tfm.global_weight --implicit-check-not=linalg.
 
 // The whole CPU pipeline produces the bare-pointer entry ABI of
-// runtime/ModelABI.h: (weights, tokens, pos, cache, logits) -> void.
+// runtime/ModelABI.h: prefill(weights, tokens, pos, count, cache, logits)
+// and decode(weights, token, pos, cache, logits), each argument in its
+// place and marked with what it carries. No tfm or linalg op is left.
 
-module attributes {tfm.context_length = 8 : i64} {
+module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward>} {
   tfm.global_weight @table : tensor<16x8xf32>
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
     %c0 = arith.constant 0 : index
@@ -15,9 +17,28 @@ module attributes {tfm.context_length = 8 : i64} {
   }
 }
 
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 2, context_length = 8>
+
 // CHECK-LABEL: llvm.func @prefill
-// CHECK-SAME: (%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) {
+// CHECK-SAME: (%[[WEIGHTS:[a-z0-9]+]]: !llvm.ptr,
+// CHECK-SAME: %[[TOKENS:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<tokens>},
+// CHECK-SAME: %[[POS:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<position>},
+// CHECK-SAME: %[[COUNT:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<count>},
+// CHECK-SAME: %[[CACHE:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<kv_cache>},
+// CHECK-SAME: %[[LOGITS:[a-z0-9]+]]: !llvm.ptr) {
+// The embedding table is read from the weights, the ids from the tokens.
+// CHECK: llvm.getelementptr %[[WEIGHTS]]
+// CHECK: llvm.getelementptr %[[TOKENS]]
+// A chunk with count 0 computes no logits.
+// CHECK: llvm.icmp "ne" %[[COUNT]]
+// CHECK: "llvm.intr.memcpy"(%[[LOGITS]]
+
 // CHECK-LABEL: llvm.func @decode
-// CHECK-SAME: (%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) {
-// CHECK-NOT: tfm.
-// CHECK-NOT: linalg.
+// CHECK-SAME: (%[[DWEIGHTS:[a-z0-9]+]]: !llvm.ptr,
+// CHECK-SAME: %[[DTOKEN:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<tokens>},
+// CHECK-SAME: %[[DPOS:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<position>},
+// CHECK-SAME: %[[DCACHE:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<kv_cache>},
+// CHECK-SAME: %[[DLOGITS:[a-z0-9]+]]: !llvm.ptr) {
+// CHECK: llvm.getelementptr %[[DWEIGHTS]]
+// CHECK: llvm.load %[[DTOKEN]]

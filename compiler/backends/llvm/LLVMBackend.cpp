@@ -1,6 +1,8 @@
 //===- LLVMBackend.cpp - LLVM dialect -> LLVM IR -> host object -----------===//
 #include "compiler/backends/llvm/LLVMBackend.h"
 
+#include "dialect/TfmContracts.h"
+
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
@@ -77,17 +79,22 @@ tfmc::translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   mlir::registerBuiltinDialectTranslation(*module.getContext());
   mlir::registerLLVMDialectTranslation(*module.getContext());
   mlir::registerOpenMPDialectTranslation(*module.getContext());
+  mlir::tfm::EntriesAttr entries = mlir::tfm::getEntries(module);
+  if (!entries)
+    return makeError("the lowered module has no #tfm.entries");
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "tfm_model");
   if (!llvmModule)
     return makeError("failed to translate the LLVM dialect to LLVM IR");
 
-  for (const char *entry : {"prefill", "decode"}) {
-    llvm::Function *function = llvmModule->getFunction(entry);
+  for (auto [symbol, abiName] :
+       {std::pair{entries.getPrefill(), "tfm_prefill"},
+        std::pair{entries.getDecode(), "tfm_decode"}}) {
+    llvm::Function *function = llvmModule->getFunction(symbol.getValue());
     if (!function)
-      return makeError(llvm::Twine("the lowered module has no '") + entry +
-                       "' entry point");
-    function->setName(llvm::Twine("tfm_") + entry);
+      return makeError("the lowered module has no entry point '" +
+                       symbol.getValue() + "'");
+    function->setName(abiName);
     markEntryArgumentsNoAlias(*function);
   }
   for (llvm::Function &function : *llvmModule) {

@@ -58,9 +58,8 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
 def TfmSkipUnreadLogits : Pass<"tfm-skip-unread-logits", "mlir::ModuleOp"> {
   let summary = "Compute a prefill chunk's logits only when the caller wants them";
   let description = [{
-    For each function with an argument marked `tfm.logits_count` (and one
-    marked `tfm.kv_cache`; tfm-kv-cache marks `@prefill`'s `count` and
-    cache), on buffers: the top-level operations after the last one that
+    For each function with an argument marked `#tfm.entry_arg<count>` (and
+    one marked `#tfm.entry_arg<kv_cache>`; tfm-kv-cache marks `@prefill`'s), on buffers: the top-level operations after the last one that
     uses the cache (or a view of it) only produce the logits. Those with
     side effects, and those that use a result of one, move into
     `scf.if %count != 0`; allocations, deallocations and the other
@@ -68,7 +67,7 @@ def TfmSkipUnreadLogits : Pass<"tfm-skip-unread-logits", "mlir::ModuleOp"> {
     that followed the first guarded operation move before the guard).
     A caller that passes `count = 0` for every chunk but the last skips
     the last layer's tail, the final norm and the vocabulary projection of
-    all the others. The marks are removed. It is an error if nothing
+    all the others. It is an error if nothing
     follows the last use of the cache: `count = 0` must never reach the
     logits row `count - 1`.
   }];

@@ -7,10 +7,10 @@
 // copy into the logits buffer) serves the logits alone; on a small model
 // the vocabulary projection is its largest matrix. This pass guards that
 // tail with `count != 0`, where `count` is the argument tfm-kv-cache marks
-// `tfm.logits_count`, so that a call with count 0 fills the cache only.
+// `#tfm.entry_arg<count>`, so that a call with count 0 fills the cache only.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/EntryMarks.h"
+#include "dialect/TfmContracts.h"
 #include "passes/Codegen/Common/Passes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -24,15 +24,6 @@ namespace mlir::tfm {
 using namespace mlir;
 
 namespace {
-
-/// The argument of `func` marked `name`, if any.
-std::optional<unsigned> markedArgument(func::FuncOp func,
-                                       llvm::StringRef name) {
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (func.getArgAttr(i, name))
-      return i;
-  return std::nullopt;
-}
 
 /// `root` and every memref that may alias it: conservatively, every
 /// memref result of an op that takes one of them (views, casts, ...).
@@ -102,7 +93,7 @@ LogicalResult guardLogits(func::FuncOp func, unsigned countIndex,
   // of bounds): a function whose last cache use ends it cannot honour it.
   if (guarded.empty())
     return func.emitError("computes nothing after its last use of the ")
-           << tfm::kKVCacheMark << " argument: count 0 cannot skip the logits";
+           << "kv_cache argument: count 0 cannot skip the logits";
   for (Operation *op : guarded)
     for (Operation *user : op->getUsers())
       if (!guarded.contains(user))
@@ -128,15 +119,13 @@ struct TfmSkipUnreadLogits
     : mlir::tfm::impl::TfmSkipUnreadLogitsBase<TfmSkipUnreadLogits> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      std::optional<unsigned> count =
-          markedArgument(func, tfm::kLogitsCountMark);
-      std::optional<unsigned> cache = markedArgument(func, tfm::kKVCacheMark);
+      auto function = cast<FunctionOpInterface>(func.getOperation());
+      std::optional<unsigned> count = tfm::findEntryArg(function, tfm::EntryArg::count);
+      std::optional<unsigned> cache = tfm::findEntryArg(function, tfm::EntryArg::kv_cache);
       if (!count)
         continue;
       if (!cache) {
-        func.emitError("marks a ")
-            << tfm::kLogitsCountMark << " argument but no " << tfm::kKVCacheMark
-            << " argument";
+        func.emitError("marks a count argument but no kv_cache argument");
         return signalPassFailure();
       }
       if (func.isExternal() || !func.getBody().hasOneBlock()) {
@@ -145,9 +134,6 @@ struct TfmSkipUnreadLogits
       }
       if (failed(guardLogits(func, *count, *cache)))
         return signalPassFailure();
-      // The marks have served; LLVM would not know them.
-      func.removeArgAttr(*count, tfm::kLogitsCountMark);
-      func.removeArgAttr(*cache, tfm::kKVCacheMark);
     }
   }
 };

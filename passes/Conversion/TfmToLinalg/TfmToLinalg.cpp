@@ -1,7 +1,7 @@
 //===- TfmToLinalg.cpp - The convert-tfm-to-linalg pass ----------------------===//
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
 
-#include "dialect/TfmOps.h"
+#include "dialect/TfmContracts.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/WeightLayout.h"
 
@@ -70,11 +70,10 @@ void recordLayout(ModuleOp module, const WeightLayout &layout) {
   for (const WeightSlot &slot : layout.slots)
     offsets.push_back(b.getNamedAttr(
         slot.name, b.getI64IntegerAttr(static_cast<int64_t>(slot.offset))));
-  module->setAttr("tfm.weights_layout", b.getDictionaryAttr(offsets));
-  module->setAttr("tfm.weights_bytes",
-                  b.getI64IntegerAttr(static_cast<int64_t>(layout.totalBytes)));
-  module->setAttr("tfm.weights_hash",
-                  b.getI64IntegerAttr(static_cast<int64_t>(layout.hash)));
+  setWeightsLayout(module, WeightsLayoutAttr::get(
+                               module.getContext(),
+                               static_cast<int64_t>(layout.totalBytes),
+                               layout.hash, b.getDictionaryAttr(offsets)));
   for (auto global : llvm::make_early_inc_range(module.getOps<GlobalWeightOp>()))
     global.erase();
 }

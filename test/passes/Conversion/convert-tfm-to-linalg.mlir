@@ -4,8 +4,7 @@
 // declaration order; the layout is recorded on the module.
 
 // CHECK-LABEL: module attributes
-// CHECK-SAME: tfm.weights_bytes = 320 : i64
-// CHECK-SAME: tfm.weights_layout = {a = 0 : i64, b = 64 : i64}
+// CHECK-SAME: tfm.weights = #tfm.weights_layout<bytes = 320, hash = {{[0-9]+}}, offsets = {a = 0 : i64, b = 64 : i64}>
 // CHECK-NOT: tfm.global_weight
 tfm.global_weight @a : tensor<3xf32>
 tfm.global_weight @b : tensor<4x16xf32>

@@ -1,15 +1,7 @@
 // RUN: tfmc-opt %s -tfm-kv-cache -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{tfm-kv-cache expects the network as func.func @forward}}
-module attributes {tfm.context_length = 16 : i64} {
-  func.func @main(%tokens: tensor<4xi32>) -> tensor<4xi32> {
-    return %tokens : tensor<4xi32>
-  }
-}
-
-// -----
-
-// expected-error @+1 {{tfm-kv-cache needs a context length}}
+// A module without #tfm.model has no network to split.
+// expected-error @+1 {{tfm-kv-cache needs the network function: the module's #tfm.model names none}}
 module {
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4xi32> {
     return %tokens : tensor<4xi32>
@@ -18,7 +10,16 @@ module {
 
 // -----
 
-module attributes {tfm.context_length = 16 : i64} {
+// expected-error @+1 {{tfm-kv-cache needs the network function: the module's #tfm.model names none}}
+module attributes {tfm.model = #tfm.model<context_length = 16>} {
+  func.func @forward(%tokens: tensor<4xi32>) -> tensor<4xi32> {
+    return %tokens : tensor<4xi32>
+  }
+}
+
+// -----
+
+module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
   // expected-error @+1 {{@forward must map tensor<Sxi32> tokens to one logits tensor}}
   func.func @forward(%tokens: tensor<4xf32>) -> tensor<4xf32> {
     return %tokens : tensor<4xf32>
@@ -27,7 +28,7 @@ module attributes {tfm.context_length = 16 : i64} {
 
 // -----
 
-module attributes {tfm.context_length = 16 : i64} {
+module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
   // expected-error @+1 {{@forward has no tfm.attention: nothing to cache}}
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4xi32> {
     return %tokens : tensor<4xi32>
@@ -36,7 +37,7 @@ module attributes {tfm.context_length = 16 : i64} {
 
 // -----
 
-module attributes {tfm.context_length = 16 : i64} {
+module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
   func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x8xf32> {
     %c0 = arith.constant 0 : index
     %t = arith.constant dense<0.5> : tensor<32x8xf32>
@@ -51,7 +52,7 @@ module attributes {tfm.context_length = 16 : i64} {
 
 // -----
 
-module attributes {tfm.context_length = 16 : i64} {
+module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
   func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x8xf32> {
     %c0 = arith.constant 0 : index
     %t = arith.constant dense<0.5> : tensor<32x8xf32>

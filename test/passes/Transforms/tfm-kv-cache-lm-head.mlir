@@ -4,7 +4,7 @@
 // row of its last real token onto the vocabulary; decode projects its one
 // row as before.
 
-module attributes {tfm.context_length = 8 : i64} {
+module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward>} {
   tfm.global_weight @table : tensor<32x16xf32>
   func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x32xf32> {
     %table = tfm.weight @table : tensor<32x16xf32>
@@ -17,7 +17,7 @@ module attributes {tfm.context_length = 8 : i64} {
 }
 
 // CHECK-LABEL: func.func @prefill
-// CHECK-SAME: (%{{.*}}: tensor<4xi32>, %{{.*}}: index, %[[COUNT:[a-z0-9]+]]: index {tfm.logits_count}, %{{.*}}: tensor<2x1x4x8x4xf32> {tfm.kv_cache}) -> (tensor<1x32xf32>, tensor<2x1x4x8x4xf32>)
+// CHECK-SAME: (%{{.*}}: tensor<4xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, %{{.*}}: index {tfm.entry_arg = #tfm.entry_arg<position>}, %[[COUNT:[a-z0-9]+]]: index {tfm.entry_arg = #tfm.entry_arg<count>}, %{{.*}}: tensor<2x1x4x8x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) -> (tensor<1x32xf32>, tensor<2x1x4x8x4xf32>)
 // CHECK: %[[X:.*]] = tfm.attention {{.*}} : tensor<4x16xf32>, tensor<4x?x4xf32>, tensor<4x?x4xf32>
 // CHECK: %[[LAST:.*]] = arith.subi %[[COUNT]], %{{.*}} : index
 // CHECK: %[[ROW:.*]] = tensor.extract_slice %[[X]][%[[LAST]], 0] [1, 16] [1, 1] : tensor<4x16xf32> to tensor<1x16xf32>

@@ -4,7 +4,7 @@
 // token); every position offset becomes the entry's %pos and each attention
 // first writes its keys/values into the cache, then reads the layer's slice.
 
-module attributes {tfm.context_length = 16 : i64} {
+module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
   tfm.global_weight @wq : tensor<16x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>
   // CHECK-NOT: func.func @forward
@@ -22,7 +22,7 @@ module attributes {tfm.context_length = 16 : i64} {
 
 // CHECK-LABEL: func.func @prefill
 // The count and the cache are marked for tfm-skip-unread-logits.
-// CHECK-SAME: (%[[TOKENS:[a-z0-9]+]]: tensor<8xi32>, %[[POS:[a-z0-9]+]]: index, %[[COUNT:[a-z0-9]+]]: index {tfm.logits_count}, %[[CACHE:[a-z0-9]+]]: tensor<2x1x2x16x4xf32> {tfm.kv_cache}) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf32>)
+// CHECK-SAME: (%[[TOKENS:[a-z0-9]+]]: tensor<8xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, %[[POS:[a-z0-9]+]]: index {tfm.entry_arg = #tfm.entry_arg<position>}, %[[COUNT:[a-z0-9]+]]: index {tfm.entry_arg = #tfm.entry_arg<count>}, %[[CACHE:[a-z0-9]+]]: tensor<2x1x2x16x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf32>)
 // CHECK: %[[X:.*]] = tfm.embedding %[[TOKENS]], %{{.*}} -> tensor<8x16xf32>
 // CHECK: %[[K:.*]] = tfm.linear %[[X]], %{{.*}} -> tensor<8x8xf32>
 // CHECK: %[[Q:.*]] = tfm.rope %[[X]][%[[POS]]]
@@ -42,5 +42,5 @@ module attributes {tfm.context_length = 16 : i64} {
 // CHECK: return %[[ROW]], %[[C2]]
 
 // CHECK-LABEL: func.func @decode
-// CHECK-SAME: tensor<1xi32>, %{{.*}}: index, %{{.*}}: tensor<2x1x2x16x4xf32>) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf32>)
+// CHECK-SAME: tensor<1xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, %{{.*}}: index {tfm.entry_arg = #tfm.entry_arg<position>}, %{{.*}}: tensor<2x1x2x16x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf32>)
 // CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>

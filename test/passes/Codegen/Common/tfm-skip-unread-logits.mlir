@@ -4,10 +4,8 @@
 // count != 0: the read whose result feeds a guarded store, the loop, the
 // copy into the logits buffer. The allocation that followed the first
 // guarded op moves before the guard; the deallocations stay after it.
-// The marks are gone.
 // CHECK-LABEL: func.func @prefill
-// CHECK-SAME: (%[[COUNT:[a-z0-9]+]]: index, %[[CACHE:[a-z0-9]+]]: memref<4x8xf32>, %[[X:[a-z0-9]+]]: memref<8xf32>, %[[LOGITS:[a-z0-9]+]]: memref<8xf32>)
-// CHECK-NOT: tfm.
+// CHECK-SAME: (%[[COUNT:[a-z0-9]+]]: index {tfm.entry_arg = #tfm.entry_arg<count>}, %[[CACHE:[a-z0-9]+]]: memref<4x8xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}, %[[X:[a-z0-9]+]]: memref<8xf32>, %[[LOGITS:[a-z0-9]+]]: memref<8xf32>)
 // CHECK: memref.subview %[[CACHE]]
 // CHECK: memref.store
 // CHECK: %[[HIDDEN:.*]] = memref.alloc() : memref<8xf32>
@@ -22,7 +20,7 @@
 // CHECK: memref.dealloc %[[HIDDEN]]
 // CHECK: memref.dealloc %[[OUT]]
 // CHECK: return
-func.func @prefill(%count: index {tfm.logits_count}, %cache: memref<4x8xf32> {tfm.kv_cache}, %x: memref<8xf32>, %logits: memref<8xf32>) {
+func.func @prefill(%count: index {tfm.entry_arg = #tfm.entry_arg<count>}, %cache: memref<4x8xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}, %x: memref<8xf32>, %logits: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
@@ -57,22 +55,22 @@ func.func @decode(%cache: memref<4x8xf32>, %logits: memref<8xf32>) {
 
 // -----
 
-// expected-error @+1 {{marks a tfm.logits_count argument but no tfm.kv_cache argument}}
-func.func @no_cache(%count: index {tfm.logits_count}, %logits: memref<8xf32>) {
+// expected-error @+1 {{marks a count argument but no kv_cache argument}}
+func.func @no_cache(%count: index {tfm.entry_arg = #tfm.entry_arg<count>}, %logits: memref<8xf32>) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{computes nothing after its last use of the tfm.kv_cache argument: count 0 cannot skip the logits}}
-func.func @cache_used_last(%count: index {tfm.logits_count}, %cache: memref<8xf32> {tfm.kv_cache}, %logits: memref<8xf32>) {
+// expected-error @+1 {{computes nothing after its last use of the kv_cache argument: count 0 cannot skip the logits}}
+func.func @cache_used_last(%count: index {tfm.entry_arg = #tfm.entry_arg<count>}, %cache: memref<8xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}, %logits: memref<8xf32>) {
   memref.copy %logits, %cache : memref<8xf32> to memref<8xf32>
   return
 }
 
 // -----
 
-func.func @sized_by_logits(%count: index {tfm.logits_count}, %cache: memref<4xindex> {tfm.kv_cache}, %logits: memref<8xf32>) {
+func.func @sized_by_logits(%count: index {tfm.entry_arg = #tfm.entry_arg<count>}, %cache: memref<4xindex> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}, %logits: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   memref.store %c1, %cache[%c0] : memref<4xindex>
@@ -88,4 +86,4 @@ func.func @sized_by_logits(%count: index {tfm.logits_count}, %cache: memref<4xin
 // -----
 
 // expected-error @+1 {{must have a single-block body to guard its logits}}
-func.func private @declared(%count: index {tfm.logits_count}, %cache: memref<8xf32> {tfm.kv_cache}, %logits: memref<8xf32>)
+func.func private @declared(%count: index {tfm.entry_arg = #tfm.entry_arg<count>}, %cache: memref<8xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}, %logits: memref<8xf32>)

@@ -1,0 +1,189 @@
+//===- TfmAttrs.td - Attributes and enums of the tfm dialect -*- tablegen -*-===//
+//
+// The IR contracts between stages: what a network is (tfm.model), which
+// functions are its entry points (tfm.entries), what each entry argument
+// means (tfm.entry_arg), which target code is generated for (tfm.target),
+// and where the weights lie in the blob a CPU binary maps (tfm.weights).
+// The dialect verifies each wherever it appears (TfmDialect.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFM_ATTRS_TD
+#define TFM_ATTRS_TD
+
+include "dialect/TfmDialect.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+class Tfm_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tfm_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tfm_RopeLayoutInterleaved : I32EnumAttrCase<"interleaved", 0>;
+def Tfm_RopeLayoutHalfSplit : I32EnumAttrCase<"half_split", 1>;
+def Tfm_RopeLayout : I32EnumAttr<"RopeLayout",
+    "which feature pairs a rotary embedding rotates together",
+    [Tfm_RopeLayoutInterleaved, Tfm_RopeLayoutHalfSplit]> {
+  let cppNamespace = "::mlir::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_RopeLayoutAttr : EnumAttr<Tfm_Dialect, Tfm_RopeLayout, "rope_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tfm_MaskCausal : I32EnumAttrCase<"causal", 0>;
+def Tfm_MaskBidirectional : I32EnumAttrCase<"bidirectional", 1>;
+def Tfm_MaskSlidingWindow : I32EnumAttrCase<"sliding_window", 2>;
+def Tfm_MaskKind : I32EnumAttr<"MaskKind",
+    "which keys a query may attend to",
+    [Tfm_MaskCausal, Tfm_MaskBidirectional, Tfm_MaskSlidingWindow]> {
+  let cppNamespace = "::mlir::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_MaskKindAttr : EnumAttr<Tfm_Dialect, Tfm_MaskKind, "mask"> {
+  let summary = "Which keys a query may attend to";
+  let description = [{
+    With query row `s` at absolute position `p = offset + s` and key row `j`
+    at position `j`: `causal` shows keys `j <= p`; `bidirectional` shows
+    every key; `sliding_window` shows keys `p - window < j <= p` (Mistral's
+    semantics; the op's `window` attribute gives the width).
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tfm_CacheRoleSelf : I32EnumAttrCase<"self", 0>;
+def Tfm_CacheRoleCross : I32EnumAttrCase<"cross", 1>;
+def Tfm_CacheRoleNone : I32EnumAttrCase<"none", 2>;
+def Tfm_CacheRole : I32EnumAttr<"CacheRole",
+    "what a KV cache holds for an attention",
+    [Tfm_CacheRoleSelf, Tfm_CacheRoleCross, Tfm_CacheRoleNone]> {
+  let cppNamespace = "::mlir::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_CacheRoleAttr : EnumAttr<Tfm_Dialect, Tfm_CacheRole, "cache_role"> {
+  let summary = "What a KV cache holds for an attention";
+  let description = [{
+    `self`: the attention's keys and values are projections of the tokens
+    processed so far, so generation caches them per position (decoder
+    self-attention). `cross`: they come from another sequence computed once
+    (an encoder's output, for a decoder's cross-attention). `none`: nothing
+    is cached (an encoder sees its whole input at once).
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tfm_EntryArgTokens : I32EnumAttrCase<"tokens", 0>;
+def Tfm_EntryArgPosition : I32EnumAttrCase<"position", 1>;
+def Tfm_EntryArgCount : I32EnumAttrCase<"count", 2>;
+def Tfm_EntryArgKVCache : I32EnumAttrCase<"kv_cache", 3>;
+def Tfm_EntryArg : I32EnumAttr<"EntryArg",
+    "what an entry point's argument carries",
+    [Tfm_EntryArgTokens, Tfm_EntryArgPosition, Tfm_EntryArgCount,
+     Tfm_EntryArgKVCache]> {
+  let cppNamespace = "::mlir::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_EntryArgAttr : EnumAttr<Tfm_Dialect, Tfm_EntryArg, "entry_arg"> {
+  let summary = "What an entry point's argument carries";
+  let description = [{
+    Set by `tfm-kv-cache` on the arguments of the entry points (as the
+    argument attribute `tfm.entry_arg`), read by later passes that treat
+    them specially: `tokens` (token ids, `i32`), `position` (the absolute
+    position of the first token, `index`), `count` (how many of a prefill
+    chunk's tokens are real; 0 asks for no logits, `index`) and `kv_cache`
+    (the key/value cache, updated in place).
+    ```mlir
+    func.func @prefill(%t: tensor<8xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, ...)
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Module contracts
+//===----------------------------------------------------------------------===//
+
+def Tfm_ModelAttr : Tfm_Attr<"Model", "model"> {
+  let summary = "What the network of a module is (module attribute tfm.model)";
+  let description = [{
+    Facts about the whole network that no op carries: `context_length`, the
+    positions the model was trained for (the KV cache may hold fewer), and
+    `network`, the function computing the whole network over a sequence
+    from position 0 (until `tfm-kv-cache` replaces it by entry points). Set
+    by the frontend's builder on the module.
+    ```mlir
+    module attributes {tfm.model = #tfm.model<context_length = 512, network = @forward>} { ... }
+    ```
+  }];
+  let parameters = (ins "int64_t":$context_length,
+                        OptionalParameter<"FlatSymbolRefAttr">:$network);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tfm_EntriesAttr : Tfm_Attr<"Entries", "entries"> {
+  let summary = "The entry points of a compiled model (module attribute tfm.entries)";
+  let description = [{
+    Names the functions that the runtime calls and the static sizes they
+    share, set by `tfm-kv-cache`: `prefill` runs `prefill_chunk` tokens,
+    `decode` one token; the KV cache holds `context_length` positions.
+    Later stages find the entries by these symbols, never by their names.
+    ```mlir
+    module attributes {tfm.entries = #tfm.entries<prefill = @prefill,
+        decode = @decode, prefill_chunk = 32, context_length = 512>} { ... }
+    ```
+  }];
+  let parameters = (ins "FlatSymbolRefAttr":$prefill,
+                        "FlatSymbolRefAttr":$decode,
+                        "int64_t":$prefill_chunk,
+                        "int64_t":$context_length);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tfm_TargetAttr : Tfm_Attr<"Target", "target"> {
+  let summary = "The machine code is generated for (module attribute tfm.target)";
+  let description = [{
+    Chosen by the driver's backend (`tfmc --target=cpu --target-cpu=...`)
+    and read by target-specific passes instead of guessing from the host:
+    `backend` names the code generator (`cpu`), `triple`, `cpu` and
+    `features` are LLVM's target description, `vector_bits` the widest
+    vector register and `vector_registers` how many there are (AVX-512: 512
+    bits, 32 registers; AVX2: 256, 16).
+    ```mlir
+    module attributes {tfm.target = #tfm.target<backend = "cpu",
+        triple = "x86_64-unknown-linux-gnu", cpu = "znver4",
+        features = "+avx512f,+fma", vector_bits = 512, vector_registers = 32>}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<>:$backend,
+                        StringRefParameter<>:$triple,
+                        StringRefParameter<>:$cpu,
+                        StringRefParameter<>:$features,
+                        "int64_t":$vector_bits,
+                        "int64_t":$vector_registers);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tfm_WeightsLayoutAttr : Tfm_Attr<"WeightsLayout", "weights_layout"> {
+  let summary = "Where each weight lies in the weights blob (module attribute tfm.weights)";
+  let description = [{
+    Recorded by `tfm-cpu-bind-weights` when it turns `tfm.weight` reads into
+    views of the blob argument: the blob's size in bytes, the fingerprint
+    the produced executable checks its package against, and each weight's
+    byte offset.
+    ```mlir
+    module attributes {tfm.weights = #tfm.weights_layout<bytes = 4096,
+        hash = 1234, offsets = {token_embedding = 0 : i64}>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$bytes, "uint64_t":$hash,
+                        "DictionaryAttr":$offsets);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+#endif // TFM_ATTRS_TD

@@ -1,0 +1,235 @@
+//===- TfmContracts.cpp - Verify and access the tfm IR contracts -----------===//
+//
+// The dialect checks every `tfm.*` attribute wherever it appears: module
+// attributes must be the typed attribute of their name, entry symbols must
+// name functions of the module, and an entry argument's mark must fit its
+// type. Nothing downstream re-validates them.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/TfmContracts.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+//===----------------------------------------------------------------------===//
+// Attribute verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t contextLength,
+                                FlatSymbolRefAttr network) {
+  if (contextLength <= 0)
+    return emitError() << "context_length must be positive, got "
+                       << contextLength;
+  return success();
+}
+
+LogicalResult
+EntriesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                    FlatSymbolRefAttr prefill, FlatSymbolRefAttr decode,
+                    int64_t prefillChunk, int64_t contextLength) {
+  if (!prefill || !decode)
+    return emitError() << "entries need both prefill and decode symbols";
+  if (contextLength <= 0)
+    return emitError() << "context_length must be positive, got "
+                       << contextLength;
+  if (prefillChunk <= 0 || prefillChunk > contextLength)
+    return emitError() << "prefill_chunk must be in [1, context_length = "
+                       << contextLength << "], got " << prefillChunk;
+  return success();
+}
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef backend, StringRef triple,
+                                 StringRef cpu, StringRef features,
+                                 int64_t vectorBits, int64_t vectorRegisters) {
+  if (backend.empty())
+    return emitError() << "a target needs a backend name";
+  if (vectorBits < 32 || vectorBits % 32 != 0)
+    return emitError() << "vector_bits must be a positive multiple of 32, got "
+                       << vectorBits;
+  if (vectorRegisters <= 0)
+    return emitError() << "vector_registers must be positive, got "
+                       << vectorRegisters;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dialect hooks
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Checks that `attribute` has the typed form its name requires.
+template <typename AttrT>
+LogicalResult expectAttr(Operation *op, NamedAttribute attribute,
+                         StringRef form) {
+  if (!isa<AttrT>(attribute.getValue()))
+    return op->emitError() << "'" << attribute.getName().getValue()
+                           << "' must be a "
+                           << form << ", got " << attribute.getValue();
+  return success();
+}
+
+LogicalResult verifySymbol(ModuleOp module, StringRef attribute,
+                           FlatSymbolRefAttr symbol, StringRef role) {
+  if (!lookupEntry(module, symbol))
+    return module.emitError() << attribute << " names " << symbol << " as "
+                              << role
+                              << ", but the module has no such function";
+  return success();
+}
+
+} // namespace
+
+LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  bool moduleAttribute = name == kModelAttrName || name == kEntriesAttrName ||
+                         name == kTargetAttrName || name == kWeightsAttrName;
+  if (!moduleAttribute)
+    return op->emitError()
+           << "unknown tfm attribute '" << name
+           << "' (module attributes: tfm.model, tfm.entries, tfm.target, "
+              "tfm.weights; entry arguments: tfm.entry_arg)";
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    return op->emitError() << "'" << name << "' belongs on a module";
+  if (name == kModelAttrName) {
+    if (failed(expectAttr<ModelAttr>(op, attribute, "#tfm.model")))
+      return failure();
+    FlatSymbolRefAttr network = cast<ModelAttr>(attribute.getValue()).getNetwork();
+    return network ? verifySymbol(module, name, network, "the network")
+                   : success();
+  }
+  if (name == kTargetAttrName)
+    return expectAttr<TargetAttr>(op, attribute, "#tfm.target");
+  if (name == kWeightsAttrName)
+    return expectAttr<WeightsLayoutAttr>(op, attribute, "#tfm.weights_layout");
+  if (failed(expectAttr<EntriesAttr>(op, attribute, "#tfm.entries")))
+    return failure();
+  auto entries = cast<EntriesAttr>(attribute.getValue());
+  if (failed(verifySymbol(module, name, entries.getPrefill(), "prefill")) ||
+      failed(verifySymbol(module, name, entries.getDecode(), "decode")))
+    return failure();
+  return success();
+}
+
+LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name != kEntryArgAttrName)
+    return op->emitError() << "unknown tfm argument attribute '" << name
+                           << "' (expected tfm.entry_arg)";
+  auto mark = dyn_cast<EntryArgAttr>(attribute.getValue());
+  if (!mark)
+    return op->emitError() << "'" << name
+                           << "' must be a #tfm.entry_arg, got "
+                           << attribute.getValue();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || regionIndex != 0)
+    return op->emitError() << "'" << name
+                           << "' belongs on a function's arguments";
+  // Types are checked while they are tensors, memrefs or indices; the LLVM
+  // dialect's pointers carry no shape to check.
+  Type type = function.getArgumentTypes()[argIndex];
+  auto shaped = dyn_cast<ShapedType>(type);
+  auto fail = [&](StringRef expected) {
+    return op->emitError() << "argument " << argIndex << " marked "
+                           << mark << " must be " << expected << ", got "
+                           << type;
+  };
+  switch (mark.getValue()) {
+  case EntryArg::tokens:
+    if (shaped && (shaped.getRank() != 1 ||
+                   !shaped.getElementType().isSignlessInteger(32)))
+      return fail("a 1-D i32 tensor or memref");
+    return success();
+  case EntryArg::position:
+  case EntryArg::count:
+    if (shaped)
+      return fail("an index");
+    return success();
+  case EntryArg::kv_cache:
+    if (!shaped && !isa<IndexType, IntegerType>(type))
+      return success();
+    if (!shaped)
+      return fail("a tensor or memref");
+    return success();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Accessors
+//===----------------------------------------------------------------------===//
+
+ModelAttr mlir::tfm::getModel(ModuleOp module) {
+  return module->getAttrOfType<ModelAttr>(TfmDialect::kModelAttrName);
+}
+
+void mlir::tfm::setModel(ModuleOp module, ModelAttr model) {
+  module->setAttr(TfmDialect::kModelAttrName, model);
+}
+
+EntriesAttr mlir::tfm::getEntries(ModuleOp module) {
+  return module->getAttrOfType<EntriesAttr>(TfmDialect::kEntriesAttrName);
+}
+
+void mlir::tfm::setEntries(ModuleOp module, EntriesAttr entries) {
+  module->setAttr(TfmDialect::kEntriesAttrName, entries);
+}
+
+TargetAttr mlir::tfm::getTarget(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  return module ? module->getAttrOfType<TargetAttr>(TfmDialect::kTargetAttrName)
+                : TargetAttr();
+}
+
+void mlir::tfm::setTarget(ModuleOp module, TargetAttr target) {
+  module->setAttr(TfmDialect::kTargetAttrName, target);
+}
+
+WeightsLayoutAttr mlir::tfm::getWeightsLayout(ModuleOp module) {
+  return module->getAttrOfType<WeightsLayoutAttr>(
+      TfmDialect::kWeightsAttrName);
+}
+
+void mlir::tfm::setWeightsLayout(ModuleOp module, WeightsLayoutAttr layout) {
+  module->setAttr(TfmDialect::kWeightsAttrName, layout);
+}
+
+FunctionOpInterface mlir::tfm::lookupEntry(ModuleOp module,
+                                           FlatSymbolRefAttr symbol) {
+  if (!symbol)
+    return {};
+  return dyn_cast_or_null<FunctionOpInterface>(
+      SymbolTable::lookupSymbolIn(module, symbol.getAttr()));
+}
+
+void mlir::tfm::setEntryArg(FunctionOpInterface function, unsigned index,
+                            EntryArg kind) {
+  function.setArgAttr(index, TfmDialect::kEntryArgAttrName,
+                      EntryArgAttr::get(function.getContext(), kind));
+}
+
+std::optional<unsigned> mlir::tfm::findEntryArg(FunctionOpInterface function,
+                                                EntryArg kind) {
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+    if (auto mark = function.getArgAttrOfType<EntryArgAttr>(
+            i, TfmDialect::kEntryArgAttrName))
+      if (mark.getValue() == kind)
+        return i;
+  return std::nullopt;
+}
+
+void mlir::tfm::clearEntryArgs(FunctionOpInterface function) {
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+    function.removeArgAttr(i, TfmDialect::kEntryArgAttrName);
+}

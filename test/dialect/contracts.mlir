@@ -1,0 +1,41 @@
+// RUN: tfmc-opt %s -split-input-file | tfmc-opt -split-input-file | FileCheck %s
+
+// The module and argument attributes that stages hand to each other
+// round-trip in their typed form.
+
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 4, context_length = 16>
+// CHECK-SAME: tfm.model = #tfm.model<context_length = 512>
+// CHECK-SAME: tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f", vector_bits = 512, vector_registers = 32>
+// CHECK-SAME: tfm.weights = #tfm.weights_layout<bytes = 128, hash = 42, offsets = {w = 0 : i64}>
+module attributes {
+    tfm.model = #tfm.model<context_length = 512>,
+    tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 4, context_length = 16>,
+    tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f", vector_bits = 512, vector_registers = 32>,
+    tfm.weights = #tfm.weights_layout<bytes = 128, hash = 42, offsets = {w = 0 : i64}>} {
+  // CHECK-LABEL: func.func @prefill
+  // CHECK-SAME: tensor<4xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}
+  // CHECK-SAME: index {tfm.entry_arg = #tfm.entry_arg<position>}
+  // CHECK-SAME: index {tfm.entry_arg = #tfm.entry_arg<count>}
+  // CHECK-SAME: memref<2x1x1x16x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}
+  func.func @prefill(%t: tensor<4xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>},
+                     %p: index {tfm.entry_arg = #tfm.entry_arg<position>},
+                     %c: index {tfm.entry_arg = #tfm.entry_arg<count>},
+                     %kv: memref<2x1x1x16x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) {
+    return
+  }
+  func.func @decode() {
+    return
+  }
+}
+
+// -----
+
+// The network function is named by symbol until tfm-kv-cache replaces it.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tfm.model = #tfm.model<context_length = 8, network = @forward>
+module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward>} {
+  func.func @forward(%t: tensor<2xi32>) -> tensor<2xi32> {
+    return %t : tensor<2xi32>
+  }
+}

@@ -1,0 +1,109 @@
+// RUN: tfmc-opt %s -split-input-file -verify-diagnostics
+
+// The IR contracts are typed: a stage cannot hand the next one a raw or
+// misspelled attribute.
+
+// expected-error @+1 {{unknown tfm attribute 'tfm.context_length' (module attributes: tfm.model, tfm.entries, tfm.target, tfm.weights; entry arguments: tfm.entry_arg)}}
+module attributes {tfm.context_length = "eight"} {
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.model' must be a #tfm.model, got "eight"}}
+module attributes {tfm.model = "eight"} {
+}
+
+// -----
+
+// expected-error @+1 {{context_length must be positive, got 0}}
+module attributes {tfm.model = #tfm.model<context_length = 0>} {
+}
+
+// -----
+
+// expected-error @+1 {{tfm.model names @forward as the network, but the module has no such function}}
+module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward>} {
+}
+
+// -----
+
+// expected-error @+1 {{prefill_chunk must be in [1, context_length = 8], got 16}}
+module attributes {tfm.entries = #tfm.entries<prefill = @p, decode = @d, prefill_chunk = 16, context_length = 8>} {
+}
+
+// -----
+
+// expected-error @+1 {{tfm.entries names @d as decode, but the module has no such function}}
+module attributes {tfm.entries = #tfm.entries<prefill = @p, decode = @d, prefill_chunk = 4, context_length = 8>} {
+  func.func @p() {
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.entries' must be a #tfm.entries, got #tfm.model<context_length = 8>}}
+module attributes {tfm.entries = #tfm.model<context_length = 8>} {
+}
+
+// -----
+
+// expected-error @+1 {{vector_bits must be a positive multiple of 32, got 100}}
+module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "", cpu = "", features = "", vector_bits = 100, vector_registers = 16>} {
+}
+
+// -----
+
+// expected-error @+1 {{a target needs a backend name}}
+module attributes {tfm.target = #tfm.target<backend = "", triple = "", cpu = "", features = "", vector_bits = 256, vector_registers = 16>} {
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.weights' must be a #tfm.weights_layout}}
+module attributes {tfm.weights = 320 : i64} {
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'tfm.model' belongs on a module}}
+  func.func @f() attributes {tfm.model = #tfm.model<context_length = 8>} {
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 marked #tfm.entry_arg<tokens> must be a 1-D i32 tensor or memref, got 'tensor<4xf32>'}}
+func.func @f(%t: tensor<4xf32> {tfm.entry_arg = #tfm.entry_arg<tokens>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 marked #tfm.entry_arg<position> must be an index, got 'tensor<4xi32>'}}
+func.func @f(%t: tensor<4xi32> {tfm.entry_arg = #tfm.entry_arg<position>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 marked #tfm.entry_arg<kv_cache> must be a tensor or memref, got 'index'}}
+func.func @f(%c: index {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tfm.entry_arg' must be a #tfm.entry_arg, got unit}}
+func.func @f(%c: index {tfm.entry_arg}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tfm argument attribute 'tfm.kv_cache' (expected tfm.entry_arg)}}
+func.func @f(%c: memref<4xf32> {tfm.kv_cache}) {
+  return
+}
