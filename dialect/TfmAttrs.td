@@ -79,22 +79,25 @@ def Tfm_EntryArgTokens : I32EnumAttrCase<"tokens", 0>;
 def Tfm_EntryArgPosition : I32EnumAttrCase<"position", 1>;
 def Tfm_EntryArgCount : I32EnumAttrCase<"count", 2>;
 def Tfm_EntryArgKVCache : I32EnumAttrCase<"kv_cache", 3>;
+def Tfm_EntryArgWeights : I32EnumAttrCase<"weights", 4>;
 def Tfm_EntryArg : I32EnumAttr<"EntryArg",
     "what an entry point's argument carries",
     [Tfm_EntryArgTokens, Tfm_EntryArgPosition, Tfm_EntryArgCount,
-     Tfm_EntryArgKVCache]> {
+     Tfm_EntryArgKVCache, Tfm_EntryArgWeights]> {
   let cppNamespace = "::mlir::tfm";
   let genSpecializedAttr = 0;
 }
 def Tfm_EntryArgAttr : EnumAttr<Tfm_Dialect, Tfm_EntryArg, "entry_arg"> {
   let summary = "What an entry point's argument carries";
   let description = [{
-    Set by `tfm-kv-cache` on the arguments of the entry points (as the
-    argument attribute `tfm.entry_arg`), read by later passes that treat
-    them specially: `tokens` (token ids, `i32`), `position` (the absolute
-    position of the first token, `index`), `count` (how many of a prefill
-    chunk's tokens are real; 0 asks for no logits, `index`) and `kv_cache`
-    (the key/value cache, updated in place).
+    Set on the arguments of the entry points (as the argument attribute
+    `tfm.entry_arg`), read by later passes that treat them specially:
+    `tokens` (token ids, `i32`), `position` (the absolute position of the
+    first token, `index`), `count` (how many of a prefill chunk's tokens
+    are real; 0 asks for no logits, `index`) and `kv_cache` (the key/value
+    cache, updated in place), set by `tfm-kv-cache`; `weights` (the bytes
+    the weights are views of), set by a target that binds weights to one
+    buffer (`tfm-cpu-bind-weights`).
     ```mlir
     func.func @prefill(%t: tensor<8xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, ...)
     ```

@@ -155,6 +155,7 @@ LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op,
       return fail("an index");
     return success();
   case EntryArg::kv_cache:
+  case EntryArg::weights:
     if (!shaped && !isa<IndexType, IntegerType>(type))
       return success();
     if (!shaped)

@@ -233,7 +233,7 @@ LogicalResult RopeOp::verify() {
   return success();
 }
 
-/// The checks shared by tfm.attention and tfm.flash_attention.
+/// The checks shared by tfm.attention and tfm.attention_kernel.
 template <typename AttentionLike>
 static LogicalResult verifyAttention(AttentionLike op) {
   int64_t heads = op.getNumHeads(), kvHeads = op.getNumKvHeads();
@@ -271,6 +271,11 @@ static LogicalResult verifyAttention(AttentionLike op) {
     return op.emitOpError() << "key has " << keyType.getDimSize(keysDim)
                             << " rows but value has "
                             << valueType.getDimSize(keysDim);
+  bool window = op.getMask() == MaskKind::sliding_window;
+  if (window != op.getWindow().has_value())
+    return op.emitOpError()
+           << (window ? "a sliding_window mask needs a window"
+                      : "only a sliding_window mask takes a window");
   return success();
 }
 
@@ -284,14 +289,14 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
 
 LogicalResult AttentionOp::verify() { return verifyAttention(*this); }
 
-LogicalResult FlashAttentionOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getQuery().getType());
+LogicalResult AttentionKernelOp::verify() {
+  if (failed(verifyAttention(*this)))
+    return failure();
+  if (getInit().getType() != getQuery().getType())
+    return emitOpError() << "init has type " << getInit().getType()
+                         << " but the query has type " << getQuery().getType();
   return success();
 }
-
-LogicalResult FlashAttentionOp::verify() { return verifyAttention(*this); }
 
 #define GET_OP_CLASSES
 #include "dialect/TfmOps.cpp.inc"

@@ -5,7 +5,9 @@
 include "dialect/TfmAttrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/TilingInterface.td"
 
 // Activations are 2-D [sequence, features] f32 tensors.
 def Tfm_Activation : 2DTensorOf<[F32]>;
@@ -272,16 +274,8 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, InferTypeOpAdaptor]> {
   let hasVerifier = 1;
 }
 
-// Attention ops share operands, result, syntax and verification.
-class Tfm_AttentionLikeOp<string mnemonic>
-    : Tfm_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
-  let results = (outs Tfm_Activation:$result);
-  let assemblyFormat = [{
-    $query `,` $key `,` $value `[` $offset `]` attr-dict `:`
-    type($query) `,` type($key) `,` type($value)
-  }];
-  let hasVerifier = 1;
-  let extraClassDeclaration = [{
+// Accessors shared by the attention ops.
+defvar Tfm_AttentionAccessors = [{
     int64_t getHeadDim() {
       return getQuery().getType().getDimSize(1) / getNumHeads();
     }
@@ -291,10 +285,9 @@ class Tfm_AttentionLikeOp<string mnemonic>
     }
     /// The dimension of `key` and `value` that indexes keys.
     unsigned getKeysDim() { return isHeadMajor() ? 1 : 0; }
-  }];
-}
+}];
 
-def Tfm_AttentionOp : Tfm_AttentionLikeOp<"attention"> {
+def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
   let summary = "Scaled dot-product multi-head attention (MHA, GQA, MQA)";
   let description = [{
     `query : [sequence, num_heads * head_dim]` attends over
@@ -304,12 +297,19 @@ def Tfm_AttentionOp : Tfm_AttentionLikeOp<"attention"> {
     contiguous); query head `h` reads key/value head
     `h / (num_heads / num_kv_heads)`. Scores are scaled by
     `1 / sqrt(head_dim)`. Query row `s` sits at absolute position
-    `offset + s` and key row `j` at position `j`; with `causal`, key `j` is
-    visible to query `s` only when `j <= offset + s`.
+    `offset + s` and key row `j` at position `j`; `mask` says which keys a
+    query sees (`#tfm.mask<causal>`: `j <= offset + s`;
+    `#tfm.mask<bidirectional>`: all; `#tfm.mask<sliding_window>` with
+    `window = W`: `offset + s - W < j <= offset + s`). `cache` says what
+    generation caches for it (`#tfm.cache_role<self>`: its own keys and
+    values per position; `cross`: keys and values of another sequence,
+    computed once; `none`: nothing).
     ```mlir
-    %o = tfm.attention %q, %k, %v[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64, causal}
+    %o = tfm.attention %q, %k, %v[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64,
+        mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>}
         : tensor<8x64xf32>, tensor<8x32xf32>, tensor<8x32xf32>
-    %c = tfm.attention %q, %ck, %cv[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64, causal}
+    %c = tfm.attention %q, %ck, %cv[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64,
+        mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>}
         : tensor<8x64xf32>, tensor<4x?x8xf32>, tensor<4x?x8xf32>
     ```
   }];
@@ -317,31 +317,64 @@ def Tfm_AttentionOp : Tfm_AttentionLikeOp<"attention"> {
                        Tfm_KeysOrValues:$value, Index:$offset,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
-                       UnitAttr:$causal);
+                       Tfm_MaskKindAttr:$mask,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
+                       Tfm_CacheRoleAttr:$cache);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `[` $offset `]` attr-dict `:`
+    type($query) `,` type($key) `,` type($value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = Tfm_AttentionAccessors;
 }
 
-def Tfm_FlashAttentionOp : Tfm_AttentionLikeOp<"flash_attention"> {
-  let summary = "Attention as one fused kernel with an online softmax";
+//===----------------------------------------------------------------------===//
+// Kernels: destination-style, tileable ops that code generation schedules
+//===----------------------------------------------------------------------===//
+
+def Tfm_AttentionKernelOp : Tfm_Op<"attention_kernel", [
+    Pure, DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<TilingInterface,
+        ["getLoopIteratorTypes", "getIterationDomain",
+         "getTiledImplementation", "getResultTilePosition"]>]> {
+  let summary = "Attention as one destination-style, tileable kernel";
   let description = [{
-    Computes exactly `tfm.attention` (same operands, attributes and
-    semantics), as one fused kernel: each (query row, head) walks the keys
-    it may see in blocks of `block_keys`, computing that block's scores,
-    folding them into a running maximum and sum (the online softmax of
-    flash attention, which rescales the partial output when the maximum
-    grows) and accumulating the block's values. No [queries x keys] score
-    matrix exists at any point; keys hidden by the causal mask are not
-    visited at all. Produced by `tfm-fuse-attention`.
+    Computes exactly `tfm.attention` (same operands, `mask` and `window`)
+    into `init`, in the form code generation schedules: it is
+    destination-style and implements `TilingInterface` over its two
+    parallel loops, query rows and heads (as `iree_linalg_ext.attention`),
+    so that upstream tiling applies. A tile of rows `[r, r + R)` and heads
+    `[h, h + H)` is the same op over those query rows and columns, the
+    key/value heads they read, and the offset `offset + r`; head tiles must
+    cover whole groups of heads that share a key/value head, or lie within
+    one. Produced by `convert-tfm-to-linalg`; the CPU codegen tiles it into
+    one flash-attention kernel per (row, head) (`tfm-cpu-tile-attention`),
+    any target can decompose it into linalg ops
+    (`tfm-decompose-attention`).
     ```mlir
-    %o = tfm.flash_attention %q, %k, %v[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64, causal, block_keys = 16 : i64}
-        : tensor<8x64xf32>, tensor<?x32xf32>, tensor<?x32xf32>
+    %o = tfm.attention_kernel ins(%q, %k, %v : tensor<8x64xf32>, tensor<4x?x8xf32>, tensor<4x?x8xf32>)
+        offset(%pos) outs(%init : tensor<8x64xf32>)
+        {num_heads = 8 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<8x64xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$query, Tfm_KeysOrValues:$key,
                        Tfm_KeysOrValues:$value, Index:$offset,
+                       Tfm_Activation:$init,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
-                       UnitAttr:$causal,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$block_keys);
+                       Tfm_MaskKindAttr:$mask,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
+    type($value) `)` `offset` `(` $offset `)` `outs` `(` $init `:`
+    type($init) `)` attr-dict `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = Tfm_AttentionAccessors # [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
 }
 
 #endif // TFM_OPS_TD

@@ -32,17 +32,27 @@ void mlir::tfm::buildTfmFusionPipeline(OpPassManager &pm,
     pm.addPass(createTfmFuseQKV());
     pm.addPass(createTfmFuseFFN());
   }
-  if (options.fuseAttention)
-    pm.addPass(createTfmCpuFuseAttention());
-  if (options.packWeights)
-    pm.addPass(createTfmCpuPackWeights());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void mlir::tfm::buildCpuWeightLayoutPipeline(
+    OpPassManager &pm, const CpuPipelineOptions &options) {
+  if (options.packWeights) {
+    pm.addPass(createTfmCpuPackWeights());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void mlir::tfm::buildTfmToLinalgPipeline(OpPassManager &pm,
                                          const CpuPipelineOptions &options) {
   pm.addPass(createConvertTfmToLinalg());
+  pm.addPass(createTfmCpuBindWeights());
+  if (options.fuseAttention)
+    pm.addPass(createTfmCpuTileAttention());
+  else
+    pm.addPass(createTfmDecomposeAttention());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.fuseElementwise) {
@@ -181,6 +191,7 @@ void mlir::tfm::buildTfmCpuPipeline(OpPassManager &pm,
                                     const CpuPipelineOptions &options) {
   buildTfmKVCachePipeline(pm, options);
   buildTfmFusionPipeline(pm, options);
+  buildCpuWeightLayoutPipeline(pm, options);
   buildTfmToLinalgPipeline(pm, options);
   buildLinalgToLLVMPipeline(pm, options);
 }

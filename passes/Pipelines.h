@@ -99,6 +99,10 @@ void buildTfmKVCachePipeline(OpPassManager &pm,
 /// tfm-cpu-fuse-attention) and weight packing (tfm-cpu-pack-weights).
 void buildTfmFusionPipeline(OpPassManager &pm,
                             const CpuPipelineOptions &options);
+/// tfm -> tfm: the CPU's weight layouts (tfm-cpu-pack-weights). The
+/// weights the module declares afterwards are the blob's.
+void buildCpuWeightLayoutPipeline(OpPassManager &pm,
+                                  const CpuPipelineOptions &options);
 /// tfm -> linalg/tensor/arith/math on tensors.
 void buildTfmToLinalgPipeline(OpPassManager &pm,
                               const CpuPipelineOptions &options);

@@ -87,7 +87,11 @@ Value NetworkBuilder::attention(Value q, Value k, Value v) {
       builder_, loc(), q, k, v, offset_,
       builder_.getI64IntegerAttr(spec_.config.numHeads),
       builder_.getI64IntegerAttr(spec_.config.numKVHeads),
-      builder_.getUnitAttr());
+      mlir::tfm::MaskKindAttr::get(builder_.getContext(),
+                                   mlir::tfm::MaskKind::causal),
+      /*window=*/nullptr,
+      mlir::tfm::CacheRoleAttr::get(builder_.getContext(),
+                                    mlir::tfm::CacheRole::self));
 }
 
 Value NetworkBuilder::add(Value lhs, Value rhs) {

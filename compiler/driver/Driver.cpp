@@ -178,8 +178,12 @@ public:
       return rc;
     if (options.stage == Stage::Fused)
       return printModule();
-    // The blob holds what the optimised network reads (stacked weights
-    // included), in the order the lowering will bind it.
+    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
+          mlir::tfm::buildCpuWeightLayoutPipeline(pm, pipeline);
+        }))
+      return rc;
+    // The blob holds what the optimised network reads (stacked and packed
+    // weights included), in the order tfm-cpu-bind-weights will bind it.
     mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(*module);
     tfm_model_info info = modelInfo(*module, *spec, layout, contextLength);
 

@@ -164,7 +164,8 @@ private:
     auto clone = AttentionOp::create(
         builder, loc, mapping.lookup(attention.getQuery()), cachedKeys,
         cachedValues, position, attention.getNumHeadsAttr(),
-        attention.getNumKvHeadsAttr(), attention.getCausalAttr());
+        attention.getNumKvHeadsAttr(), attention.getMaskAttr(),
+        attention.getWindowAttr(), attention.getCacheAttr());
     mapping.map(attention.getResult(), clone.getResult());
     ++layer;
     return success();
@@ -244,6 +245,24 @@ private:
   int64_t layer = 0;
 };
 
+/// What this pass caches: causal self-attention. It refuses the other
+/// kinds, which need other entry points or cache shapes.
+LogicalResult checkCacheable(AttentionOp attention) {
+  CacheRole role = attention.getCache();
+  if (role != CacheRole::self)
+    return attention.emitOpError()
+           << "has cache role " << stringifyCacheRole(role)
+           << "; tfm-kv-cache caches self-attention only (cross-attention "
+              "needs an encoder-decoder's entry points, an attention with "
+              "no cache an encoder's)";
+  MaskKind mask = attention.getMask();
+  if (mask != MaskKind::causal)
+    return attention.emitOpError()
+           << "has a " << stringifyMaskKind(mask)
+           << " mask; tfm-kv-cache caches causal attention only";
+  return success();
+}
+
 struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
   using Base::Base;
 
@@ -305,6 +324,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     cache.context = contextLength > 0 ? contextLength
                                       : getModel(module).getContextLength();
     WalkResult walk = forward.walk([&](AttentionOp attention) {
+      if (failed(checkCacheable(attention)))
+        return WalkResult::interrupt();
       if (attention.isHeadMajor()) {
         attention.emitOpError("reads head-major keys already; tfm-kv-cache "
                               "expects @forward's [keys, features] form");

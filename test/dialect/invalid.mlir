@@ -130,7 +130,7 @@ func.func @rope_layout_unknown(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16
 
 func.func @attention_heads(%q: tensor<4x18xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %pos: index) -> tensor<4x18xf32> {
   // expected-error @+1 {{query features (18) are not a multiple of num_heads (4)}}
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x18xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x18xf32>, tensor<4x8xf32>, tensor<4x8xf32>
   return %o : tensor<4x18xf32>
 }
 
@@ -138,7 +138,7 @@ func.func @attention_heads(%q: tensor<4x18xf32>, %k: tensor<4x8xf32>, %v: tensor
 
 func.func @attention_groups(%q: tensor<4x16xf32>, %k: tensor<4x12xf32>, %v: tensor<4x12xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{num_heads (4) is not a multiple of num_kv_heads (3)}}
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 3 : i64, causal} : tensor<4x16xf32>, tensor<4x12xf32>, tensor<4x12xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 3 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x12xf32>, tensor<4x12xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -146,7 +146,7 @@ func.func @attention_groups(%q: tensor<4x16xf32>, %k: tensor<4x12xf32>, %v: tens
 
 func.func @attention_kv_features(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>, %v: tensor<4x4xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{key and value must have num_kv_heads * head_dim = 8 features}}
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -154,7 +154,7 @@ func.func @attention_kv_features(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>, %v: 
 
 func.func @attention_kv_rows(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: tensor<6x8xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{key has 4 rows but value has 6}}
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<6x8xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<6x8xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -162,7 +162,7 @@ func.func @attention_kv_rows(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: tens
 
 func.func @attention_kv_ranks(%q: tensor<4x16xf32>, %k: tensor<2x4x4xf32>, %v: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{key has rank 3 but value has rank 2}}
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<2x4x4xf32>, tensor<4x8xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<2x4x4xf32>, tensor<4x8xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -170,7 +170,7 @@ func.func @attention_kv_ranks(%q: tensor<4x16xf32>, %k: tensor<2x4x4xf32>, %v: t
 
 func.func @attention_head_major_shape(%q: tensor<4x16xf32>, %k: tensor<4x4x2xf32>, %v: tensor<4x4x2xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{head-major key and value must be [num_kv_heads = 2, keys, head_dim = 4]}}
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -178,7 +178,7 @@ func.func @attention_head_major_shape(%q: tensor<4x16xf32>, %k: tensor<4x4x2xf32
 
 func.func @attention_head_major_rows(%q: tensor<4x16xf32>, %k: tensor<2x4x4xf32>, %v: tensor<2x6x4xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{key has 4 rows but value has 6}}
-  %o = tfm.flash_attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal, block_keys = 16 : i64} : tensor<4x16xf32>, tensor<2x4x4xf32>, tensor<2x6x4xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<2x4x4xf32>, tensor<2x6x4xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -186,7 +186,7 @@ func.func @attention_head_major_rows(%q: tensor<4x16xf32>, %k: tensor<2x4x4xf32>
 
 func.func @attention_zero_heads(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{attribute 'num_heads' failed to satisfy constraint}}
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 0 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 0 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -226,16 +226,42 @@ func.func @packed_linear_bias(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>, %b: t
 
 // -----
 
-func.func @flash_attention_kv_features(%q: tensor<2x16xf32>, %k: tensor<?x6xf32>, %pos: index) -> tensor<2x16xf32> {
+func.func @kernel_kv_features(%q: tensor<2x16xf32>, %k: tensor<?x6xf32>, %pos: index) -> tensor<2x16xf32> {
+  %init = tensor.empty() : tensor<2x16xf32>
   // expected-error @+1 {{key and value must have num_kv_heads * head_dim = 8 features}}
-  %o = tfm.flash_attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, block_keys = 16 : i64} : tensor<2x16xf32>, tensor<?x6xf32>, tensor<?x6xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<2x16xf32>, tensor<?x6xf32>, tensor<?x6xf32>) offset(%pos) outs(%init : tensor<2x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<bidirectional>} -> tensor<2x16xf32>
   return %o : tensor<2x16xf32>
 }
 
 // -----
 
-func.func @flash_attention_block(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %pos: index) -> tensor<2x16xf32> {
-  // expected-error @+1 {{attribute 'block_keys' failed to satisfy constraint}}
-  %o = tfm.flash_attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, block_keys = 0 : i64} : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
-  return %o : tensor<2x16xf32>
+func.func @kernel_init(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  %init = tensor.empty() : tensor<4x16xf32>
+  // expected-error @+1 {{init has type 'tensor<4x16xf32>' but the query has type 'tensor<2x16xf32>'}}
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_window_missing(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{a sliding_window mask needs a window}}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_window_unused(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{only a sliding_window mask takes a window}}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, window = 4 : i64, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_window_zero(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{attribute 'window' failed to satisfy constraint}}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 0 : i64, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  return %o : tensor<4x16xf32>
 }

@@ -106,8 +106,8 @@ func.func @rope_layouts(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
 // CHECK-LABEL: func @attention_gqa
 func.func @attention_gqa(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: tensor<8x8xf32>,
                          %pos: index) -> tensor<4x16xf32> {
-  // CHECK: tfm.attention %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}] {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+  // CHECK: tfm.attention %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}] {cache = #tfm.cache_role<self>, mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -119,20 +119,19 @@ func.func @attention_gqa(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: tensor<8
 func.func @attention_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: tensor<2x?x4xf32>,
                                 %pos: index) -> tensor<1x16xf32> {
   // CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
-  // CHECK: tfm.flash_attention {{.*}} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
-  %f = tfm.flash_attention %o, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal, block_keys = 16 : i64} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
-  return %f : tensor<1x16xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  return %o : tensor<1x16xf32>
 }
 
 // -----
 
-// Multi-query attention (one KV head) without a causal mask.
+// Multi-query attention (one KV head) without a causal mask, caching
+// nothing (an encoder's).
 // CHECK-LABEL: func @attention_mqa_bidirectional
 func.func @attention_mqa_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>,
                                        %v: tensor<4x4xf32>, %pos: index) -> tensor<4x16xf32> {
-  // CHECK: tfm.attention {{.*}} {num_heads = 4 : i64, num_kv_heads = 1 : i64}
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 1 : i64} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+  // CHECK: tfm.attention {{.*}} {cache = #tfm.cache_role<none>, mask = #tfm.mask<bidirectional>, num_heads = 4 : i64, num_kv_heads = 1 : i64}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 1 : i64, mask = #tfm.mask<bidirectional>, cache = #tfm.cache_role<none>} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -143,7 +142,7 @@ func.func @attention_mqa_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>
 func.func @attention_cached(%q: tensor<1x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>,
                             %pos: index) -> tensor<1x16xf32> {
   // CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
   return %o : tensor<1x16xf32>
 }
 
@@ -154,9 +153,21 @@ tfm.global_weight @wqkv : tensor<16x8xf32> {stacked = ["wq", "wk", "wv"]}
 
 // -----
 
-// CHECK-LABEL: func @flash_attention
-func.func @flash_attention(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %pos: index) -> tensor<2x16xf32> {
-  // CHECK: tfm.flash_attention %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}] {block_keys = 16 : i64, causal, num_heads = 4 : i64, num_kv_heads = 2 : i64} : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
-  %o = tfm.flash_attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal, block_keys = 16 : i64} : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+// A sliding window of 3 positions over cross-attended keys.
+// CHECK-LABEL: func @attention_window_cross
+func.func @attention_window_cross(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>,
+                                  %v: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.attention {{.*}} {cache = #tfm.cache_role<cross>, mask = #tfm.mask<sliding_window>, num_heads = 4 : i64, num_kv_heads = 2 : i64, window = 3 : i64}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, cache = #tfm.cache_role<cross>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @attention_kernel
+func.func @attention_kernel(%q: tensor<2x16xf32>, %k: tensor<2x?x4xf32>, %v: tensor<2x?x4xf32>, %pos: index) -> tensor<2x16xf32> {
+  %init = tensor.empty() : tensor<2x16xf32>
+  // CHECK: tfm.attention_kernel ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%{{.*}}) outs(%{{.*}} : tensor<2x16xf32>) {mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64} -> tensor<2x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<2x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<2x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<2x16xf32>
   return %o : tensor<2x16xf32>
 }

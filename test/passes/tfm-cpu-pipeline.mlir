@@ -11,7 +11,7 @@ module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward
     %c0 = arith.constant 0 : index
     %t = tfm.weight @table : tensor<16x8xf32>
     %x = tfm.embedding %tokens, %t : tensor<4xi32>, tensor<16x8xf32> -> tensor<4x8xf32>
-    %a = tfm.attention %x, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    %a = tfm.attention %x, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
     %l = tfm.lm_head %a, %t : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<4x16xf32>
     return %l : tensor<4x16xf32>
   }
@@ -21,7 +21,7 @@ module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward
 // CHECK-SAME: tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 2, context_length = 8>
 
 // CHECK-LABEL: llvm.func @prefill
-// CHECK-SAME: (%[[WEIGHTS:[a-z0-9]+]]: !llvm.ptr,
+// CHECK-SAME: (%[[WEIGHTS:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<weights>},
 // CHECK-SAME: %[[TOKENS:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<tokens>},
 // CHECK-SAME: %[[POS:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<position>},
 // CHECK-SAME: %[[COUNT:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<count>},
@@ -35,7 +35,7 @@ module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward
 // CHECK: "llvm.intr.memcpy"(%[[LOGITS]]
 
 // CHECK-LABEL: llvm.func @decode
-// CHECK-SAME: (%[[DWEIGHTS:[a-z0-9]+]]: !llvm.ptr,
+// CHECK-SAME: (%[[DWEIGHTS:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<weights>},
 // CHECK-SAME: %[[DTOKEN:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<tokens>},
 // CHECK-SAME: %[[DPOS:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<position>},
 // CHECK-SAME: %[[DCACHE:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<kv_cache>},

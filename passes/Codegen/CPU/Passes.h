@@ -2,6 +2,7 @@
 #ifndef TFMC_PASSES_CODEGEN_CPU_PASSES_H
 #define TFMC_PASSES_CODEGEN_CPU_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -245,21 +245,46 @@ def TfmCpuPlanMemory : Pass<"tfm-cpu-plan-memory", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
-def TfmCpuFuseAttention : Pass<"tfm-cpu-fuse-attention"> {
-  let summary = "Compute attention as one fused kernel with an online softmax";
+def TfmCpuTileAttention : Pass<"tfm-cpu-tile-attention"> {
+  let summary = "Tile attention kernels into flash attention, one (row, head) per task";
   let description = [{
-    Replaces every `tfm.attention` by `tfm.flash_attention`, which
-    convert-tfm-to-linalg lowers to one kernel: a parallel loop over
-    (query row, head), each walking the keys it may see in blocks of
-    `block-keys` (a causal query stops at its own position) with a running
-    maximum, sum and output vector in registers. Scores, scale, mask,
-    softmax and the product with the values are fused; no score matrix is
-    written to memory, in prefill or decode.
+    Tiles every `tfm.attention_kernel` over its query rows and heads, one
+    of each per tile, through its `TilingInterface` (an `scf.forall` that
+    becomes the OpenMP-shared loop), and lowers each tile to a loop nest
+    with an online softmax: the tile's query, a running maximum, a running
+    sum and an output vector stay in registers while it walks the keys it
+    may see in blocks of `block-keys` (a causal query stops at its own
+    position). Scores, scale, mask, softmax and the product with the values
+    are fused; no score matrix is written to memory, in prefill or decode.
+    Whole blocks are unrolled (one shuffle tree reduces a block's dot
+    products into its score vector) and software-pipelined; the last
+    partial block walks its keys in a loop.
   }];
   let options = [
     Option<"blockKeys", "block-keys", "int64_t", /*default=*/"16",
            "Keys per block of scores (one vector of scores)">,
   ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
+def TfmCpuBindWeights : Pass<"tfm-cpu-bind-weights", "mlir::ModuleOp"> {
+  let summary = "Read weights as views of the one blob a CPU executable maps";
+  let description = [{
+    Lays the module's `tfm.global_weight` declarations out in one blob
+    (declaration order, 64-byte aligned offsets; the package writer uses
+    the same layout), gives every function that reads weights a leading
+    `memref<Nxi8>` argument (the blob, N bytes), and turns each
+    `tfm.weight` into a read-only `memref.view` at the weight's offset,
+    wrapped by `bufferization.to_tensor`. The declarations are erased and
+    the layout is recorded in the module attribute
+    `tfm.weights = #tfm.weights_layout<bytes, hash, offsets>`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::bufferization::BufferizationDialect"];
 }
 
 #endif // TFM_CODEGEN_CPU_PASSES_TD

@@ -86,4 +86,19 @@ def TfmLowerStridedCopies : Pass<"tfm-lower-strided-copies"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def TfmDecomposeAttention : Pass<"tfm-decompose-attention"> {
+  let summary = "Decompose attention kernels into linalg ops (scores materialised)";
+  let description = [{
+    The reference lowering of `tfm.attention_kernel` for a target without
+    an attention kernel of its own: the scores `[heads, queries, keys]` are
+    materialised, masked (causal, bidirectional or a sliding window) and
+    normalised with a max-shifted softmax, then contracted with the values,
+    keys outside features so that value rows are read contiguously, and
+    divided by the softmax sum once per output element.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::math::MathDialect"];
+}
+
 #endif // TFM_CODEGEN_COMMON_PASSES_TD

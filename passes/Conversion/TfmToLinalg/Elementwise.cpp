@@ -1,6 +1,6 @@
 //===- Elementwise.cpp - tfm elementwise ops to linalg.generic --------------===//
 #include "dialect/TfmOps.h"
-#include "passes/Conversion/TfmToLinalg/LoweringUtils.h"
+#include "passes/LinalgBuilders.h"
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"

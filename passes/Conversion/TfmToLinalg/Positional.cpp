@@ -1,6 +1,6 @@
 //===- Positional.cpp - Embeddings and RoPE to linalg -----------------------===//
 #include "dialect/TfmOps.h"
-#include "passes/Conversion/TfmToLinalg/LoweringUtils.h"
+#include "passes/LinalgBuilders.h"
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
-#include "passes/Conversion/TfmToLinalg/LoweringUtils.h"
+#include "passes/LinalgBuilders.h"
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
 
 using namespace mlir;

@@ -1,6 +1,6 @@
 //===- TfmToLinalg.h - Lowering tfm ops to linalg on tensors ----*- C++ -*-===//
-#ifndef TFMC_PASSES_TFMTOLINALG_TFMTOLINALG_H
-#define TFMC_PASSES_TFMTOLINALG_TFMTOLINALG_H
+#ifndef TFMC_PASSES_CONVERSION_TFMTOLINALG_TFMTOLINALG_H
+#define TFMC_PASSES_CONVERSION_TFMTOLINALG_TFMTOLINALG_H
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -14,14 +14,12 @@ void populateTfmNormsToLinalgPatterns(RewritePatternSet &patterns);
 void populateTfmProjectionsToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.embedding, tfm.position_embedding, tfm.rope.
 void populateTfmPositionalToLinalgPatterns(RewritePatternSet &patterns);
-/// tfm.attention.
+/// tfm.attention -> tfm.attention_kernel (destination-style, tileable).
 void populateTfmAttentionToLinalgPatterns(RewritePatternSet &patterns);
-/// tfm.flash_attention as one fused loop nest with an online softmax.
-void populateTfmFlashAttentionToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateTfmToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tfm
 
-#endif // TFMC_PASSES_TFMTOLINALG_TFMTOLINALG_H
+#endif // TFMC_PASSES_CONVERSION_TFMTOLINALG_TFMTOLINALG_H

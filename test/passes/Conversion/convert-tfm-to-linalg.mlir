@@ -1,19 +1,14 @@
 // RUN: tfmc-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s
 
-// Weights become views of one blob argument at 64-byte aligned offsets in
-// declaration order; the layout is recorded on the module.
-
-// CHECK-LABEL: module attributes
-// CHECK-SAME: tfm.weights = #tfm.weights_layout<bytes = 320, hash = {{[0-9]+}}, offsets = {a = 0 : i64, b = 64 : i64}>
-// CHECK-NOT: tfm.global_weight
-tfm.global_weight @a : tensor<3xf32>
+// Weights stay reads of their declarations: binding them to storage is a
+// target's choice.
+// CHECK-LABEL: tfm.global_weight @b
 tfm.global_weight @b : tensor<4x16xf32>
 // CHECK-LABEL: func.func @reads_weights
-// CHECK-SAME: (%[[BLOB:.*]]: memref<320xi8>, %{{.*}}: tensor<4x16xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>)
 func.func @reads_weights(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
-  // CHECK: %[[OFFSET:.*]] = arith.constant 64 : index
-  // CHECK: %[[VIEW:.*]] = memref.view %[[BLOB]][%[[OFFSET]]][] : memref<320xi8> to memref<4x16xf32>
-  // CHECK: bufferization.to_tensor %[[VIEW]] restrict
+  // CHECK: %[[B:.*]] = tfm.weight @b : tensor<4x16xf32>
+  // CHECK: linalg.generic {{.*}} ins(%[[X]], %[[B]] : tensor<4x16xf32>, tensor<4x16xf32>)
   %b = tfm.weight @b : tensor<4x16xf32>
   %y = tfm.add %x, %b : tensor<4x16xf32>
   return %y : tensor<4x16xf32>
@@ -177,59 +172,14 @@ func.func @rope(%x: tensor<4x16xf32>, %pos: index) -> (tensor<4x16xf32>, tensor<
 
 // -----
 
-// Scores over [heads, queries, keys] read KV head h floordiv (heads / kv_heads);
-// the causal mask hides keys past offset + query; softmax is max-shifted.
-// CHECK-DAG: #[[KEYMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d0 floordiv 2, d3)>
-// CHECK-LABEL: func.func @attention_gqa
-func.func @attention_gqa(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: tensor<8x8xf32>, %pos: index) -> tensor<4x16xf32> {
-  // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [4, 4, 4]
-  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[KEYMAP]], #{{.*}}]
-  // CHECK-SAME: outs(%{{.*}} : tensor<4x4x8xf32>)
-  // CHECK: arith.cmpi ugt
-  // CHECK: arith.maximumf
-  // CHECK: math.exp
-  // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<4x4x4xf32> into tensor<4x16xf32>
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+// Attention becomes one destination-style kernel op over the same
+// operands, mask and window, into an empty init: each target schedules it.
+// CHECK-LABEL: func.func @attention_to_kernel
+// CHECK-SAME: (%[[Q:.*]]: tensor<4x16xf32>, %[[K:.*]]: tensor<8x8xf32>, %[[V:.*]]: tensor<8x8xf32>, %[[POS:.*]]: index)
+func.func @attention_to_kernel(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: tensor<8x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: %[[INIT:.*]] = tensor.empty() : tensor<4x16xf32>
+  // CHECK: %[[OUT:.*]] = tfm.attention_kernel ins(%[[Q]], %[[K]], %[[V]] : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>) offset(%[[POS]]) outs(%[[INIT]] : tensor<4x16xf32>) {mask = #tfm.mask<sliding_window>, num_heads = 4 : i64, num_kv_heads = 2 : i64, window = 3 : i64} -> tensor<4x16xf32>
+  // CHECK: return %[[OUT]]
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
   return %o : tensor<4x16xf32>
-}
-
-// -----
-
-// Without `causal` no mask is applied.
-// CHECK-LABEL: func.func @attention_bidirectional
-func.func @attention_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>, %v: tensor<4x4xf32>, %pos: index) -> tensor<4x16xf32> {
-  // CHECK-NOT: arith.cmpi
-  // CHECK: return
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 1 : i64} : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
-  return %o : tensor<4x16xf32>
-}
-
-// -----
-
-// Cached keys: the key dimension of the scores follows the rows given.
-// CHECK-LABEL: func.func @attention_cached
-// CHECK-SAME: %[[K:[^:]*]]: tensor<?x8xf32>
-func.func @attention_cached(%q: tensor<1x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %pos: index) -> tensor<1x16xf32> {
-  // CHECK: %[[ROWS:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x8xf32>
-  // CHECK: %[[KROWS:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x8xf32>
-  // CHECK: tensor.expand_shape %[[K]] {{\[}}[0], [1, 2]] output_shape [%[[KROWS]], 2, 4]
-  // CHECK: tensor.empty(%[[ROWS]]) : tensor<4x1x?xf32>
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
-  return %o : tensor<1x16xf32>
-}
-
-// -----
-
-// Head-major cached keys ([kv_heads, keys, head_dim]) are read as they are:
-// no reshape, and the key map puts the kv head first.
-// CHECK-DAG: #[[HEADMAJOR:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 2, d2, d3)>
-// CHECK-LABEL: func.func @attention_head_major
-// CHECK-SAME: %[[K:[^:]*]]: tensor<2x?x4xf32>
-func.func @attention_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: tensor<2x?x4xf32>, %pos: index) -> tensor<1x16xf32> {
-  // CHECK: %[[KEYS:.*]] = tensor.dim %[[K]], %c1 : tensor<2x?x4xf32>
-  // CHECK-NOT: tensor.expand_shape %[[K]]
-  // CHECK: tensor.empty(%[[KEYS]]) : tensor<4x1x?xf32>
-  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[HEADMAJOR]], #{{.*}}]
-  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
-  return %o : tensor<1x16xf32>
 }

@@ -43,9 +43,9 @@ module attributes {tfm.model = #tfm.model<context_length = 16, network = @forwar
     %t = arith.constant dense<0.5> : tensor<32x8xf32>
     %x = tfm.embedding %tokens, %t : tensor<2xi32>, tensor<32x8xf32> -> tensor<2x8xf32>
     %k4 = arith.constant dense<0.5> : tensor<2x4xf32>
-    %a = tfm.attention %x, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, causal} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+    %a = tfm.attention %x, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
     // expected-error @+1 {{has 1 key/value heads of 4 features but an earlier layer has 2 of 4; one KV cache needs equal layers}}
-    %b = tfm.attention %a, %k4, %k4[%c0] {num_heads = 2 : i64, num_kv_heads = 1 : i64, causal} : tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+    %b = tfm.attention %a, %k4, %k4[%c0] {num_heads = 2 : i64, num_kv_heads = 1 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<2x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>
     return %b : tensor<2x8xf32>
   }
 }
@@ -59,7 +59,7 @@ module attributes {tfm.model = #tfm.model<context_length = 16, network = @forwar
     %x = tfm.embedding %tokens, %t : tensor<2xi32>, tensor<32x8xf32> -> tensor<2x8xf32>
     %kv = arith.constant dense<0.5> : tensor<2x2x4xf32>
     // expected-error @+1 {{reads head-major keys already; tfm-kv-cache expects @forward's [keys, features] form}}
-    %a = tfm.attention %x, %kv, %kv[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, causal} : tensor<2x8xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>
+    %a = tfm.attention %x, %kv, %kv[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<2x8xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>
     return %a : tensor<2x8xf32>
   }
 }

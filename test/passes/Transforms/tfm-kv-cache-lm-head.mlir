@@ -10,7 +10,7 @@ module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward
     %table = tfm.weight @table : tensor<32x16xf32>
     %c0 = arith.constant 0 : index
     %e = tfm.embedding %tokens, %table : tensor<2xi32>, tensor<32x16xf32> -> tensor<2x16xf32>
-    %x = tfm.attention %e, %e, %e[%c0] {num_heads = 4 : i64, num_kv_heads = 4 : i64, causal} : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>
+    %x = tfm.attention %e, %e, %e[%c0] {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>
     %logits = tfm.lm_head %x, %table : tensor<2x16xf32>, tensor<32x16xf32> -> tensor<2x32xf32>
     return %logits : tensor<2x32xf32>
   }

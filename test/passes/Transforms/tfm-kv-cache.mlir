@@ -15,7 +15,7 @@ module attributes {tfm.model = #tfm.model<context_length = 16, network = @forwar
     %x = tfm.embedding %tokens, %wq : tensor<4xi32>, tensor<16x16xf32> -> tensor<4x16xf32>
     %k = tfm.linear %x, %wk : tensor<4x16xf32>, tensor<8x16xf32> -> tensor<4x8xf32>
     %q = tfm.rope %x[%c0] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x16xf32>
-    %a = tfm.attention %q, %k, %k[%c0] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    %a = tfm.attention %q, %k, %k[%c0] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
     return %a : tensor<4x16xf32>
   }
 }

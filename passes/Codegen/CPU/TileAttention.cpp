@@ -1,9 +1,11 @@
-//===- FlashAttention.cpp - tfm.flash_attention to a fused kernel ---------===//
+//===- TileAttention.cpp - tfm.attention_kernel as CPU flash attention ----===//
 //
-// One parallel loop over (query row, head); each iteration keeps its query
-// (pre-scaled by 1/sqrt(head_dim)), a running maximum m, a running sum l and
-// an output accumulator in registers and walks the keys it may see in
-// blocks of B:
+// tfm-cpu-tile-attention tiles each attention kernel over (query row, head)
+// through its TilingInterface into one `scf.forall`, then lowers each
+// one-row, one-head tile to a flash-attention loop nest. The tile keeps its
+// (pre-scaled by 1/sqrt(head_dim)) query, a running maximum m, a running
+// sum l and an output accumulator in registers and walks the keys it may
+// see in blocks of B:
 //
 //   scores[j] = q . k[jb + j]       for j < n = min(B, visible - jb)
 //   m'        = max(m, max_j scores[j])
@@ -12,8 +14,8 @@
 //   acc       = acc * exp(m - m') + sum_j p[j] * v[jb + j]
 //
 // and writes acc / l. A causal query stops at its own position (visible =
-// offset + s + 1): masked keys are never read. Nothing larger than one
-// block of scores (a vector) exists.
+// offset + 1 for the tile's one row): masked keys are never read. Nothing
+// larger than one block of scores (a vector) exists.
 //
 // Whole blocks (n = B) are unrolled: each key's dot product is kept as B
 // partial sums (head_dim / B multiply-adds of B lanes) and one tree of
@@ -27,15 +29,22 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
-#include "passes/Conversion/TfmToLinalg/LoweringUtils.h"
-#include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "passes/LinalgBuilders.h"
+#include "passes/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+
 #include <cmath>
 #include <limits>
+
+namespace mlir::tfm {
+#define GEN_PASS_DEF_TFMCPUTILEATTENTION
+#include "passes/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::tfm
 
 using namespace mlir;
 using namespace mlir::tfm;
@@ -47,36 +56,26 @@ struct SoftmaxState {
   Value maximum, sum, output;
 };
 
-class FlashAttentionLowering : public OpRewritePattern<FlashAttentionOp> {
+/// Lowers tiles of one query row and one head to the flash loop nest.
+class FlashAttentionTile {
 public:
-  using OpRewritePattern::OpRewritePattern;
+  explicit FlashAttentionTile(int64_t blockKeys) : blockKeys(blockKeys) {}
 
-  LogicalResult matchAndRewrite(FlashAttentionOp op,
-                                PatternRewriter &b) const override {
+  /// Replaces `op` (one row, one head) by the loop nest writing its init.
+  LogicalResult rewrite(RewriterBase &b, AttentionKernelOp op) const {
     Location loc = op.getLoc();
-    int64_t heads = op.getNumHeads();
-    int64_t queries = shapeOf(op.getQuery())[0];
-    Kernel kernel(op);
+    b.setInsertionPoint(op);
+    Kernel kernel(op, blockKeys);
 
+    Value zero = index(b, loc, 0);
     Value numKeys =
         tensor::DimOp::create(b, loc, op.getKey(), op.getKeysDim());
-    Value init = emptyTensor(b, loc, shapeOf(op.getQuery()));
-    auto forall = scf::ForallOp::create(
-        b, loc,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(queries), b.getIndexAttr(heads)},
-        ValueRange{init}, std::nullopt);
-
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(forall.getBody());
-    Value query = forall.getInductionVar(0), head = forall.getInductionVar(1);
-    Value queryColumn = multiply(b, loc, head, kernel.headDim);
-    kernel.kvHead =
-        arith::DivUIOp::create(b, loc, head, index(b, loc, kernel.group));
     if (!kernel.headMajor)
-      kernel.kvColumn = multiply(b, loc, kernel.kvHead, kernel.headDim);
+      kernel.kvColumn = zero;
+    kernel.kvHead = zero;
 
     Value q = vector::TransferReadOp::create(
-        b, loc, kernel.rowType, op.getQuery(), ValueRange{query, queryColumn},
+        b, loc, kernel.rowType, op.getQuery(), ValueRange{zero, zero},
         f32Constant(b, loc, 0.0), ArrayRef<bool>{true});
     kernel.query = arith::MulFOp::create(
         b, loc, q,
@@ -84,10 +83,9 @@ public:
               1.0 / std::sqrt(double(kernel.headDim))));
 
     Value visible = numKeys;
-    if (op.getCausal()) {
-      Value ownPosition = arith::AddIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, op.getOffset(), query),
-          index(b, loc, 1));
+    if (op.getMask() == MaskKind::causal) {
+      Value ownPosition =
+          arith::AddIOp::create(b, loc, op.getOffset(), index(b, loc, 1));
       visible = arith::MinUIOp::create(b, loc, ownPosition, numKeys);
     }
 
@@ -95,19 +93,19 @@ public:
     SoftmaxState state = {f32Constant(b, loc, negInf),
                           f32Constant(b, loc, 0.0),
                           splat(b, loc, kernel.rowType, 0.0)};
-    Value blockKeys = index(b, loc, kernel.blockKeys);
-    Value partialStart = index(b, loc, 0);
+    Value blockKeysValue = index(b, loc, kernel.blockKeys);
+    Value partialStart = zero;
     if (kernel.canUnrollBlocks()) {
       partialStart = arith::MulIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, visible, blockKeys),
-          blockKeys);
+          b, loc, arith::DivUIOp::create(b, loc, visible, blockKeysValue),
+          blockKeysValue);
       state = kernel.wholeBlocks(b, loc, partialStart, state);
     }
     state = walkBlocks(
-        b, loc, partialStart, visible, blockKeys, state,
+        b, loc, partialStart, visible, blockKeysValue, state,
         [&](OpBuilder &nb, Location nloc, Value first, SoftmaxState current) {
           Value count = arith::MinUIOp::create(
-              nb, nloc, blockKeys,
+              nb, nloc, blockKeysValue,
               arith::SubIOp::create(nb, nloc, visible, first));
           return kernel.partialBlock(nb, nloc, first, count, current);
         });
@@ -115,25 +113,13 @@ public:
     Value out = arith::DivFOp::create(
         b, loc, state.output,
         vector::BroadcastOp::create(b, loc, kernel.rowType, state.sum));
-    // The result goes into this iteration's slice of the shared output, so
-    // that bufferization writes it in place (no temporary per iteration).
-    Value shared = forall.getRegionIterArgs()[0];
-    SmallVector<OpFoldResult> offsets = {query, queryColumn};
-    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                       b.getIndexAttr(kernel.headDim)};
-    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-    Value slice =
-        tensor::ExtractSliceOp::create(b, loc, shared, offsets, sizes, strides);
-    Value zero = index(b, loc, 0);
-    Value tile = vector::TransferWriteOp::create(b, loc, out, slice,
+    // Written into the tile's init, a slice of the loop's shared output, so
+    // that bufferization writes it in place (no temporary per tile).
+    Value tile = vector::TransferWriteOp::create(b, loc, out, op.getInit(),
                                                  ValueRange{zero, zero},
                                                  ArrayRef<bool>{true})
                      .getResult();
-
-    b.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(b, loc, tile, shared, offsets, sizes,
-                                          strides);
-    b.replaceOp(op, forall.getResult(0));
+    b.replaceOp(op, tile);
     return success();
   }
 
@@ -175,11 +161,10 @@ private:
 
   /// What one (query row, head) iteration reads, and how it folds a block.
   struct Kernel {
-    explicit Kernel(FlashAttentionOp op)
+    Kernel(AttentionKernelOp op, int64_t blockKeys)
         : keys(op.getKey()), values(op.getValue()),
           headMajor(op.isHeadMajor()), headDim(op.getHeadDim()),
-          group(op.getNumHeads() / op.getNumKvHeads()),
-          blockKeys(static_cast<int64_t>(op.getBlockKeys())) {
+          blockKeys(blockKeys) {
       Type f32 = Float32Type::get(op.getContext());
       rowType = VectorType::get({headDim}, f32);
       blockType = VectorType::get({blockKeys}, f32);
@@ -400,16 +385,56 @@ private:
 
     Value keys, values;
     bool headMajor;
-    int64_t headDim, group, blockKeys;
+    int64_t headDim, blockKeys;
     VectorType rowType, blockType;
-    Value kvHead, kvColumn; ///< set per (row, head) iteration
-    Value query;            ///< this iteration's query, pre-scaled
+    Value kvHead, kvColumn; ///< the tile's key/value head (0 in the tile)
+    Value query;            ///< the tile's query, pre-scaled
   };
+
+  int64_t blockKeys;
+};
+
+/// Tiles `op` into one `scf.forall` over (query row, head) with a kernel of
+/// one row and one head per iteration.
+FailureOr<AttentionKernelOp> tileRowsAndHeads(RewriterBase &rewriter,
+                                              AttentionKernelOp op) {
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), {1, 1}));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), tiling);
+  if (failed(tiled))
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+  return cast<AttentionKernelOp>(tiled->tiledOps.back());
+}
+
+struct TfmCpuTileAttention
+    : mlir::tfm::impl::TfmCpuTileAttentionBase<TfmCpuTileAttention> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (blockKeys <= 0) {
+      getOperation()->emitError("tfm-cpu-tile-attention: block-keys must be "
+                                "positive");
+      return signalPassFailure();
+    }
+    SmallVector<AttentionKernelOp> kernels;
+    getOperation()->walk([&](AttentionKernelOp op) { kernels.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    FlashAttentionTile flash(blockKeys);
+    for (AttentionKernelOp op : kernels) {
+      if (op.getMask() == MaskKind::sliding_window) {
+        op.emitOpError("has a sliding_window mask, which "
+                       "tfm-cpu-tile-attention does not support yet");
+        return signalPassFailure();
+      }
+      FailureOr<AttentionKernelOp> tile = tileRowsAndHeads(rewriter, op);
+      if (failed(tile) || failed(flash.rewrite(rewriter, *tile)))
+        return signalPassFailure();
+    }
+  }
 };
 
 } // namespace
-
-void mlir::tfm::populateTfmFlashAttentionToLinalgPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<FlashAttentionLowering>(patterns.getContext());
-}

@@ -1,6 +1,11 @@
-//===- LoweringUtils.h - Shared helpers of the tfm -> linalg lowering -*- C++ -*-===//
-#ifndef TFMC_PASSES_TFMTOLINALG_LOWERINGUTILS_H
-#define TFMC_PASSES_TFMTOLINALG_LOWERINGUTILS_H
+//===- LinalgBuilders.h - Small builders of linalg/tensor IR ----*- C++ -*-===//
+//
+// Shared by the tfm -> linalg conversion and the code generation passes
+// that build linalg ops (attention decomposition and kernels).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_PASSES_LINALGBUILDERS_H
+#define TFMC_PASSES_LINALGBUILDERS_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -58,4 +63,4 @@ inline ArrayRef<int64_t> shapeOf(Value value) {
 
 } // namespace mlir::tfm
 
-#endif // TFMC_PASSES_TFMTOLINALG_LOWERINGUTILS_H
+#endif // TFMC_PASSES_LINALGBUILDERS_H

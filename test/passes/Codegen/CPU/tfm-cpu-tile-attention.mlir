@@ -1,0 +1,127 @@
+// RUN: tfmc-opt %s -tfm-cpu-tile-attention=block-keys=4 -split-input-file | FileCheck %s
+
+// The kernel is tiled over (query row, head), one of each per iteration of
+// one parallel loop; each tile reads its query columns, its key/value head's
+// columns (query head h reads key/value head h / 2), all keys, and sits at
+// position offset + row. Each tile reads its query once, stops at its own
+// position (causal: offset + row + 1 keys) and walks the keys in blocks of
+// 4 carrying the running maximum, sum and output vector; per block one
+// vector of scores is all that exists. Whole blocks are unrolled (4 dot
+// products kept as partial sums, reduced together by one tree of
+// shuffles); the last, partial block walks its keys one at a time.
+// CHECK-DAG: #[[$QCOL:.*]] = affine_map<(d0) -> (d0 * 4)>
+// CHECK-DAG: #[[$KVCOL:.*]] = affine_map<(d0) -> ((d0 floordiv 2) * 4)>
+// CHECK-DAG: #[[$AT:.*]] = affine_map<(d0)[s0] -> (d0 + s0)>
+// CHECK-LABEL: func.func @flash
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x16xf32>, %[[K:.*]]: tensor<?x8xf32>, %[[V:.*]]: tensor<?x8xf32>, %[[POS:.*]]: index)
+// CHECK: scf.forall (%[[ROW:.*]], %[[HEAD:.*]]) in (2, 4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<2x16xf32>)
+// CHECK:   %[[QCOL:.*]] = affine.apply #[[$QCOL]](%[[HEAD]])
+// CHECK:   %[[QTILE:.*]] = tensor.extract_slice %[[Q]][%[[ROW]], %[[QCOL]]] [1, 4] [1, 1]
+// CHECK:   %[[KVCOL:.*]] = affine.apply #[[$KVCOL]](%[[HEAD]])
+// CHECK:   %[[KTILE:.*]] = tensor.extract_slice %[[K]][0, %[[KVCOL]]] [%{{.*}}, 4] [1, 1]
+// CHECK:   %[[VTILE:.*]] = tensor.extract_slice %[[V]][0, %{{.*}}] [%{{.*}}, 4] [1, 1]
+// CHECK:   %[[OTILE:.*]] = tensor.extract_slice %[[OUT]][%[[ROW]], %[[QCOL]]] [1, 4] [1, 1]
+// CHECK:   %[[AT:.*]] = affine.apply #[[$AT]](%[[ROW]])[%[[POS]]]
+// CHECK:   %[[KEYS:.*]] = tensor.dim %[[KTILE]]
+// CHECK:   vector.transfer_read %[[QTILE]]{{.*}} : tensor<1x4xf32>, vector<4xf32>
+// CHECK:   %[[OWN:.*]] = arith.addi %[[AT]], %c1
+// CHECK:   %[[VISIBLE:.*]] = arith.minui %[[OWN]], %[[KEYS]]
+// CHECK:   %[[COUNT:.*]] = arith.divui %[[VISIBLE]], %[[B:.*]] : index
+// CHECK:   %[[WHOLE:.*]] = arith.muli %[[COUNT]], %[[B]] : index
+// Whole blocks are software-pipelined: block 0's scores before the loop,
+// block i + 1's scores in the iteration that folds block i, the last block
+// folded after the loop.
+// CHECK:   %[[ANY:.*]] = arith.cmpi ugt, %[[WHOLE]], %{{.*}} : index
+// CHECK:   %[[FULL:.*]]:3 = scf.if %[[ANY]] -> (f32, f32, vector<4xf32>)
+// CHECK:     %[[LAST:.*]] = arith.subi %[[WHOLE]], %[[B2:.*]] : index
+// CHECK-COUNT-4: vector.transfer_read %[[KTILE]]
+// CHECK:     vector.shuffle %{{.*}}, %{{.*}} [0, 1, 4, 5]
+// CHECK:     vector.shuffle %{{.*}}, %{{.*}} [2, 3, 6, 7]
+// CHECK:     vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6]
+// CHECK:     vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7]
+// CHECK:     %[[FIRSTSCORES:.*]] = arith.addf {{.*}} : vector<4xf32>
+// CHECK:     %[[PIPE:.*]]:4 = scf.for %[[AT:.*]] = %{{.*}} to %[[LAST]] step %[[B2]] iter_args({{.*}}, %[[SCORES:.*]] = %[[FIRSTSCORES]]) -> (f32, f32, vector<4xf32>, vector<4xf32>)
+// CHECK:       %[[NEXT:.*]] = arith.addi %[[AT]], %[[B2]]
+// CHECK-COUNT-4: vector.transfer_read %[[KTILE]]
+// CHECK:       vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7]
+// CHECK:       %[[NEXTSCORES:.*]] = arith.addf {{.*}} : vector<4xf32>
+// CHECK:       vector.reduction <maxnumf>, %[[SCORES]]
+// CHECK:       math.exp {{.*}} : vector<4xf32>
+// CHECK-COUNT-4: vector.fma
+// CHECK:       scf.yield {{.*}}, %[[NEXTSCORES]] : f32, f32, vector<4xf32>, vector<4xf32>
+// CHECK:     vector.reduction <maxnumf>, %[[PIPE]]#3
+// CHECK-COUNT-4: vector.fma
+// CHECK:     scf.yield
+// CHECK:   } else {
+// CHECK:     scf.yield
+// CHECK:   %[[BLOCKS:.*]]:3 = scf.for %[[FIRST:.*]] = %[[WHOLE]] to %[[VISIBLE]] step %[[B]] iter_args(%{{.*}} = %[[FULL]]#0, %{{.*}} = %[[FULL]]#1, %{{.*}} = %[[FULL]]#2) -> (f32, f32, vector<4xf32>)
+// CHECK:     scf.for {{.*}} -> (vector<4xf32>)
+// CHECK:       vector.transfer_read %[[KTILE]][%{{.*}}, %{{.*}}]
+// CHECK:       vector.reduction <add>
+// CHECK:       vector.insert
+// CHECK:     vector.reduction <maxnumf>
+// CHECK:     math.exp {{.*}} : vector<4xf32>
+// CHECK:     math.exp {{.*}} : f32
+// CHECK:     scf.for {{.*}} -> (vector<4xf32>)
+// CHECK:       vector.transfer_read %[[VTILE]][%{{.*}}, %{{.*}}]
+// CHECK:       vector.fma
+// CHECK:   arith.divf %[[BLOCKS]]#2
+// CHECK:   vector.transfer_write %{{.*}}, %[[OTILE]]
+// CHECK:   tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[ROW]], %{{.*}}] [1, 4] [1, 1]
+// CHECK-NOT: tensor<4x2x
+func.func @flash(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %pos: index) -> tensor<2x16xf32> {
+  %init = tensor.empty() : tensor<2x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<2x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<2x16xf32>
+  return %o : tensor<2x16xf32>
+}
+
+// -----
+
+// Head-major keys and values (the KV cache's layout): the key count is
+// dimension 1, and a tile reads the [1, keys, 4] block of kv head h / 2.
+// CHECK-LABEL: func.func @flash_head_major
+// CHECK-SAME: (%{{.*}}: tensor<1x16xf32>, %[[K:.*]]: tensor<2x?x4xf32>, %[[V:.*]]: tensor<2x?x4xf32>, %{{.*}}: index)
+// CHECK: scf.forall (%{{.*}}, %[[HEAD:.*]]) in (1, 4)
+// CHECK:   affine.apply #{{.*}}(%[[HEAD]])
+// CHECK:   %[[KVHEAD:[a-z0-9_]+]] = affine.apply #{{.*}}(%[[HEAD]])
+// CHECK:   %[[KROWS:[a-z0-9_]+]] = tensor.dim %[[K]], %c1
+// CHECK:   %[[KTILE:.*]] = tensor.extract_slice %[[K]][%[[KVHEAD]], 0, 0] [1, %[[KROWS]], 4] [1, 1, 1] : tensor<2x?x4xf32> to tensor<1x?x4xf32>
+// CHECK:   %[[VTILE:.*]] = tensor.extract_slice %[[V]][%[[KVHEAD]], 0, 0] [1, %[[KROWS]], 4] [1, 1, 1] : tensor<2x?x4xf32> to tensor<1x?x4xf32>
+// CHECK:   %[[KEYS:.*]] = tensor.dim %[[KTILE]], %c1
+// CHECK:   arith.minui %{{.*}}, %[[KEYS]]
+// CHECK:       vector.transfer_read %[[KTILE]][%c0, %{{.*}}, %{{.*}}]{{.*}} : tensor<1x?x4xf32>, vector<4xf32>
+// CHECK:       vector.transfer_read %[[VTILE]][%c0, %{{.*}}, %{{.*}}]{{.*}} : tensor<1x?x4xf32>, vector<4xf32>
+func.func @flash_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: tensor<2x?x4xf32>, %pos: index) -> tensor<1x16xf32> {
+  %init = tensor.empty() : tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<1x16xf32>
+  return %o : tensor<1x16xf32>
+}
+
+// -----
+
+// Blocks whose width does not divide head_dim (6 features, blocks of 4) are
+// not unrolled: every block walks its keys one at a time.
+// CHECK-LABEL: func.func @flash_not_unrolled
+// CHECK-NOT: vector.shuffle
+// CHECK: vector.insert
+// CHECK-NOT: vector.shuffle
+// CHECK: return
+func.func @flash_not_unrolled(%q: tensor<1x12xf32>, %k: tensor<?x6xf32>, %v: tensor<?x6xf32>, %pos: index) -> tensor<1x12xf32> {
+  %init = tensor.empty() : tensor<1x12xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x12xf32>, tensor<?x6xf32>, tensor<?x6xf32>) offset(%pos) outs(%init : tensor<1x12xf32>) {num_heads = 2 : i64, num_kv_heads = 1 : i64, mask = #tfm.mask<causal>} -> tensor<1x12xf32>
+  return %o : tensor<1x12xf32>
+}
+
+// -----
+
+// A bidirectional tile walks every key: no position bounds the walk.
+// CHECK-LABEL: func.func @flash_bidirectional
+// CHECK: scf.forall
+// CHECK: %[[KEYS:.*]] = tensor.dim
+// CHECK-NOT: arith.minui
+// CHECK: arith.divui %[[KEYS]], %c4
+func.func @flash_bidirectional(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x8xf32> {
+  %init = tensor.empty() : tensor<4x8xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) offset(%pos) outs(%init : tensor<4x8xf32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<bidirectional>} -> tensor<4x8xf32>
+  return %o : tensor<4x8xf32>
+}

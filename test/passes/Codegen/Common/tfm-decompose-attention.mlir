@@ -1,0 +1,77 @@
+// RUN: tfmc-opt %s -tfm-decompose-attention -split-input-file | FileCheck %s
+
+// Scores over [heads, queries, keys] read KV head h floordiv (heads / kv_heads);
+// the causal mask hides keys past offset + query; softmax is max-shifted.
+// CHECK-DAG: #[[KEYMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d0 floordiv 2, d3)>
+// CHECK-LABEL: func.func @attention_gqa
+func.func @attention_gqa(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: tensor<8x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [4, 4, 4]
+  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[KEYMAP]], #{{.*}}]
+  // CHECK-SAME: outs(%{{.*}} : tensor<4x4x8xf32>)
+  // CHECK: arith.cmpi ugt
+  // CHECK: arith.maximumf
+  // CHECK: math.exp
+  // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<4x4x4xf32> into tensor<4x16xf32>
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// A bidirectional mask hides nothing.
+// CHECK-LABEL: func.func @attention_bidirectional
+func.func @attention_bidirectional(%q: tensor<4x16xf32>, %k: tensor<4x4xf32>, %v: tensor<4x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK-NOT: arith.cmpi
+  // CHECK: return
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 1 : i64, mask = #tfm.mask<bidirectional>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// Cached keys: the key dimension of the scores follows the rows given.
+// CHECK-LABEL: func.func @attention_cached
+// CHECK-SAME: %[[K:[^:]*]]: tensor<?x8xf32>
+func.func @attention_cached(%q: tensor<1x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %pos: index) -> tensor<1x16xf32> {
+  // CHECK: %[[ROWS:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x8xf32>
+  // CHECK: %[[KROWS:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x8xf32>
+  // CHECK: tensor.expand_shape %[[K]] {{\[}}[0], [1, 2]] output_shape [%[[KROWS]], 2, 4]
+  // CHECK: tensor.empty(%[[ROWS]]) : tensor<4x1x?xf32>
+  %init = tensor.empty() : tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<1x16xf32>
+  return %o : tensor<1x16xf32>
+}
+
+// -----
+
+// Head-major cached keys ([kv_heads, keys, head_dim]) are read as they are:
+// no reshape, and the key map puts the kv head first.
+// CHECK-DAG: #[[HEADMAJOR:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 floordiv 2, d2, d3)>
+// CHECK-LABEL: func.func @attention_head_major
+// CHECK-SAME: %[[K:[^:]*]]: tensor<2x?x4xf32>
+func.func @attention_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: tensor<2x?x4xf32>, %pos: index) -> tensor<1x16xf32> {
+  // CHECK: %[[KEYS:.*]] = tensor.dim %[[K]], %c1 : tensor<2x?x4xf32>
+  // CHECK-NOT: tensor.expand_shape %[[K]]
+  // CHECK: tensor.empty(%[[KEYS]]) : tensor<4x1x?xf32>
+  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[HEADMAJOR]], #{{.*}}]
+  %init = tensor.empty() : tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<1x16xf32>
+  return %o : tensor<1x16xf32>
+}
+
+// -----
+
+// A sliding window also hides keys at or before position - window.
+// CHECK-LABEL: func.func @attention_window
+func.func @attention_window(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: %[[HIDDEN:.*]] = arith.cmpi ugt, %[[KEY:.*]], %[[POSITION:.*]] : index
+  // CHECK: %[[REACH:.*]] = arith.addi %[[KEY]], %c3 : index
+  // CHECK: %[[OLD:.*]] = arith.cmpi ule, %[[REACH]], %[[POSITION]] : index
+  // CHECK: arith.ori %[[HIDDEN]], %[[OLD]] : i1
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
