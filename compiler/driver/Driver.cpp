@@ -1,20 +1,17 @@
 //===- Driver.cpp - The stages of `tfmc compile` ---------------------------===//
 //
-// model file -> ModelSpec -> tfm @forward -> prefill/decode -> linalg ->
-// LLVM dialect -> LLVM IR -> object -> linked executable + package. Each
-// arrow is a stage `--compile-to` can stop after.
+// model file -> ModelSpec -> tfm @forward (stage tfm) -> prefill/decode
+// (kv-cache) -> fused projections (fused), then the backend's stages (e.g.
+// the CPU's linalg, llvm, llvm-ir, asm, obj) and its executable. Each arrow
+// is a stage `--compile-to` can stop after.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Driver.h"
 
-#include "compiler/backends/llvm/LLVMBackend.h"
 #include "compiler/builders/ModelBuilder.h"
 #include "compiler/frontends/Frontends.h"
-#include "compiler/link/Link.h"
 #include "dialect/TfmContracts.h"
 #include "models/Presets.h"
-#include "passes/Pipelines.h"
-#include "passes/WeightLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -24,26 +21,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace tfmc;
-
-std::optional<Stage> tfmc::parseStage(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<Stage>>(name)
-      .Case("tfm", Stage::Tfm)
-      .Case("kv-cache", Stage::KVCache)
-      .Case("fused", Stage::Fused)
-      .Case("linalg", Stage::Linalg)
-      .Case("llvm", Stage::LLVM)
-      .Case("llvm-ir", Stage::LLVMIR)
-      .Case("asm", Stage::Asm)
-      .Case("obj", Stage::Obj)
-      .Default(std::nullopt);
-}
 
 namespace {
 
@@ -52,25 +33,16 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
 int fail(llvm::Error error) {
   std::string message = llvm::toString(std::move(error));
   return fail(message);
 }
 
-/// Writes `print` to the -o file or stdout.
-template <typename PrintFn>
-int emitText(const CompileOptions &options, PrintFn print) {
-  std::string path = options.output.empty() ? "-" : options.output;
-  std::string error;
-  auto out = mlir::openOutputFile(path, &error);
-  if (!out)
-    return fail(error);
-  print(out->os());
-  out->keep();
-  return 0;
-}
-
-llvm::Expected<ModelSpec> loadSpec(const CompileOptions &options) {
+llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options) {
   llvm::StringRef model(options.model);
   if (model.consume_front("preset:")) {
     if (!options.tokenizer.empty())
@@ -83,30 +55,12 @@ llvm::Expected<ModelSpec> loadSpec(const CompileOptions &options) {
   return loadModel(options.model, options.tokenizer);
 }
 
-/// The facts the runtime reads from `tfm_model`.
-tfm_model_info modelInfo(mlir::ModuleOp kvModule, const ModelSpec &spec,
-                         const mlir::tfm::WeightLayout &layout,
-                         int64_t context) {
-  tfm_model_info info{};
-  info.abi_version = TFM_ABI_VERSION;
-  info.vocab_size = uint32_t(spec.config.vocabSize);
-  info.context_length = uint32_t(context);
-  mlir::tfm::EntriesAttr entries = mlir::tfm::getEntries(kvModule);
-  info.prefill_chunk = uint32_t(entries.getPrefillChunk());
-  auto decode = mlir::tfm::lookupEntry(kvModule, entries.getDecode());
-  unsigned cacheIndex =
-      *mlir::tfm::findEntryArg(decode, mlir::tfm::EntryArg::kv_cache);
-  auto cacheType = mlir::cast<mlir::RankedTensorType>(
-      decode.getArgumentTypes()[cacheIndex]);
-  info.cache_floats = uint64_t(cacheType.getNumElements());
-  info.weights_bytes = layout.totalBytes;
-  info.weights_hash = layout.hash;
-  return info;
-}
-
-class Compilation {
+class Compilation : public BackendSession {
 public:
-  explicit Compilation(const CompileOptions &options) : options(options) {
+  Compilation(const DriverOptions &options,
+              const mlir::tfm::TfmTransformOptions &transform,
+              TargetBackend &backend)
+      : options(options), transform(transform), backend(backend) {
     mlir::DialectRegistry registry;
     mlir::registerAllDialects(registry);
     mlir::registerAllExtensions(registry);
@@ -116,158 +70,119 @@ public:
   }
 
   int run() {
-    auto spec = loadSpec(options);
-    if (!spec)
-      return fail(spec.takeError());
-    if (llvm::Error error = verifyModelSpec(*spec))
+    // A wrong target is reported before any model work, at every stage.
+    auto described = backend.describeTarget(context);
+    if (!described)
+      return fail(described.takeError());
+    target = *described;
+    auto loaded = loadSpec(options);
+    if (!loaded)
+      return fail(loaded.takeError());
+    spec = std::move(*loaded);
+    if (llvm::Error error = verifyModelSpec(spec))
       return fail(std::move(error));
-    if (options.stage == Stage::Executable && spec->tokenizer.kind.empty())
+    if (options.stopAfter.empty() && spec.tokenizer.kind.empty())
       return fail("model '" + options.model +
                   "' has no tokenizer: pass --tokenizer FILE");
 
-    int64_t contextLength = spec->config.contextLength;
-    if (options.contextLength > 0) {
-      if (options.contextLength > contextLength)
-        return fail("--context " + llvm::Twine(options.contextLength) +
+    int64_t contextLength = spec.config.contextLength;
+    if (transform.contextLength < 0)
+      return fail("--context must be positive");
+    if (transform.contextLength > 0) {
+      if (transform.contextLength > contextLength)
+        return fail("--context " + llvm::Twine(transform.contextLength) +
                     " exceeds the model's context length of " +
                     llvm::Twine(contextLength));
-      contextLength = options.contextLength;
+      contextLength = transform.contextLength;
     }
-    int64_t chunk = std::min(options.prefillChunk, contextLength);
-    module = buildModel(context, *spec, chunk, contextLength);
-    if (mlir::failed(mlir::verify(*module)))
+    if (transform.prefillChunk <= 0)
+      return fail("--prefill-chunk must be positive");
+    int64_t chunk = std::min<int64_t>(transform.prefillChunk, contextLength);
+    ir = buildModel(context, spec, chunk, contextLength);
+    if (mlir::failed(mlir::verify(*ir)))
       return fail("the network built for '" + options.model +
                   "' does not verify");
-    if (options.stage == Stage::Tfm)
-      return printModule();
+    if (stopsAfter("tfm"))
+      return finish(printModule());
 
-    mlir::tfm::CpuPipelineOptions pipeline;
-    pipeline.contextLength = contextLength;
-    pipeline.prefillChunk = options.prefillChunk;
-    pipeline.fuseProjections = options.fuseProjections;
-    pipeline.fuseAttention = options.fuseAttention;
-    pipeline.approximateMath = options.approximateMath;
-    pipeline.packWeights = options.packWeights;
-    pipeline.tileProjections = options.tileProjections;
-    pipeline.planMemory = options.planMemory;
-    pipeline.fuseElementwise = options.fuseElementwise;
-    pipeline.parallel = options.parallel;
-    pipeline.promoteAccumulators = options.promoteAccumulators;
-    pipeline.prefetchWeights = options.prefetchWeights;
-    pipeline.fuseEpilogues = options.fuseEpilogues;
-    pipeline.vectorizeElementwise = options.vectorizeElementwise;
-    pipeline.streamPrefetchDistance = options.streamPrefetchDistance;
-    pipeline.cachePrefetchDistance = options.cachePrefetchDistance;
-    pipeline.minParallelWork = options.minParallelWork;
-    // A 16-lane panel row is one AVX-512 register (8 rows of accumulators
-    // leave 24 of 32 registers busy) but two AVX2 ones (4 rows: 8 of 16).
-    auto registers = vectorRegisterCount(options.targetCpu);
-    if (!registers)
-      return fail(registers.takeError());
-    pipeline.kernelAccumulators = *registers >= 32 ? 8 : 4;
-    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
-          mlir::tfm::buildTfmKVCachePipeline(pm, pipeline);
+    if (auto error = runPasses([&](mlir::OpPassManager &pm) {
+          mlir::tfm::buildTfmKVCachePipeline(pm, transform);
         }))
-      return rc;
-    if (options.stage == Stage::KVCache)
-      return printModule();
+      return fail(std::move(error));
+    if (stopsAfter("kv-cache"))
+      return finish(printModule());
+    if (auto error = runPasses([&](mlir::OpPassManager &pm) {
+          mlir::tfm::buildTfmFusionPipeline(pm, transform);
+        }))
+      return fail(std::move(error));
+    if (stopsAfter("fused"))
+      return finish(printModule());
 
-    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
-          mlir::tfm::buildTfmFusionPipeline(pm, pipeline);
-        }))
-      return rc;
-    if (options.stage == Stage::Fused)
-      return printModule();
-    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
-          mlir::tfm::buildCpuWeightLayoutPipeline(pm, pipeline);
-        }))
-      return rc;
-    // The blob holds what the optimised network reads (stacked and packed
-    // weights included), in the order tfm-cpu-bind-weights will bind it.
-    mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(*module);
-    tfm_model_info info = modelInfo(*module, *spec, layout, contextLength);
+    // From here on the target decides: its passes read #tfm.target.
+    mlir::tfm::setTarget(*ir, target);
+    return finish(backend.compile(*this));
+  }
 
-    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
-          mlir::tfm::buildTfmToLinalgPipeline(pm, pipeline);
-        }))
-      return rc;
-    if (options.stage == Stage::Linalg)
-      return printModule();
+  // BackendSession
+  mlir::ModuleOp module() override { return *ir; }
+  const ModelSpec &model() const override { return spec; }
+  bool stopsAfter(llvm::StringRef stage) const override {
+    return options.stopAfter == stage;
+  }
+  llvm::StringRef outputPath() const override { return options.output; }
 
-    if (int rc = runPipeline([&](mlir::OpPassManager &pm) {
-          mlir::tfm::buildLinalgToLLVMPipeline(pm, pipeline);
-        }))
-      return rc;
-    if (options.stage == Stage::LLVM)
-      return printModule();
+  llvm::Error printModule() override {
+    std::string path = options.output.empty() ? "-" : options.output;
+    std::string error;
+    auto out = mlir::openOutputFile(path, &error);
+    if (!out)
+      return makeError(error);
+    ir->print(out->os());
+    out->os() << "\n";
+    out->keep();
+    return llvm::Error::success();
+  }
 
-    llvm::LLVMContext llvmContext;
-    auto llvmModule = translateToModelIR(*module, llvmContext, info);
-    if (!llvmModule)
-      return fail(llvmModule.takeError());
-    if (options.stage == Stage::LLVMIR)
-      return emitText(options,
-                      [&](llvm::raw_ostream &os) { (*llvmModule)->print(os, nullptr); });
-    if (options.stage == Stage::Asm || options.stage == Stage::Obj) {
-      std::string path = options.output.empty() ? "-" : options.output;
-      ObjectKind kind =
-          options.stage == Stage::Asm ? ObjectKind::Assembly : ObjectKind::Object;
-      if (llvm::Error error =
-              emitMachineCode(**llvmModule, kind, path, options.targetCpu))
-        return fail(std::move(error));
-      return 0;
-    }
-    return produceExecutable(**llvmModule, *spec, layout);
+  llvm::Error
+  runPasses(llvm::function_ref<void(mlir::OpPassManager &)> build) override {
+    mlir::PassManager pm(&context);
+    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+      return makeError("invalid pass manager options");
+    mlir::applyDefaultTimingPassManagerCLOptions(pm);
+    build(pm);
+    if (mlir::failed(pm.run(*ir)))
+      return makeError("compilation of '" + options.model + "' failed");
+    return llvm::Error::success();
   }
 
 private:
-  int printModule() {
-    return emitText(options, [&](llvm::raw_ostream &os) {
-      module->print(os);
-      os << "\n";
-    });
-  }
-
-  int runPipeline(llvm::function_ref<void(mlir::OpPassManager &)> build) {
-    mlir::PassManager pm(&context);
-    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
-      return fail("invalid pass manager options");
-    mlir::applyDefaultTimingPassManagerCLOptions(pm);
-    build(pm);
-    if (mlir::failed(pm.run(*module)))
-      return fail("compilation of '" + options.model + "' failed");
-    return 0;
-  }
-
-  int produceExecutable(llvm::Module &llvmModule, const ModelSpec &spec,
-                        const mlir::tfm::WeightLayout &layout) {
-    if (options.output.empty())
-      return fail("an executable needs an output path: pass -o FILE");
-    llvm::SmallString<128> objectPath;
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "tfmc-model", "o", objectPath))
-      return fail("cannot create a temporary object file: " + ec.message());
-    llvm::FileRemover removeObject(objectPath);
-    if (llvm::Error error =
-            emitMachineCode(llvmModule, ObjectKind::Object,
-                            std::string(objectPath), options.targetCpu))
-      return fail(std::move(error));
-    if (llvm::Error error =
-            linkExecutable(std::string(objectPath), options.output))
-      return fail(std::move(error));
-    if (llvm::Error error =
-            appendModelPackage(options.output, spec, layout))
+  int finish(llvm::Error error) {
+    if (error)
       return fail(std::move(error));
     return 0;
   }
 
-  const CompileOptions &options;
+  const DriverOptions &options;
+  const mlir::tfm::TfmTransformOptions &transform;
+  TargetBackend &backend;
   mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::tfm::TargetAttr target;
+  ModelSpec spec;
+  mlir::OwningOpRef<mlir::ModuleOp> ir; ///< the module being compiled
 };
 
 } // namespace
 
-int tfmc::runCompile(const CompileOptions &options) {
-  return Compilation(options).run();
+std::vector<std::string> tfmc::stageNames(const TargetBackend &backend) {
+  std::vector<std::string> names(std::begin(kNetworkStages),
+                                 std::end(kNetworkStages));
+  for (const BackendStage &stage : backend.stages())
+    names.push_back(stage.name);
+  return names;
+}
+
+int tfmc::runCompile(const DriverOptions &options,
+                     const mlir::tfm::TfmTransformOptions &transform,
+                     TargetBackend &backend) {
+  return Compilation(options, transform, backend).run();
 }

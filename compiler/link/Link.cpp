@@ -42,7 +42,8 @@ static llvm::Expected<std::string> findRuntimeLibraryDir() {
 }
 
 llvm::Error tfmc::linkExecutable(const std::string &objectPath,
-                                 const std::string &outputPath) {
+                                 const std::string &outputPath,
+                                 const LinkInputs &inputs) {
   auto libDir = findRuntimeLibraryDir();
   if (!libDir)
     return libDir.takeError();
@@ -56,9 +57,9 @@ llvm::Error tfmc::linkExecutable(const std::string &objectPath,
   std::string runtimeLib = *libDir + "/libtfmrt.a";
   llvm::SmallVector<llvm::StringRef> args = {
       *driver, "-o", outputPath, objectPath, mainLib, runtimeLib,
-      "-lm", "-lpthread",
-      // Kernels work-share loops through the LLVM OpenMP runtime.
-      "-L" TFMC_OPENMP_LIB_DIR, "-lomp", "-Wl,-rpath," TFMC_OPENMP_LIB_DIR};
+      "-lm", "-lpthread"};
+  for (const std::string &argument : inputs.arguments)
+    args.push_back(argument);
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
                                          &message);

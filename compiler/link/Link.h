@@ -8,13 +8,22 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace tfmc {
 
+/// What a produced executable links besides the generated object and the
+/// runtime (a backend's runtime libraries, e.g. OpenMP's).
+struct LinkInputs {
+  std::vector<std::string> arguments; ///< e.g. -L<dir> -lomp -Wl,-rpath,<dir>
+};
+
 /// Links the model object with the runtime (libtfmrt_main.a, libtfmrt.a)
-/// into an executable, using the system C++ compiler driver ($CXX or c++).
+/// and `inputs` into an executable, using the system C++ compiler driver
+/// ($CXX or c++).
 llvm::Error linkExecutable(const std::string &objectPath,
-                           const std::string &outputPath);
+                           const std::string &outputPath,
+                           const LinkInputs &inputs);
 
 /// Appends the package (weights in `layout` order, tokenizer, metadata) that
 /// the executable maps at run time (runtime/Package.h).

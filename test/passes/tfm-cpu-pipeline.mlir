@@ -1,5 +1,16 @@
 // RUN: tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=2" | FileCheck %s --implicit-check-not="= tfm." --implicit-check-not=tfm.global_weight --implicit-check-not=linalg.
 
+// One option string reaches both phases: prefill-chunk the network
+// transforms, parallel the CPU code generation; a name neither declares and
+// a value of the wrong type are errors.
+// RUN: tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=2 parallel=false" | FileCheck %s --check-prefix=SERIAL
+// SERIAL: prefill_chunk = 2
+// SERIAL-NOT: omp.
+// RUN: not tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=2 unrolling=4" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: error: unknown option 'unrolling=4'
+// RUN: not tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=two" 2>&1 | FileCheck %s --check-prefix=VALUE
+// VALUE: error: invalid option value in 'prefill-chunk=two'
+
 // The whole CPU pipeline produces the bare-pointer entry ABI of
 // runtime/ModelABI.h: prefill(weights, tokens, pos, count, cache, logits)
 // and decode(weights, token, pos, cache, logits), each argument in its

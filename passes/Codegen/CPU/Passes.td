@@ -69,9 +69,10 @@ def TfmCpuTileProjections : Pass<"tfm-cpu-tile-projections"> {
     16 KiB, the most a task may allocate for itself (on its stack).
   }];
   let options = [
-    Option<"accumulators", "accumulators", "int64_t", /*default=*/"8",
-           "Accumulator vectors per micro-kernel (rows x panels); tfmc "
-           "uses 8 with 32 vector registers (AVX-512), 4 with 16 (AVX2)">,
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"0",
+           "Accumulator vectors per micro-kernel (rows x panels); 0: from "
+           "the module's #tfm.target (8 with 32 vector registers of 512 "
+           "bits, 4 with 16 of 256; 8 without a target)">,
     Option<"parallelTiles", "parallel-tiles", "int64_t", /*default=*/"16",
            "Fewest panel groups to share between threads">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",

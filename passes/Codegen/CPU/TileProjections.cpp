@@ -24,6 +24,7 @@
 // cache, on every thread.
 //
 //===----------------------------------------------------------------------===//
+#include "dialect/TfmContracts.h"
 #include "passes/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -440,17 +441,33 @@ LogicalResult buildEpilogueKernel(RewriterBase &rewriter,
   return success();
 }
 
+/// Accumulators take at most half the vector registers (the rest hold
+/// weights and broadcast inputs), and a 16-lane f32 panel row takes
+/// 512 / vector_bits of them: AVX-512 (32 of 512 bits) gets 8 rows, AVX2
+/// (16 of 256) 4. Without a target, the AVX-512 tile.
+int64_t accumulatorsForTarget(TargetAttr target) {
+  if (!target)
+    return 8;
+  int64_t registersPerRow =
+      std::max<int64_t>(1, 512 / target.getVectorBits());
+  int64_t rows = target.getVectorRegisters() / 2 / registersPerRow;
+  return std::clamp<int64_t>(rows, 1, 8);
+}
+
 struct TfmCpuTileProjections
     : mlir::tfm::impl::TfmCpuTileProjectionsBase<TfmCpuTileProjections> {
   using TfmCpuTileProjectionsBase::TfmCpuTileProjectionsBase;
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    if (accumulators < 1 || parallelTiles < 1) {
-      root->emitError() << "tfm-cpu-tile-projections: accumulators and "
-                           "parallel-tiles must be positive";
+    if (accumulators < 0 || parallelTiles < 1) {
+      root->emitError() << "tfm-cpu-tile-projections: accumulators must not "
+                           "be negative and parallel-tiles must be positive";
       return signalPassFailure();
     }
+    int64_t accumulators = this->accumulators;
+    if (accumulators == 0)
+      accumulators = accumulatorsForTarget(getTarget(root));
     SmallVector<linalg::GenericOp> projections;
     root->walk([&](linalg::GenericOp op) {
       if (isPanelProjection(op))

@@ -340,3 +340,28 @@ func.func @tile_too_large(%x: tensor<512x8xf32>, %w: tensor<4x8x16xf32>, %bias: 
   } -> tensor<512x64xf32>
   return %y : tensor<512x64xf32>
 }
+
+// -----
+
+#x = affine_map<(p, s, k, j) -> (s, k)>
+#w = affine_map<(p, s, k, j) -> (p, k, j)>
+#o = affine_map<(p, s, k, j) -> (s, p, j)>
+
+// Without an accumulators option the target decides: AVX2 has 16 registers
+// of 256 bits, half of them hold accumulators, and a 16-lane f32 row takes
+// two, so a micro-kernel keeps 4 rows.
+// CHECK-LABEL: func.func @avx2_target
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c4
+// CHECK:   scf.for {{.*}} -> (vector<4x16xf32>)
+module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16>} {
+  func.func @avx2_target(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %init: tensor<16x4x16xf32>) -> tensor<16x4x16xf32> {
+    %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+        ins(%x, %w : tensor<16x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<16x4x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<16x4x16xf32>
+    return %r : tensor<16x4x16xf32>
+  }
+}

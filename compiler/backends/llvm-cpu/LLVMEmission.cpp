@@ -1,5 +1,5 @@
-//===- LLVMBackend.cpp - LLVM dialect -> LLVM IR -> host object -----------===//
-#include "compiler/backends/llvm/LLVMBackend.h"
+//===- LLVMEmission.cpp - LLVM dialect -> LLVM IR -> CPU object -----------===//
+#include "compiler/backends/llvm-cpu/LLVMEmission.h"
 
 #include "dialect/TfmContracts.h"
 
@@ -109,45 +109,69 @@ tfmc::translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
-static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createHostTargetMachine(const std::string &cpuOverride) {
+static llvm::Expected<const llvm::Target *>
+lookupTarget(const llvm::Triple &triple) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  llvm::Triple triple(llvm::sys::getProcessTriple());
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return makeError("no LLVM target for " + triple.str() + ": " + error);
-  std::string cpu =
-      cpuOverride.empty() ? llvm::sys::getHostCPUName().str() : cpuOverride;
-  llvm::SubtargetFeatures features;
-  if (cpuOverride.empty())
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      features.AddFeature(feature.first(), feature.second);
+  return target;
+}
+
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(llvm::StringRef tripleName, llvm::StringRef cpu,
+                    llvm::StringRef features) {
+  llvm::Triple triple(tripleName);
+  auto target = lookupTarget(triple);
+  if (!target)
+    return target.takeError();
   llvm::TargetOptions options;
   // Every loop starts on a cache line. With the default 16-byte alignment a
   // micro-kernel's loop could straddle instruction-fetch windows or not
-  // depending on unrelated code before it, and llama-15m's decode moved by
-  // up to 14% (single-threaded) from a change elsewhere in the program; at
-  // 64 bytes both builds ran at the faster rate.
+  // depending on unrelated code before it, and a model's decode speed moved
+  // with changes elsewhere in the program (bench/README.md).
   options.LoopAlignment = 64;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, cpu, features.getString(), options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> machine((*target)->createTargetMachine(
+      triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return makeError("cannot create a target machine for " + triple.str() +
                      " cpu " + cpu);
   return machine;
 }
 
-llvm::Expected<unsigned>
-tfmc::vectorRegisterCount(const std::string &cpu) {
-  auto machine = createHostTargetMachine(cpu);
+llvm::Expected<mlir::tfm::TargetAttr>
+tfmc::describeCpuTarget(mlir::MLIRContext &context, const std::string &cpu) {
+  std::string triple = llvm::sys::getProcessTriple();
+  std::string name = cpu.empty() ? llvm::sys::getHostCPUName().str() : cpu;
+  // Checked on a generic subtarget first: a target machine for an unknown
+  // CPU prints LLVM's own warning and falls back to generic code.
+  auto target = lookupTarget(llvm::Triple(triple));
+  if (!target)
+    return target.takeError();
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      (*target)->createMCSubtargetInfo(llvm::Triple(triple), "", ""));
+  if (!generic || !generic->isCPUStringValid(name))
+    return makeError("unknown --target-cpu '" + name + "' for " + triple);
+  llvm::SubtargetFeatures features;
+  if (cpu.empty())
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.first(), feature.second);
+  std::string featureString = features.getString();
+  auto machine = createTargetMachine(triple, name, featureString);
   if (!machine)
     return machine.takeError();
-  return (*machine)->getMCSubtargetInfo()->checkFeatures("+avx512f") ? 32u
-                                                                    : 16u;
+  const llvm::MCSubtargetInfo *subtarget = (*machine)->getMCSubtargetInfo();
+  int64_t bits = 128, registers = 16;
+  if (subtarget->checkFeatures("+avx512f"))
+    bits = 512, registers = 32;
+  else if (subtarget->checkFeatures("+avx"))
+    bits = 256;
+  return mlir::tfm::TargetAttr::get(&context, "cpu", triple, name,
+                                    featureString, bits, registers);
 }
 
 /// The standard -O3 module pipeline, tuned for `machine`.
@@ -169,8 +193,9 @@ static void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
 
 llvm::Error tfmc::emitMachineCode(llvm::Module &module, ObjectKind kind,
                                   const std::string &path,
-                                  const std::string &cpu) {
-  auto machine = createHostTargetMachine(cpu);
+                                  mlir::tfm::TargetAttr target) {
+  auto machine = createTargetMachine(target.getTriple(), target.getCpu(),
+                                     target.getFeatures());
   if (!machine)
     return machine.takeError();
   module.setDataLayout((*machine)->createDataLayout());

@@ -1,0 +1,144 @@
+//===- CpuBackend.cpp - tfmc --target=cpu ----------------------------------===//
+//
+// fused tfm -> (tfm-cpu-pack-weights) laid-out weights -> linalg -> LLVM
+// dialect -> LLVM IR -> object -> executable + package. The blob layout is
+// taken once the weights are laid out, before tfm-cpu-bind-weights binds
+// the code to it, so the package writer and the code read the same one.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/backends/llvm-cpu/CpuBackend.h"
+
+#include "compiler/backends/llvm-cpu/LLVMEmission.h"
+#include "compiler/link/Link.h"
+#include "dialect/TfmContracts.h"
+#include "passes/WeightLayout.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+
+using namespace tfmc;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+constexpr BackendStage kStages[] = {
+    {"linalg", "linalg and vector ops on tensors (weights laid out and bound)"},
+    {"llvm", "the LLVM dialect"},
+    {"llvm-ir", "LLVM IR"},
+    {"asm", "assembly"},
+    {"obj", "an object file"},
+};
+
+/// The facts the runtime reads from `tfm_model`.
+llvm::Expected<tfm_model_info>
+modelInfo(mlir::ModuleOp module, const ModelSpec &spec,
+          const mlir::tfm::WeightLayout &layout) {
+  mlir::tfm::EntriesAttr entries = mlir::tfm::getEntries(module);
+  auto decode = mlir::tfm::lookupEntry(module, entries.getDecode());
+  std::optional<unsigned> cacheIndex =
+      mlir::tfm::findEntryArg(decode, mlir::tfm::EntryArg::kv_cache);
+  if (!cacheIndex)
+    return makeError("the decode entry has no kv_cache argument");
+  auto cacheType = mlir::cast<mlir::ShapedType>(
+      decode.getArgumentTypes()[*cacheIndex]);
+  tfm_model_info info{};
+  info.abi_version = TFM_ABI_VERSION;
+  info.vocab_size = uint32_t(spec.config.vocabSize);
+  info.context_length = uint32_t(entries.getContextLength());
+  info.prefill_chunk = uint32_t(entries.getPrefillChunk());
+  info.cache_floats = uint64_t(cacheType.getNumElements());
+  info.weights_bytes = layout.totalBytes;
+  info.weights_hash = layout.hash;
+  return info;
+}
+
+} // namespace
+
+CpuBackend::CpuBackend()
+    : codegenGroup("CPU code generation (--target=cpu)", codegen),
+      targetGroup("CPU target (--target=cpu)", target) {}
+
+std::vector<mlir::tfm::OptionGroup *> CpuBackend::optionGroups() {
+  return {&targetGroup, &codegenGroup};
+}
+
+llvm::ArrayRef<BackendStage> CpuBackend::stages() const { return kStages; }
+
+llvm::Expected<mlir::tfm::TargetAttr>
+CpuBackend::describeTarget(mlir::MLIRContext &context) {
+  return describeCpuTarget(context, target.targetCpu);
+}
+
+LinkInputs CpuBackend::linkInputs() const {
+  // Kernels work-share loops through the LLVM OpenMP runtime.
+  return {{"-L" TFMC_OPENMP_LIB_DIR, "-lomp",
+           "-Wl,-rpath," TFMC_OPENMP_LIB_DIR}};
+}
+
+llvm::Error CpuBackend::compile(BackendSession &session) {
+  mlir::ModuleOp module = session.module();
+  if (auto error = session.runPasses([&](mlir::OpPassManager &pm) {
+        mlir::tfm::buildCpuWeightLayoutPipeline(pm, codegen);
+      }))
+    return error;
+  // The blob holds what the code reads (stacked and packed weights
+  // included), in the order tfm-cpu-bind-weights binds it.
+  mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(module);
+  auto info = modelInfo(module, session.model(), layout);
+  if (!info)
+    return info.takeError();
+
+  if (auto error = session.runPasses([&](mlir::OpPassManager &pm) {
+        mlir::tfm::buildCpuToLinalgPipeline(pm, codegen);
+      }))
+    return error;
+  if (session.stopsAfter("linalg"))
+    return session.printModule();
+  if (auto error = session.runPasses([&](mlir::OpPassManager &pm) {
+        mlir::tfm::buildCpuToLLVMPipeline(pm, codegen);
+      }))
+    return error;
+  if (session.stopsAfter("llvm"))
+    return session.printModule();
+
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateToModelIR(module, llvmContext, *info);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  std::string output =
+      session.outputPath().empty() ? "-" : session.outputPath().str();
+  mlir::tfm::TargetAttr targetAttr = mlir::tfm::getTarget(module);
+  if (session.stopsAfter("llvm-ir")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return makeError("cannot open '" + output + "': " + ec.message());
+    (*llvmModule)->print(os, nullptr);
+    return llvm::Error::success();
+  }
+  if (session.stopsAfter("asm"))
+    return emitMachineCode(**llvmModule, ObjectKind::Assembly, output,
+                           targetAttr);
+  if (session.stopsAfter("obj"))
+    return emitMachineCode(**llvmModule, ObjectKind::Object, output,
+                           targetAttr);
+
+  if (session.outputPath().empty())
+    return makeError("an executable needs an output path: pass -o FILE");
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "tfmc-model", "o", objectPath))
+    return makeError("cannot create a temporary object file: " +
+                     ec.message());
+  llvm::FileRemover removeObject(objectPath);
+  if (auto error = emitMachineCode(**llvmModule, ObjectKind::Object,
+                                   std::string(objectPath), targetAttr))
+    return error;
+  if (auto error = linkExecutable(std::string(objectPath), output,
+                                  linkInputs()))
+    return error;
+  return appendModelPackage(output, session.model(), layout);
+}

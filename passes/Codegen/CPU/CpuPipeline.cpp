@@ -1,0 +1,183 @@
+//===- CpuPipeline.cpp - The CPU code generation pipeline -----------------===//
+//
+// Fused tfm (a target chosen: #tfm.target) -> packed weights -> linalg on
+// tensors with micro-kernels and flash attention -> bufferized, planned,
+// OpenMP loops -> the LLVM dialect with the bare-pointer entry ABI of
+// runtime/ModelABI.h.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Codegen/CPU/CpuPipeline.h"
+
+#include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/Common/Passes.h"
+#include "passes/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+void mlir::tfm::buildCpuWeightLayoutPipeline(
+    OpPassManager &pm, const CpuCodegenOptions &options) {
+  if (options.packWeights) {
+    pm.addPass(createTfmCpuPackWeights());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+}
+
+void mlir::tfm::buildCpuToLinalgPipeline(OpPassManager &pm,
+                                         const CpuCodegenOptions &options) {
+  pm.addPass(createConvertTfmToLinalg());
+  pm.addPass(createTfmCpuBindWeights());
+  if (options.fuseAttention)
+    pm.addPass(createTfmCpuTileAttention());
+  else
+    pm.addPass(createTfmDecomposeAttention());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.fuseElementwise) {
+    pm.addPass(createTfmFuseElementwise());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (options.tileProjections) {
+    TfmCpuTileProjectionsOptions tiling;
+    tiling.accumulators = options.accumulators;
+    // A fused epilogue's task tiles live on the stack of the OpenMP body
+    // that runs the task, which frees them after each task (an alloca
+    // scope); a plain loop would grow the stack with every iteration.
+    tiling.fuseEpilogues = options.fuseEpilogues && options.parallel;
+    pm.addNestedPass<func::FuncOp>(createTfmCpuTileProjections(tiling));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  if (options.vectorizeElementwise) {
+    pm.addNestedPass<func::FuncOp>(createTfmCpuVectorizeElementwise());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+}
+
+/// A small, statically shaped buffer allocated inside a parallel loop's
+/// body.
+static bool isTaskTileBuffer(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  Operation *alloc = buffer.getDefiningOp();
+  if (!type || !alloc || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat() ||
+      !alloc->getParentOfType<scf::ForallOp>())
+    return false;
+  int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  return bytes <= kMaxTaskTileBytes;
+}
+
+void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
+                                        const CpuCodegenOptions &options) {
+  if (options.approximateMath)
+    pm.addPass(createTfmApproximateMath());
+  pm.addNestedPass<func::FuncOp>(createTfmSplitSharedFills());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // The cache is updated in place, so its result is the argument again: drop
+  // it, and turn the logits result into the caller-provided buffer.
+  pm.addPass(createTfmDropInPlaceResults());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  // A task's own tiles (the projection tiles of a fused epilogue) would
+  // otherwise be heap buffers allocated on every iteration; the memory plan
+  // covers function-level buffers only.
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass(isTaskTileBuffer));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createTfmLowerStridedCopies());
+  // The projection kernels' loops over output panels.
+  pm.addPass(options.parallel ? createForallToParallelLoopPass()
+                              : createForallToForLoopPass());
+
+  // Parallel dimensions of every linalg op become one scf.parallel, which
+  // OpenMP work-shares over the runtime's threads.
+  pm.addPass(options.parallel ? createConvertLinalgToParallelLoopsPass()
+                              : createConvertLinalgToLoopsPass());
+  if (options.promoteAccumulators)
+    pm.addPass(createTfmCpuPromoteAccumulators());
+  // Before the memory plan, while every buffer is its own allocation.
+  pm.addPass(createTfmSkipUnreadLogits());
+  if (options.prefetchWeights) {
+    TfmCpuPrefetchWeightPanelsOptions prefetch;
+    prefetch.streamDistance = options.streamPrefetchDistance;
+    pm.addPass(createTfmCpuPrefetchWeightPanels(prefetch));
+  }
+  if (options.cachePrefetchDistance != 0) {
+    TfmCpuPrefetchCacheRowsOptions cache;
+    cache.distance = options.cachePrefetchDistance;
+    pm.addPass(createTfmCpuPrefetchCacheRows(cache));
+  }
+  // After accumulator promotion, which tells buffers apart by their
+  // allocation: in the arena they are all views of one global.
+  if (options.planMemory) {
+    // Deallocations move from the end of the function to right after each
+    // buffer's last use, so that the plan can reuse its bytes.
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createOptimizeAllocationLivenessPass());
+    pm.addPass(createTfmCpuPlanMemory());
+  }
+  if (options.parallel) {
+    TfmCpuSerializeSmallParallelLoopsOptions small;
+    small.minWork = options.minParallelWork;
+    pm.addPass(createTfmCpuSerializeSmallParallelLoops(small));
+    pm.addPass(createConvertSCFToOpenMPPass());
+  }
+  // Vector transfers of the micro-kernels become plain vector loads, stores
+  // and broadcasts, one per accumulator row.
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Before scf-to-cf: OpenMP bodies sit in memref.alloca_scope regions, which
+  // must still be single-block when they are lowered.
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  // The micro-kernels' contractions reduce over one element: elementwise
+  // FMAs on the accumulator vectors.
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::ParallelArith;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  // After func-to-llvm: this pass also converts function signatures, and
+  // would give the entries memref descriptors instead of bare pointers.
+  if (options.parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tfm::buildCpuCodegenPipeline(OpPassManager &pm,
+                                        const CpuCodegenOptions &options) {
+  buildCpuWeightLayoutPipeline(pm, options);
+  buildCpuToLinalgPipeline(pm, options);
+  buildCpuToLLVMPipeline(pm, options);
+}
