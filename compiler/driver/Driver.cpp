@@ -14,7 +14,7 @@
 #include "dialect/TfmOps.h"
 #include "models/Presets.h"
 #include "passes/Pipelines.h"
-#include "passes/WeightLayout.h"
+#include "compiler/weights/WeightLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -1,6 +1,7 @@
 //===- Link.cpp - Produce executables from a model object -----------------===//
 #include "compiler/link/Link.h"
 
+#include "compiler/weights/Panels.h"
 #include "runtime/Package.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -88,25 +89,23 @@ gatherSlotSource(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
 }
 
 /// Writes the [rows, columns] row-major `matrix` as the column panels of
-/// tfm.global_weight: `out[p][k][j] = matrix[p * width + j][k]`, zero for
-/// rows past the end (a partial last panel and any padding panels).
+/// tfm.global_weight (compiler/weights/Panels.h).
 static llvm::Error writePanels(const mlir::tfm::WeightSlot &slot,
-                               const std::vector<float> &matrix, float *out) {
-  uint64_t panels = slot.shape[0], columns = slot.shape[1],
-           width = slot.shape[2];
-  uint64_t rows = columns ? matrix.size() / columns : 0;
-  if (rows * columns != matrix.size() || rows > panels * width)
+                               std::vector<float> matrix, float *out) {
+  int64_t columns = slot.shape[1];
+  int64_t rows = columns ? int64_t(matrix.size()) / columns : 0;
+  if (uint64_t(rows * columns) != matrix.size())
     return makeError("weight '" + slot.name + "' has " +
                      llvm::Twine(matrix.size()) +
-                     " elements, which do not form the rows of " +
-                     llvm::Twine(panels) + " panels of " + llvm::Twine(width) +
-                     " x " + llvm::Twine(columns));
-  for (uint64_t p = 0; p < panels; ++p)
-    for (uint64_t k = 0; k < columns; ++k)
-      for (uint64_t j = 0; j < width; ++j) {
-        uint64_t row = p * width + j;
-        *out++ = row < rows ? matrix[row * columns + k] : 0.0f;
-      }
+                     " elements, which do not form rows of " +
+                     llvm::Twine(columns));
+  auto panels = tfmc::weights::packPanels(
+      tfmc::weights::TensorView::fromF32({rows, columns}, std::move(matrix)),
+      slot.shape[0], slot.shape[2]);
+  if (!panels)
+    return makeError("weight '" + slot.name +
+                     "': " + llvm::toString(panels.takeError()));
+  std::memcpy(out, panels->data(), panels->bytes());
   return llvm::Error::success();
 }
 
@@ -120,7 +119,7 @@ llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
       return source.takeError();
     auto *out = reinterpret_cast<float *>(&blob[slot.offset]);
     if (slot.panels) {
-      if (llvm::Error error = writePanels(slot, *source, out))
+      if (llvm::Error error = writePanels(slot, std::move(*source), out))
         return error;
       continue;
     }

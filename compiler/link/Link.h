@@ -3,7 +3,7 @@
 #define TFMC_COMPILER_LINK_LINK_H
 
 #include "compiler/frontends/ModelSpec.h"
-#include "passes/WeightLayout.h"
+#include "compiler/weights/WeightLayout.h"
 
 #include "llvm/Support/Error.h"
 

@@ -1,9 +1,9 @@
 //===- TfmToLinalg.cpp - The convert-tfm-to-linalg pass ----------------------===//
 #include "passes/TfmToLinalg/TfmToLinalg.h"
 
+#include "compiler/weights/WeightLayout.h"
 #include "dialect/TfmOps.h"
 #include "passes/Passes.h"
-#include "passes/WeightLayout.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
