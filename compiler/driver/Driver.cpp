@@ -9,12 +9,13 @@
 
 #include "compiler/backends/llvm/LLVMBackend.h"
 #include "compiler/builders/ModelBuilder.h"
-#include "compiler/frontends/Frontends.h"
+#include "compiler/driver/LoadModel.h"
 #include "compiler/link/Link.h"
+#include "compiler/weights/WeightLayout.h"
 #include "dialect/TfmOps.h"
 #include "models/Presets.h"
+#include "models/Registry.h"
 #include "passes/Pipelines.h"
-#include "compiler/weights/WeightLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -133,7 +134,15 @@ public:
       contextLength = options.contextLength;
     }
     int64_t chunk = std::min(options.prefillChunk, contextLength);
-    module = buildModel(context, *spec, chunk, contextLength);
+    const ModelFamily *family = findFamily(spec->family);
+    if (!family)
+      return fail("no model family '" + spec->family + "'");
+    auto built =
+        buildModel(context, *spec, chunk, contextLength,
+                   [&](NetworkBuilder &net) { family->buildGraph(net); });
+    if (!built)
+      return fail(built.takeError());
+    module = std::move(*built);
     if (mlir::failed(mlir::verify(*module)))
       return fail("the network built for '" + options.model +
                   "' does not verify");
@@ -212,7 +221,7 @@ public:
         return fail(std::move(error));
       return 0;
     }
-    return produceExecutable(**llvmModule, *spec, layout);
+    return produceExecutable(std::move(*llvmModule), *spec, layout);
   }
 
 private:
@@ -234,7 +243,8 @@ private:
     return 0;
   }
 
-  int produceExecutable(llvm::Module &llvmModule, const ModelSpec &spec,
+  int produceExecutable(std::unique_ptr<llvm::Module> llvmModule,
+                        const ModelSpec &spec,
                         const mlir::tfm::WeightLayout &layout) {
     if (options.output.empty())
       return fail("an executable needs an output path: pass -o FILE");
@@ -244,15 +254,18 @@ private:
       return fail("cannot create a temporary object file: " + ec.message());
     llvm::FileRemover removeObject(objectPath);
     if (llvm::Error error =
-            emitMachineCode(llvmModule, ObjectKind::Object,
+            emitMachineCode(*llvmModule, ObjectKind::Object,
                             std::string(objectPath), options.targetCpu))
       return fail(std::move(error));
     if (llvm::Error error =
             linkExecutable(std::string(objectPath), options.output))
       return fail(std::move(error));
+    // An executable whose package failed half-way would only fail to start.
+    llvm::FileRemover removeOutput(options.output);
     if (llvm::Error error =
             appendModelPackage(options.output, spec, layout))
       return fail(std::move(error));
+    removeOutput.releaseFile();
     return 0;
   }
 

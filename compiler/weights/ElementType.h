@@ -1,4 +1,4 @@
-//===- ElementType.h - Element types a weight can be stored in -*- C++ -*-===//
+//===- ElementType.h - Element types a weight can be stored in --*- C++ -*-===//
 //
 // The element types of tensors in model files and in the weights blob. Today
 // f32, f16 and bf16; GGUF's block-quantized types (Q8_0, Q4_0, Q4_K, ...)

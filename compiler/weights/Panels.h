@@ -1,4 +1,4 @@
-//===- Panels.h - Projection weights as column panels -------------*- C++ -*-===//
+//===- Panels.h - Projection weights as column panels -----------*- C++ -*-===//
 //
 // The packed layout `tfm-pack-weights` declares for a projection's [rows,
 // columns] weight: `[P, columns, W]`, element [p, k, j] = row p * W + j, zero

@@ -1,4 +1,4 @@
-//===- TensorView.h - Element type + shape + bytes of one tensor -*- C++ -*-===//
+//===- TensorView.h - Element type + shape + bytes of one tensor ----------===//
 //
 // A TensorView is what every stage passes weights around as: an element
 // type, a shape (outermost first) and the tensor's bytes, which point into a

@@ -43,9 +43,9 @@ llvm::Expected<TensorView> tfmc::weights::cast(const TensorView &tensor,
   if (tensor.type() == to)
     return tensor;
   if (to != ElementType::F32 || tensor.type() == ElementType::F32)
-    return llvm::createStringError(
-        llvm::Twine("cannot convert ") + elementTypeName(tensor.type()) +
-        " to " + elementTypeName(to));
+    return llvm::createStringError(llvm::Twine("cannot convert ") +
+                                   elementTypeName(tensor.type()) + " to " +
+                                   elementTypeName(to));
   float (*widen)(uint16_t) =
       tensor.type() == ElementType::F16 ? halfToFloat : bfloat16ToFloat;
   return TensorView::create(to, tensor.shape(), [&](char *out) {
@@ -75,15 +75,14 @@ tfmc::weights::stack(llvm::ArrayRef<TensorView> parts) {
     return llvm::createStringError("cannot stack scalars");
   shape[0] = 0;
   for (const TensorView &part : parts) {
-    bool sameTail =
-        part.rank() == first.rank() &&
-        std::equal(part.shape().begin() + 1, part.shape().end(),
-                   first.shape().begin() + 1);
+    bool sameTail = part.rank() == first.rank() &&
+                    std::equal(part.shape().begin() + 1, part.shape().end(),
+                               first.shape().begin() + 1);
     if (part.type() != first.type() || !sameTail)
       return llvm::createStringError(
           llvm::Twine("cannot stack ") + elementTypeName(part.type()) + " " +
-          shapeString(part.shape()) + " onto " +
-          elementTypeName(first.type()) + " " + shapeString(first.shape()));
+          shapeString(part.shape()) + " onto " + elementTypeName(first.type()) +
+          " " + shapeString(first.shape()));
     shape[0] += part.shape()[0];
   }
   return TensorView::create(first.type(), shape, [&](char *out) {

@@ -1,4 +1,4 @@
-//===- Transforms.h - Cast, transpose, stack: one library for all -*- C++ -*-===//
+//===- Transforms.h - Cast, transpose, stack: one library for all ---------===//
 //
 // The transformations between a tensor as a model file stores it and as the
 // weights blob holds it. Frontend formats need casts (f16/bf16 files),

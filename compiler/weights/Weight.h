@@ -1,4 +1,4 @@
-//===- Weight.h - A canonical weight: a stored tensor + transforms -*- C++ -*-===//
+//===- Weight.h - A canonical weight: a stored tensor + transforms --------===//
 //
 // A model family maps each tensor of a model file to its canonical weight
 // (`layers.3.attn.wq`, [out, in]) as the stored view plus the steps that turn

@@ -1,4 +1,4 @@
-//===- WeightLayout.cpp - Where each weight lives in the weights blob ------===//
+//===- WeightLayout.cpp - Where each weight lives in the weights blob -----===//
 #include "compiler/weights/WeightLayout.h"
 
 #include "dialect/TfmOps.h"
@@ -50,10 +50,10 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     slot.elementType = blobElementType(type.getElementType());
     slot.offset = llvm::alignTo(offset, WeightLayout::kAlignment);
     uint64_t count = type.getNumElements();
-    slot.bytes = slot.elementType
-                     ? tfmc::weights::storageBytes(*slot.elementType, count)
-                     : llvm::divideCeil(
-                           count * type.getElementTypeBitWidth(), 8);
+    slot.bytes =
+        slot.elementType
+            ? tfmc::weights::storageBytes(*slot.elementType, count)
+            : llvm::divideCeil(count * type.getElementTypeBitWidth(), 8);
     offset = slot.offset + slot.bytes;
     if (auto stacked = global.getStacked())
       for (llvm::StringRef part : stacked->getAsValueRange<StringAttr>())

@@ -1,4 +1,4 @@
-//===- WeightLayout.h - Where each weight lives in the weights blob -*- C++ -*-===//
+//===- WeightLayout.h - Where each weight lives in the weights blob -------===//
 //
 // The one definition of the blob layout: the lowering turns `tfm.weight` into
 // views at these offsets and the package writer writes the tensors at the

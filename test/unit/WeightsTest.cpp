@@ -61,7 +61,7 @@ TEST(CastTest, HalfEdgeValuesAreExact) {
   EXPECT_EQ(bitsOf(halfToFloat(0x8000)), 0x80000000u); // -0
   EXPECT_EQ(halfToFloat(0x3c00), 1.0f);
   EXPECT_EQ(halfToFloat(0xc000), -2.0f);
-  EXPECT_EQ(halfToFloat(0x7bff), 65504.0f);             // largest normal
+  EXPECT_EQ(halfToFloat(0x7bff), 65504.0f);              // largest normal
   EXPECT_EQ(halfToFloat(0x0400), std::ldexp(1.0f, -14)); // smallest normal
   EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24)); // smallest subnormal
   EXPECT_EQ(halfToFloat(0x03ff), std::ldexp(1023.0f, -24));
@@ -85,9 +85,9 @@ TEST(CastTest, Bfloat16EdgeValuesAreExact) {
 }
 
 TEST(CastTest, WidensTensors) {
-  auto half = cast(halves(ElementType::F16, {2, 2}, {0x3c00, 0x0001, 0x7c00,
-                                                     0xc000}),
-                   ElementType::F32);
+  auto half =
+      cast(halves(ElementType::F16, {2, 2}, {0x3c00, 0x0001, 0x7c00, 0xc000}),
+           ElementType::F32);
   ASSERT_TRUE(bool(half)) << llvm::toString(half.takeError());
   EXPECT_EQ(half->shape(), (Shape{2, 2}));
   std::vector<float> values = floats(*half);
@@ -134,8 +134,8 @@ TEST(StackTest, ConcatenatesRows) {
   EXPECT_EQ(stacked->shape(), (Shape{3, 2}));
   EXPECT_EQ(floats(*stacked), (std::vector<float>{0, 1, 10, 11, 0, 1}));
 
-  auto vectors = stack({TensorView::fromF32({2}, {1, 2}),
-                        TensorView::fromF32({1}, {3})});
+  auto vectors =
+      stack({TensorView::fromF32({2}, {1, 2}), TensorView::fromF32({1}, {3})});
   ASSERT_TRUE(bool(vectors)) << llvm::toString(vectors.takeError());
   EXPECT_EQ(floats(*vectors), (std::vector<float>{1, 2, 3}));
 }
@@ -175,9 +175,9 @@ TEST(PanelsTest, ContentsAreColumnsOfRowGroupsZeroPadded) {
   ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
   EXPECT_EQ(packed->shape(), (Shape{3, 3, 2}));
   EXPECT_EQ(floats(*packed), (std::vector<float>{
-                                 0, 10, 1, 11, 2, 12,   // rows 0, 1
+                                 0, 10, 1, 11, 2, 12,    // rows 0, 1
                                  20, 30, 21, 31, 22, 32, // rows 2, 3
-                                 40, 0, 41, 0, 42, 0,   // row 4, padding
+                                 40, 0, 41, 0, 42, 0,    // row 4, padding
                              }));
 }
 
@@ -237,9 +237,9 @@ TEST(WeightTest, TransposeThenRowsIsAConv1DSplit) {
 }
 
 TEST(WeightTest, CastsAfterTheSteps) {
-  Weight weight = Weight(halves(ElementType::F16, {2, 2},
-                                {0x3c00, 0x4000, 0x4200, 0x4400}))
-                      .then(Transform::transpose());
+  Weight weight =
+      Weight(halves(ElementType::F16, {2, 2}, {0x3c00, 0x4000, 0x4200, 0x4400}))
+          .then(Transform::transpose());
   auto tensor = weight.materialize(ElementType::F32);
   ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
   EXPECT_EQ(floats(*tensor), (std::vector<float>{1, 3, 2, 4}));
