@@ -31,6 +31,10 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 using namespace tfmc;
 
 std::optional<Stage> tfmc::parseStage(llvm::StringRef name) {
@@ -257,6 +261,14 @@ private:
             emitMachineCode(*llvmModule, ObjectKind::Object,
                             std::string(objectPath), options.targetCpu))
       return fail(std::move(error));
+    // The package is streamed from the mapped model file: free the IR (and
+    // hand glibc's freed heap back) first, so that peak memory is the
+    // compile or the weights, not both.
+    llvmModule.reset();
+    module = nullptr;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
     if (llvm::Error error =
             linkExecutable(std::string(objectPath), options.output))
       return fail(std::move(error));
