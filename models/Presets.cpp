@@ -1,13 +1,13 @@
-//===- Presets.cpp - Built-in model configurations with seeded weights -----===//
+//===- Presets.cpp - Built-in models with seeded weights ------------------===//
 #include "models/Presets.h"
 
-#include "compiler/frontends/Frontends.h"
-#include "runtime/Tokenizer.h"
+#include "compiler/builders/DecoderSkeleton.h"
+#include "models/Registry.h"
 
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 using namespace tfmc;
 
@@ -30,135 +30,71 @@ private:
   uint64_t state;
 };
 
-/// Pieces <unk>, <s>, </s> and the 256 byte pieces: every string encodes by
-/// byte fallback, which is all a random-weight model needs.
-TokenizerSpec byteLevelSpmTokenizer() {
-  std::vector<std::string> pieces = {"<unk>", "<s>", "</s>"};
-  std::vector<float> scores(3, 0.0f);
-  for (int byte = 0; byte < 256; ++byte) {
-    char name[8];
-    std::snprintf(name, sizeof(name), "<0x%02X>", byte);
-    pieces.push_back(name);
-    scores.push_back(0.0f);
-  }
-  TokenizerSpec tokenizer;
-  tokenizer.kind = "spm";
-  tokenizer.blob = tfm::rt::spmBlobFromPieces(pieces, scores);
-  tokenizer.bos = 1;
-  tokenizer.eos = 2;
-  return tokenizer;
-}
+struct FoundPreset {
+  const ModelFamily *family;
+  Preset preset;
+  uint64_t parameters;
+};
 
-/// GPT-2's byte alphabet (no merges) plus <|endoftext|>.
-TokenizerSpec byteLevelGpt2Tokenizer() {
-  std::vector<std::string> tokens;
-  // GPT-2 maps bytes to printable code points; the runtime's blob builder
-  // takes tokens in that alphabet, which bytesToUnicode reproduces.
-  auto encodeUtf8 = [](unsigned cp) {
-    std::string out;
-    if (cp < 0x80) {
-      out += char(cp);
-    } else {
-      out += char(0xC0 | (cp >> 6));
-      out += char(0x80 | (cp & 0x3F));
+/// Every family's presets, the smallest model first.
+std::vector<FoundPreset> allPresets() {
+  std::vector<FoundPreset> found;
+  for (const ModelFamily *family : modelFamilies())
+    for (Preset &preset : family->presets()) {
+      uint64_t parameters = 0;
+      for (const auto &[name, shape] : decoderWeightShapes(preset.config))
+        parameters += weights::numElements(shape);
+      found.push_back({family, std::move(preset), parameters});
     }
-    return out;
-  };
-  std::vector<unsigned> byteToCodepoint(256);
-  unsigned extra = 0;
-  for (unsigned b = 0; b < 256; ++b) {
-    bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) ||
-                     (b >= 0xAE && b <= 0xFF);
-    byteToCodepoint[b] = printable ? b : 256 + extra++;
-  }
-  for (unsigned b = 0; b < 256; ++b)
-    tokens.push_back(encodeUtf8(byteToCodepoint[b]));
-  tokens.push_back("<|endoftext|>");
-  TokenizerSpec tokenizer;
-  tokenizer.kind = "gpt2-bpe";
-  tokenizer.blob = tfm::rt::gpt2BlobFromVocab(tokens, {});
-  tokenizer.bos = 256;
-  tokenizer.eos = 256;
-  return tokenizer;
+  std::stable_sort(found.begin(), found.end(),
+                   [](const FoundPreset &a, const FoundPreset &b) {
+                     return a.parameters < b.parameters;
+                   });
+  return found;
 }
 
-} // namespace
-
-namespace {
-struct PresetShape {
-  const char *name;
-  ModelFamily family;
-  int64_t dim, hidden, layers, heads, kvHeads, vocab, context;
-};
-
-/// Tiny models for tests and the benchmark shapes of issue-level targets
-/// (stories15M/42M/110M are llama2.c's TinyStories models, gpt2-124m is
-/// GPT-2 small), all with seeded random weights.
-constexpr PresetShape kPresets[] = {
-    {"llama-tiny", ModelFamily::Llama, 64, 172, 2, 4, 2, 259, 256},
-    {"gpt2-tiny", ModelFamily::Gpt2, 64, 256, 2, 4, 4, 257, 256},
-    {"llama-15m", ModelFamily::Llama, 288, 768, 6, 6, 6, 32000, 256},
-    {"llama-42m", ModelFamily::Llama, 512, 1376, 8, 8, 8, 32000, 1024},
-    {"llama-110m", ModelFamily::Llama, 768, 2048, 12, 12, 12, 32000, 1024},
-    {"gpt2-124m", ModelFamily::Gpt2, 768, 3072, 12, 12, 12, 50257, 1024},
-};
 } // namespace
 
 std::vector<std::string> tfmc::presetNames() {
   std::vector<std::string> names;
-  for (const PresetShape &preset : kPresets)
-    names.push_back(preset.name);
+  for (const FoundPreset &found : allPresets())
+    names.push_back(found.preset.name);
   return names;
 }
 
 void tfmc::fillRandomWeights(ModelSpec &spec, uint64_t seed) {
   SplitMix random(seed);
-  for (const auto &[name, shape] : expectedWeightShapes(spec.config)) {
-    WeightTensor tensor;
-    tensor.shape = shape;
-    size_t count = 1;
-    for (int64_t extent : shape)
-      count *= size_t(extent);
-    tensor.data.resize(count);
+  // In name order (std::map): the weights of a seed never change.
+  for (const auto &[name, shape] : decoderWeightShapes(spec.config)) {
+    std::vector<float> values(weights::numElements(shape));
     llvm::StringRef ref(name);
     bool isNorm = ref.contains("norm") && ref.ends_with(".weight");
     bool isVector = shape.size() == 1;
-    float amplitude =
-        isVector ? 0.1f : 1.0f / std::sqrt(float(shape.back()));
-    for (float &value : tensor.data)
+    float amplitude = isVector ? 0.1f : 1.0f / std::sqrt(float(shape.back()));
+    for (float &value : values)
       value = (isNorm ? 1.0f : 0.0f) + amplitude * random.symmetric();
-    spec.weights[name] = std::move(tensor);
+    spec.weights[name] =
+        weights::Weight(weights::TensorView::fromF32(shape, std::move(values)));
   }
 }
 
 llvm::Expected<ModelSpec> tfmc::makePreset(const std::string &name,
                                            uint64_t seed) {
-  const PresetShape *shape = nullptr;
-  for (const PresetShape &preset : kPresets)
-    if (name == preset.name)
-      shape = &preset;
-  if (!shape) {
+  std::vector<FoundPreset> presets = allPresets();
+  auto found =
+      std::find_if(presets.begin(), presets.end(),
+                   [&](const FoundPreset &p) { return p.preset.name == name; });
+  if (found == presets.end()) {
     std::string known;
-    for (const std::string &preset : presetNames())
-      known += (known.empty() ? "" : ", ") + preset;
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "unknown preset '" + name +
-                                       "' (known: " + known + ")");
+    for (const FoundPreset &preset : presets)
+      known += (known.empty() ? "" : ", ") + preset.preset.name;
+    return llvm::createStringError("unknown preset '" + name +
+                                   "' (known: " + known + ")");
   }
   ModelSpec spec;
-  ModelConfig &c = spec.config;
-  c.family = shape->family;
-  c.dim = shape->dim;
-  c.hiddenDim = shape->hidden;
-  c.numLayers = shape->layers;
-  c.numHeads = shape->heads;
-  c.numKVHeads = shape->kvHeads;
-  c.vocabSize = shape->vocab;
-  c.contextLength = shape->context;
-  c.ropeLayout = RopeLayout::Interleaved;
-  c.tiedEmbeddings = true;
-  spec.tokenizer = c.family == ModelFamily::Llama ? byteLevelSpmTokenizer()
-                                                  : byteLevelGpt2Tokenizer();
+  spec.family = found->family->name().str();
+  spec.config = found->preset.config;
+  spec.tokenizer = found->family->presetTokenizer();
   fillRandomWeights(spec, seed);
   spec.description = "preset " + name + " (seeded random weights, seed " +
                      std::to_string(seed) + ")";

@@ -1,15 +1,16 @@
-//===- Presets.h - Built-in model configurations with seeded weights -*- C++ -*-===//
+//===- Presets.h - Built-in models with seeded weights ----------*- C++ -*-===//
 //
 // Presets let tfmc produce a working executable with nothing but itself:
-// `tfmc compile preset:llama-tiny -o m`. Weights are pseudo-random from a
-// fixed seed (the model generates gibberish, and says so); tokenizers are
-// byte-level so any text can be encoded.
+// `tfmc compile preset:llama-tiny -o m`. Each family lists its presets
+// (models/<family>/); weights are pseudo-random from a fixed seed (the model
+// generates gibberish, and says so); tokenizers are byte-level so any text
+// can be encoded.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_MODELS_PRESETS_H
 #define TFMC_MODELS_PRESETS_H
 
-#include "compiler/frontends/ModelSpec.h"
+#include "compiler/spec/ModelSpec.h"
 
 #include "llvm/Support/Error.h"
 
@@ -18,7 +19,7 @@
 
 namespace tfmc {
 
-/// Names accepted after `preset:`.
+/// Names accepted after `preset:`, the smallest model first.
 std::vector<std::string> presetNames();
 
 /// The preset `name` with weights drawn from `seed`.

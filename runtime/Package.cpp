@@ -122,43 +122,99 @@ bool decodeMetadata(const uint8_t *data, uint64_t size, PackageMetadata &out,
 bool appendPackage(const std::string &path, std::string_view weights,
                    uint64_t weightsHash, const PackageMetadata &metadata,
                    std::string &error) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0755);
-  if (fd < 0) {
+  PackageWriter writer;
+  return writer.begin(path, weights.size(), error) &&
+         writer.write(weights.data(), weights.size(), error) &&
+         writer.finish(weightsHash, metadata, error);
+}
+
+PackageWriter::~PackageWriter() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+bool PackageWriter::fail(const char *what, std::string &error) {
+  error = quoted(path_) + ": " + what + ": " + errnoText();
+  ::close(fd_);
+  fd_ = -1;
+  return false;
+}
+
+bool PackageWriter::begin(const std::string &path, uint64_t weightsBytes,
+                          std::string &error) {
+  path_ = path;
+  weightsBytes_ = weightsBytes;
+  written_ = 0;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0755);
+  if (fd_ < 0) {
     error = quoted(path) + ": cannot open for writing: " + errnoText();
     return false;
   }
-  auto fail = [&](const char *what) {
-    error = quoted(path) + ": " + what + ": " + errnoText();
-    ::close(fd);
-    return false;
-  };
   struct stat st;
-  if (::fstat(fd, &st) != 0)
-    return fail("cannot stat");
-
+  if (::fstat(fd_, &st) != 0)
+    return fail("cannot stat", error);
   uint64_t start = static_cast<uint64_t>(st.st_size);
-  uint64_t weightsOffset = alignUp(start, kWeightsAlign);
-  uint64_t weightsEnd = weightsOffset + weights.size();
+  weightsOffset_ = alignUp(start, kWeightsAlign);
+  if (!tfm::rt::writeZeros(fd_, weightsOffset_ - start))
+    return fail("write failed", error);
+  return true;
+}
+
+bool PackageWriter::write(const void *data, uint64_t size,
+                          std::string &error) {
+  if (size > weightsBytes_ - written_) {
+    error = quoted(path_) + ": the weights blob would exceed its " +
+            std::to_string(weightsBytes_) + " bytes";
+    return false;
+  }
+  if (!writeAll(fd_, static_cast<const char *>(data), size))
+    return fail("write failed", error);
+  written_ += size;
+  return true;
+}
+
+bool PackageWriter::writeZeros(uint64_t count, std::string &error) {
+  if (count > weightsBytes_ - written_) {
+    error = quoted(path_) + ": the weights blob would exceed its " +
+            std::to_string(weightsBytes_) + " bytes";
+    return false;
+  }
+  if (!tfm::rt::writeZeros(fd_, count))
+    return fail("write failed", error);
+  written_ += count;
+  return true;
+}
+
+bool PackageWriter::finish(uint64_t weightsHash,
+                           const PackageMetadata &metadata,
+                           std::string &error) {
+  if (written_ != weightsBytes_) {
+    error = quoted(path_) + ": the weights blob has " +
+            std::to_string(written_) + " of its " +
+            std::to_string(weightsBytes_) + " bytes";
+    return false;
+  }
+  uint64_t weightsEnd = weightsOffset_ + weightsBytes_;
   uint64_t metaOffset = alignUp(weightsEnd, kMetaAlign);
   std::string meta = encodeMetadata(metadata);
 
   std::string trailer(kMagic, sizeof(kMagic));
-  putLE(trailer, weightsOffset, 8);
-  putLE(trailer, weights.size(), 8);
+  putLE(trailer, weightsOffset_, 8);
+  putLE(trailer, weightsBytes_, 8);
   putLE(trailer, metaOffset, 8);
   putLE(trailer, meta.size(), 8);
   putLE(trailer, weightsHash, 8);
   putLE(trailer, 0, 8);
   putLE(trailer, 0, 8);
 
-  if (!writeZeros(fd, weightsOffset - start) ||
-      !writeAll(fd, weights.data(), weights.size()) ||
-      !writeZeros(fd, metaOffset - weightsEnd) ||
-      !writeAll(fd, meta.data(), meta.size()) ||
-      !writeAll(fd, trailer.data(), trailer.size()))
-    return fail("write failed");
+  if (!tfm::rt::writeZeros(fd_, metaOffset - weightsEnd) ||
+      !writeAll(fd_, meta.data(), meta.size()) ||
+      !writeAll(fd_, trailer.data(), trailer.size()))
+    return fail("write failed", error);
+  int fd = fd_;
+  fd_ = -1;
   if (::close(fd) != 0) {
-    error = quoted(path) + ": write failed: " + errnoText();
+    error = quoted(path_) + ": write failed: " + errnoText();
     return false;
   }
   return true;

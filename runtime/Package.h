@@ -51,6 +51,42 @@ bool appendPackage(const std::string &path, std::string_view weights,
                    uint64_t weightsHash, const PackageMetadata &metadata,
                    std::string &error);
 
+/// Appends a package whose weights blob arrives in pieces, so that the
+/// writer never holds the whole blob (appendPackage writes through it). Every
+/// call returns false and sets `error` on failure; a writer destroyed before
+/// finish() closes the file, leaving a file without a package trailer.
+class PackageWriter {
+public:
+  PackageWriter() = default;
+  PackageWriter(const PackageWriter &) = delete;
+  PackageWriter &operator=(const PackageWriter &) = delete;
+  ~PackageWriter();
+
+  /// Opens `path` for appending (creating it if absent) and pads it to the
+  /// blob's alignment; the blob will be `weightsBytes` long.
+  bool begin(const std::string &path, uint64_t weightsBytes,
+             std::string &error);
+  /// Appends the next `size` bytes of the blob.
+  bool write(const void *data, uint64_t size, std::string &error);
+  /// Appends `count` zero bytes to the blob.
+  bool writeZeros(uint64_t count, std::string &error);
+  /// Blob bytes written so far.
+  uint64_t written() const { return written_; }
+  /// Checks that the whole blob was written, then appends the metadata and
+  /// the trailer and closes the file.
+  bool finish(uint64_t weightsHash, const PackageMetadata &metadata,
+              std::string &error);
+
+private:
+  bool fail(const char *what, std::string &error);
+
+  int fd_ = -1;
+  std::string path_;
+  uint64_t weightsOffset_ = 0;
+  uint64_t weightsBytes_ = 0;
+  uint64_t written_ = 0;
+};
+
 /// A package opened read-only; the weights stay mmap'd for its lifetime.
 class Package {
 public:

@@ -20,7 +20,9 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tfmc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tfmc", "tfmc-opt", "tfm-tokenize", "tfmc-unittests"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["tfmc", "tfmc-opt", "tfm-tokenize", "tfmc-unittests", "tfmc-compiler-unittests"],
+    tool_dirs)
 config.substitutions.append(("%python", config.python3))
 config.substitutions.append(("%tfmc_src", config.tfmc_src_root))
 config.substitutions.append(("%models", config.shared_models_dir))

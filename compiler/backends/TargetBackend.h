@@ -12,7 +12,7 @@
 #ifndef TFMC_COMPILER_BACKENDS_TARGETBACKEND_H
 #define TFMC_COMPILER_BACKENDS_TARGETBACKEND_H
 
-#include "compiler/frontends/ModelSpec.h"
+#include "compiler/spec/ModelSpec.h"
 #include "compiler/link/Link.h"
 #include "dialect/TfmOps.h"
 #include "passes/PipelineOptions.h"
@@ -54,6 +54,9 @@ public:
   virtual llvm::Error printModule() = 0;
   /// -o, or empty (stdout for printed stages).
   virtual llvm::StringRef outputPath() const = 0;
+  /// Frees the module and returns the freed heap to the system; a backend
+  /// calls it once it has emitted its code, before it writes the package.
+  virtual void releaseModule() = 0;
 };
 
 class TargetBackend {

@@ -1,71 +1,89 @@
-//===- NetworkBuilder.h - Emits tfm ops for the family builders -*- C++ -*-===//
+//===- NetworkBuilder.h - Emits the tfm ops of @forward ---------*- C++ -*-===//
 //
-// Thin layer over OpBuilder that declares weights on first use and names the
-// building blocks the family builders share, so that each family file reads
-// like the architecture it describes.
+// Thin layer over OpBuilder for the shared blocks (Blocks.h): creates
+// @forward, declares each weight on first use (in first-use order, which is
+// the blob's order) and gives every op a location naming its layer and role,
+// `layers.3.attn.wq`, so that `--mlir-print-debuginfo` shows where an op
+// comes from.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_BUILDERS_NETWORKBUILDER_H
 #define TFMC_COMPILER_BUILDERS_NETWORKBUILDER_H
 
-#include "compiler/frontends/ModelSpec.h"
+#include "compiler/builders/WeightNames.h"
+#include "compiler/spec/DecoderConfig.h"
 #include "dialect/TfmOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace tfmc {
 
 class NetworkBuilder {
 public:
-  NetworkBuilder(mlir::ModuleOp module, const ModelSpec &spec,
-                 int64_t sequence);
+  /// Creates `func.func @forward(tensor<sequence x i32>) -> logits` at the
+  /// end of `module`; weights are declared with `weightType` elements.
+  NetworkBuilder(mlir::ModuleOp module, const DecoderConfig &config,
+                 mlir::Type weightType, int64_t sequence);
 
+  const DecoderConfig &config() const { return config_; }
   /// The token ids argument of @forward.
   mlir::Value tokens() const { return tokens_; }
   /// The network function being built.
   mlir::func::FuncOp forward() const { return forward_; }
   /// Position offset of the sequence (0 in @forward).
   mlir::Value offset() const { return offset_; }
+  /// Canonical names of the weights declared so far.
+  const llvm::StringSet<> &declaredWeights() const { return declared_; }
 
-  /// Declares `name` (if not yet declared) and reads it.
-  mlir::Value weight(const std::string &name);
-  /// Reads `name` when the spec has it, else returns a null value.
-  mlir::Value optionalWeight(const std::string &name);
+  /// Ops from here on belong to `layer` (-1: outside the layers).
+  void setLayer(int64_t layer) { layer_ = layer; }
+  /// The location `what` in the current layer: "layers.3.<what>".
+  mlir::Location at(llvm::StringRef what);
+  /// The location named after the weight `role` of the current layer.
+  mlir::Location at(WeightRole role);
 
-  mlir::Value embedding(mlir::Value tokens, mlir::Value table);
-  mlir::Value positionEmbedding(mlir::Value x, mlir::Value table);
-  mlir::Value rmsNorm(mlir::Value x, const std::string &prefix);
-  mlir::Value layerNorm(mlir::Value x, const std::string &prefix);
-  mlir::Value linear(mlir::Value x, const std::string &weightName,
-                     const std::string &biasName = "");
-  mlir::Value rope(mlir::Value x);
-  mlir::Value attention(mlir::Value q, mlir::Value k, mlir::Value v);
-  mlir::Value add(mlir::Value lhs, mlir::Value rhs);
-  mlir::Value mul(mlir::Value lhs, mlir::Value rhs);
-  mlir::Value silu(mlir::Value x);
-  mlir::Value gelu(mlir::Value x);
-  mlir::Value lmHead(mlir::Value x, mlir::Value table);
+  /// Declares (once) and reads `role` of the current layer.
+  mlir::Value weight(WeightRole role);
 
+  mlir::Value embedding(mlir::Location loc, mlir::Value tokens,
+                        mlir::Value table);
+  mlir::Value positionEmbedding(mlir::Location loc, mlir::Value x,
+                                mlir::Value table);
+  mlir::Value rmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
+                      float eps);
+  mlir::Value layerNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
+                        mlir::Value bias, float eps);
+  /// `bias` may be null.
+  mlir::Value linear(mlir::Location loc, mlir::Value x, mlir::Value weight,
+                     mlir::Value bias);
+  mlir::Value rope(mlir::Location loc, mlir::Value x, int64_t headDim,
+                   float theta, RopeLayout layout);
+  mlir::Value attention(mlir::Location loc, mlir::Value q, mlir::Value k,
+                        mlir::Value v, int64_t numHeads, int64_t numKVHeads);
+  mlir::Value add(mlir::Location loc, mlir::Value lhs, mlir::Value rhs);
+  mlir::Value mul(mlir::Location loc, mlir::Value lhs, mlir::Value rhs);
+  mlir::Value silu(mlir::Location loc, mlir::Value x);
+  mlir::Value gelu(mlir::Location loc, mlir::Value x);
+  mlir::Value lmHead(mlir::Location loc, mlir::Value x, mlir::Value table);
   /// Terminates @forward with `logits`.
-  void finish(mlir::Value logits);
+  void finish(mlir::Location loc, mlir::Value logits);
 
 private:
-  mlir::Location loc() { return builder_.getUnknownLoc(); }
+  mlir::Location named(llvm::StringRef name);
 
-  mlir::ModuleOp module_;
-  const ModelSpec &spec_;
+  const DecoderConfig &config_;
+  mlir::Type weightType_;
   mlir::OpBuilder builder_;
   mlir::OpBuilder declarations_;
   mlir::func::FuncOp forward_;
   mlir::Value tokens_;
   mlir::Value offset_;
+  int64_t layer_ = -1;
   llvm::StringMap<mlir::Value> weights_;
+  llvm::StringSet<> declared_;
 };
-
-/// Family builders: emit the body of @forward.
-void buildLlamaNetwork(NetworkBuilder &net, const ModelSpec &spec);
-void buildGpt2Network(NetworkBuilder &net, const ModelSpec &spec);
 
 } // namespace tfmc
 

@@ -9,9 +9,10 @@
 #include "compiler/driver/Driver.h"
 
 #include "compiler/builders/ModelBuilder.h"
-#include "compiler/frontends/Frontends.h"
+#include "compiler/driver/LoadModel.h"
 #include "dialect/TfmContracts.h"
 #include "models/Presets.h"
+#include "models/Registry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -23,6 +24,10 @@
 
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace tfmc;
 
@@ -98,7 +103,15 @@ public:
     if (transform.prefillChunk <= 0)
       return fail("--prefill-chunk must be positive");
     int64_t chunk = std::min<int64_t>(transform.prefillChunk, contextLength);
-    ir = buildModel(context, spec, chunk, contextLength);
+    const ModelFamily *family = findFamily(spec.family);
+    if (!family)
+      return fail("no model family '" + spec.family + "'");
+    auto built =
+        buildModel(context, spec, chunk, contextLength,
+                   [&](NetworkBuilder &net) { family->buildGraph(net); });
+    if (!built)
+      return fail(built.takeError());
+    ir = std::move(*built);
     if (mlir::failed(mlir::verify(*ir)))
       return fail("the network built for '" + options.model +
                   "' does not verify");
@@ -130,6 +143,13 @@ public:
     return options.stopAfter == stage;
   }
   llvm::StringRef outputPath() const override { return options.output; }
+
+  void releaseModule() override {
+    ir = nullptr;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+  }
 
   llvm::Error printModule() override {
     std::string path = options.output.empty() ? "-" : options.output;

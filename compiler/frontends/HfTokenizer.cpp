@@ -1,4 +1,4 @@
-//===- HfTokenizer.cpp - Tokenizers of Hugging Face model directories ------===//
+//===- HfTokenizer.cpp - Tokenizers of Hugging Face model directories -----===//
 //
 // tokenizer.json BPE models come in two flavours: byte-level (GPT-2 style,
 // ByteLevel pre-tokenizer/decoder) becomes a "gpt2-bpe" blob; SentencePiece
@@ -7,8 +7,9 @@
 // greedy SentencePiece merge loop needs.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontends/HfTokenizer.h"
-#include "compiler/frontends/LoaderSupport.h"
+#include "compiler/frontends/Tokenizers.h"
+
+#include "compiler/frontends/FrontendSupport.h"
 #include "runtime/Tokenizer.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -32,7 +33,7 @@ struct BpeModel {
 };
 
 llvm::Error tokenizerError(const std::string &path, const llvm::Twine &what) {
-  return makeError("tokenizer '" + path + "' " + what);
+  return llvm::createStringError("tokenizer '" + path + "' " + what);
 }
 
 /// True when a pre_tokenizer/decoder object is, or contains, ByteLevel.
@@ -124,7 +125,7 @@ llvm::Error readMerges(const std::string &path, const llvm::json::Object &bpe,
 }
 
 llvm::Expected<BpeModel> readTokenizerJson(const std::string &path) {
-  auto buffer = openFile(path, "tokenizer");
+  auto buffer = mapFile(path, "tokenizer");
   if (!buffer)
     return buffer.takeError();
   auto json = llvm::json::parse((*buffer)->getBuffer());
@@ -197,24 +198,18 @@ llvm::Expected<TokenizerSpec> fromTokenizerJson(const std::string &path,
 llvm::Expected<TokenizerSpec> fromVocabAndMerges(const std::string &vocabPath,
                                                  const std::string &mergesPath) {
   if (!llvm::sys::fs::exists(mergesPath))
-    return makeError("tokenizer '" + vocabPath + "' needs '" + mergesPath +
-                     "', which does not exist");
+    return llvm::createStringError("tokenizer '" + vocabPath + "' needs '" +
+                                   mergesPath + "', which does not exist");
   TokenizerSpec spec;
   std::string error;
   if (!tfm::rt::gpt2BlobFromFiles(vocabPath, mergesPath, spec.blob, error)) {
     if (error.find(vocabPath) == std::string::npos &&
         error.find(mergesPath) == std::string::npos)
       error = "tokenizer '" + vocabPath + "': " + error;
-    return makeError(error);
+    return llvm::createStringError(error);
   }
   spec.kind = "gpt2-bpe";
   return spec;
-}
-
-std::string joinPath(const std::string &directory, llvm::StringRef name) {
-  llvm::SmallString<256> path(directory);
-  llvm::sys::path::append(path, name);
-  return std::string(path);
 }
 
 /// Reads a special id that may be an integer or a list (first element).
@@ -233,46 +228,44 @@ int specialId(const llvm::json::Object &config, llvm::StringRef key,
 }
 
 llvm::Expected<TokenizerSpec> fromFile(const std::string &path,
-                                       const ModelConfig &model) {
+                                       int64_t vocabSize) {
   if (!llvm::sys::fs::exists(path))
-    return makeError("tokenizer '" + path + "' does not exist");
+    return llvm::createStringError("tokenizer '" + path + "' does not exist");
   llvm::StringRef name = llvm::sys::path::filename(path);
   if (name == "vocab.json")
     return fromVocabAndMerges(
         path, joinPath(std::string(llvm::sys::path::parent_path(path)),
                        "merges.txt"));
   if (name.ends_with(".json"))
-    return fromTokenizerJson(path, model.vocabSize);
+    return fromTokenizerJson(path, vocabSize);
   if (name.ends_with(".bin"))
-    return loadLlama2cTokenizer(path, model.vocabSize, -1, -1);
-  return makeError("tokenizer '" + path +
-                   "' is not a tokenizer.json, vocab.json or llama2.c "
-                   "tokenizer .bin file");
+    return readLlama2cTokenizer(path, vocabSize, SpecialTokens());
+  return llvm::createStringError("tokenizer '" + path +
+                                 "' is not a tokenizer.json, vocab.json or "
+                                 "llama2.c tokenizer .bin file");
 }
 
 } // namespace
 
 llvm::Expected<TokenizerSpec>
-tfmc::frontends::loadHfTokenizer(const std::string &directory,
-                                const std::string &override,
-                                const llvm::json::Object &config,
-                                const ModelConfig &model) {
+tfmc::frontends::readHfTokenizer(const std::string &directory,
+                                 const std::string &override,
+                                 const llvm::json::Object &config,
+                                 int64_t vocabSize, SpecialTokens defaults) {
   std::string tokenizerJson = joinPath(directory, "tokenizer.json");
   std::string vocabJson = joinPath(directory, "vocab.json");
   auto spec = [&]() -> llvm::Expected<TokenizerSpec> {
     if (!override.empty())
-      return fromFile(override, model);
+      return fromFile(override, vocabSize);
     if (llvm::sys::fs::exists(tokenizerJson))
-      return fromTokenizerJson(tokenizerJson, model.vocabSize);
+      return fromTokenizerJson(tokenizerJson, vocabSize);
     if (llvm::sys::fs::exists(vocabJson))
       return fromVocabAndMerges(vocabJson, joinPath(directory, "merges.txt"));
     return TokenizerSpec();
   }();
   if (!spec || spec->kind.empty())
     return spec;
-  // GPT-2 uses <|endoftext|> (50256) for both; LLaMA uses 1 and 2.
-  bool gpt2 = model.family == ModelFamily::Gpt2;
-  spec->bos = specialId(config, "bos_token_id", gpt2 ? 50256 : 1);
-  spec->eos = specialId(config, "eos_token_id", gpt2 ? 50256 : 2);
+  spec->bos = specialId(config, "bos_token_id", defaults.bos);
+  spec->eos = specialId(config, "eos_token_id", defaults.eos);
   return spec;
 }

@@ -1,22 +1,32 @@
-//===- Safetensors.cpp - Read tensors from a .safetensors file -------------===//
+//===- Safetensors.cpp - Tensors of .safetensors files --------------------===//
 //
 // Validates the JSON header up front (offsets, dtype sizes, shapes) so that
-// reading a tensor later can never run past the mapped file.
+// a view handed out later can never run past the mapped file.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/frontends/Safetensors.h"
-#include "compiler/frontends/LoaderSupport.h"
+
+#include "compiler/frontends/FrontendSupport.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace tfmc;
 using namespace tfmc::frontends;
+using tfmc::weights::ElementType;
 
 namespace {
+
+struct Entry {
+  std::string dtype;
+  weights::Shape shape;
+  uint64_t begin = 0; ///< absolute within the file
+};
 
 /// Bytes per element of a safetensors dtype; 0 when unknown.
 uint64_t dtypeBytes(llvm::StringRef dtype) {
@@ -28,18 +38,25 @@ uint64_t dtypeBytes(llvm::StringRef dtype) {
       .Default(0);
 }
 
-llvm::Expected<SafetensorsEntry>
-parseEntry(const std::string &path, llvm::StringRef name,
-           const llvm::json::Value &value, uint64_t dataStart,
-           uint64_t fileSize) {
+std::optional<ElementType> elementType(llvm::StringRef dtype) {
+  return llvm::StringSwitch<std::optional<ElementType>>(dtype)
+      .Case("F32", ElementType::F32)
+      .Case("F16", ElementType::F16)
+      .Case("BF16", ElementType::BF16)
+      .Default(std::nullopt);
+}
+
+llvm::Expected<Entry> parseEntry(const std::string &path, llvm::StringRef name,
+                                 const llvm::json::Value &value,
+                                 uint64_t dataStart, uint64_t fileSize) {
   auto fail = [&](const llvm::Twine &what) {
-    return makeError("safetensors file '" + path + "': tensor '" + name +
-                     "' " + what);
+    return llvm::createStringError("safetensors file '" + path + "': tensor '" +
+                                   name + "' " + what);
   };
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return fail("has a header entry that is not an object");
-  SafetensorsEntry entry;
+  Entry entry;
   auto dtype = object->getString("dtype");
   if (!dtype)
     return fail("lacks a string 'dtype'");
@@ -68,103 +85,124 @@ parseEntry(const std::string &path, llvm::StringRef name,
     return fail("needs data bytes [" + llvm::Twine(*begin) + ", " +
                 llvm::Twine(*end) + ") but the file has only " +
                 llvm::Twine(dataSize) + " data bytes (file truncated?)");
-  uint64_t count = numElements(entry.shape);
+  uint64_t count = weights::numElements(entry.shape);
   if (count > (*end - *begin) / elementBytes ||
       count * elementBytes != *end - *begin)
     return fail("has " + llvm::Twine(*end - *begin) + " bytes of data, but " +
-                entry.dtype + " " + shapeString(entry.shape) + " needs " +
+                entry.dtype + " " + weights::shapeString(entry.shape) +
+                " needs " +
                 (count > UINT64_MAX / elementBytes
                      ? std::string("more")
                      : std::to_string(count * elementBytes)));
   entry.begin = dataStart + *begin;
-  entry.end = dataStart + *end;
   return entry;
+}
+
+/// Shard file names from model.safetensors.index.json's weight_map.
+llvm::Expected<std::vector<std::string>>
+readShardIndex(const std::string &indexPath) {
+  auto buffer = mapFile(indexPath, "safetensors index");
+  if (!buffer)
+    return buffer.takeError();
+  auto json = llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return llvm::createStringError("malformed JSON in '" + indexPath +
+                                   "': " + llvm::toString(json.takeError()));
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Object *map =
+      root ? root->getObject("weight_map") : nullptr;
+  if (!map)
+    return llvm::createStringError("'" + indexPath +
+                                   "' lacks the object 'weight_map'");
+  std::vector<std::string> shards;
+  for (const auto &[tensor, file] : *map) {
+    auto name = file.getAsString();
+    if (!name || name->contains('/') || name->contains('\\'))
+      return llvm::createStringError("'" + indexPath + "' maps tensor '" +
+                                     llvm::StringRef(tensor) +
+                                     "' to an invalid file name");
+    if (std::find(shards.begin(), shards.end(), *name) == shards.end())
+      shards.push_back(name->str());
+  }
+  std::sort(shards.begin(), shards.end());
+  return shards;
 }
 
 } // namespace
 
-llvm::Expected<SafetensorsFile>
-SafetensorsFile::open(const std::string &path) {
-  auto buffer = openFile(path, "safetensors file");
-  if (!buffer)
-    return buffer.takeError();
-  uint64_t size = (*buffer)->getBufferSize();
+llvm::Error tfmc::frontends::addSafetensorsFile(const std::string &path,
+                                                TensorTable &table) {
+  auto mapped = mapFile(path, "safetensors file");
+  if (!mapped)
+    return mapped.takeError();
+  std::shared_ptr<llvm::MemoryBuffer> buffer = std::move(*mapped);
+  std::string name = "safetensors file '" + path + "'";
+  uint64_t size = buffer->getBufferSize();
   if (size < 8)
-    return makeError("safetensors file '" + path + "' has " +
-                     llvm::Twine(size) +
-                     " bytes, too few for its 8-byte header length");
+    return llvm::createStringError(
+        name + " has " + llvm::Twine(size) +
+        " bytes, too few for its 8-byte header length");
   uint64_t headerLength =
-      llvm::support::endian::read64le((*buffer)->getBufferStart());
+      llvm::support::endian::read64le(buffer->getBufferStart());
   if (headerLength > size - 8)
-    return makeError("safetensors file '" + path + "' declares a " +
-                     llvm::Twine(headerLength) + "-byte header but has only " +
-                     llvm::Twine(size - 8) + " bytes after the length");
-  llvm::StringRef headerText((*buffer)->getBufferStart() + 8, headerLength);
+    return llvm::createStringError(
+        name + " declares a " + llvm::Twine(headerLength) +
+        "-byte header but has only " + llvm::Twine(size - 8) +
+        " bytes after the length");
+  llvm::StringRef headerText(buffer->getBufferStart() + 8, headerLength);
   auto header = llvm::json::parse(headerText);
   if (!header)
-    return makeError("safetensors file '" + path + "' has a malformed header: " +
-                     llvm::toString(header.takeError()));
+    return llvm::createStringError(name + " has a malformed header: " +
+                                   llvm::toString(header.takeError()));
   const llvm::json::Object *object = header->getAsObject();
   if (!object)
-    return makeError("safetensors file '" + path +
-                     "' has a header that is not a JSON object");
-  SafetensorsFile file;
-  file.filePath = path;
+    return llvm::createStringError(name +
+                                   " has a header that is not a JSON object");
+  std::map<std::string, Entry> entries; // sorted by name
   for (const auto &[key, value] : *object) {
     if (key == "__metadata__")
       continue;
     auto entry = parseEntry(path, key, value, 8 + headerLength, size);
     if (!entry)
       return entry.takeError();
-    file.entries[key] = std::move(*entry);
+    entries[key.str()] = std::move(*entry);
   }
-  file.buffer = std::move(*buffer);
-  return file;
+  for (auto &[tensor, entry] : entries) {
+    TensorEntry added{tensor, entry.shape, name, {}, ""};
+    if (std::optional<ElementType> type = elementType(entry.dtype))
+      added.view = weights::TensorView(
+          *type, entry.shape, buffer->getBufferStart() + entry.begin, buffer);
+    else
+      added.unreadable = name + ": tensor '" + tensor + "' has dtype " +
+                         entry.dtype + " (supported: F32, F16, BF16)";
+    table.add(std::move(added));
+  }
+  return llvm::Error::success();
 }
 
-std::vector<std::string> SafetensorsFile::names() const {
-  std::vector<std::string> result;
-  for (const auto &entry : entries)
-    result.push_back(entry.getKey().str());
-  std::sort(result.begin(), result.end());
-  return result;
-}
-
-const SafetensorsEntry *SafetensorsFile::find(llvm::StringRef name) const {
-  auto it = entries.find(name);
-  return it == entries.end() ? nullptr : &it->second;
-}
-
-llvm::Expected<WeightTensor>
-SafetensorsFile::read(llvm::StringRef name) const {
-  const SafetensorsEntry *entry = find(name);
-  if (!entry)
-    return makeError("safetensors file '" + filePath + "' lacks tensor '" +
-                     name + "'");
-  const char *data = buffer->getBufferStart() + entry->begin;
-  uint64_t count = numElements(entry->shape);
-  WeightTensor tensor;
-  tensor.shape = entry->shape;
-  if (entry->dtype == "F32")
-    tensor.data = readF32(data, count);
-  else if (entry->dtype == "F16")
-    tensor.data = readF16(data, count);
-  else if (entry->dtype == "BF16")
-    tensor.data = readBF16(data, count);
-  else
-    return makeError("safetensors file '" + filePath + "': tensor '" + name +
-                     "' has dtype " + entry->dtype +
-                     " (supported: F32, F16, BF16)");
-  return tensor;
-}
-
-llvm::Expected<WeightTensor>
-SafetensorsFile::read(llvm::StringRef name,
-                      const std::vector<int64_t> &shape) const {
-  const SafetensorsEntry *entry = find(name);
-  if (entry && entry->shape != shape)
-    return makeError("safetensors file '" + filePath + "': tensor '" + name +
-                     "' has shape " + shapeString(entry->shape) +
-                     ", expected " + shapeString(shape));
-  return read(name);
+llvm::Expected<TensorTable>
+tfmc::frontends::openSafetensorsCheckpoint(const std::string &directory) {
+  std::string single = joinPath(directory, "model.safetensors");
+  std::string index = joinPath(directory, "model.safetensors.index.json");
+  std::vector<std::string> paths;
+  std::string description;
+  if (llvm::sys::fs::exists(single)) {
+    paths.push_back(single);
+    description = single;
+  } else if (llvm::sys::fs::exists(index)) {
+    auto shards = readShardIndex(index);
+    if (!shards)
+      return shards.takeError();
+    for (const std::string &shard : *shards)
+      paths.push_back(joinPath(directory, shard));
+    description = index;
+  } else {
+    return llvm::createStringError("Hugging Face model directory '" +
+                                   directory + "' has no model.safetensors");
+  }
+  TensorTable table("'" + description + "'");
+  for (const std::string &path : paths)
+    if (llvm::Error error = addSafetensorsFile(path, table))
+      return std::move(error);
+  return table;
 }

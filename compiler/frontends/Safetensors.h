@@ -1,56 +1,33 @@
-//===- Safetensors.h - Read tensors from a .safetensors file ---------------===//
+//===- Safetensors.h - Tensors of .safetensors files ------------*- C++ -*-===//
 //
 // A .safetensors file is an 8-byte little-endian header length, a JSON header
 // mapping tensor names to {dtype, shape, data_offsets: [begin, end]} (offsets
-// relative to the end of the header), and the raw little-endian data.
+// relative to the end of the header), and the raw little-endian data. A
+// checkpoint is one model.safetensors or the shards that
+// model.safetensors.index.json names.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_FRONTENDS_SAFETENSORS_H
 #define TFMC_COMPILER_FRONTENDS_SAFETENSORS_H
 
-#include "compiler/frontends/ModelSpec.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/Error.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "compiler/spec/TensorTable.h"
 
-#include <memory>
+#include "llvm/Support/Error.h"
+
 #include <string>
-#include <vector>
 
 namespace tfmc::frontends {
 
-/// One tensor's header entry; offsets are absolute within the file.
-struct SafetensorsEntry {
-  std::string dtype;
-  std::vector<int64_t> shape;
-  uint64_t begin = 0;
-  uint64_t end = 0;
-};
+/// Adds the tensors of the .safetensors file at `path` to `table`, sorted by
+/// name, after validating its whole header: every entry's offsets lie inside
+/// the file and match its dtype and shape. F32, F16 and BF16 tensors get
+/// views; other dtypes are unreadable.
+llvm::Error addSafetensorsFile(const std::string &path, TensorTable &table);
 
-class SafetensorsFile {
-public:
-  /// Maps `path` and validates the whole header: every entry's offsets lie
-  /// inside the file and match its dtype and shape.
-  static llvm::Expected<SafetensorsFile> open(const std::string &path);
-
-  const std::string &path() const { return filePath; }
-  /// Tensor names in sorted order.
-  std::vector<std::string> names() const;
-  bool contains(llvm::StringRef name) const { return entries.count(name); }
-  const SafetensorsEntry *find(llvm::StringRef name) const;
-
-  /// Reads `name` widened to f32 (F32, F16 and BF16 sources); errors on a
-  /// missing tensor or another dtype.
-  llvm::Expected<WeightTensor> read(llvm::StringRef name) const;
-  /// As read(), and also requires the shape `shape`.
-  llvm::Expected<WeightTensor> read(llvm::StringRef name,
-                                    const std::vector<int64_t> &shape) const;
-
-private:
-  std::string filePath;
-  std::unique_ptr<llvm::MemoryBuffer> buffer;
-  llvm::StringMap<SafetensorsEntry> entries;
-};
+/// The tensors of the checkpoint in the Hugging Face directory `directory`:
+/// model.safetensors, else the shards of model.safetensors.index.json.
+llvm::Expected<TensorTable>
+openSafetensorsCheckpoint(const std::string &directory);
 
 } // namespace tfmc::frontends
 

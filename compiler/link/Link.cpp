@@ -1,6 +1,8 @@
 //===- Link.cpp - Produce executables from a model object -----------------===//
 #include "compiler/link/Link.h"
 
+#include "compiler/weights/Panels.h"
+#include "compiler/weights/Transforms.h"
 #include "runtime/Package.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -70,69 +72,69 @@ llvm::Error tfmc::linkExecutable(const std::string &objectPath,
   return llvm::Error::success();
 }
 
-/// The elements of `slot`'s source: its model tensors one after the other.
-static llvm::Expected<std::vector<float>>
-gatherSlotSource(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
-  std::vector<std::string> parts = slot.stacked;
-  if (parts.empty())
-    parts.push_back(slot.name);
-  std::vector<float> elements;
-  for (const std::string &part : parts) {
-    auto found = spec.weights.find(part);
+/// The bytes of `slot`: its model weights (several when stacked) in the
+/// slot's element type, stacked, and packed into panels when it is panels.
+static llvm::Expected<weights::TensorView>
+materializeSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
+  auto fail = [&](const llvm::Twine &what) {
+    return llvm::createStringError("weight '" + slot.name + "' " + what);
+  };
+  auto because = [&](llvm::Error error) {
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(std::move(error)));
+  };
+  if (!slot.elementType)
+    return fail("has an element type the weights blob cannot hold");
+  std::vector<std::string> names = slot.stacked;
+  if (names.empty())
+    names.push_back(slot.name);
+  std::vector<weights::TensorView> parts;
+  for (const std::string &name : names) {
+    auto found = spec.weights.find(name);
     if (found == spec.weights.end())
-      return makeError("the network reads weight '" + part +
-                       "' that the model does not provide");
-    elements.insert(elements.end(), found->second.data.begin(),
-                    found->second.data.end());
+      return llvm::createStringError("the network reads weight '" + name +
+                                     "' that the model does not provide");
+    auto part = found->second.materialize(*slot.elementType);
+    if (!part)
+      return because(part.takeError());
+    parts.push_back(std::move(*part));
   }
-  return elements;
-}
-
-/// Writes the [rows, columns] row-major `matrix` as the column panels of
-/// tfm.global_weight: `out[p][k][j] = matrix[p * width + j][k]`, zero for
-/// rows past the end (a partial last panel and any padding panels).
-static llvm::Error writePanels(const mlir::tfm::WeightSlot &slot,
-                               const std::vector<float> &matrix, float *out) {
-  uint64_t panels = slot.shape[0], columns = slot.shape[1],
-           width = slot.shape[2];
-  uint64_t rows = columns ? matrix.size() / columns : 0;
-  if (rows * columns != matrix.size() || rows > panels * width)
-    return makeError("weight '" + slot.name + "' has " +
-                     llvm::Twine(matrix.size()) +
-                     " elements, which do not form the rows of " +
-                     llvm::Twine(panels) + " panels of " + llvm::Twine(width) +
-                     " x " + llvm::Twine(columns));
-  for (uint64_t p = 0; p < panels; ++p)
-    for (uint64_t k = 0; k < columns; ++k)
-      for (uint64_t j = 0; j < width; ++j) {
-        uint64_t row = p * width + j;
-        *out++ = row < rows ? matrix[row * columns + k] : 0.0f;
-      }
-  return llvm::Error::success();
+  auto tensor = weights::stack(parts);
+  if (!tensor)
+    return because(tensor.takeError());
+  if (slot.panels) {
+    if (tensor->rank() != 2 || tensor->shape()[1] != slot.shape[1])
+      return fail("is a " + weights::shapeString(tensor->shape()) +
+                  " tensor, not a matrix of " + llvm::Twine(slot.shape[1]) +
+                  " columns");
+    tensor = weights::packPanels(*tensor, slot.shape[0], slot.shape[2]);
+    if (!tensor)
+      return because(tensor.takeError());
+  }
+  if (tensor->numElements() != weights::numElements(slot.shape))
+    return fail("has " + llvm::Twine(tensor->numElements()) +
+                " elements but the network expects " +
+                llvm::Twine(weights::numElements(slot.shape)));
+  return tensor;
 }
 
 llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
                                      const ModelSpec &spec,
                                      const mlir::tfm::WeightLayout &layout) {
-  std::string blob(layout.totalBytes, '\0');
+  tfm::rt::PackageWriter writer;
+  std::string error;
+  if (!writer.begin(executablePath, layout.totalBytes, error))
+    return makeError(error);
   for (const mlir::tfm::WeightSlot &slot : layout.slots) {
-    auto source = gatherSlotSource(slot, spec);
-    if (!source)
-      return source.takeError();
-    auto *out = reinterpret_cast<float *>(&blob[slot.offset]);
-    if (slot.panels) {
-      if (llvm::Error error = writePanels(slot, *source, out))
-        return error;
-      continue;
-    }
-    uint64_t expected = slot.bytes / sizeof(float);
-    if (source->size() != expected)
-      return makeError("weight '" + slot.name + "' has " +
-                       llvm::Twine(source->size()) +
-                       " elements but the network expects " +
-                       llvm::Twine(expected));
-    std::memcpy(out, source->data(), slot.bytes);
+    auto tensor = materializeSlot(slot, spec);
+    if (!tensor)
+      return tensor.takeError();
+    if (!writer.writeZeros(slot.offset - writer.written(), error) ||
+        !writer.write(tensor->data(), tensor->bytes(), error))
+      return makeError(error);
   }
+  if (!writer.writeZeros(layout.totalBytes - writer.written(), error))
+    return makeError(error);
   tfm::rt::PackageMetadata metadata;
   metadata["tokenizer.kind"] = spec.tokenizer.kind;
   metadata["tokenizer.data"] = spec.tokenizer.blob;
@@ -141,9 +143,7 @@ llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
   metadata["model.description"] = spec.description;
   if (!spec.note.empty())
     metadata["model.note"] = spec.note;
-  std::string error;
-  if (!tfm::rt::appendPackage(executablePath, blob, layout.hash, metadata,
-                              error))
+  if (!writer.finish(layout.hash, metadata, error))
     return makeError(error);
   return llvm::Error::success();
 }

@@ -2,8 +2,8 @@
 #ifndef TFMC_COMPILER_LINK_LINK_H
 #define TFMC_COMPILER_LINK_LINK_H
 
-#include "compiler/frontends/ModelSpec.h"
-#include "passes/WeightLayout.h"
+#include "compiler/spec/ModelSpec.h"
+#include "compiler/weights/WeightLayout.h"
 
 #include "llvm/Support/Error.h"
 
@@ -26,7 +26,9 @@ llvm::Error linkExecutable(const std::string &objectPath,
                            const LinkInputs &inputs);
 
 /// Appends the package (weights in `layout` order, tokenizer, metadata) that
-/// the executable maps at run time (runtime/Package.h).
+/// the executable maps at run time (runtime/Package.h). The blob is written
+/// as a stream, one weight materialised at a time, so this holds one
+/// weight's scratch, never a copy of the model.
 llvm::Error appendModelPackage(const std::string &executablePath,
                                const ModelSpec &spec,
                                const mlir::tfm::WeightLayout &layout);

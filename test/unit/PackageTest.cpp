@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -13,6 +14,7 @@
 using tfm::rt::appendPackage;
 using tfm::rt::Package;
 using tfm::rt::PackageMetadata;
+using tfm::rt::PackageWriter;
 
 namespace {
 
@@ -241,4 +243,50 @@ TEST(PackageTest, AppendToUnwritablePathFails) {
   std::string error;
   EXPECT_FALSE(appendPackage("/nonexistent/dir/out", "w", 1, {}, error));
   EXPECT_NE(error.find("'/nonexistent/dir/out'"), std::string::npos) << error;
+}
+
+TEST(PackageWriterTest, StreamedPiecesEqualOneWrite) {
+  // A blob with a run of zeros in the middle, streamed in uneven pieces.
+  std::string weights = sampleWeights();
+  std::fill(weights.begin() + 5000, weights.begin() + 7000, '\0');
+  TempFile whole, streamed;
+  whole.write("prefix");
+  streamed.write("prefix");
+  std::string error;
+  ASSERT_TRUE(appendPackage(whole.path(), weights, 42, sampleMetadata(),
+                            error))
+      << error;
+  PackageWriter writer;
+  ASSERT_TRUE(writer.begin(streamed.path(), weights.size(), error)) << error;
+  ASSERT_TRUE(writer.write(weights.data(), 1, error)) << error;
+  ASSERT_TRUE(writer.write(weights.data() + 1, 4999, error)) << error;
+  ASSERT_TRUE(writer.writeZeros(2000, error)) << error;
+  EXPECT_EQ(writer.written(), 7000u);
+  ASSERT_TRUE(writer.write(weights.data() + 7000, 3000, error)) << error;
+  ASSERT_TRUE(writer.finish(42, sampleMetadata(), error)) << error;
+  EXPECT_EQ(streamed.read(), whole.read());
+}
+
+TEST(PackageWriterTest, FinishRejectsAnIncompleteBlob) {
+  TempFile file;
+  std::string error;
+  PackageWriter writer;
+  ASSERT_TRUE(writer.begin(file.path(), 10, error)) << error;
+  ASSERT_TRUE(writer.write("abcd", 4, error)) << error;
+  EXPECT_FALSE(writer.finish(1, {}, error));
+  EXPECT_NE(error.find("the weights blob has 4 of its 10 bytes"),
+            std::string::npos)
+      << error;
+}
+
+TEST(PackageWriterTest, WritesStopAtTheBlobSize) {
+  TempFile file;
+  std::string error;
+  PackageWriter writer;
+  ASSERT_TRUE(writer.begin(file.path(), 4, error)) << error;
+  EXPECT_FALSE(writer.write("abcde", 5, error));
+  EXPECT_NE(error.find("would exceed its 4 bytes"), std::string::npos)
+      << error;
+  EXPECT_FALSE(writer.writeZeros(5, error));
+  EXPECT_EQ(writer.written(), 0u);
 }

@@ -11,7 +11,7 @@
 #include "compiler/backends/llvm-cpu/LLVMEmission.h"
 #include "compiler/link/Link.h"
 #include "dialect/TfmContracts.h"
-#include "passes/WeightLayout.h"
+#include "compiler/weights/WeightLayout.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -137,8 +137,17 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
   if (auto error = emitMachineCode(**llvmModule, ObjectKind::Object,
                                    std::string(objectPath), targetAttr))
     return error;
+  // The package is streamed from the mapped model file: free the IR first,
+  // so that peak memory is the compile or the weights, not both.
+  llvmModule->reset();
+  session.releaseModule();
   if (auto error = linkExecutable(std::string(objectPath), output,
                                   linkInputs()))
     return error;
-  return appendModelPackage(output, session.model(), layout);
+  // An executable whose package failed half-way would only fail to start.
+  llvm::FileRemover removeOutput(output);
+  if (auto error = appendModelPackage(output, session.model(), layout))
+    return error;
+  removeOutput.releaseFile();
+  return llvm::Error::success();
 }

@@ -5,9 +5,9 @@
 // so code and data cannot disagree (the layout's hash is checked at start).
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/weights/WeightLayout.h"
 #include "dialect/TfmContracts.h"
 #include "passes/Codegen/CPU/Passes.h"
-#include "passes/WeightLayout.h"
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_TFMCPUBINDWEIGHTS

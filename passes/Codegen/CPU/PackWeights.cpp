@@ -5,6 +5,7 @@
 // blob at compile time (see tfm.global_weight's `panels`).
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/weights/Panels.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Transforms/StackLinears.h"
 
@@ -18,18 +19,6 @@ using namespace mlir::tfm;
 
 namespace {
 
-/// Panels holding `rows` outputs: whole panels of `width` rows, padded with
-/// zero panels to a multiple of `group` when that grows the matrix by at
-/// most 1/64. The micro-kernels take panels in equal groups (a divisor of the
-/// panel count), and a group of several panels streams several weight rows
-/// at once: GPT-2's 50257-row classifier is 3142 = 2 x 1571 panels, which
-/// would allow groups of 2 only.
-int64_t countPanels(int64_t rows, int64_t width, int64_t group) {
-  int64_t panels = llvm::divideCeil(rows, width);
-  int64_t grouped = llvm::alignTo(panels, group);
-  return (grouped - panels) * 64 <= panels ? grouped : panels;
-}
-
 /// Declares (once) the panels of the [rows, columns] `matrix` next to it,
 /// named `<matrix>.panels` and built from the same model tensors.
 GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
@@ -40,7 +29,7 @@ GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
   auto type = cast<RankedTensorType>(matrix.getType());
   int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
   auto panelType = RankedTensorType::get(
-      {countPanels(rows, width, group), columns, width},
+      {tfmc::weights::panelCount(rows, width, group), columns, width},
       type.getElementType());
   OpBuilder builder(matrix);
   ArrayAttr sources = matrix.getStackedAttr();

@@ -2,8 +2,11 @@
 
   make_model.py llama2c OUT [--header D,HID,L,H,KV,VOCAB,SEQ] [--trailing N]
   make_model.py gguf OUT [--magic XXXX] [--tensor-type N] [--drop-tail N]
+                        [--arch A] [--rope-dim N] [--bad-shape]
+                        [--drop-tensor NAME] [--extra-tensor NAME]
   make_model.py hf DIR [--model-type T] [--config-text TEXT] [--no-weights]
                        [--dtype F32|I32|...] [--bad-shape] [--drop-tail N]
+                       [--drop-tensor NAME] [--extra-tensor NAME]
   make_model.py tokenizer OUT [--count N] [--drop-tail N]
 
 The default model is a llama with dim 8, hidden 16, 1 layer, 2 heads (head
@@ -51,7 +54,7 @@ def gguf_string(s):
 
 def gguf(args):
     meta = [
-        ("general.architecture", 8, gguf_string("llama")),
+        ("general.architecture", 8, gguf_string(args.arch)),
         ("llama.embedding_length", 4, struct.pack("<I", DIM)),
         ("llama.feed_forward_length", 4, struct.pack("<I", HIDDEN)),
         ("llama.block_count", 4, struct.pack("<I", LAYERS)),
@@ -60,6 +63,9 @@ def gguf(args):
         ("llama.context_length", 4, struct.pack("<I", SEQ)),
         ("llama.attention.layer_norm_rms_epsilon", 6, struct.pack("<f", 1e-5)),
     ]
+    if args.rope_dim:
+        meta.append(("llama.rope.dimension_count", 4,
+                     struct.pack("<I", args.rope_dim)))
     hd = DIM // HEADS
     # (name, dims innermost first)
     tensors = [("token_embd.weight", [DIM, VOCAB]),
@@ -74,7 +80,11 @@ def gguf(args):
                     (b + "ffn_norm.weight", [DIM]),
                     (b + "ffn_gate.weight", [DIM, HIDDEN]),
                     (b + "ffn_down.weight", [HIDDEN, DIM]),
-                    (b + "ffn_up.weight", [DIM, HIDDEN])]
+                    (b + "ffn_up.weight", [HIDDEN, DIM] if args.bad_shape
+                     else [DIM, HIDDEN])]
+    tensors = [t for t in tensors if t[0] != args.drop_tensor]
+    if args.extra_tensor:
+        tensors.append((args.extra_tensor, [DIM]))
     out = args.magic.encode() + struct.pack("<IQQ", 3, len(tensors), len(meta))
     for key, vtype, payload in meta:
         out += gguf_string(key) + struct.pack("<I", vtype) + payload
@@ -121,6 +131,9 @@ def hf(args):
                     (p + "mlp.gate_proj.weight", [HIDDEN, DIM]),
                     (p + "mlp.up_proj.weight", [HIDDEN, DIM]),
                     (p + "mlp.down_proj.weight", [DIM, HIDDEN])]
+    tensors = [t for t in tensors if t[0] != args.drop_tensor]
+    if args.extra_tensor:
+        tensors.append((args.extra_tensor, [DIM]))
     header, data = {}, b""
     for name, shape in tensors:
         dtype = "F32"
@@ -169,6 +182,11 @@ def main():
     p.add_argument("--magic", default="GGUF")
     p.add_argument("--tensor-type", type=int, default=0)
     p.add_argument("--drop-tail", type=int, default=0)
+    p.add_argument("--arch", default="llama")
+    p.add_argument("--rope-dim", type=int, default=0)
+    p.add_argument("--bad-shape", action="store_true")
+    p.add_argument("--drop-tensor")
+    p.add_argument("--extra-tensor")
     p.set_defaults(func=gguf)
     p = sub.add_parser("hf")
     p.add_argument("out")
@@ -178,6 +196,8 @@ def main():
     p.add_argument("--dtype", default="F32")
     p.add_argument("--bad-shape", action="store_true")
     p.add_argument("--drop-tail", type=int, default=0)
+    p.add_argument("--drop-tensor")
+    p.add_argument("--extra-tensor")
     p.set_defaults(func=hf)
     p = sub.add_parser("tokenizer")
     p.add_argument("out")

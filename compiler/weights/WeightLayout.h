@@ -1,16 +1,21 @@
-//===- WeightLayout.h - Where each weight lives in the weights blob -*- C++ -*-===//
+//===- WeightLayout.h - Where each weight lives in the weights blob -------===//
 //
 // The one definition of the blob layout: the lowering turns `tfm.weight` into
-// views at these offsets and the driver writes the tensors at the same ones.
+// views at these offsets and the package writer writes the tensors at the
+// same ones. Reads the module's `tfm.global_weight` declarations, so unlike
+// the rest of compiler/weights it links MLIR (library TfmWeightLayout).
 //
 //===----------------------------------------------------------------------===//
-#ifndef TFMC_PASSES_WEIGHTLAYOUT_H
-#define TFMC_PASSES_WEIGHTLAYOUT_H
+#ifndef TFMC_COMPILER_WEIGHTS_WEIGHTLAYOUT_H
+#define TFMC_COMPILER_WEIGHTS_WEIGHTLAYOUT_H
+
+#include "compiler/weights/ElementType.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,13 +24,16 @@ namespace mlir::tfm {
 struct WeightSlot {
   std::string name;
   std::vector<int64_t> shape;
+  /// The declared element type; empty for a type the blob cannot hold.
+  std::optional<tfmc::weights::ElementType> elementType;
   uint64_t offset = 0; ///< bytes from the start of the blob
   uint64_t bytes = 0;
   /// Model tensors stacked along dimension 0 to form this weight; empty when
   /// the weight is the model tensor `name` itself.
   std::vector<std::string> stacked;
   /// Stored as column panels `[P, columns, W]` of the `[rows, columns]`
-  /// matrix (see tfm.global_weight): element [p, k, j] is row p * W + j.
+  /// matrix (see tfm.global_weight and compiler/weights/Panels.h): element
+  /// [p, k, j] is row p * W + j.
   bool panels = false;
 };
 
@@ -51,4 +59,4 @@ WeightLayout computeWeightLayout(ModuleOp module);
 
 } // namespace mlir::tfm
 
-#endif // TFMC_PASSES_WEIGHTLAYOUT_H
+#endif // TFMC_COMPILER_WEIGHTS_WEIGHTLAYOUT_H

@@ -1,5 +1,5 @@
-//===- WeightLayout.cpp - Where each weight lives in the weights blob ------===//
-#include "passes/WeightLayout.h"
+//===- WeightLayout.cpp - Where each weight lives in the weights blob -----===//
+#include "compiler/weights/WeightLayout.h"
 
 #include "dialect/TfmOps.h"
 
@@ -7,6 +7,7 @@
 
 using namespace mlir;
 using namespace mlir::tfm;
+using tfmc::weights::ElementType;
 
 namespace {
 /// 64-bit FNV-1a, fed field by field.
@@ -25,6 +26,16 @@ public:
 private:
   uint64_t hash = 0xcbf29ce484222325ULL;
 };
+
+std::optional<ElementType> blobElementType(Type type) {
+  if (type.isF32())
+    return ElementType::F32;
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  return std::nullopt;
+}
 } // namespace
 
 WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
@@ -36,8 +47,13 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     WeightSlot slot;
     slot.name = global.getSymName().str();
     slot.shape.assign(type.getShape().begin(), type.getShape().end());
+    slot.elementType = blobElementType(type.getElementType());
     slot.offset = llvm::alignTo(offset, WeightLayout::kAlignment);
-    slot.bytes = type.getNumElements() * sizeof(float);
+    uint64_t count = type.getNumElements();
+    slot.bytes =
+        slot.elementType
+            ? tfmc::weights::storageBytes(*slot.elementType, count)
+            : llvm::divideCeil(count * type.getElementTypeBitWidth(), 8);
     offset = slot.offset + slot.bytes;
     if (auto stacked = global.getStacked())
       for (llvm::StringRef part : stacked->getAsValueRange<StringAttr>())
@@ -51,6 +67,11 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     for (const std::string &part : slot.stacked)
       hash.add(part.data(), part.size());
     hash.add(static_cast<uint64_t>(slot.panels));
+    // f32, the only type before element types were recorded, adds nothing,
+    // so the layouts (and packages) of f32 models keep their hashes.
+    if (slot.elementType != ElementType::F32)
+      hash.add(slot.elementType ? 1 + static_cast<uint64_t>(*slot.elementType)
+                                : 0xff);
 
     layout.index[slot.name] = layout.slots.size();
     layout.slots.push_back(std::move(slot));

@@ -1,0 +1,49 @@
+//===- Blocks.h - The building blocks of a transformer, by settings -------===//
+//
+// Each block reads its kind from the DecoderConfig (norm kind, position kind,
+// MLP kind, attention settings) and its weights by role from the current
+// layer, so a model family chooses blocks by filling in settings, not by
+// writing code. A new kind (post-norm, sinusoidal positions, ALiBi, another
+// MLP) is a new case here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_COMPILER_BUILDERS_BLOCKS_H
+#define TFMC_COMPILER_BUILDERS_BLOCKS_H
+
+#include "compiler/builders/NetworkBuilder.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace tfmc {
+
+/// Where a norm sits; picks its weights and its name.
+enum class NormSite { Attention, Mlp, Final };
+
+/// Token embeddings of the sequence, plus learned positions when the
+/// positions are learned. `table` receives the embedding table (a tied LM
+/// head reads it).
+mlir::Value embedTokens(NetworkBuilder &net, mlir::Value &table);
+
+/// The configured norm (RMSNorm or LayerNorm) at `site`.
+mlir::Value norm(NetworkBuilder &net, mlir::Value x, NormSite site);
+
+/// Self-attention over `h`: Q/K/V projections (biased when configured),
+/// rotary embeddings on Q and K when positions are rotary, causal
+/// attention, the output projection.
+mlir::Value attentionBlock(NetworkBuilder &net, mlir::Value h);
+
+/// The configured MLP (SwiGLU or GELU-tanh) over `h`.
+mlir::Value mlpBlock(NetworkBuilder &net, mlir::Value h);
+
+/// `x` plus `sublayer` of `x`, normalised at `site` as the norm placement
+/// says; `name` ("attn", "ffn") names the residual add.
+mlir::Value residual(NetworkBuilder &net, mlir::Value x, NormSite site,
+                     llvm::StringRef name,
+                     llvm::function_ref<mlir::Value(mlir::Value)> sublayer);
+
+/// The final norm and the LM head (reading `table` when tied).
+mlir::Value head(NetworkBuilder &net, mlir::Value x, mlir::Value table);
+
+} // namespace tfmc
+
+#endif // TFMC_COMPILER_BUILDERS_BLOCKS_H

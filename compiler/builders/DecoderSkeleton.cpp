@@ -1,0 +1,105 @@
+//===- DecoderSkeleton.cpp - The decoder-only transformer, once -----------===//
+#include "compiler/builders/DecoderSkeleton.h"
+
+#include "compiler/builders/Blocks.h"
+
+using namespace mlir;
+using namespace tfmc;
+
+llvm::Error tfmc::checkDecoderConfig(const DecoderConfig &c,
+                                     llvm::StringRef where) {
+  auto fail = [&](const llvm::Twine &what) {
+    return llvm::createStringError(where + ": " + what);
+  };
+  const AttentionSettings &a = c.attention;
+  struct Field {
+    const char *name;
+    int64_t value;
+  };
+  const Field fields[] = {{"dim", c.dim},
+                          {"hidden_dim", c.hiddenDim},
+                          {"num_layers", c.numLayers},
+                          {"num_heads", a.numHeads},
+                          {"num_kv_heads", a.numKVHeads},
+                          {"head_dim", a.headDim},
+                          {"vocab_size", c.vocabSize},
+                          {"context_length", c.contextLength}};
+  for (const Field &field : fields)
+    if (field.value <= 0)
+      return fail(llvm::Twine("config field ") + field.name + " = " +
+                  llvm::Twine(field.value) + " must be positive");
+  if (c.dim % a.numHeads != 0)
+    return fail("dim " + llvm::Twine(c.dim) +
+                " is not divisible by num_heads " + llvm::Twine(a.numHeads));
+  if (a.numHeads % a.numKVHeads != 0)
+    return fail("num_heads " + llvm::Twine(a.numHeads) +
+                " is not divisible by num_kv_heads " +
+                llvm::Twine(a.numKVHeads));
+  if (a.headDim != c.dim / a.numHeads)
+    return fail("head_dim " + llvm::Twine(a.headDim) +
+                " differs from dim / "
+                "num_heads = " +
+                llvm::Twine(c.dim / a.numHeads));
+  if (c.position == PositionKind::Rope && a.headDim % 2 != 0)
+    return fail("head size " + llvm::Twine(a.headDim) +
+                " must be even for rotary embeddings");
+  if (!(c.normEps > 0))
+    return fail("norm epsilon must be positive");
+  return llvm::Error::success();
+}
+
+std::map<std::string, weights::Shape>
+tfmc::decoderWeightShapes(const DecoderConfig &c) {
+  std::map<std::string, weights::Shape> shapes;
+  auto add = [&](WeightRole role, int64_t layer = -1) {
+    shapes[weightName(role, layer)] = weightShape(c, role);
+  };
+  bool layerNorm = c.norm == NormKind::LayerNorm;
+  add(WeightRole::TokenEmbedding);
+  if (c.position == PositionKind::Learned)
+    add(WeightRole::PositionEmbedding);
+  for (int64_t l = 0; l < c.numLayers; ++l) {
+    for (WeightRole role :
+         {WeightRole::AttnNormWeight, WeightRole::Wq, WeightRole::Wk,
+          WeightRole::Wv, WeightRole::Wo, WeightRole::FfnNormWeight,
+          WeightRole::WUp, WeightRole::WDown})
+      add(role, l);
+    if (layerNorm) {
+      add(WeightRole::AttnNormBias, l);
+      add(WeightRole::FfnNormBias, l);
+    }
+    if (c.attention.qkvBias)
+      for (WeightRole role : {WeightRole::Bq, WeightRole::Bk, WeightRole::Bv})
+        add(role, l);
+    if (c.attention.outputBias)
+      add(WeightRole::Bo, l);
+    if (c.mlp == MlpKind::SwiGLU)
+      add(WeightRole::WGate, l);
+    if (c.mlpBias) {
+      add(WeightRole::BUp, l);
+      add(WeightRole::BDown, l);
+      if (c.mlp == MlpKind::SwiGLU)
+        add(WeightRole::BGate, l);
+    }
+  }
+  add(WeightRole::FinalNormWeight);
+  if (layerNorm)
+    add(WeightRole::FinalNormBias);
+  if (!c.tiedEmbeddings)
+    add(WeightRole::LmHead);
+  return shapes;
+}
+
+void tfmc::buildDecoderOnly(NetworkBuilder &net) {
+  Value table;
+  Value x = embedTokens(net, table);
+  for (int64_t layer = 0; layer < net.config().numLayers; ++layer) {
+    net.setLayer(layer);
+    x = residual(net, x, NormSite::Attention, "attn",
+                 [&](Value h) { return attentionBlock(net, h); });
+    x = residual(net, x, NormSite::Mlp, "ffn",
+                 [&](Value h) { return mlpBlock(net, h); });
+  }
+  net.setLayer(-1);
+  net.finish(net.at("logits"), head(net, x, table));
+}

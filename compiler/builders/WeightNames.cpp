@@ -1,0 +1,119 @@
+//===- WeightNames.cpp - Canonical weight names: role + layer -------------===//
+#include "compiler/builders/WeightNames.h"
+
+#include <cassert>
+
+using namespace tfmc;
+
+namespace {
+
+struct RoleName {
+  bool perLayer;
+  const char *name; ///< after "layers.N." for per-layer roles
+};
+
+RoleName roleName(WeightRole role) {
+  switch (role) {
+  case WeightRole::TokenEmbedding:
+    return {false, "token_embedding"};
+  case WeightRole::PositionEmbedding:
+    return {false, "position_embedding"};
+  case WeightRole::AttnNormWeight:
+    return {true, "attn_norm.weight"};
+  case WeightRole::AttnNormBias:
+    return {true, "attn_norm.bias"};
+  case WeightRole::Wq:
+    return {true, "attn.wq"};
+  case WeightRole::Bq:
+    return {true, "attn.bq"};
+  case WeightRole::Wk:
+    return {true, "attn.wk"};
+  case WeightRole::Bk:
+    return {true, "attn.bk"};
+  case WeightRole::Wv:
+    return {true, "attn.wv"};
+  case WeightRole::Bv:
+    return {true, "attn.bv"};
+  case WeightRole::Wo:
+    return {true, "attn.wo"};
+  case WeightRole::Bo:
+    return {true, "attn.bo"};
+  case WeightRole::FfnNormWeight:
+    return {true, "ffn_norm.weight"};
+  case WeightRole::FfnNormBias:
+    return {true, "ffn_norm.bias"};
+  case WeightRole::WGate:
+    return {true, "ffn.w_gate"};
+  case WeightRole::BGate:
+    return {true, "ffn.b_gate"};
+  case WeightRole::WUp:
+    return {true, "ffn.w_up"};
+  case WeightRole::BUp:
+    return {true, "ffn.b_up"};
+  case WeightRole::WDown:
+    return {true, "ffn.w_down"};
+  case WeightRole::BDown:
+    return {true, "ffn.b_down"};
+  case WeightRole::FinalNormWeight:
+    return {false, "final_norm.weight"};
+  case WeightRole::FinalNormBias:
+    return {false, "final_norm.bias"};
+  case WeightRole::LmHead:
+    return {false, "lm_head"};
+  }
+  return {false, "unknown"};
+}
+
+} // namespace
+
+bool tfmc::isLayerRole(WeightRole role) { return roleName(role).perLayer; }
+
+std::string tfmc::weightName(WeightRole role, int64_t layer) {
+  RoleName name = roleName(role);
+  assert(name.perLayer == (layer >= 0) && "layer index does not fit the role");
+  if (!name.perLayer)
+    return name.name;
+  return "layers." + std::to_string(layer) + "." + name.name;
+}
+
+weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
+  const AttentionSettings &a = c.attention;
+  int64_t qDim = a.numHeads * a.headDim, kvDim = a.numKVHeads * a.headDim;
+  switch (role) {
+  case WeightRole::TokenEmbedding:
+  case WeightRole::LmHead:
+    return {c.vocabSize, c.dim};
+  case WeightRole::PositionEmbedding:
+    return {c.contextLength, c.dim};
+  case WeightRole::AttnNormWeight:
+  case WeightRole::AttnNormBias:
+  case WeightRole::FfnNormWeight:
+  case WeightRole::FfnNormBias:
+  case WeightRole::FinalNormWeight:
+  case WeightRole::FinalNormBias:
+  case WeightRole::Bo:
+  case WeightRole::BDown:
+    return {c.dim};
+  case WeightRole::Wq:
+    return {qDim, c.dim};
+  case WeightRole::Bq:
+    return {qDim};
+  case WeightRole::Wk:
+  case WeightRole::Wv:
+    return {kvDim, c.dim};
+  case WeightRole::Bk:
+  case WeightRole::Bv:
+    return {kvDim};
+  case WeightRole::Wo:
+    return {c.dim, qDim};
+  case WeightRole::WGate:
+  case WeightRole::WUp:
+    return {c.hiddenDim, c.dim};
+  case WeightRole::BGate:
+  case WeightRole::BUp:
+    return {c.hiddenDim};
+  case WeightRole::WDown:
+    return {c.dim, c.hiddenDim};
+  }
+  return {};
+}

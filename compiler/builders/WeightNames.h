@@ -1,0 +1,59 @@
+//===- WeightNames.h - Canonical weight names: role + layer -----*- C++ -*-===//
+//
+// Every weight of a decoder is a role (the query projection, a norm's bias,
+// ...) and, for per-layer roles, a layer index. weightName() is the one
+// place that spells the canonical names (`layers.3.attn.wq`), which are the
+// `tfm.global_weight` symbols the passes fuse by (tfm-fuse-qkv stacks
+// `<prefix>wq/wk/wv` into `<prefix>wqkv`), and weightShape() the one place
+// that says how large each is.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_COMPILER_BUILDERS_WEIGHTNAMES_H
+#define TFMC_COMPILER_BUILDERS_WEIGHTNAMES_H
+
+#include "compiler/spec/DecoderConfig.h"
+#include "compiler/weights/TensorView.h"
+
+#include <string>
+
+namespace tfmc {
+
+enum class WeightRole {
+  TokenEmbedding,
+  PositionEmbedding,
+  AttnNormWeight,
+  AttnNormBias,
+  Wq,
+  Bq,
+  Wk,
+  Bk,
+  Wv,
+  Bv,
+  Wo,
+  Bo,
+  FfnNormWeight,
+  FfnNormBias,
+  WGate,
+  BGate,
+  WUp,
+  BUp,
+  WDown,
+  BDown,
+  FinalNormWeight,
+  FinalNormBias,
+  LmHead,
+};
+
+/// True for the roles every layer has one of.
+bool isLayerRole(WeightRole role);
+
+/// The canonical name of `role` (in `layer` for a per-layer role, which
+/// needs one).
+std::string weightName(WeightRole role, int64_t layer = -1);
+
+/// The canonical shape of `role` in a model of `config` (matrices [out, in]).
+weights::Shape weightShape(const DecoderConfig &config, WeightRole role);
+
+} // namespace tfmc
+
+#endif // TFMC_COMPILER_BUILDERS_WEIGHTNAMES_H

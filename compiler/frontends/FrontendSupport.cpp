@@ -1,0 +1,41 @@
+//===- FrontendSupport.cpp - File access shared by the format readers -----===//
+#include "compiler/frontends/FrontendSupport.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
+
+using namespace tfmc::frontends;
+
+llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
+tfmc::frontends::mapFile(const std::string &path, llvm::StringRef what) {
+  // Not null-terminated and not text: lets the buffer be an mmap of the file,
+  // which matters for multi-gigabyte weights.
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return llvm::createStringError(llvm::Twine("cannot read ") + what + " '" +
+                                   path + "': " + buffer.getError().message());
+  return std::shared_ptr<llvm::MemoryBuffer>(std::move(*buffer));
+}
+
+std::string tfmc::frontends::joinPath(const std::string &directory,
+                                      llvm::StringRef name) {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, name);
+  return std::string(path);
+}
+
+std::string tfmc::frontends::metaspaceToSpace(llvm::StringRef piece) {
+  static const char kMetaspace[] = "\xE2\x96\x81"; // U+2581 in UTF-8
+  std::string out;
+  out.reserve(piece.size());
+  while (!piece.empty()) {
+    if (piece.consume_front(kMetaspace)) {
+      out += ' ';
+      continue;
+    }
+    out += piece.front();
+    piece = piece.drop_front();
+  }
+  return out;
+}

@@ -1,0 +1,32 @@
+//===- FrontendSupport.h - File access shared by the format readers -------===//
+//
+// Internal to compiler/frontends: mapping a file so that tensor views can
+// point into it, joining paths and the SentencePiece space marker.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_COMPILER_FRONTENDS_FRONTENDSUPPORT_H
+#define TFMC_COMPILER_FRONTENDS_FRONTENDSUPPORT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <string>
+
+namespace tfmc::frontends {
+
+/// Maps `path` read-only, shared so that tensor views can keep the mapping
+/// alive; `what` names the file's role in the error message ("GGUF file").
+llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
+mapFile(const std::string &path, llvm::StringRef what);
+
+/// `directory`/`name`.
+std::string joinPath(const std::string &directory, llvm::StringRef name);
+
+/// Replaces every U+2581 (SentencePiece's visible space) with ' '.
+std::string metaspaceToSpace(llvm::StringRef piece);
+
+} // namespace tfmc::frontends
+
+#endif // TFMC_COMPILER_FRONTENDS_FRONTENDSUPPORT_H

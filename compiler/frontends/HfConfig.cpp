@@ -1,0 +1,102 @@
+//===- HfConfig.cpp - A Hugging Face config.json as config keys -----------===//
+#include "compiler/frontends/HfConfig.h"
+
+#include "compiler/frontends/FrontendSupport.h"
+
+#include "llvm/Support/FileSystem.h"
+
+using namespace tfmc;
+using namespace tfmc::frontends;
+
+llvm::Expected<std::unique_ptr<HfConfig>>
+HfConfig::open(const std::string &directory) {
+  std::string path = joinPath(directory, "config.json");
+  if (!llvm::sys::fs::exists(path))
+    return llvm::createStringError("Hugging Face model directory '" +
+                                   directory + "' has no config.json");
+  auto buffer = mapFile(path, "config");
+  if (!buffer)
+    return buffer.takeError();
+  auto json = llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return llvm::createStringError("malformed JSON in '" + path +
+                                   "': " + llvm::toString(json.takeError()));
+  if (!json->getAsObject())
+    return llvm::createStringError("'" + path + "' must hold a JSON object");
+  return std::unique_ptr<HfConfig>(new HfConfig(path, std::move(*json)));
+}
+
+std::string HfConfig::describe() const { return "'" + path_ + "'"; }
+
+const llvm::json::Value *HfConfig::value(llvm::StringRef key) const {
+  const llvm::json::Value *found = json().get(key);
+  return found && found->kind() != llvm::json::Value::Null ? found : nullptr;
+}
+
+bool HfConfig::isSet(llvm::StringRef key) const {
+  const llvm::json::Value *found = value(key);
+  return found && found->getAsBoolean() != std::optional<bool>(false);
+}
+
+llvm::Expected<int64_t>
+HfConfig::positive(llvm::StringRef key, std::optional<int64_t> fallback) const {
+  const llvm::json::Value *found = value(key);
+  if (!found) {
+    if (!fallback)
+      return llvm::createStringError(describe() + " lacks integer field '" +
+                                     key + "'");
+    return *fallback;
+  }
+  auto integer = found->getAsInteger();
+  if (!integer || *integer <= 0)
+    return llvm::createStringError("field '" + key + "' in " + describe() +
+                                   " must be a positive integer");
+  return *integer;
+}
+
+llvm::Expected<double>
+HfConfig::positiveReal(llvm::StringRef key,
+                       std::optional<double> fallback) const {
+  const llvm::json::Value *found = value(key);
+  if (!found) {
+    if (!fallback)
+      return llvm::createStringError(describe() + " lacks number field '" +
+                                     key + "'");
+    return *fallback;
+  }
+  auto real = found->getAsNumber();
+  if (!real || !(*real > 0))
+    return llvm::createStringError("field '" + key + "' in " + describe() +
+                                   " must be a positive number");
+  return *real;
+}
+
+llvm::Expected<std::string>
+HfConfig::string(llvm::StringRef key,
+                 std::optional<std::string> fallback) const {
+  const llvm::json::Value *found = value(key);
+  if (!found) {
+    if (!fallback)
+      return llvm::createStringError(describe() + " lacks string field '" +
+                                     key + "'");
+    return *fallback;
+  }
+  auto text = found->getAsString();
+  if (!text)
+    return llvm::createStringError("field '" + key + "' in " + describe() +
+                                   " must be a string");
+  return text->str();
+}
+
+bool HfConfig::flag(llvm::StringRef key, bool fallback) const {
+  auto found = json().getBoolean(key);
+  return found ? *found : fallback;
+}
+
+std::optional<uint64_t> HfConfig::arraySize(llvm::StringRef key) const {
+  const llvm::json::Value *found = value(key);
+  const llvm::json::Array *array = found ? found->getAsArray() : nullptr;
+  if (!array)
+    return std::nullopt;
+  return array->size();
+}

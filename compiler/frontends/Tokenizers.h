@@ -1,0 +1,45 @@
+//===- Tokenizers.h - Tokenizer files into the runtime's blobs --*- C++ -*-===//
+//
+// Each reader converts one tokenizer format into a TokenizerSpec (a runtime
+// tokenizer kind and its blob). Special ids a format does not record come
+// from the caller, which knows the model family's conventions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_COMPILER_FRONTENDS_TOKENIZERS_H
+#define TFMC_COMPILER_FRONTENDS_TOKENIZERS_H
+
+#include "compiler/spec/TokenizerSpec.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+
+namespace tfmc::frontends {
+
+class GgufFile;
+
+/// A llama2.c tokenizer.bin holding `vocabSize` pieces, as "spm".
+llvm::Expected<TokenizerSpec> readLlama2cTokenizer(const std::string &path,
+                                                   int64_t vocabSize,
+                                                   SpecialTokens ids);
+
+/// The tokenizer of the Hugging Face model in `directory`: `override` when
+/// non-empty (tokenizer.json, vocab.json with merges.txt beside it, or a
+/// llama2.c tokenizer.bin), else tokenizer.json, else vocab.json +
+/// merges.txt. Special ids come from config.json's bos_token_id and
+/// eos_token_id, else `defaults`. Empty when the directory has none.
+llvm::Expected<TokenizerSpec> readHfTokenizer(const std::string &directory,
+                                              const std::string &override,
+                                              const llvm::json::Object &config,
+                                              int64_t vocabSize,
+                                              SpecialTokens defaults);
+
+/// The SentencePiece vocabulary embedded in GGUF metadata, as "spm", with
+/// the file's special ids or `defaults`. Empty when the file has none.
+llvm::Expected<TokenizerSpec> readGgufTokenizer(const GgufFile &file,
+                                                SpecialTokens defaults);
+
+} // namespace tfmc::frontends
+
+#endif // TFMC_COMPILER_FRONTENDS_TOKENIZERS_H

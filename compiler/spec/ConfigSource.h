@@ -1,0 +1,65 @@
+//===- ConfigSource.h - Typed access to a model file's hyperparameters ----===//
+//
+// The format-neutral way a model family reads hyperparameters: config.json
+// fields, GGUF metadata and the llama2.c header all implement it (in
+// compiler/frontends), and the family (in models/) asks for its keys by name.
+// Errors name the file and the key in each format's own words.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_COMPILER_SPEC_CONFIGSOURCE_H
+#define TFMC_COMPILER_SPEC_CONFIGSOURCE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tfmc {
+
+class ConfigSource {
+public:
+  virtual ~ConfigSource();
+
+  /// How messages name the file: "'dir/config.json'", "GGUF file 'm.gguf'",
+  /// "llama2.c checkpoint 'm.bin'".
+  virtual std::string describe() const = 0;
+
+  /// True when `key` holds a value (for config.json: one that is neither
+  /// null nor false).
+  virtual bool isSet(llvm::StringRef key) const = 0;
+
+  /// A positive integer. An absent key gives `fallback`, or an error naming
+  /// the file and the key when there is none.
+  virtual llvm::Expected<int64_t>
+  positive(llvm::StringRef key,
+           std::optional<int64_t> fallback = std::nullopt) const = 0;
+
+  /// A positive number; absent as for positive().
+  virtual llvm::Expected<double>
+  positiveReal(llvm::StringRef key,
+               std::optional<double> fallback = std::nullopt) const = 0;
+
+  /// A string; absent as for positive().
+  virtual llvm::Expected<std::string>
+  string(llvm::StringRef key,
+         std::optional<std::string> fallback = std::nullopt) const = 0;
+
+  /// A boolean; `fallback` when the key is absent or holds no boolean.
+  virtual bool flag(llvm::StringRef key, bool fallback) const = 0;
+
+  /// Elements of the array under `key`; nullopt when there is none.
+  virtual std::optional<uint64_t> arraySize(llvm::StringRef key) const = 0;
+
+  /// positive() into `out`, for reading a family's keys one per line.
+  llvm::Error read(llvm::StringRef key, int64_t &out,
+                   std::optional<int64_t> fallback = std::nullopt) const;
+  /// positiveReal() into `out`.
+  llvm::Error read(llvm::StringRef key, float &out,
+                   std::optional<double> fallback = std::nullopt) const;
+};
+
+} // namespace tfmc
+
+#endif // TFMC_COMPILER_SPEC_CONFIGSOURCE_H

@@ -1,0 +1,75 @@
+//===- DecoderConfig.h - Settings of the shared decoder skeleton ----------===//
+//
+// A decoder-only transformer as the blocks of compiler/builders assemble it:
+// sizes plus the kind of each block. A model family fills one in from its
+// config keys; the skeleton (builders/DecoderSkeleton.h) reads nothing else,
+// so two families differ here and not in code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_COMPILER_SPEC_DECODERCONFIG_H
+#define TFMC_COMPILER_SPEC_DECODERCONFIG_H
+
+#include <cstdint>
+
+namespace tfmc {
+
+enum class NormKind {
+  RMSNorm,   ///< x / rms(x) * weight
+  LayerNorm, ///< (x - mean) / std * weight + bias
+};
+
+/// Where a block's norm sits relative to its residual.
+enum class NormPlacement {
+  PreNorm, ///< x + f(norm(x)), and a final norm before the head
+};
+
+enum class PositionKind {
+  Learned, ///< a [context, dim] table added to the token embeddings
+  Rope,    ///< rotary embeddings applied to Q and K
+};
+
+enum class RopeLayout {
+  Interleaved, ///< rotate pairs (2i, 2i+1): llama2.c and GGUF.
+  HalfSplit,   ///< rotate pairs (i, i + hd/2): Hugging Face LLaMA.
+};
+
+enum class MlpKind {
+  SwiGLU,   ///< down(silu(gate(x)) * up(x))
+  GeluTanh, ///< down(gelu_tanh(up(x)))
+};
+
+struct AttentionSettings {
+  int64_t numHeads = 0;
+  int64_t numKVHeads = 0; ///< < numHeads: grouped-query attention
+  int64_t headDim = 0;
+  bool qkvBias = false;    ///< biases on the Q, K and V projections
+  bool outputBias = false; ///< a bias on the output projection
+};
+
+struct DecoderConfig {
+  int64_t dim = 0;
+  int64_t hiddenDim = 0; ///< the MLP's inner width
+  int64_t numLayers = 0;
+  int64_t vocabSize = 0;
+  int64_t contextLength = 0;
+
+  NormKind norm = NormKind::RMSNorm;
+  NormPlacement normPlacement = NormPlacement::PreNorm;
+  float normEps = 1e-5f;
+
+  PositionKind position = PositionKind::Rope;
+  RopeLayout ropeLayout = RopeLayout::Interleaved;
+  float ropeTheta = 10000.0f;
+
+  MlpKind mlp = MlpKind::SwiGLU;
+  bool mlpBias = false;
+
+  AttentionSettings attention;
+
+  /// The LM head reads the token embedding instead of a weight of its own.
+  bool tiedEmbeddings = true;
+};
+
+} // namespace tfmc
+
+#endif // TFMC_COMPILER_SPEC_DECODERCONFIG_H

@@ -1,0 +1,60 @@
+//===- ElementType.cpp - Element types a weight can be stored in ----------===//
+#include "compiler/weights/ElementType.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace tfmc::weights;
+
+llvm::StringRef tfmc::weights::elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  }
+  return "unknown";
+}
+
+uint32_t tfmc::weights::blockElements(ElementType) { return 1; }
+
+uint32_t tfmc::weights::blockBytes(ElementType type) {
+  return type == ElementType::F32 ? 4 : 2;
+}
+
+uint64_t tfmc::weights::storageBytes(ElementType type, uint64_t count) {
+  uint64_t blocks = count / blockElements(type);
+  uint64_t size = blockBytes(type);
+  if (blocks > std::numeric_limits<uint64_t>::max() / size)
+    return std::numeric_limits<uint64_t>::max();
+  return blocks * size;
+}
+
+float tfmc::weights::halfToFloat(uint16_t bits) {
+  uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1fu;
+  uint32_t mantissa = bits & 0x3ffu;
+  if (exponent == 0) {
+    // Zero or subnormal: value = mantissa * 2^-24, exact in f32.
+    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  uint32_t out;
+  if (exponent == 0x1f)
+    out = sign | 0x7f800000u | (mantissa << 13); // inf / NaN keep payload
+  else
+    out = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  float value;
+  std::memcpy(&value, &out, sizeof(value));
+  return value;
+}
+
+float tfmc::weights::bfloat16ToFloat(uint16_t bits) {
+  uint32_t out = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &out, sizeof(value));
+  return value;
+}

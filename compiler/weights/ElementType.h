@@ -1,0 +1,48 @@
+//===- ElementType.h - Element types a weight can be stored in --*- C++ -*-===//
+//
+// The element types of tensors in model files and in the weights blob. Today
+// f32, f16 and bf16; GGUF's block-quantized types (Q8_0, Q4_0, Q4_K, ...)
+// store elements in blocks of `blockElements` values taking `blockBytes`
+// bytes, which is why sizes go through storageBytes() rather than a plain
+// element size.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_COMPILER_WEIGHTS_ELEMENTTYPE_H
+#define TFMC_COMPILER_WEIGHTS_ELEMENTTYPE_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+
+namespace tfmc::weights {
+
+enum class ElementType : uint8_t {
+  F32,  ///< IEEE binary32
+  F16,  ///< IEEE binary16
+  BF16, ///< bfloat16: the top half of a binary32
+};
+
+/// "f32", "f16", "bf16".
+llvm::StringRef elementTypeName(ElementType type);
+
+/// Values per storage block (1 for scalar types).
+uint32_t blockElements(ElementType type);
+
+/// Bytes per storage block (the element size for scalar types).
+uint32_t blockBytes(ElementType type);
+
+/// Bytes that `count` elements occupy, saturating at UINT64_MAX so that
+/// absurd counts from corrupt headers fail size checks instead of wrapping.
+/// `count` must be a whole number of blocks.
+uint64_t storageBytes(ElementType type, uint64_t count);
+
+/// IEEE half -> float, exact for normals, subnormals, infinities and NaNs
+/// (NaN payloads are kept).
+float halfToFloat(uint16_t bits);
+
+/// bfloat16 -> float (exact: the bits become the top half of an f32).
+float bfloat16ToFloat(uint16_t bits);
+
+} // namespace tfmc::weights
+
+#endif // TFMC_COMPILER_WEIGHTS_ELEMENTTYPE_H

@@ -1,0 +1,71 @@
+//===- TensorView.cpp - Element type + shape + bytes of one tensor --------===//
+#include "compiler/weights/TensorView.h"
+
+#include <cassert>
+#include <limits>
+
+using namespace tfmc::weights;
+
+uint64_t tfmc::weights::numElements(llvm::ArrayRef<int64_t> shape) {
+  const uint64_t max = std::numeric_limits<uint64_t>::max();
+  uint64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return max;
+    uint64_t extent = static_cast<uint64_t>(dim);
+    if (extent != 0 && count > max / extent)
+      return max;
+    count *= extent;
+  }
+  return count;
+}
+
+std::string tfmc::weights::shapeString(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      text += ", ";
+    text += std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+TensorView::TensorView(ElementType type, Shape shape, const char *data,
+                       std::shared_ptr<const void> owner)
+    : type_(type), shape_(std::move(shape)), data_(data),
+      owner_(std::move(owner)) {}
+
+TensorView TensorView::create(ElementType type, Shape shape,
+                              llvm::function_ref<void(char *)> fill) {
+  uint64_t size = storageBytes(type, weights::numElements(shape));
+  std::shared_ptr<char[]> storage(new char[size ? size : 1]);
+  fill(storage.get());
+  const char *data = storage.get();
+  return TensorView(type, std::move(shape), data, std::move(storage));
+}
+
+TensorView TensorView::fromF32(Shape shape, std::vector<float> values) {
+  assert(values.size() == weights::numElements(shape) &&
+         "values do not fill the shape");
+  auto storage = std::make_shared<std::vector<float>>(std::move(values));
+  const char *data = reinterpret_cast<const char *>(storage->data());
+  return TensorView(ElementType::F32, std::move(shape), data,
+                    std::move(storage));
+}
+
+TensorView TensorView::select(int64_t index) const {
+  assert(rank() >= 1 && index >= 0 && index < shape_[0] && "out of range");
+  Shape inner(shape_.begin() + 1, shape_.end());
+  uint64_t stride = storageBytes(type_, weights::numElements(inner));
+  return TensorView(type_, std::move(inner), data_ + index * stride, owner_);
+}
+
+TensorView TensorView::rows(int64_t begin, int64_t count) const {
+  assert(rank() >= 1 && begin >= 0 && count >= 0 &&
+         begin + count <= shape_[0] && "out of range");
+  Shape inner(shape_.begin() + 1, shape_.end());
+  uint64_t stride = storageBytes(type_, weights::numElements(inner));
+  Shape result = shape_;
+  result[0] = count;
+  return TensorView(type_, std::move(result), data_ + begin * stride, owner_);
+}

@@ -1,0 +1,94 @@
+//===- Transforms.cpp - Cast, transpose, stack: one library for all -------===//
+//
+// Elements are moved with fixed-size memcpy (one load and one store after
+// optimisation): model-file views need not be aligned to their element size.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/weights/Transforms.h"
+
+#include "llvm/Support/SwapByteOrder.h"
+
+#include <cstring>
+
+using namespace tfmc::weights;
+
+static_assert(llvm::sys::IsLittleEndianHost,
+              "tensor bytes are little-endian and used in place");
+
+namespace {
+
+template <typename Bits>
+void castElements(const char *in, uint64_t count, float (*widen)(uint16_t),
+                  char *out) {
+  for (uint64_t i = 0; i < count; ++i) {
+    Bits bits;
+    std::memcpy(&bits, in + i * sizeof(Bits), sizeof(Bits));
+    float value = widen(bits);
+    std::memcpy(out + i * sizeof(float), &value, sizeof(float));
+  }
+}
+
+template <unsigned Size>
+void transposeElements(const char *in, int64_t rows, int64_t cols, char *out) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(out + (c * rows + r) * Size, in + (r * cols + c) * Size,
+                  Size);
+}
+
+} // namespace
+
+llvm::Expected<TensorView> tfmc::weights::cast(const TensorView &tensor,
+                                               ElementType to) {
+  if (tensor.type() == to)
+    return tensor;
+  if (to != ElementType::F32 || tensor.type() == ElementType::F32)
+    return llvm::createStringError(llvm::Twine("cannot convert ") +
+                                   elementTypeName(tensor.type()) + " to " +
+                                   elementTypeName(to));
+  float (*widen)(uint16_t) =
+      tensor.type() == ElementType::F16 ? halfToFloat : bfloat16ToFloat;
+  return TensorView::create(to, tensor.shape(), [&](char *out) {
+    castElements<uint16_t>(tensor.data(), tensor.numElements(), widen, out);
+  });
+}
+
+TensorView tfmc::weights::transpose(const TensorView &matrix) {
+  int64_t rows = matrix.shape()[0], cols = matrix.shape()[1];
+  return TensorView::create(matrix.type(), {cols, rows}, [&](char *out) {
+    if (blockBytes(matrix.type()) == 4)
+      transposeElements<4>(matrix.data(), rows, cols, out);
+    else
+      transposeElements<2>(matrix.data(), rows, cols, out);
+  });
+}
+
+llvm::Expected<TensorView>
+tfmc::weights::stack(llvm::ArrayRef<TensorView> parts) {
+  if (parts.empty())
+    return llvm::createStringError("nothing to stack");
+  if (parts.size() == 1)
+    return parts.front();
+  const TensorView &first = parts.front();
+  Shape shape = first.shape();
+  if (shape.empty())
+    return llvm::createStringError("cannot stack scalars");
+  shape[0] = 0;
+  for (const TensorView &part : parts) {
+    bool sameTail = part.rank() == first.rank() &&
+                    std::equal(part.shape().begin() + 1, part.shape().end(),
+                               first.shape().begin() + 1);
+    if (part.type() != first.type() || !sameTail)
+      return llvm::createStringError(
+          llvm::Twine("cannot stack ") + elementTypeName(part.type()) + " " +
+          shapeString(part.shape()) + " onto " + elementTypeName(first.type()) +
+          " " + shapeString(first.shape()));
+    shape[0] += part.shape()[0];
+  }
+  return TensorView::create(first.type(), shape, [&](char *out) {
+    for (const TensorView &part : parts) {
+      std::memcpy(out, part.data(), part.bytes());
+      out += part.bytes();
+    }
+  });
+}

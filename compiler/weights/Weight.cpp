@@ -1,0 +1,39 @@
+//===- Weight.cpp - A canonical weight: a stored tensor + transforms ------===//
+#include "compiler/weights/Weight.h"
+
+#include "compiler/weights/Transforms.h"
+
+#include <cassert>
+
+using namespace tfmc::weights;
+
+Weight::Weight(TensorView source)
+    : source_(std::move(source)), shape_(source_.shape()) {}
+
+Weight Weight::then(Transform step) const {
+  Weight result = *this;
+  switch (step.kind) {
+  case Transform::Kind::Transpose:
+    assert(shape_.size() == 2 && "transpose of a non-matrix");
+    std::swap(result.shape_[0], result.shape_[1]);
+    break;
+  case Transform::Kind::Rows:
+    assert(!shape_.empty() && step.begin >= 0 && step.count >= 0 &&
+           step.begin + step.count <= shape_[0] && "rows out of range");
+    result.shape_[0] = step.count;
+    break;
+  }
+  result.steps_.push_back(step);
+  return result;
+}
+
+llvm::Expected<TensorView> Weight::materialize(ElementType type) const {
+  // The steps only move elements: applied in the stored type, they move
+  // half the bytes of an f16 source.
+  TensorView tensor = source_;
+  for (const Transform &step : steps_)
+    tensor = step.kind == Transform::Kind::Transpose
+                 ? transpose(tensor)
+                 : tensor.rows(step.begin, step.count);
+  return cast(tensor, type);
+}

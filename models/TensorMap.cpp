@@ -1,0 +1,59 @@
+//===- TensorMap.cpp - File tensor names -> canonical weights -------------===//
+#include "models/TensorMap.h"
+
+using namespace tfmc;
+using tfmc::weights::Transform;
+using tfmc::weights::Weight;
+
+std::string tfmc::tensorName(llvm::StringRef pattern, int64_t layer) {
+  auto [before, after] = pattern.split("{layer}");
+  if (before.size() == pattern.size())
+    return pattern.str();
+  return before.str() + std::to_string(layer) + after.str();
+}
+
+llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
+                              llvm::ArrayRef<TensorMapping> mappings,
+                              int64_t layer, WeightMap &weights,
+                              llvm::StringRef prefix) {
+  for (const TensorMapping &mapping : mappings) {
+    // The stored shape: the roles' canonical shapes stacked along dim 0.
+    weights::Shape shape = weightShape(config, mapping.roles.front());
+    std::vector<int64_t> rows;
+    shape[0] = 0;
+    for (WeightRole role : mapping.roles) {
+      rows.push_back(weightShape(config, role)[0]);
+      shape[0] += rows.back();
+    }
+    if (mapping.transposed)
+      std::swap(shape[0], shape[1]);
+    if (mapping.stackedOverLayers)
+      shape.insert(shape.begin(), config.numLayers);
+
+    std::string name = prefix.str() + tensorName(mapping.source, layer);
+    auto view = table.take(name, shape);
+    if (!view)
+      return view.takeError();
+    Weight stored(mapping.stackedOverLayers ? view->select(layer) : *view);
+    if (mapping.transposed)
+      stored = stored.then(Transform::transpose());
+    int64_t begin = 0;
+    for (size_t i = 0; i < mapping.roles.size(); ++i) {
+      WeightRole role = mapping.roles[i];
+      Weight weight = mapping.roles.size() == 1
+                          ? stored
+                          : stored.then(Transform::rows(begin, rows[i]));
+      begin += rows[i];
+      weights[weightName(role, isLayerRole(role) ? layer : -1)] =
+          std::move(weight);
+    }
+  }
+  return llvm::Error::success();
+}
+
+void tfmc::ignoreTensors(TensorTable &table,
+                         llvm::ArrayRef<const char *> sources, int64_t layer,
+                         llvm::StringRef prefix) {
+  for (const char *source : sources)
+    table.ignore(prefix.str() + tensorName(source, layer));
+}

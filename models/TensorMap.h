@@ -1,0 +1,52 @@
+//===- TensorMap.h - File tensor names -> canonical weights -----*- C++ -*-===//
+//
+// How a family writes its tensor-name maps: a table of the file's names
+// (with `{layer}` for the layer index) and the canonical roles each holds,
+// plus how they are stored. takeWeights() checks every stored shape against
+// the canonical shapes and records each canonical weight as a view of the
+// file plus the transforms to its canonical form.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_MODELS_TENSORMAP_H
+#define TFMC_MODELS_TENSORMAP_H
+
+#include "compiler/builders/WeightNames.h"
+#include "compiler/spec/ModelSpec.h"
+#include "compiler/spec/TensorTable.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <string>
+#include <vector>
+
+namespace tfmc {
+
+struct TensorMapping {
+  /// The tensor's name in the file; "{layer}" stands for the layer index.
+  const char *source;
+  /// The canonical weights it holds, stacked along dimension 0 (GPT-2's
+  /// c_attn holds Q, K and V).
+  std::vector<WeightRole> roles;
+  /// Stored transposed, [in, out] (GPT-2's Conv1D).
+  bool transposed = false;
+  /// One tensor for all layers, [layers, ...] (llama2.c).
+  bool stackedOverLayers = false;
+};
+
+/// `pattern` with "{layer}" replaced by `layer`.
+std::string tensorName(llvm::StringRef pattern, int64_t layer);
+
+/// Takes the tensors of `mappings` (for `layer`, -1 outside the layers),
+/// each named `prefix` + its source, into `weights`.
+llvm::Error takeWeights(TensorTable &table, const DecoderConfig &config,
+                        llvm::ArrayRef<TensorMapping> mappings, int64_t layer,
+                        WeightMap &weights, llvm::StringRef prefix = "");
+
+/// Marks the tensors named `prefix` + each of `sources` (for `layer`) as
+/// known and not needed.
+void ignoreTensors(TensorTable &table, llvm::ArrayRef<const char *> sources,
+                   int64_t layer, llvm::StringRef prefix = "");
+
+} // namespace tfmc
+
+#endif // TFMC_MODELS_TENSORMAP_H

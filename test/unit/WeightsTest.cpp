@@ -1,0 +1,248 @@
+//===- WeightsTest.cpp - Element types, views and weight transforms -------===//
+//
+// compiler/weights: exact casts on the f16/bf16 edge values, the panel
+// geometry and contents the package writer produces, stacking, transposes
+// and lazily materialised canonical weights.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/weights/Panels.h"
+#include "compiler/weights/Transforms.h"
+#include "compiler/weights/Weight.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace tfmc::weights;
+
+namespace {
+
+uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+/// The elements of an f32 view, read without assuming alignment.
+std::vector<float> floats(const TensorView &view) {
+  EXPECT_EQ(view.type(), ElementType::F32);
+  std::vector<float> values(view.numElements());
+  std::memcpy(values.data(), view.data(), view.bytes());
+  return values;
+}
+
+/// An f32 matrix whose element [r, c] is r * 10 + c.
+TensorView numbered(int64_t rows, int64_t cols) {
+  std::vector<float> values;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      values.push_back(float(r * 10 + c));
+  return TensorView::fromF32({rows, cols}, std::move(values));
+}
+
+/// A 16-bit tensor holding `bits` verbatim.
+TensorView halves(ElementType type, Shape shape, std::vector<uint16_t> bits) {
+  return TensorView::create(type, std::move(shape), [&](char *out) {
+    std::memcpy(out, bits.data(), bits.size() * 2);
+  });
+}
+
+TEST(ElementTypeTest, SizesAndNames) {
+  EXPECT_EQ(storageBytes(ElementType::F32, 10), 40u);
+  EXPECT_EQ(storageBytes(ElementType::F16, 10), 20u);
+  EXPECT_EQ(storageBytes(ElementType::BF16, 10), 20u);
+  EXPECT_EQ(storageBytes(ElementType::F32, UINT64_MAX / 2), UINT64_MAX);
+  EXPECT_EQ(elementTypeName(ElementType::BF16), "bf16");
+}
+
+TEST(CastTest, HalfEdgeValuesAreExact) {
+  EXPECT_EQ(bitsOf(halfToFloat(0x0000)), 0x00000000u); // +0
+  EXPECT_EQ(bitsOf(halfToFloat(0x8000)), 0x80000000u); // -0
+  EXPECT_EQ(halfToFloat(0x3c00), 1.0f);
+  EXPECT_EQ(halfToFloat(0xc000), -2.0f);
+  EXPECT_EQ(halfToFloat(0x7bff), 65504.0f);              // largest normal
+  EXPECT_EQ(halfToFloat(0x0400), std::ldexp(1.0f, -14)); // smallest normal
+  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24)); // smallest subnormal
+  EXPECT_EQ(halfToFloat(0x03ff), std::ldexp(1023.0f, -24));
+  EXPECT_EQ(halfToFloat(0x8001), -std::ldexp(1.0f, -24));
+  EXPECT_EQ(bitsOf(halfToFloat(0x7c00)), 0x7f800000u); // +inf
+  EXPECT_EQ(bitsOf(halfToFloat(0xfc00)), 0xff800000u); // -inf
+  EXPECT_EQ(bitsOf(halfToFloat(0x7e00)), 0x7fc00000u); // quiet NaN
+  EXPECT_EQ(bitsOf(halfToFloat(0x7c01)), 0x7f802000u); // payload kept
+  EXPECT_EQ(bitsOf(halfToFloat(0xfe00)), 0xffc00000u); // negative NaN
+}
+
+TEST(CastTest, Bfloat16EdgeValuesAreExact) {
+  EXPECT_EQ(bfloat16ToFloat(0x3f80), 1.0f);
+  EXPECT_EQ(bitsOf(bfloat16ToFloat(0x8000)), 0x80000000u);
+  EXPECT_EQ(bitsOf(bfloat16ToFloat(0x0001)), 0x00010000u); // subnormal
+  EXPECT_EQ(bfloat16ToFloat(0x0001), std::ldexp(1.0f, -133));
+  EXPECT_EQ(bitsOf(bfloat16ToFloat(0x7f80)), 0x7f800000u);
+  EXPECT_EQ(bitsOf(bfloat16ToFloat(0xff80)), 0xff800000u);
+  EXPECT_EQ(bitsOf(bfloat16ToFloat(0x7fc1)), 0x7fc10000u);
+  EXPECT_EQ(bfloat16ToFloat(0x7f7f), 0x1.fep127f); // largest finite
+}
+
+TEST(CastTest, WidensTensors) {
+  auto half =
+      cast(halves(ElementType::F16, {2, 2}, {0x3c00, 0x0001, 0x7c00, 0xc000}),
+           ElementType::F32);
+  ASSERT_TRUE(bool(half)) << llvm::toString(half.takeError());
+  EXPECT_EQ(half->shape(), (Shape{2, 2}));
+  std::vector<float> values = floats(*half);
+  EXPECT_EQ(values[0], 1.0f);
+  EXPECT_EQ(values[1], std::ldexp(1.0f, -24));
+  EXPECT_TRUE(std::isinf(values[2]));
+  EXPECT_EQ(values[3], -2.0f);
+
+  auto brain = cast(halves(ElementType::BF16, {3}, {0x3f80, 0x4000, 0xbf80}),
+                    ElementType::F32);
+  ASSERT_TRUE(bool(brain)) << llvm::toString(brain.takeError());
+  EXPECT_EQ(floats(*brain), (std::vector<float>{1.0f, 2.0f, -1.0f}));
+}
+
+TEST(CastTest, SameTypeIsTheSameBytes) {
+  TensorView matrix = numbered(2, 3);
+  auto same = cast(matrix, ElementType::F32);
+  ASSERT_TRUE(bool(same)) << llvm::toString(same.takeError());
+  EXPECT_EQ(same->data(), matrix.data());
+}
+
+TEST(CastTest, NarrowingIsAnError) {
+  auto narrowed = cast(numbered(1, 1), ElementType::F16);
+  ASSERT_FALSE(bool(narrowed));
+  EXPECT_EQ(llvm::toString(narrowed.takeError()), "cannot convert f32 to f16");
+}
+
+TEST(TransposeTest, SwapsRowsAndColumns) {
+  TensorView t = transpose(numbered(2, 3));
+  EXPECT_EQ(t.shape(), (Shape{3, 2}));
+  EXPECT_EQ(floats(t), (std::vector<float>{0, 10, 1, 11, 2, 12}));
+
+  TensorView h = transpose(halves(ElementType::F16, {2, 2}, {1, 2, 3, 4}));
+  EXPECT_EQ(h.type(), ElementType::F16);
+  uint16_t bits[4];
+  std::memcpy(bits, h.data(), sizeof(bits));
+  EXPECT_EQ(std::vector<uint16_t>(bits, bits + 4),
+            (std::vector<uint16_t>{1, 3, 2, 4}));
+}
+
+TEST(StackTest, ConcatenatesRows) {
+  auto stacked = stack({numbered(2, 2), numbered(1, 2)});
+  ASSERT_TRUE(bool(stacked)) << llvm::toString(stacked.takeError());
+  EXPECT_EQ(stacked->shape(), (Shape{3, 2}));
+  EXPECT_EQ(floats(*stacked), (std::vector<float>{0, 1, 10, 11, 0, 1}));
+
+  auto vectors =
+      stack({TensorView::fromF32({2}, {1, 2}), TensorView::fromF32({1}, {3})});
+  ASSERT_TRUE(bool(vectors)) << llvm::toString(vectors.takeError());
+  EXPECT_EQ(floats(*vectors), (std::vector<float>{1, 2, 3}));
+}
+
+TEST(StackTest, OnePartIsItself) {
+  TensorView matrix = numbered(2, 2);
+  auto stacked = stack({matrix});
+  ASSERT_TRUE(bool(stacked)) << llvm::toString(stacked.takeError());
+  EXPECT_EQ(stacked->data(), matrix.data());
+}
+
+TEST(StackTest, RejectsMismatchedParts) {
+  auto columns = stack({numbered(2, 2), numbered(2, 3)});
+  ASSERT_FALSE(bool(columns));
+  EXPECT_EQ(llvm::toString(columns.takeError()),
+            "cannot stack f32 [2, 3] onto f32 [2, 2]");
+  auto types = stack({numbered(1, 1), halves(ElementType::F16, {1, 1}, {0})});
+  ASSERT_FALSE(bool(types));
+  EXPECT_EQ(llvm::toString(types.takeError()),
+            "cannot stack f16 [1, 1] onto f32 [1, 1]");
+}
+
+TEST(PanelsTest, Geometry) {
+  // Whole panels; zero panels up to a multiple of the group only when they
+  // cost at most 1/64 of the matrix.
+  EXPECT_EQ(panelCount(64, 16, 8), 4);
+  EXPECT_EQ(panelCount(20, 16, 8), 2);
+  EXPECT_EQ(panelCount(16 * 63, 16, 8), 63);
+  EXPECT_EQ(panelCount(16 * 127, 16, 8), 128);
+  EXPECT_EQ(panelCount(50257, 16, 8), 3144); // GPT-2's classifier
+  EXPECT_EQ(panelCount(5, 4, 1), 2);
+}
+
+TEST(PanelsTest, ContentsAreColumnsOfRowGroupsZeroPadded) {
+  // 5 rows of 3 in 3 panels of 2: out[p][k][j] = row p * 2 + j, column k.
+  auto packed = packPanels(numbered(5, 3), 3, 2);
+  ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
+  EXPECT_EQ(packed->shape(), (Shape{3, 3, 2}));
+  EXPECT_EQ(floats(*packed), (std::vector<float>{
+                                 0, 10, 1, 11, 2, 12,    // rows 0, 1
+                                 20, 30, 21, 31, 22, 32, // rows 2, 3
+                                 40, 0, 41, 0, 42, 0,    // row 4, padding
+                             }));
+}
+
+TEST(PanelsTest, PadsWholePanels) {
+  auto packed = packPanels(numbered(2, 1), 2, 2);
+  ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
+  EXPECT_EQ(floats(*packed), (std::vector<float>{0, 10, 0, 0}));
+}
+
+TEST(PanelsTest, PacksHalves) {
+  auto packed =
+      packPanels(halves(ElementType::BF16, {3, 2}, {1, 2, 3, 4, 5, 6}), 2, 2);
+  ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
+  uint16_t bits[8];
+  std::memcpy(bits, packed->data(), sizeof(bits));
+  EXPECT_EQ(std::vector<uint16_t>(bits, bits + 8),
+            (std::vector<uint16_t>{1, 3, 2, 4, 5, 0, 6, 0}));
+}
+
+TEST(PanelsTest, RejectsRowsBeyondThePanels) {
+  auto packed = packPanels(numbered(5, 3), 2, 2);
+  ASSERT_FALSE(bool(packed));
+  EXPECT_EQ(llvm::toString(packed.takeError()),
+            "a [5, 3] matrix does not fit 2 panels of 2 rows");
+}
+
+TEST(TensorViewTest, SelectAndRowsShareTheBytes) {
+  TensorView stacked = numbered(4, 3);
+  TensorView row = stacked.select(2);
+  EXPECT_EQ(row.shape(), (Shape{3}));
+  EXPECT_EQ(row.data(), stacked.data() + 2 * 3 * 4);
+  EXPECT_EQ(floats(row), (std::vector<float>{20, 21, 22}));
+  TensorView middle = stacked.rows(1, 2);
+  EXPECT_EQ(middle.shape(), (Shape{2, 3}));
+  EXPECT_EQ(floats(middle), (std::vector<float>{10, 11, 12, 20, 21, 22}));
+}
+
+TEST(WeightTest, AsStoredIsTheSourceItself) {
+  TensorView matrix = numbered(2, 3);
+  Weight weight(matrix);
+  EXPECT_EQ(weight.shape(), (Shape{2, 3}));
+  auto tensor = weight.materialize(ElementType::F32);
+  ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
+  EXPECT_EQ(tensor->data(), matrix.data());
+}
+
+TEST(WeightTest, TransposeThenRowsIsAConv1DSplit) {
+  // GPT-2's c_attn: [in = 2, 3 * out = 6], Q/K/V are row ranges of its
+  // transpose. K is rows [2, 4).
+  Weight k = Weight(numbered(2, 6))
+                 .then(Transform::transpose())
+                 .then(Transform::rows(2, 2));
+  EXPECT_EQ(k.shape(), (Shape{2, 2}));
+  auto tensor = k.materialize(ElementType::F32);
+  ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
+  EXPECT_EQ(floats(*tensor), (std::vector<float>{2, 12, 3, 13}));
+}
+
+TEST(WeightTest, CastsAfterTheSteps) {
+  Weight weight =
+      Weight(halves(ElementType::F16, {2, 2}, {0x3c00, 0x4000, 0x4200, 0x4400}))
+          .then(Transform::transpose());
+  auto tensor = weight.materialize(ElementType::F32);
+  ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
+  EXPECT_EQ(floats(*tensor), (std::vector<float>{1, 3, 2, 4}));
+}
+
+} // namespace
