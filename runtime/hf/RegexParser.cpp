@@ -5,8 +5,9 @@
 // \z \Z \b \B, classes with ranges, negation, nesting and && intersection,
 // \d \s \w \h (and their complements) and \p{..}/\P{..}/\p{^..} over
 // general categories, groups (capturing ones are plain groups), (?i: ),
-// (?i), (?-i), lookahead (?= ) (?! ), atomic (?> ), and the quantifiers ?
-// * + {n} {n,} {n,m} {,m}, lazy (??, *?) and possessive (?+, *+, ++).
+// (?i) and (?-i) (to the end of the enclosing group), lookahead (?= )
+// (?! ), atomic (?> ), and the quantifiers ? * + {n} {n,} {n,m} {,m}, lazy
+// (??, *?) and possessive (?+, *+, ++).
 // Anything else (backreferences, lookbehind, other options, POSIX
 // brackets) is an error naming the construct, never a silent mismatch.
 //
@@ -213,8 +214,15 @@ private:
       bool isAtom = true;
       if (!parseAtom(atom, depth, caseInsensitive, isAtom))
         return false;
-      if (!isAtom) // an inline option such as (?i)
-        continue;
+      if (!isAtom) {
+        // An isolated option such as (?i) groups the rest of the enclosing
+        // group: ab(?i)c|d means ab(?i:c|d), as in Oniguruma.
+        Node rest;
+        if (!parseAlternation(rest, depth + 1, caseInsensitive))
+          return false;
+        out.children.push_back(std::move(rest));
+        return true;
+      }
       if (!parseQuantifiers(atom))
         return false;
       out.children.push_back(std::move(atom));
