@@ -16,12 +16,11 @@
 #include "runtime/Gpt2Tokenizer.h"
 
 #include "runtime/ByteLevel.h"
+#include "runtime/ReadFile.h"
 #include "runtime/Unicode.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <queue>
 
@@ -387,21 +386,6 @@ private:
   std::string_view text_;
   size_t pos_ = 0;
 };
-
-bool readFile(const std::string &path, std::string &data, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
-    return false;
-  }
-  data.assign(std::istreambuf_iterator<char>(in),
-              std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = "cannot read '" + path + "'";
-    return false;
-  }
-  return true;
-}
 
 /// vocab.json entries -> tokens in id order; ids must be 0..n-1 exactly.
 bool tokensFromVocab(

@@ -158,6 +158,29 @@ bool readType(const JsonReader &reader, std::string &type, std::string &error);
 std::string unsupportedType(const char *what, const std::string &type,
                             const std::string &path);
 
+/// The steps of a Sequence component: each entry of array member `key`
+/// built by `create(config, path, error)` (createNormalizer, ...), null
+/// entries skipped. False and `error` on the first that fails.
+template <typename Step, typename Create>
+bool createSteps(const JsonReader &reader, std::string_view key,
+                 Create create, std::vector<std::unique_ptr<Step>> &steps,
+                 std::string &error) {
+  const JsonValue *list;
+  if (!reader.readArray(key, list, error, /*required=*/true))
+    return false;
+  for (size_t i = 0; i < list->array.size(); ++i) {
+    if (list->array[i].isNull())
+      continue;
+    std::unique_ptr<Step> step = create(
+        list->array[i], reader.pathOf(key) + "[" + std::to_string(i) + "]",
+        error);
+    if (!step)
+      return false;
+    steps.push_back(std::move(step));
+  }
+  return true;
+}
+
 } // namespace tfm::rt::hf
 
 #endif // TFMC_RUNTIME_HF_COMPONENTS_H

@@ -312,19 +312,9 @@ std::unique_ptr<Decoder> createReplace(const JsonReader &reader,
 
 std::unique_ptr<Decoder> createSequence(const JsonReader &reader,
                                         std::string &error) {
-  const JsonValue *list;
-  if (!reader.readArray("decoders", list, error, /*required=*/true))
-    return nullptr;
   std::vector<std::unique_ptr<Decoder>> steps;
-  for (size_t i = 0; i < list->array.size(); ++i) {
-    auto step = createDecoder(list->array[i],
-                              reader.pathOf("decoders") + "[" +
-                                  std::to_string(i) + "]",
-                              error);
-    if (!step)
-      return nullptr;
-    steps.push_back(std::move(step));
-  }
+  if (!createSteps(reader, "decoders", createDecoder, steps, error))
+    return nullptr;
   return std::make_unique<SequenceDecoder>(std::move(steps));
 }
 

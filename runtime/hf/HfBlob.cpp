@@ -1,12 +1,11 @@
 //===- HfBlob.cpp - The "hf" tokenizer blob and its builders --------------===//
 #include "runtime/hf/HfBlob.h"
 
+#include "runtime/ReadFile.h"
 #include "runtime/Tokenizer.h"
 #include "runtime/hf/HfTokenizer.h"
 
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 
 namespace tfm::rt {
 
@@ -110,21 +109,6 @@ bool splitHfBlob(std::string_view blob, std::string_view &facts,
 } // namespace hf
 
 namespace {
-
-bool readFile(const std::string &path, std::string &data, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
-    return false;
-  }
-  data.assign(std::istreambuf_iterator<char>(in),
-              std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = "cannot read '" + path + "'";
-    return false;
-  }
-  return true;
-}
 
 /// Builds the blob; `jsonName`/`configName` name the inputs in errors.
 bool buildBlob(std::string_view tokenizerJson,

@@ -156,21 +156,9 @@ std::unique_ptr<Normalizer> unicodeForm(unicode::NormalForm form) {
 
 std::unique_ptr<Normalizer> createSequence(const JsonReader &reader,
                                            std::string &error) {
-  const JsonValue *list;
-  if (!reader.readArray("normalizers", list, error, /*required=*/true))
-    return nullptr;
   std::vector<std::unique_ptr<Normalizer>> steps;
-  for (size_t i = 0; i < list->array.size(); ++i) {
-    if (list->array[i].isNull())
-      continue;
-    auto step = createNormalizer(list->array[i],
-                                 reader.pathOf("normalizers") + "[" +
-                                     std::to_string(i) + "]",
-                                 error);
-    if (!step)
-      return nullptr;
-    steps.push_back(std::move(step));
-  }
+  if (!createSteps(reader, "normalizers", createNormalizer, steps, error))
+    return nullptr;
   return std::make_unique<SequenceNormalizer>(std::move(steps));
 }
 

@@ -190,19 +190,9 @@ std::unique_ptr<PostProcessor> createPostProcessor(const JsonValue &config,
   if (type == "ByteLevel")
     return std::make_unique<NoOpProcessor>();
   if (type == "Sequence") {
-    const JsonValue *list;
-    if (!reader.readArray("processors", list, error, /*required=*/true))
-      return nullptr;
     std::vector<std::unique_ptr<PostProcessor>> steps;
-    for (size_t i = 0; i < list->array.size(); ++i) {
-      auto step = createPostProcessor(list->array[i],
-                                      reader.pathOf("processors") + "[" +
-                                          std::to_string(i) + "]",
-                                      error);
-      if (!step)
-        return nullptr;
-      steps.push_back(std::move(step));
-    }
+    if (!createSteps(reader, "processors", createPostProcessor, steps, error))
+      return nullptr;
     return std::make_unique<SequenceProcessor>(std::move(steps));
   }
   error = unsupportedType("post_processor", type, path);

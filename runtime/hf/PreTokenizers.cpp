@@ -294,19 +294,9 @@ std::unique_ptr<PreTokenizer> createSplit(const JsonReader &reader,
 
 std::unique_ptr<PreTokenizer> createSequence(const JsonReader &reader,
                                              std::string &error) {
-  const JsonValue *list;
-  if (!reader.readArray("pretokenizers", list, error, /*required=*/true))
-    return nullptr;
   std::vector<std::unique_ptr<PreTokenizer>> steps;
-  for (size_t i = 0; i < list->array.size(); ++i) {
-    auto step = createPreTokenizer(list->array[i],
-                                   reader.pathOf("pretokenizers") + "[" +
-                                       std::to_string(i) + "]",
-                                   error);
-    if (!step)
-      return nullptr;
-    steps.push_back(std::move(step));
-  }
+  if (!createSteps(reader, "pretokenizers", createPreTokenizer, steps, error))
+    return nullptr;
   return std::make_unique<SequencePreTokenizer>(std::move(steps));
 }
 
