@@ -16,11 +16,11 @@
 // a produced binary prints generated text.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/ReadFile.h"
 #include "runtime/Tokenizer.h"
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -107,13 +107,10 @@ int main(int argc, char **argv) {
       bos = kSpmBos;
       // No model here to check the piece count against: the blob is the
       // file as is, validated by loadTokenizer.
-      std::ifstream in(argv[i + 1], std::ios::binary);
-      if (!in) {
-        std::cerr << "tfm-tokenize: cannot open '" << argv[i + 1] << "'\n";
+      if (!readFile(argv[i + 1], blob, error)) {
+        std::cerr << "tfm-tokenize: " << error << "\n";
         return 1;
       }
-      blob.assign(std::istreambuf_iterator<char>(in),
-                  std::istreambuf_iterator<char>());
       i += 1;
     } else if (!std::strcmp(argv[i], "--hf") && i + 1 < argc) {
       kind = "hf";
