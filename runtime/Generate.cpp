@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -133,11 +134,16 @@ const float *ModelRunner::feed(const int32_t *tokens, int count, int64_t pos,
 
 namespace {
 
-/// Encodes the prompt with BOS and checks it against the model's limits.
+/// Encodes the prompt with the tokenizer's special tokens (BOS) and checks
+/// it against the model's limits.
 bool encodePrompt(const ModelRunner &runner, const Tokenizer &tokenizer,
                   int eos, const std::string &text, std::vector<int32_t> &ids,
                   std::string &error) {
-  std::vector<int> encoded = tokenizer.encode(text, /*addBos=*/true);
+  std::vector<int> encoded;
+  if (!tokenizer.encode(text, /*addSpecialTokens=*/true, encoded, error)) {
+    error = "error: " + error;
+    return false;
+  }
   // Models without BOS (GPT-2 style) start an empty prompt from EOS, which is
   // also their document separator.
   if (encoded.empty() && eos >= 0)
@@ -166,12 +172,10 @@ bool encodePrompt(const ModelRunner &runner, const Tokenizer &tokenizer,
 }
 
 /// Prints the prompt the way generation will continue it (llama2.c style):
-/// BOS itself prints nothing.
-void emitPrompt(const Tokenizer &tokenizer, int bos,
-                const std::vector<int32_t> &ids) {
-  size_t start = !ids.empty() && ids[0] == bos ? 1 : 0;
-  for (size_t i = start; i < ids.size(); ++i)
-    emit(tokenizer.decode(i > 0 ? ids[i - 1] : -1, ids[i]));
+/// special tokens such as BOS print nothing.
+void emitPrompt(Detokenizer &detokenizer, const std::vector<int32_t> &ids) {
+  for (int32_t id : ids)
+    emit(detokenizer.step(id));
 }
 
 } // namespace
@@ -194,12 +198,12 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
   // so they are never sampled.
   int sampleVocab = std::min(runner.vocab(), tokenizer.vocabSize());
 
-  emitPrompt(tokenizer, bos, ids);
+  std::unique_ptr<Detokenizer> detokenizer = tokenizer.detokenizer();
+  emitPrompt(*detokenizer, ids);
   const float *logits =
       runner.feed(ids.data(), static_cast<int>(ids.size()), 0, false);
   std::vector<float> scratch(runner.vocab());
   int64_t pos = static_cast<int64_t>(ids.size());
-  int prev = ids.back();
   bool contextFull = false;
   int produced = 0;
   while (produced < options.steps) {
@@ -208,8 +212,7 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
     // BOS also ends a sample: llama2.c-trained models emit it between stories.
     if ((eos >= 0 && next == eos) || (bos >= 0 && next == bos))
       break;
-    emit(tokenizer.decode(prev, next));
-    prev = next;
+    emit(detokenizer->step(next));
     if (++produced == options.steps)
       break;
     if (pos >= runner.context()) {
@@ -219,6 +222,7 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
     int32_t token = next;
     logits = runner.feed(&token, 1, pos++, false);
   }
+  emit(detokenizer->finish());
   emit("\n");
   if (contextFull)
     std::fprintf(stderr,

@@ -15,11 +15,14 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/Gpt2Tokenizer.h"
 
+#include "runtime/ByteLevel.h"
+#include "runtime/ReadFile.h"
+#include "runtime/Unicode.h"
+
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <limits>
+#include <queue>
 
 namespace tfm::rt {
 
@@ -28,120 +31,6 @@ namespace {
 constexpr std::string_view kBlobMagic = "GPT2BPE1";
 /// Cached words; bounded so long-running generators cannot grow it forever.
 constexpr size_t kMaxCachedWords = 1 << 16;
-
-//===-- GPT-2's byte <-> unicode map --------------------------------------===//
-
-/// bytes_to_unicode(): printable Latin-1 bytes map to themselves, the rest to
-/// U+0100 upwards in byte order, so every byte has a visible spelling.
-struct ByteMap {
-  /// The image of the map lies below U+0144 (256 + the 68 remapped bytes).
-  static constexpr char32_t kImageEnd = 256 + 68;
-  char32_t toUnicode[256];
-  int16_t fromUnicode[kImageEnd];
-  ByteMap() {
-    std::fill(std::begin(fromUnicode), std::end(fromUnicode), int16_t(-1));
-    int next = 0;
-    for (int b = 0; b < 256; ++b) {
-      bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) ||
-                       (b >= 0xAE && b <= 0xFF);
-      toUnicode[b] = printable ? static_cast<char32_t>(b)
-                               : static_cast<char32_t>(256 + next++);
-      fromUnicode[toUnicode[b]] = static_cast<int16_t>(b);
-    }
-  }
-  /// The byte spelled by `cp`, or -1 when `cp` is not in the map's image.
-  int toByte(char32_t cp) const {
-    return cp < kImageEnd ? fromUnicode[cp] : -1;
-  }
-};
-
-const ByteMap &byteMap() {
-  static const ByteMap map;
-  return map;
-}
-
-//===-- UTF-8 -------------------------------------------------------------===//
-
-void appendUtf8(char32_t cp, std::string &out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-/// Stands for one byte that is not part of valid UTF-8: outside Unicode, so
-/// it falls in no class table.
-constexpr char32_t kInvalidByte = 0x110000;
-
-/// Decodes the code point at `text[pos]`, advancing `pos`. Overlong forms,
-/// surrogates and truncated sequences yield kInvalidByte for one byte.
-char32_t decodeUtf8(std::string_view text, size_t &pos) {
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  unsigned char lead = byte(pos);
-  if (lead < 0x80) {
-    ++pos;
-    return lead;
-  }
-  int length;
-  char32_t cp;
-  char32_t minimum;
-  if ((lead & 0xE0) == 0xC0) {
-    length = 2, cp = lead & 0x1F, minimum = 0x80;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, cp = lead & 0x0F, minimum = 0x800;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, cp = lead & 0x07, minimum = 0x10000;
-  } else {
-    ++pos;
-    return kInvalidByte;
-  }
-  if (text.size() - pos < static_cast<size_t>(length)) {
-    ++pos;
-    return kInvalidByte;
-  }
-  for (int i = 1; i < length; ++i) {
-    unsigned char c = byte(pos + i);
-    if ((c & 0xC0) != 0x80) {
-      ++pos;
-      return kInvalidByte;
-    }
-    cp = (cp << 6) | (c & 0x3F);
-  }
-  if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    ++pos;
-    return kInvalidByte;
-  }
-  pos += length;
-  return cp;
-}
-
-//===-- Character classes -------------------------------------------------===//
-
-struct CodePointRange {
-  char32_t lo, hi;
-};
-
-#include "runtime/UnicodeTables.inc"
-
-template <size_t N>
-bool inRanges(const CodePointRange (&table)[N], char32_t cp) {
-  const CodePointRange *end = table + N;
-  const CodePointRange *it = std::upper_bound(
-      table, end, cp,
-      [](char32_t value, const CodePointRange &r) { return value < r.lo; });
-  return it != table && cp <= (it - 1)->hi;
-}
 
 /// The regex's classes; kOther is [^\s\p{L}\p{N}].
 enum class CharClass : uint8_t { kLetter, kNumber, kSpace, kOther };
@@ -156,11 +45,11 @@ CharClass classify(char32_t cp) {
       return CharClass::kSpace;
     return CharClass::kOther;
   }
-  if (inRanges(kLetterRanges, cp))
+  if (unicode::isLetter(cp))
     return CharClass::kLetter;
-  if (inRanges(kNumberRanges, cp))
+  if (unicode::isNumber(cp))
     return CharClass::kNumber;
-  if (inRanges(kSpaceRanges, cp))
+  if (unicode::isJsWhiteSpace(cp))
     return CharClass::kSpace;
   return CharClass::kOther;
 }
@@ -265,8 +154,8 @@ std::string unmapToBytes(std::string_view spelled) {
   size_t pos = 0;
   while (pos < spelled.size()) {
     size_t start = pos;
-    char32_t cp = decodeUtf8(spelled, pos);
-    int byte = cp == kInvalidByte ? -1 : byteMap().toByte(cp);
+    char32_t cp = unicode::decodeUtf8(spelled, pos);
+    int byte = cp == unicode::kInvalid ? -1 : byteLevelByte(cp);
     if (byte >= 0)
       raw += static_cast<char>(byte);
     else
@@ -413,12 +302,13 @@ private:
       if (!parseHex4(low, error))
         return false;
       if (low >= 0xDC00 && low <= 0xDFFF) {
-        appendUtf8(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), out);
+        unicode::appendUtf8(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00),
+                            out);
         return true;
       }
       pos_ = save;
     }
-    appendUtf8(unit, out);
+    unicode::appendUtf8(unit, out);
     return true;
   }
   bool parseString(std::string &out, std::string &error) {
@@ -497,21 +387,6 @@ private:
   size_t pos_ = 0;
 };
 
-bool readFile(const std::string &path, std::string &data, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
-    return false;
-  }
-  data.assign(std::istreambuf_iterator<char>(in),
-              std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = "cannot read '" + path + "'";
-    return false;
-  }
-  return true;
-}
-
 /// vocab.json entries -> tokens in id order; ids must be 0..n-1 exactly.
 bool tokensFromVocab(
     const std::vector<std::pair<std::string, int64_t>> &entries,
@@ -558,7 +433,7 @@ Gpt2Tokenizer::pretokenize(std::string_view text) {
   offsets.reserve(text.size() + 1);
   for (size_t pos = 0; pos < text.size();) {
     offsets.push_back(pos);
-    cps.push_back(decodeUtf8(text, pos));
+    cps.push_back(unicode::decodeUtf8(text, pos));
   }
   offsets.push_back(text.size());
   std::vector<CharClass> classes(cps.size());
@@ -645,57 +520,114 @@ int Gpt2Tokenizer::rankOf(std::string_view first, std::string_view second,
   return it == ranks_.end() ? -1 : it->second;
 }
 
-std::vector<int> Gpt2Tokenizer::bpe(std::string_view word) const {
-  // Symbols are always adjacent substrings of `word`.
-  std::vector<std::string_view> symbols;
-  symbols.reserve(word.size());
-  for (size_t i = 0; i < word.size(); ++i)
-    symbols.push_back(word.substr(i, 1));
+namespace {
 
+/// An adjacent pair that may merge: the symbols starting at byte `left` and
+/// right after it, with the lengths they had when it was queued.
+struct PairCandidate {
+  int rank;
+  uint32_t left;
+  uint32_t leftLength;
+  uint32_t rightLength;
+};
+
+/// Lowest rank first; among equal ranks the rightmost pair, which is the
+/// one the reference's rank-keyed object ends up holding.
+struct PairOrder {
+  bool operator()(const PairCandidate &a, const PairCandidate &b) const {
+    if (a.rank != b.rank)
+      return a.rank > b.rank;
+    return a.left < b.left;
+  }
+};
+
+} // namespace
+
+std::vector<int> Gpt2Tokenizer::bpe(std::string_view word) const {
+  // Symbols are adjacent substrings of `word` in a linked list, each named
+  // by the offset of its first byte. The reference repeatedly takes the
+  // best pair and merges all its occurrences left to right; a queue of
+  // candidate pairs finds them without rescanning the word, so a long word
+  // costs O(n log n) instead of O(n^2).
+  const uint32_t n = static_cast<uint32_t>(word.size());
+  constexpr uint32_t kNone = ~0u;
+  std::vector<uint32_t> length(n, 1), next(n), prev(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    next[i] = i + 1 < n ? i + 1 : kNone;
+    prev[i] = i > 0 ? i - 1 : kNone;
+  }
+  auto symbol = [&](uint32_t at) { return word.substr(at, length[at]); };
+  auto valid = [&](const PairCandidate &c) {
+    return length[c.left] == c.leftLength && next[c.left] != kNone &&
+           length[next[c.left]] == c.rightLength;
+  };
+
+  std::priority_queue<PairCandidate, std::vector<PairCandidate>, PairOrder>
+      queue;
   std::string scratch;
-  std::vector<std::string_view> merged;
-  while (symbols.size() > 1) {
-    // Lowest rank; the reference records pairs in an object keyed by rank,
-    // so the last pair with the winning rank is the one merged.
-    int bestRank = -1;
-    size_t bestIndex = 0;
-    for (size_t i = 0; i + 1 < symbols.size(); ++i) {
-      int rank = rankOf(symbols[i], symbols[i + 1], scratch);
-      if (rank >= 0 && (bestRank < 0 || rank <= bestRank)) {
-        bestRank = rank;
-        bestIndex = i;
-      }
+  auto consider = [&](uint32_t left) {
+    if (left == kNone || next[left] == kNone)
+      return;
+    int rank = rankOf(symbol(left), symbol(next[left]), scratch);
+    if (rank >= 0)
+      queue.push({rank, left, length[left], length[next[left]]});
+  };
+  for (uint32_t i = 0; i + 1 < n; ++i)
+    consider(i);
+
+  std::vector<PairCandidate> group, deferred;
+  while (!queue.empty()) {
+    PairCandidate best = queue.top();
+    queue.pop();
+    if (!valid(best))
+      continue;
+    std::string_view first = symbol(best.left);
+    std::string_view second = symbol(next[best.left]);
+    // Every occurrence of the pair is queued with the same rank; pairs that
+    // merely share the rank (their comma-joined keys collide) wait.
+    group.assign(1, best);
+    deferred.clear();
+    while (!queue.empty() && queue.top().rank == best.rank) {
+      PairCandidate c = queue.top();
+      queue.pop();
+      if (!valid(c))
+        continue;
+      if (symbol(c.left) == first && symbol(next[c.left]) == second)
+        group.push_back(c);
+      else
+        deferred.push_back(c);
     }
-    if (bestRank < 0)
-      break;
-    std::string_view first = symbols[bestIndex];
-    std::string_view second = symbols[bestIndex + 1];
-    merged.clear();
-    for (size_t i = 0; i < symbols.size();) {
-      if (i + 1 < symbols.size() && symbols[i] == first &&
-          symbols[i + 1] == second) {
-        merged.push_back(word.substr(symbols[i].data() - word.data(),
-                                     first.size() + second.size()));
-        i += 2;
-      } else {
-        merged.push_back(symbols[i]);
-        ++i;
-      }
+    std::sort(group.begin(), group.end(),
+              [](const PairCandidate &a, const PairCandidate &b) {
+                return a.left < b.left;
+              });
+    for (const PairCandidate &c : group) {
+      // An earlier merge of this pass may have taken its left symbol.
+      if (!valid(c))
+        continue;
+      uint32_t right = next[c.left];
+      length[c.left] += length[right];
+      length[right] = 0;
+      next[c.left] = next[right];
+      if (next[right] != kNone)
+        prev[next[right]] = c.left;
+      consider(prev[c.left]);
+      consider(c.left);
     }
-    symbols.swap(merged);
+    for (const PairCandidate &c : deferred)
+      queue.push(c);
   }
 
   std::vector<int> ids;
-  ids.reserve(symbols.size());
-  for (std::string_view symbol : symbols) {
-    auto it = ids_.find(std::string(symbol));
+  for (uint32_t at = n ? 0 : kNone; at != kNone; at = next[at]) {
+    auto it = ids_.find(std::string(symbol(at)));
     if (it != ids_.end()) {
       ids.push_back(it->second);
       continue;
     }
     // Only a vocabulary missing merge results or single bytes gets here
     // (the reference would emit `undefined`); fall back to byte tokens.
-    for (char byte : symbol) {
+    for (char byte : symbol(at)) {
       auto byteIt = ids_.find(std::string(1, byte));
       if (byteIt != ids_.end())
         ids.push_back(byteIt->second);
@@ -723,8 +655,27 @@ void Gpt2Tokenizer::encodeWord(std::string_view word,
   cache_.emplace(std::move(key), std::move(wordIds));
 }
 
-std::vector<int> Gpt2Tokenizer::encode(std::string_view text,
-                                       bool addBos) const {
+bool Gpt2Tokenizer::encode(std::string_view text, bool addBos,
+                           std::vector<int> &ids, std::string &) const {
+  ids = encodeIds(text, addBos);
+  return true;
+}
+
+int Gpt2Tokenizer::tokenId(std::string_view token) const {
+  auto it = ids_.find(unmapToBytes(token));
+  return it == ids_.end() ? -1 : it->second;
+}
+
+std::string Gpt2Tokenizer::tokenString(int id) const {
+  std::string spelled;
+  if (id >= 0 && id < vocabSize())
+    for (unsigned char byte : bytes_[id])
+      unicode::appendUtf8(byteLevelChar(byte), spelled);
+  return spelled;
+}
+
+std::vector<int> Gpt2Tokenizer::encodeIds(std::string_view text,
+                                          bool addBos) const {
   std::vector<int> ids;
   if (addBos && bos_ >= 0)
     ids.push_back(bos_);

@@ -29,10 +29,18 @@ public:
   /// Pre-tokenises, then byte-level BPE per piece. Prepends `bos` when
   /// `addBos` and the model has one. Special-token text such as
   /// "<|endoftext|>" is encoded as ordinary text, as the reference does.
-  std::vector<int> encode(std::string_view text, bool addBos) const override;
+  std::vector<int> encodeIds(std::string_view text, bool addBos) const;
+  using Tokenizer::encode;
+  /// encodeIds; never fails.
+  bool encode(std::string_view text, bool addBos, std::vector<int> &ids,
+              std::string &error) const override;
   /// The raw bytes of `token`; GPT-2 decoding does not depend on `prev`.
   std::string decode(int prev, int token) const override;
   int vocabSize() const override { return static_cast<int>(bytes_.size()); }
+  /// Tokens are named in vocab.json's byte-to-unicode spelling ("Ġthe").
+  int tokenId(std::string_view token) const override;
+  std::string tokenString(int id) const override;
+  int beginOfSequence() const override { return bos_; }
 
   /// Splits UTF-8 `text` like the regex
   ///   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+|

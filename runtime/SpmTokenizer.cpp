@@ -202,8 +202,18 @@ void SpmTokenizer::appendChunk(std::string_view chunk,
   }
 }
 
-std::vector<int> SpmTokenizer::encode(std::string_view text,
-                                      bool addBos) const {
+bool SpmTokenizer::encode(std::string_view text, bool addBos,
+                          std::vector<int> &ids, std::string &) const {
+  ids = encodeIds(text, addBos);
+  return true;
+}
+
+std::string SpmTokenizer::tokenString(int id) const {
+  return id >= 0 && id < vocabSize() ? pieces_[id] : std::string();
+}
+
+std::vector<int> SpmTokenizer::encodeIds(std::string_view text,
+                                         bool addBos) const {
   std::vector<int> ids;
   ids.reserve(text.size() + 2);
   if (addBos && bos_ >= 0)

@@ -29,11 +29,19 @@ public:
   /// run.c's encode: [BOS] [" "] then code points (byte fallback id = byte+3),
   /// then repeatedly merge the adjacent pair whose concatenation is the
   /// vocabulary piece with the highest score (leftmost on ties).
-  std::vector<int> encode(std::string_view text, bool addBos) const override;
+  std::vector<int> encodeIds(std::string_view text, bool addBos) const;
+  using Tokenizer::encode;
+  /// encodeIds; never fails.
+  bool encode(std::string_view text, bool addBos, std::vector<int> &ids,
+              std::string &error) const override;
   /// run.c's decode: the piece, minus its leading space right after BOS;
   /// "<0xXX>" pieces become the raw byte.
   std::string decode(int prev, int token) const override;
   int vocabSize() const override { return static_cast<int>(pieces_.size()); }
+  /// Pieces are spelled with spaces, as in tokenizer.bin.
+  int tokenId(std::string_view token) const override { return lookup(token); }
+  std::string tokenString(int id) const override;
+  int beginOfSequence() const override { return bos_; }
 
 private:
   explicit SpmTokenizer(int bos) : bos_(bos) {}

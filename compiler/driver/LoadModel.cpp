@@ -130,8 +130,7 @@ llvm::Expected<ModelSpec> loadGguf(const std::string &path,
     SpecialTokens ids = family->specialTokens();
     if (!tokenizer->kind.empty())
       ids = {tokenizer->bos, tokenizer->eos};
-    tokenizer =
-        readLlama2cTokenizer(tokenizerPath, spec->config.vocabSize, ids);
+    tokenizer = readTokenizerFile(tokenizerPath, spec->config.vocabSize, ids);
     if (!tokenizer)
       return tokenizer.takeError();
   }
@@ -154,8 +153,8 @@ llvm::Expected<ModelSpec> loadLlama2c(const std::string &path,
                                "llama2.c checkpoint " + fileName(path));
   if (!spec || tokenizerPath.empty())
     return spec;
-  auto tokenizer = readLlama2cTokenizer(tokenizerPath, spec->config.vocabSize,
-                                        family->specialTokens());
+  auto tokenizer = readTokenizerFile(tokenizerPath, spec->config.vocabSize,
+                                     family->specialTokens());
   if (!tokenizer)
     return tokenizer.takeError();
   spec->tokenizer = std::move(*tokenizer);
