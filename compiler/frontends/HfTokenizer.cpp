@@ -115,9 +115,5 @@ tfmc::frontends::readTokenizerFile(const std::string &path, int64_t vocabSize,
     }
     return spec;
   }
-  if (name.ends_with(".bin"))
-    return readLlama2cTokenizer(path, vocabSize, ids);
-  return llvm::createStringError("tokenizer '" + path +
-                                 "' is not a tokenizer.json, vocab.json or "
-                                 "llama2.c tokenizer .bin file");
+  return readLlama2cTokenizer(path, vocabSize, ids);
 }
