@@ -145,9 +145,8 @@ def TfmCpuSerializeSmallParallelLoops : Pass<"tfm-cpu-serialize-small-parallel-l
     lane they compute: a scalar elementwise loop over N elements is N, a
     micro-kernel's vector FMAs weigh their 16 lanes each, so matrix-vector
     products never look small. (Counting iterations alone made a decode
-    GEMV over 48 panels of 768 features weigh 6 x 768.)
-    llama-15m prefill, 32-row chunks: 9715 tok/s at 8192, 11974 at 32768
-    (the default); decode and GPT-2 124M's compile time (21 s) unchanged.
+    GEMV over 48 panels of 768 features weigh 6 x 768.) The default's
+    measurements: bench/README.md, "Measured defaults".
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
@@ -177,11 +176,9 @@ def TfmCpuPrefetchWeightPanels : Pass<"tfm-cpu-prefetch-weight-panels"> {
     add up to at least `stream-min-bytes` (weights that stream from DRAM
     every step), each such kernel's reduction loop prefetches, at feature
     k, feature `k + stream-distance` of each of its panels (non-temporal,
-    clamped to the last feature). Measured on the 2-thread benchmark
-    machine, decode of 128 tokens, interleaved runs (medians): llama-110m
-    158 -> 174 tok/s and GPT-2 124M 127 -> 154 (x6), while llama-42m (167 MB
-    of weights) measured -2% and llama-15m (61 MB, partly cache-resident)
-    -9% (x8), hence the 256 MiB default.
+    clamped to the last feature). Smaller weights are partly
+    cache-resident, where prefetching costs more than it hides; why the
+    defaults are what they are: bench/README.md, "Measured defaults".
   }];
   let options = [
     Option<"streamDistance", "stream-distance", "int64_t", /*default=*/"16",
@@ -211,11 +208,8 @@ def TfmCpuPrefetchCacheRows : Pass<"tfm-cpu-prefetch-cache-rows"> {
     rows `p + c + distance` of each block (`memref.prefetch`, read,
     locality 0, clamped to the last row). A thread streams one head's keys
     and values at a time, and a block of 16 rows of 64 f32 features is one
-    4 KiB page of each, where the hardware prefetcher starts over. Measured
-    on the 2-thread benchmark machine, attention's share of a decode step at
-    positions 888+ (interleaved runs): llama-42m 19.8% -> 17.1%,
-    19.7% -> 17.5% and 19.1% -> 17.5% (x8 each); llama-110m 12.8% -> 11.7%
-    (x6); llama-15m's decode and llama-110m's prefill did not change.
+    4 KiB page of each, where the hardware prefetcher starts over
+    (measurements: bench/README.md, "Measured defaults").
   }];
   let options = [
     Option<"distance", "distance", "int64_t", /*default=*/"32",
