@@ -42,8 +42,10 @@ static LogicalResult verifyFeatureVector(Operation *op, Value vector,
 
 LogicalResult GlobalWeightOp::verify() {
   auto type = cast<RankedTensorType>(getType());
-  if (!type.getElementType().isF32())
-    return emitOpError() << "weights are f32 tensors, got " << type;
+  Type element = type.getElementType();
+  if (!element.isF32() && !element.isF16() && !element.isBF16())
+    return emitOpError() << "weights are f32, f16 or bf16 tensors, got "
+                         << type;
   if (getStacked() && getStacked()->empty())
     return emitOpError() << "stacks no tensors";
   if (getPanels() && type.getRank() != 3)

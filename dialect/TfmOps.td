@@ -16,6 +16,9 @@ def Tfm_Activation : 2DTensorOf<[F32]>;
 def Tfm_KeysOrValues : TensorRankOf<[F32], [2, 3]>;
 def Tfm_Vector : 1DTensorOf<[F32]>;
 def Tfm_Matrix : 2DTensorOf<[F32]>;
+// A projection's weight may be stored in 16 bits; the product is computed in
+// f32 (each weight element is extended when it is read).
+def Tfm_WeightMatrix : 2DTensorOf<[F32, F16, BF16]>;
 
 //===----------------------------------------------------------------------===//
 // Weights
@@ -157,13 +160,14 @@ def Tfm_LinearOp : Tfm_Op<"linear", [Pure, InferTypeOpAdaptor]> {
   let summary = "Fully connected layer, weight stored [out, in]";
   let description = [{
     `result = input * transpose(weight) + bias` (the layout of
-    `torch.nn.Linear`); the bias is optional.
+    `torch.nn.Linear`); the bias is optional. The weight may be f32, f16 or
+    bf16; the product and the result are f32.
     ```mlir
     %q = tfm.linear %x, %wq : tensor<8x288xf32>, tensor<288x288xf32> -> tensor<8x288xf32>
     %h = tfm.linear %x, %w, %b : tensor<8x768xf32>, tensor<3072x768xf32>, tensor<3072xf32> -> tensor<8x3072xf32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$input, Tfm_Matrix:$weight,
+  let arguments = (ins Tfm_Activation:$input, Tfm_WeightMatrix:$weight,
                        Optional<Tfm_Vector>:$bias);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
@@ -182,7 +186,7 @@ def Tfm_LMHeadOp : Tfm_Op<"lm_head", [Pure, InferTypeOpAdaptor]> {
     %logits = tfm.lm_head %x, %wte : tensor<8x64xf32>, tensor<512x64xf32> -> tensor<8x512xf32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$input, Tfm_Matrix:$weight);
+  let arguments = (ins Tfm_Activation:$input, Tfm_WeightMatrix:$weight);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)

@@ -45,7 +45,11 @@ static FailureOr<Value> readStacked(OpBuilder &builder, ModuleOp module,
   shape[0] = 0;
   SmallVector<StringRef> names;
   for (GlobalWeightOp part : parts) {
-    shape[0] += cast<RankedTensorType>(part.getType()).getDimSize(0);
+    auto partType = cast<RankedTensorType>(part.getType());
+    // One stack holds one element type: f32 Q with bf16 K stays unfused.
+    if (partType.getElementType() != first.getElementType())
+      return failure();
+    shape[0] += partType.getDimSize(0);
     names.push_back(part.getSymName());
   }
   auto type = RankedTensorType::get(shape, first.getElementType());

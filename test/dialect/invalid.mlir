@@ -1,6 +1,6 @@
 // RUN: tfmc-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{weights are f32 tensors}}
+// expected-error @+1 {{weights are f32, f16 or bf16 tensors}}
 tfm.global_weight @w : tensor<4xi32>
 
 // -----

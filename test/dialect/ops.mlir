@@ -171,3 +171,18 @@ func.func @attention_kernel(%q: tensor<2x16xf32>, %k: tensor<2x?x4xf32>, %v: ten
   %o = tfm.attention_kernel ins(%q, %k, %v : tensor<2x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<2x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<2x16xf32>
   return %o : tensor<2x16xf32>
 }
+
+// -----
+
+// Weights may be stored in f16 or bf16; projections compute in f32.
+// CHECK-LABEL: tfm.global_weight @half : tensor<8x16xf16>
+tfm.global_weight @half : tensor<8x16xf16>
+// CHECK-LABEL: func.func @sixteen_bit_weights
+func.func @sixteen_bit_weights(%x: tensor<4x16xf32>, %b: tensor<8x16xbf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %h = tfm.weight @half : tensor<8x16xf16>
+  // CHECK: tfm.linear %{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<8x16xf16> -> tensor<4x8xf32>
+  %y = tfm.linear %x, %h : tensor<4x16xf32>, tensor<8x16xf16> -> tensor<4x8xf32>
+  // CHECK: tfm.lm_head %{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<8x16xbf16> -> tensor<4x8xf32>
+  %l = tfm.lm_head %x, %b : tensor<4x16xf32>, tensor<8x16xbf16> -> tensor<4x8xf32>
+  return %y, %l : tensor<4x8xf32>, tensor<4x8xf32>
+}

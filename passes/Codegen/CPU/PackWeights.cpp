@@ -84,6 +84,17 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
       if (isa<LinearOp, LMHeadOp>(op))
         projections.push_back(op);
     });
+    // Panels are f32 (the micro-kernels' FMAs read them as they are).
+    for (Operation *op : projections) {
+      auto weightType = cast<RankedTensorType>(op->getOperand(1).getType());
+      if (!weightType.getElementType().isF32()) {
+        op->emitOpError()
+            << "reads a " << weightType.getElementType()
+            << " weight; tfm-cpu-pack-weights packs f32 weights only (run "
+               "with pack-weights=false, or load the weights as f32)";
+        return signalPassFailure();
+      }
+    }
     for (Operation *op : projections) {
       if (auto linear = dyn_cast<LinearOp>(op))
         packProjection(module, op, linear.getInput(), linear.getWeight(),

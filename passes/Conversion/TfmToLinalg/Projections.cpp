@@ -45,7 +45,11 @@ Value project(OpBuilder &b, Location loc, Value input, Value weight,
              b, loc, init.getType(), ValueRange{input, weight}, init, maps,
              iterators(2, 1),
              [](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value product = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+               // 16-bit weights are widened as they are read.
+               Value w = args[1];
+               if (w.getType() != args[0].getType())
+                 w = arith::ExtFOp::create(nb, nloc, args[0].getType(), w);
+               Value product = arith::MulFOp::create(nb, nloc, args[0], w);
                yield(nb, nloc,
                      arith::AddFOp::create(nb, nloc, args[2], product));
              })

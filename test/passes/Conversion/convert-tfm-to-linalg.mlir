@@ -183,3 +183,16 @@ func.func @attention_to_kernel(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %v: te
   %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// A 16-bit weight is widened to f32 where the product reads it.
+// CHECK-LABEL: func.func @f16_weight
+func.func @f16_weight(%x: tensor<4x16xf32>, %w: tensor<8x16xf16>) -> tensor<4x8xf32> {
+  // CHECK: linalg.generic
+  // CHECK: ^bb0(%[[IN:.*]]: f32, %[[W:.*]]: f16, %[[ACC:.*]]: f32):
+  // CHECK:   %[[WIDE:.*]] = arith.extf %[[W]] : f16 to f32
+  // CHECK:   arith.mulf %[[IN]], %[[WIDE]] : f32
+  %y = tfm.linear %x, %w : tensor<4x16xf32>, tensor<8x16xf16> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

@@ -72,3 +72,22 @@ func.func @mixed_bias(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>,
   %v = tfm.linear %x, %wv : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
   return %q, %k, %v : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// A stack holds one element type: Q in bf16 with K and V in f32 stay apart.
+tfm.global_weight @t.wq : tensor<4x4xbf16>
+tfm.global_weight @t.wk : tensor<4x4xf32>
+tfm.global_weight @t.wv : tensor<4x4xf32>
+// CHECK-LABEL: func.func @mixed_element_types
+func.func @mixed_element_types(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  // CHECK-COUNT-3: tfm.linear
+  // CHECK-NOT: extract_slice
+  %wq = tfm.weight @t.wq : tensor<4x4xbf16>
+  %wk = tfm.weight @t.wk : tensor<4x4xf32>
+  %wv = tfm.weight @t.wv : tensor<4x4xf32>
+  %q = tfm.linear %x, %wq : tensor<2x4xf32>, tensor<4x4xbf16> -> tensor<2x4xf32>
+  %k = tfm.linear %x, %wk : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %v = tfm.linear %x, %wv : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  return %q, %k, %v : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
