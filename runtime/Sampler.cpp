@@ -26,21 +26,30 @@ uint64_t splitmix64(uint64_t x) {
 }
 
 /// First index of the largest logit, so ties resolve the same way everywhere.
+/// NaN logits are never chosen unless every logit is NaN (then 0).
 int argmax(const float *logits, int vocab) {
   int best = 0;
-  for (int i = 1; i < vocab; ++i)
+  while (best + 1 < vocab && std::isnan(logits[best]))
+    ++best;
+  if (std::isnan(logits[best]))
+    return 0;
+  for (int i = best + 1; i < vocab; ++i)
     if (logits[i] > logits[best])
       best = i;
   return best;
 }
 
-/// Replaces logits with exp((l - max) / T) in place; returns their sum.
-float softmaxUnnormalised(float *logits, int vocab, float temperature) {
-  float maxLogit = logits[argmax(logits, vocab)];
+/// Replaces logits with exp((l - max) / T) in place, where max is
+/// logits[best]; returns their sum. A NaN logit weighs 0. The largest
+/// weighs exactly 1 unless max is infinite.
+float softmaxUnnormalised(float *logits, int vocab, int best,
+                          float temperature) {
+  float maxLogit = logits[best];
   float invT = 1.0f / temperature;
   float sum = 0.0f;
   for (int i = 0; i < vocab; ++i) {
-    logits[i] = std::exp((logits[i] - maxLogit) * invT);
+    float weight = std::exp((logits[i] - maxLogit) * invT);
+    logits[i] = std::isnan(weight) ? 0.0f : weight;
     sum += logits[i];
   }
   return sum;
@@ -79,7 +88,12 @@ int Sampler::sample(float *logits, int vocab) {
   if (!(options_.temperature > 0.0f))
     return argmax(logits, vocab);
 
-  float total = softmaxUnnormalised(logits, vocab, options_.temperature);
+  int best = argmax(logits, vocab);
+  float total = softmaxUnnormalised(logits, vocab, best, options_.temperature);
+  // No distribution to draw from (every logit NaN, or an infinite one):
+  // the most likely token, as greedy decoding would pick it.
+  if (!(total > 0.0f) || !std::isfinite(total))
+    return best;
   bool useTopK = options_.topK > 0 && options_.topK < vocab;
   bool useTopP = options_.topP < 1.0f;
   if (!useTopK && !useTopP) {
@@ -100,6 +114,9 @@ int Sampler::sample(float *logits, int vocab) {
     // A token below (1 - p) / (vocab - 1) of the mass cannot be inside the
     // nucleus (llama2.c's argument), so large vocabularies sort only a few.
     cutoff = (1.0f - options_.topP) / static_cast<float>(vocab - 1) * total;
+    // Rounding may lift it past the most likely token (a near-uniform
+    // distribution, e.g. a huge temperature): that token always stays.
+    cutoff = std::min(cutoff, logits[best]);
   }
   for (int i = 0; i < vocab; ++i)
     if (logits[i] >= cutoff)
@@ -137,6 +154,8 @@ int Sampler::sample(float *logits, int vocab) {
     kept = cumulative;
   }
 
+  if (keep == 0)
+    return best;
   float r = nextUniform() * kept;
   float cdf = 0.0f;
   for (size_t i = 0; i < keep; ++i) {

@@ -159,3 +159,42 @@ TEST(SamplerTest, SingleTokenVocabulary) {
   Sampler sampler(options(1.0f, 0, 0.5f, 0));
   EXPECT_EQ(sampleOnce(sampler, {3.0f}), 0);
 }
+
+// Regressions: top-p used to keep nothing, and the draw read index -1.
+TEST(SamplerTest, NaNLogitsAreNeverDrawn) {
+  const float nan = std::nanf("");
+  for (float topP : {0.9f, 1.0f}) {
+    Sampler sampler(options(1.0f, 0, topP, 5));
+    for (int i = 0; i < 50; ++i) {
+      int id = sampleOnce(sampler, {nan, 1.0f, 2.0f, nan});
+      EXPECT_TRUE(id == 1 || id == 2) << id;
+    }
+  }
+}
+
+TEST(SamplerTest, AllNaNLogitsGiveAValidId) {
+  const float nan = std::nanf("");
+  for (int topK : {0, 2}) {
+    Sampler sampler(options(1.0f, topK, 0.9f, 5));
+    EXPECT_EQ(sampleOnce(sampler, {nan, nan, nan}), 0);
+  }
+  Sampler greedy(options(0.0f, 0, 1.0f, 5));
+  EXPECT_EQ(sampleOnce(greedy, {nan, 0.5f, nan, 3.0f}), 3);
+}
+
+TEST(SamplerTest, InfiniteLogitIsChosen) {
+  Sampler sampler(options(1.0f, 0, 0.9f, 5));
+  EXPECT_EQ(sampleOnce(sampler, {0.0f, INFINITY, 1.0f}), 1);
+}
+
+TEST(SamplerTest, HugeTemperatureTinyTopPKeepsTheTopToken) {
+  std::vector<float> logits(512);
+  for (size_t i = 0; i < logits.size(); ++i)
+    logits[i] = static_cast<float>(i % 7);
+  Sampler sampler(options(1e30f, 0, 0.001f, 5));
+  for (int i = 0; i < 20; ++i) {
+    int id = sampleOnce(sampler, logits);
+    EXPECT_GE(id, 0);
+    EXPECT_LT(id, 512);
+  }
+}
