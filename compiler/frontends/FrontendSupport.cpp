@@ -39,3 +39,30 @@ std::string tfmc::frontends::metaspaceToSpace(llvm::StringRef piece) {
   }
   return out;
 }
+
+llvm::Expected<llvm::json::Value>
+tfmc::frontends::parseJson(llvm::StringRef text) {
+  int depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // the escaped character cannot end the string
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return llvm::createStringError(
+            "JSON nested deeper than " + llvm::Twine(kMaxJsonDepth) +
+            " levels at byte " + llvm::Twine(i));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return llvm::json::parse(text);
+}

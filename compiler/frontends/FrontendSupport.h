@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
@@ -20,6 +21,12 @@ namespace tfmc::frontends {
 /// alive; `what` names the file's role in the error message ("GGUF file").
 llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
 mapFile(const std::string &path, llvm::StringRef what);
+
+/// llvm::json::parse of untrusted text, which recurses once per nesting
+/// level: text nested deeper than kMaxJsonDepth is rejected first, so a
+/// `[[[[...` of any length is an error, not a stack overflow.
+constexpr int kMaxJsonDepth = 128;
+llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text);
 
 /// `directory`/`name`.
 std::string joinPath(const std::string &directory, llvm::StringRef name);

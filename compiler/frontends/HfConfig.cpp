@@ -17,7 +17,7 @@ HfConfig::open(const std::string &directory) {
   auto buffer = mapFile(path, "config");
   if (!buffer)
     return buffer.takeError();
-  auto json = llvm::json::parse((*buffer)->getBuffer());
+  auto json = parseJson((*buffer)->getBuffer());
   if (!json)
     return llvm::createStringError("malformed JSON in '" + path +
                                    "': " + llvm::toString(json.takeError()));

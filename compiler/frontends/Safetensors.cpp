@@ -104,7 +104,7 @@ readShardIndex(const std::string &indexPath) {
   auto buffer = mapFile(indexPath, "safetensors index");
   if (!buffer)
     return buffer.takeError();
-  auto json = llvm::json::parse((*buffer)->getBuffer());
+  auto json = parseJson((*buffer)->getBuffer());
   if (!json)
     return llvm::createStringError("malformed JSON in '" + indexPath +
                                    "': " + llvm::toString(json.takeError()));
@@ -150,7 +150,7 @@ llvm::Error tfmc::frontends::addSafetensorsFile(const std::string &path,
         "-byte header but has only " + llvm::Twine(size - 8) +
         " bytes after the length");
   llvm::StringRef headerText(buffer->getBufferStart() + 8, headerLength);
-  auto header = llvm::json::parse(headerText);
+  auto header = parseJson(headerText);
   if (!header)
     return llvm::createStringError(name + " has a malformed header: " +
                                    llvm::toString(header.takeError()));
