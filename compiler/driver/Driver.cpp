@@ -22,8 +22,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+
+#include <limits>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -100,6 +103,8 @@ public:
                     llvm::Twine(contextLength));
       contextLength = transform.contextLength;
     }
+    if (llvm::Error error = checkCacheSize(contextLength))
+      return fail(std::move(error));
     if (transform.prefillChunk <= 0)
       return fail("--prefill-chunk must be positive");
     int64_t chunk = std::min<int64_t>(transform.prefillChunk, contextLength);
@@ -134,6 +139,24 @@ public:
     // From here on the target decides: its passes read #tfm.target.
     mlir::tfm::setTarget(*ir, target);
     return finish(backend.compile(*this));
+  }
+
+  /// The KV cache (keys and values of every layer, f32) for `positions`
+  /// must be addressable and plausible; sizes from a model file are
+  /// untrusted (a context of 2^58 wrapped to a 4 KiB cache).
+  llvm::Error checkCacheSize(int64_t positions) const {
+    constexpr int64_t kMaxCacheBytes = int64_t(1) << 40;
+    const DecoderConfig &c = spec.config;
+    int64_t bytes = 2 * 4;
+    bool overflow = positions > std::numeric_limits<int32_t>::max();
+    for (int64_t factor :
+         {c.numLayers, c.attention.numKVHeads, c.attention.headDim, positions})
+      overflow = overflow || llvm::MulOverflow(bytes, factor, bytes);
+    if (overflow || bytes > kMaxCacheBytes)
+      return makeError("the KV cache for the context length of " +
+                       llvm::Twine(positions) + " positions would exceed " +
+                       "1 TiB: pass --context with fewer positions");
+    return llvm::Error::success();
   }
 
   // BackendSession

@@ -98,9 +98,14 @@ GgufFile::string(llvm::StringRef key,
   return (*value)->string;
 }
 
-bool GgufFile::flag(llvm::StringRef key, bool fallback) const {
+llvm::Expected<bool> GgufFile::flag(llvm::StringRef key,
+                                    bool fallback) const {
   const GgufValue *value = find(key);
-  return value && value->type == kGgufBool ? value->uint != 0 : fallback;
+  if (!value)
+    return fallback;
+  if (value->type != kGgufBool)
+    return wrongType(key, *value, "a bool");
+  return value->uint != 0;
 }
 
 std::optional<uint64_t> GgufFile::arraySize(llvm::StringRef key) const {

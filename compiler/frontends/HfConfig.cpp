@@ -88,9 +88,16 @@ HfConfig::string(llvm::StringRef key,
   return text->str();
 }
 
-bool HfConfig::flag(llvm::StringRef key, bool fallback) const {
-  auto found = json().getBoolean(key);
-  return found ? *found : fallback;
+llvm::Expected<bool> HfConfig::flag(llvm::StringRef key,
+                                    bool fallback) const {
+  const llvm::json::Value *found = value(key);
+  if (!found)
+    return fallback;
+  auto boolean = found->getAsBoolean();
+  if (!boolean)
+    return llvm::createStringError("field '" + key + "' in " + describe() +
+                                   " must be true or false");
+  return *boolean;
 }
 
 std::optional<uint64_t> HfConfig::arraySize(llvm::StringRef key) const {

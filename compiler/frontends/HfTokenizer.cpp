@@ -12,6 +12,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <limits>
+
 using namespace tfmc;
 using namespace tfmc::frontends;
 
@@ -57,18 +59,23 @@ llvm::Expected<TokenizerSpec> fromVocabAndMerges(const std::string &vocabPath,
 }
 
 /// Reads a special id that may be an integer or a list (first element).
-int specialId(const llvm::json::Object &config, llvm::StringRef key,
-              int fallback) {
+/// An id no token can have is an error, not a truncated int (2^32 + 1 is
+/// not 1).
+llvm::Expected<int> specialId(const llvm::json::Object &config,
+                              llvm::StringRef key, int fallback) {
   const llvm::json::Value *value = config.get(key);
   if (!value)
     return fallback;
-  if (auto id = value->getAsInteger())
-    return static_cast<int>(*id);
+  std::optional<int64_t> id = value->getAsInteger();
   if (const llvm::json::Array *ids = value->getAsArray())
     if (!ids->empty())
-      if (auto id = (*ids)[0].getAsInteger())
-        return static_cast<int>(*id);
-  return fallback;
+      id = (*ids)[0].getAsInteger();
+  if (!id)
+    return fallback;
+  if (*id < -1 || *id > std::numeric_limits<int32_t>::max())
+    return llvm::createStringError("config.json's '" + key + "' " +
+                                   llvm::Twine(*id) + " is not a token id");
+  return static_cast<int>(*id);
 }
 
 } // namespace
@@ -91,8 +98,14 @@ tfmc::frontends::readHfTokenizer(const std::string &directory,
   }();
   if (!spec || spec->kind.empty())
     return spec;
-  spec->bos = specialId(config, "bos_token_id", defaults.bos);
-  spec->eos = specialId(config, "eos_token_id", defaults.eos);
+  auto bos = specialId(config, "bos_token_id", defaults.bos);
+  if (!bos)
+    return bos.takeError();
+  auto eos = specialId(config, "eos_token_id", defaults.eos);
+  if (!eos)
+    return eos.takeError();
+  spec->bos = *bos;
+  spec->eos = *eos;
   return spec;
 }
 

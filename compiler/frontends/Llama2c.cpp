@@ -161,7 +161,8 @@ Llama2cCheckpoint::string(llvm::StringRef key,
   return missingField(key);
 }
 
-bool Llama2cCheckpoint::flag(llvm::StringRef key, bool fallback) const {
+llvm::Expected<bool> Llama2cCheckpoint::flag(llvm::StringRef key,
+                                             bool fallback) const {
   if (key == "shared_classifier")
     return header_[kVocab] > 0;
   return fallback;

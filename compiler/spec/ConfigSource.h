@@ -46,8 +46,10 @@ public:
   string(llvm::StringRef key,
          std::optional<std::string> fallback = std::nullopt) const = 0;
 
-  /// A boolean; `fallback` when the key is absent or holds no boolean.
-  virtual bool flag(llvm::StringRef key, bool fallback) const = 0;
+  /// A boolean; `fallback` when the key is absent, an error naming the file
+  /// and the key when it holds anything else (`"yes"` is not true).
+  virtual llvm::Expected<bool> flag(llvm::StringRef key,
+                                    bool fallback) const = 0;
 
   /// Elements of the array under `key`; nullopt when there is none.
   virtual std::optional<uint64_t> arraySize(llvm::StringRef key) const = 0;

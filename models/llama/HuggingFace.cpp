@@ -33,8 +33,10 @@ tfmc::llama::readHuggingFaceConfig(const Checkpoint &file) {
   if (auto err = config.read("rope_theta", c.ropeTheta, 10000.0))
     return err;
   // A checkpoint without a head of its own ties it, whatever config.json says.
-  c.tiedEmbeddings = config.flag("tie_word_embeddings", false) ||
-                     !file.tensors.contains("lm_head.weight");
+  auto tied = config.flag("tie_word_embeddings", false);
+  if (!tied)
+    return tied.takeError();
+  c.tiedEmbeddings = *tied || !file.tensors.contains("lm_head.weight");
   auto activation = config.string("hidden_act", std::string("silu"));
   if (!activation)
     return activation.takeError();

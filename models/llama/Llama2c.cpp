@@ -29,7 +29,10 @@ tfmc::llama::readLlama2cConfig(const Checkpoint &file) {
   // run.c's constants.
   c.normEps = 1e-5f;
   c.ropeTheta = 10000.0f;
-  c.tiedEmbeddings = config.flag("shared_classifier", true);
+  auto shared = config.flag("shared_classifier", true);
+  if (!shared)
+    return shared.takeError();
+  c.tiedEmbeddings = *shared;
   return c;
 }
 
