@@ -14,6 +14,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <set>
 #include <map>
 
 using namespace tfmc;
@@ -114,18 +115,18 @@ readShardIndex(const std::string &indexPath) {
   if (!map)
     return llvm::createStringError("'" + indexPath +
                                    "' lacks the object 'weight_map'");
-  std::vector<std::string> shards;
+  // A set: an index may name as many files as tensors (a list made this
+  // quadratic: 150,000 entries took minutes).
+  std::set<std::string> shards;
   for (const auto &[tensor, file] : *map) {
     auto name = file.getAsString();
     if (!name || name->contains('/') || name->contains('\\'))
       return llvm::createStringError("'" + indexPath + "' maps tensor '" +
                                      llvm::StringRef(tensor) +
                                      "' to an invalid file name");
-    if (std::find(shards.begin(), shards.end(), *name) == shards.end())
-      shards.push_back(name->str());
+    shards.insert(name->str());
   }
-  std::sort(shards.begin(), shards.end());
-  return shards;
+  return std::vector<std::string>(shards.begin(), shards.end());
 }
 
 } // namespace

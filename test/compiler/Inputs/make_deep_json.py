@@ -3,6 +3,7 @@
   make_deep_json.py config DIR    DIR/config.json is [[[[...]]]]
   make_deep_json.py index DIR     DIR/model.safetensors.index.json's weight_map
   make_deep_json.py header FILE   FILE is a safetensors file whose header nests
+  make_deep_json.py wide-index DIR  an index naming 150,000 shard files
 """
 import struct
 import sys
@@ -20,6 +21,11 @@ def main():
     elif kind == "header":
         header = b'{"x": ' + b"[" * DEPTH + b"]" * DEPTH + b"}"
         open(path, "wb").write(struct.pack("<Q", len(header)) + header)
+    elif kind == "wide-index":
+        entries = ", ".join('"t%d": "shard-%06d.safetensors"' % (i, i)
+                            for i in range(150000))
+        open(path + "/model.safetensors.index.json", "w").write(
+            '{"weight_map": {' + entries + "}}")
     else:
         sys.exit("unknown kind " + kind)
 
