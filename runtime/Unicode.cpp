@@ -245,6 +245,54 @@ char32_t decodeUtf8(std::string_view text, size_t &pos) {
   return decodeStep(text, pos, truncated);
 }
 
+namespace {
+bool parseHex4(std::string_view text, size_t &pos, uint32_t &unit,
+               std::string &problem) {
+  if (text.size() - pos < 4) {
+    problem = "truncated \\u escape";
+    return false;
+  }
+  unit = 0;
+  for (int i = 0; i < 4; ++i) {
+    char c = text[pos++];
+    uint32_t digit;
+    if (c >= '0' && c <= '9')
+      digit = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      digit = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      digit = c - 'A' + 10;
+    else {
+      problem = "bad hex digit in \\u escape";
+      return false;
+    }
+    unit = unit * 16 + digit;
+  }
+  return true;
+}
+} // namespace
+
+bool appendJsonUnicodeEscape(std::string_view text, size_t &pos,
+                             std::string &out, std::string &problem) {
+  uint32_t unit;
+  if (!parseHex4(text, pos, unit, problem))
+    return false;
+  if (unit >= 0xD800 && unit <= 0xDBFF && text.substr(pos, 2) == "\\u") {
+    size_t save = pos;
+    pos += 2;
+    uint32_t low;
+    if (!parseHex4(text, pos, low, problem))
+      return false;
+    if (low >= 0xDC00 && low <= 0xDFFF) {
+      appendUtf8(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), out);
+      return true;
+    }
+    pos = save;
+  }
+  appendUtf8(unit, out);
+  return true;
+}
+
 void appendUtf8(char32_t cp, std::string &out) {
   if (cp >= kInvalid)
     cp = kReplacement;

@@ -32,6 +32,12 @@ char32_t decodeUtf8(std::string_view text, size_t &pos);
 /// valid UTF-8 text can match, as a lone UTF-16 unit matches no JavaScript
 /// text.
 void appendUtf8(char32_t cp, std::string &out);
+/// Decodes the JSON escape whose hex digits start at `text[pos]` (just past
+/// "\u"), joining a "\uD83D\uDE00" surrogate pair into one code point,
+/// appends it to `out` and advances `pos`. On a truncated escape or a bad
+/// hex digit sets `problem` and returns false, `pos` past what was read.
+bool appendJsonUnicodeEscape(std::string_view text, size_t &pos,
+                             std::string &out, std::string &problem);
 /// `text` as code points, invalid parts as U+FFFD.
 std::u32string toCodePoints(std::string_view text);
 /// `text` as UTF-8.

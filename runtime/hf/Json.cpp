@@ -196,45 +196,10 @@ private:
     return !keys.insert(key).second;
   }
 
-  bool parseHex4(uint32_t &unit) {
-    if (text_.size() - pos_ < 4)
-      return fail("truncated \\u escape");
-    unit = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = text_[pos_++];
-      uint32_t digit;
-      if (c >= '0' && c <= '9')
-        digit = c - '0';
-      else if (c >= 'a' && c <= 'f')
-        digit = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F')
-        digit = c - 'A' + 10;
-      else
-        return fail("bad hex digit in \\u escape");
-      unit = unit * 16 + digit;
-    }
-    return true;
-  }
-
-  /// A \uXXXX escape, joining a surrogate pair into one code point.
   bool parseUnicodeEscape(std::string &out) {
-    uint32_t unit;
-    if (!parseHex4(unit))
-      return false;
-    if (unit >= 0xD800 && unit <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
-      size_t save = pos_;
-      pos_ += 2;
-      uint32_t low;
-      if (!parseHex4(low))
-        return false;
-      if (low >= 0xDC00 && low <= 0xDFFF) {
-        unicode::appendUtf8(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00),
-                            out);
-        return true;
-      }
-      pos_ = save;
-    }
-    unicode::appendUtf8(unit, out);
+    std::string problem;
+    if (!unicode::appendJsonUnicodeEscape(text_, pos_, out, problem))
+      return fail(std::move(problem));
     return true;
   }
 
