@@ -14,6 +14,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "test/unit/TempFile.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -27,6 +29,8 @@ using tfmc::weights::ElementType;
 using tfmc::weights::TensorView;
 using tfmc::weights::Transform;
 using tfmc::weights::Weight;
+
+using tfm::test::TempFile;
 
 namespace {
 
@@ -95,26 +99,6 @@ std::string oldBlob(const mlir::tfm::WeightLayout &layout,
   }
   return blob;
 }
-
-class TempFile {
-public:
-  TempFile() {
-    char name[] = "/tmp/tfm-model-package-test-XXXXXX";
-    int fd = mkstemp(name);
-    EXPECT_GE(fd, 0);
-    close(fd);
-    path_ = name;
-  }
-  ~TempFile() { std::remove(path_.c_str()); }
-  const std::string &path() const { return path_; }
-  std::string read() const {
-    std::ifstream in(path_, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-
-private:
-  std::string path_;
-};
 
 class ModelPackageTest : public ::testing::Test {
 protected:

@@ -2,6 +2,8 @@
 
 #include "runtime/Package.h"
 
+#include "test/unit/TempFile.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,33 +18,9 @@ using tfm::rt::Package;
 using tfm::rt::PackageMetadata;
 using tfm::rt::PackageWriter;
 
+using tfm::test::TempFile;
+
 namespace {
-
-/// A temporary file removed when the test ends.
-class TempFile {
-public:
-  TempFile() {
-    char name[] = "/tmp/tfm-package-test-XXXXXX";
-    int fd = mkstemp(name);
-    EXPECT_GE(fd, 0);
-    close(fd);
-    path_ = name;
-  }
-  ~TempFile() { std::remove(path_.c_str()); }
-  const std::string &path() const { return path_; }
-
-  std::string read() const {
-    std::ifstream in(path_, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  void write(const std::string &bytes) const {
-    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  }
-
-private:
-  std::string path_;
-};
 
 std::string sampleWeights() {
   std::string weights(10000, '\0');
