@@ -620,9 +620,9 @@ void Gpt2Tokenizer::encodeWord(std::string_view word,
   cache_.emplace(std::move(key), std::move(wordIds));
 }
 
-bool Gpt2Tokenizer::encode(std::string_view text, bool addBos,
+bool Gpt2Tokenizer::encode(std::string_view text, bool /*addSpecialTokens*/,
                            std::vector<int> &ids, std::string &) const {
-  ids = encodeIds(text, addBos);
+  ids = encodeIds(text);
   return true;
 }
 
@@ -639,11 +639,8 @@ std::string Gpt2Tokenizer::tokenString(int id) const {
   return spelled;
 }
 
-std::vector<int> Gpt2Tokenizer::encodeIds(std::string_view text,
-                                          bool addBos) const {
+std::vector<int> Gpt2Tokenizer::encodeIds(std::string_view text) const {
   std::vector<int> ids;
-  if (addBos && bos_ >= 0)
-    ids.push_back(bos_);
   for (std::string_view word : pretokenize(text))
     encodeWord(word, ids);
   return ids;

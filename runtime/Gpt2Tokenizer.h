@@ -26,14 +26,15 @@ public:
   static std::unique_ptr<Gpt2Tokenizer> create(std::string_view blob, int bos,
                                                int eos, std::string &error);
 
-  /// Pre-tokenises, then byte-level BPE per piece. Prepends `bos` when
-  /// `addBos` and the model has one. Special-token text such as
-  /// "<|endoftext|>" is encoded as ordinary text, as the reference does.
-  std::vector<int> encodeIds(std::string_view text, bool addBos) const;
+  /// Pre-tokenises, then byte-level BPE per piece. Special-token text such
+  /// as "<|endoftext|>" is encoded as ordinary text, as the reference does.
+  std::vector<int> encodeIds(std::string_view text) const;
   using Tokenizer::encode;
-  /// encodeIds; never fails.
-  bool encode(std::string_view text, bool addBos, std::vector<int> &ids,
-              std::string &error) const override;
+  /// encodeIds; never fails. GPT-2's tokenizer adds no special tokens
+  /// (transformers' GPT2Tokenizer has add_bos_token false), so neither
+  /// does `addSpecialTokens`: a prompt is its text's ids.
+  bool encode(std::string_view text, bool addSpecialTokens,
+              std::vector<int> &ids, std::string &error) const override;
   /// The raw bytes of `token`; GPT-2 decoding does not depend on `prev`.
   std::string decode(int prev, int token) const override;
   int vocabSize() const override { return static_cast<int>(bytes_.size()); }

@@ -44,8 +44,8 @@ class Tokenizer {
 public:
   virtual ~Tokenizer() = default;
   /// Encodes `text` into `ids`. With `addSpecialTokens`, adds what the
-  /// tokenizer adds around a text: "spm" and "gpt2-bpe" prepend the model's
-  /// BOS (when it has one); "hf" applies its post-processor, or the
+  /// tokenizer adds around a text: "spm" prepends the model's BOS (when it
+  /// has one), "gpt2-bpe" adds nothing (as GPT-2's tokenizer); "hf" applies its post-processor, or the
   /// add_bos_token/add_eos_token of tokenizer_config.json. Returns false and
   /// sets `error` when the text cannot be encoded (an "hf" pre-tokenizer
   /// regex that exhausts its step budget on this text).

@@ -126,10 +126,12 @@ TEST(Gpt2Tokenizer, SpecialTokenTextIsOrdinaryText) {
   EXPECT_EQ(gpt2()->decode(-1, kEndOfText), "<|endoftext|>");
 }
 
-TEST(Gpt2Tokenizer, AddBosPrependsEndOfText) {
+// GPT-2's tokenizer adds no BOS: a prompt starts with its own text, as
+// transformers' generate() sees it.
+TEST(Gpt2Tokenizer, AddsNoSpecialTokens) {
   REQUIRE_GPT2();
-  EXPECT_EQ(gpt2()->encode("Hello", true),
-            (std::vector<int>{kEndOfText, 15496}));
+  EXPECT_EQ(gpt2()->encode("Hello", true), (std::vector<int>{15496}));
+  EXPECT_EQ(gpt2()->encode("Hello", false), (std::vector<int>{15496}));
 }
 
 TEST(Gpt2Tokenizer, RoundTrips) {
