@@ -98,6 +98,11 @@ AttentionKernelOp::getTiledImplementation(OpBuilder &b,
                              {keys, b.getIndexAttr(kvHeads * headDim)}));
   }
   slices.push_back(slice(b, loc, getInit(), {row, column}, {rows, columns}));
+  Value slopes;
+  if (getSlopes()) {
+    slopes = slice(b, loc, getSlopes(), {offsets[1]}, {sizes[1]});
+    slices.push_back(slopes);
+  }
   AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
   Value offset = getValueOrCreateConstantIndexOp(
       b, loc,
@@ -106,8 +111,9 @@ AttentionKernelOp::getTiledImplementation(OpBuilder &b,
 
   auto tile = AttentionKernelOp::create(
       b, loc, slices[3].getType(), slices[0], slices[1], slices[2], offset,
-      slices[3], b.getI64IntegerAttr(*heads), b.getI64IntegerAttr(kvHeads),
-      getMaskAttr(), getWindowAttr());
+      slopes, slices[3], b.getI64IntegerAttr(*heads),
+      b.getI64IntegerAttr(kvHeads),
+      getMaskAttr(), getWindowAttr(), getRingAttr());
   SmallVector<Operation *> generated;
   for (Value value : slices)
     generated.push_back(value.getDefiningOp());

@@ -278,6 +278,25 @@ static LogicalResult verifyAttention(AttentionLike op) {
     return op.emitOpError()
            << (window ? "a sliding_window mask needs a window"
                       : "only a sliding_window mask takes a window");
+  if (Value slopes = op.getSlopes())
+    if (dim(slopes, 0) != heads)
+      return op.emitOpError() << "has " << dim(slopes, 0)
+                              << " ALiBi slopes for " << heads << " heads";
+  if (std::optional<uint64_t> ring = op.getRing()) {
+    if (!window)
+      return op.emitOpError("only a sliding_window mask reads a ring of keys");
+    if (!op.isHeadMajor())
+      return op.emitOpError("a ring of keys must be head-major");
+    // A query row sees the W positions up to its own; the rows of the
+    // sequence were all written into the ring before any of them reads it.
+    int64_t rows = dim(op.getQuery(), 0);
+    int64_t needed = int64_t(*op.getWindow()) + rows - 1;
+    if (int64_t(*ring) < needed)
+      return op.emitOpError()
+             << "ring of " << *ring << " keys cannot hold the window of "
+             << *op.getWindow() << " positions for " << rows
+             << " query rows (needs " << needed << ")";
+  }
   return success();
 }
 

@@ -81,14 +81,18 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure,
 def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
   let summary = "Token embedding lookup";
   let description = [{
-    `result[s, :] = table[tokens[s], :]`. Token ids outside `[0, vocab)` are
-    clamped into range (the runtime validates ids; clamping keeps a bad id
-    from reading outside the weights).
+    `result[s, :] = table[tokens[s], :] * scale` (`scale` defaults to 1;
+    Gemma multiplies its embeddings by `sqrt(hidden)` while its tied LM head
+    reads the table unscaled). Token ids outside `[0, vocab)` are clamped
+    into range (the runtime validates ids; clamping keeps a bad id from
+    reading outside the weights).
     ```mlir
     %x = tfm.embedding %tokens, %table : tensor<8xi32>, tensor<512x64xf32> -> tensor<8x64xf32>
+    %g = tfm.embedding %tokens, %table {scale = 8.0 : f32} : tensor<8xi32>, tensor<512x64xf32> -> tensor<8x64xf32>
     ```
   }];
-  let arguments = (ins 1DTensorOf<[I32]>:$tokens, Tfm_Matrix:$table);
+  let arguments = (ins 1DTensorOf<[I32]>:$tokens, Tfm_Matrix:$table,
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $tokens `,` $table attr-dict `:` type($tokens) `,` type($table) `->` type($result)
@@ -139,12 +143,16 @@ def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
 def Tfm_RMSNormOp : Tfm_Op<"rms_norm", [Pure, InferTypeOpAdaptor]> {
   let summary = "Root-mean-square normalisation over the feature dimension";
   let description = [{
-    `y = x / sqrt(mean(x^2) + eps) * weight` over the last dimension.
+    `y = x / sqrt(mean(x^2) + eps) * weight` over the last dimension; with
+    `unit_offset`, `y = x / sqrt(mean(x^2) + eps) * (1 + weight)` (Gemma
+    stores its norm weights as offsets from one).
     ```mlir
     %y = tfm.rms_norm %x, %w {eps = 1.0e-05 : f32} : tensor<8x288xf32>, tensor<288xf32>
+    %g = tfm.rms_norm %x, %w {eps = 1.0e-06 : f32, unit_offset} : tensor<8x288xf32>, tensor<288xf32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$input, Tfm_Vector:$weight, F32Attr:$eps);
+  let arguments = (ins Tfm_Activation:$input, Tfm_Vector:$weight, F32Attr:$eps,
+                       UnitAttr:$unit_offset);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $input `,` $weight attr-dict `:` type($input) `,` type($weight)
@@ -304,7 +312,16 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
     `offset + s` and key row `j` at position `j`; `mask` says which keys a
     query sees (`#tfm.mask<causal>`: `j <= offset + s`;
     `#tfm.mask<bidirectional>`: all; `#tfm.mask<sliding_window>` with
-    `window = W`: `offset + s - W < j <= offset + s`). `cache` says what
+    `window = W`: `offset + s - W < j <= offset + s`). With `ring = R`
+    (head-major keys only, a sliding window's rolling KV cache), the keys
+    are a ring of `R` slots that each hold the latest position congruent to
+    their index: seen from the query at position `p`, key row `j` is the
+    key of position `p - ((p - j) mod R)`, visible when that is at least 0
+    and inside the window; `R >= W + sequence - 1` keeps every position a
+    query of the sequence sees in the ring. With `alibi(slopes)` (ALiBi,
+    BLOOM), head `h` adds `slopes[h] * (key position - query position)` to
+    its scaled scores (BLOOM adds `slopes[h] * key position`, which differs
+    by a constant per query row: the softmax is the same). `cache` says what
     generation caches for it (`#tfm.cache_role<self>`: its own keys and
     values per position; `cross`: keys and values of another sequence,
     computed once; `none`: nothing).
@@ -315,18 +332,24 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
     %c = tfm.attention %q, %ck, %cv[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64,
         mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>}
         : tensor<8x64xf32>, tensor<4x?x8xf32>, tensor<4x?x8xf32>
+    %a = tfm.attention %q, %k, %v[%pos] alibi(%slopes : tensor<8xf32>) {num_heads = 8 : i64,
+        num_kv_heads = 8 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>}
+        : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$query, Tfm_KeysOrValues:$key,
                        Tfm_KeysOrValues:$value, Index:$offset,
+                       Optional<Tfm_Vector>:$slopes,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
                        Tfm_MaskKindAttr:$mask,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
-                       Tfm_CacheRoleAttr:$cache);
+                       Tfm_CacheRoleAttr:$cache,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$ring);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
-    $query `,` $key `,` $value `[` $offset `]` attr-dict `:`
+    $query `,` $key `,` $value `[` $offset `]`
+    (`alibi` `(` $slopes^ `:` type($slopes) `)`)? attr-dict `:`
     type($query) `,` type($key) `,` type($value)
   }];
   let hasVerifier = 1;
@@ -344,13 +367,15 @@ def Tfm_AttentionKernelOp : Tfm_Op<"attention_kernel", [
          "getTiledImplementation", "getResultTilePosition"]>]> {
   let summary = "Attention as one destination-style, tileable kernel";
   let description = [{
-    Computes exactly `tfm.attention` (same operands, `mask` and `window`)
+    Computes exactly `tfm.attention` (same operands, ALiBi `slopes`,
+    `mask`, `window` and `ring`)
     into `init`, in the form code generation schedules: it is
     destination-style and implements `TilingInterface` over its two
     parallel loops, query rows and heads (as `iree_linalg_ext.attention`),
     so that upstream tiling applies. A tile of rows `[r, r + R)` and heads
     `[h, h + H)` is the same op over those query rows and columns, the
-    key/value heads they read, and the offset `offset + r`; head tiles must
+    key/value heads they read, their heads' ALiBi slopes, and the offset
+    `offset + r`; head tiles must
     cover whole groups of heads that share a key/value head, or lie within
     one. Produced by `convert-tfm-to-linalg`; the CPU codegen tiles it into
     one flash-attention kernel per (row, head) (`tfm-cpu-tile-attention`),
@@ -364,15 +389,18 @@ def Tfm_AttentionKernelOp : Tfm_Op<"attention_kernel", [
   }];
   let arguments = (ins Tfm_Activation:$query, Tfm_KeysOrValues:$key,
                        Tfm_KeysOrValues:$value, Index:$offset,
+                       Optional<Tfm_Vector>:$slopes,
                        Tfm_Activation:$init,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
                        Tfm_MaskKindAttr:$mask,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$ring);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
-    type($value) `)` `offset` `(` $offset `)` `outs` `(` $init `:`
+    type($value) `)` `offset` `(` $offset `)`
+    (`alibi` `(` $slopes^ `:` type($slopes) `)`)? `outs` `(` $init `:`
     type($init) `)` attr-dict `->` type($result)
   }];
   let hasVerifier = 1;

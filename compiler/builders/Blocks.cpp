@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/builders/Blocks.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tfmc;
 
@@ -41,16 +43,37 @@ Value projection(NetworkBuilder &net, Value x, WeightRole weight,
 } // namespace
 
 Value tfmc::embedTokens(NetworkBuilder &net, Value &table) {
+  const DecoderConfig &c = net.config();
   table = net.weight(WeightRole::TokenEmbedding);
-  Value x = net.embedding(net.at("token_embedding"), net.tokens(), table);
-  switch (net.config().position) {
-  case PositionKind::Learned:
-    return net.positionEmbedding(net.at("position_embedding"), x,
-                                 net.weight(WeightRole::PositionEmbedding));
-  case PositionKind::Rope: // applied to Q and K in attentionBlock
+  Value x = net.embedding(net.at("token_embedding"), net.tokens(), table,
+                          c.embeddingScale);
+  if (c.position == PositionKind::Learned)
+    x = net.positionEmbedding(net.at("position_embedding"), x,
+                              net.weight(WeightRole::PositionEmbedding));
+  // Rotary positions and ALiBi act inside attentionBlock.
+  if (!c.embeddingLayerNorm)
     return x;
-  }
-  llvm_unreachable("unknown position kind");
+  Value bias = net.weight(WeightRole::EmbeddingNormBias);
+  Value scale = net.weight(WeightRole::EmbeddingNormWeight);
+  return net.layerNorm(net.at("embedding_norm"), x, scale, bias, c.normEps);
+}
+
+std::vector<float> tfmc::alibiSlopes(int64_t heads) {
+  // The ALiBi paper's geometric sequence for the largest power of two
+  // n <= heads, 2^(-8i/n), then every other term of the sequence for 2n
+  // for the remaining heads; in f32, as BLOOM computes them.
+  auto sequence = [](int64_t n, int64_t first, int64_t step, int64_t count,
+                     std::vector<float> &out) {
+    float base = float(std::exp2(-std::exp2(-(std::log2(double(n)) - 3))));
+    for (int64_t i = 0, power = first; i < count; ++i, power += step)
+      out.push_back(std::pow(base, float(power)));
+  };
+  int64_t power = int64_t(1) << int64_t(std::floor(std::log2(double(heads))));
+  std::vector<float> slopes;
+  sequence(power, 1, 1, power, slopes);
+  if (power != heads)
+    sequence(2 * power, 1, 2, std::min(power, heads - power), slopes);
+  return slopes;
 }
 
 Value tfmc::norm(NetworkBuilder &net, Value x, NormSite site) {
@@ -59,7 +82,7 @@ Value tfmc::norm(NetworkBuilder &net, Value x, NormSite site) {
   switch (c.norm) {
   case NormKind::RMSNorm:
     return net.rmsNorm(net.at(roles.name), x, net.weight(roles.weight),
-                       c.normEps);
+                       c.normEps, c.normUnitOffset);
   case NormKind::LayerNorm: {
     Value bias = net.weight(roles.bias);
     Value scale = net.weight(roles.weight);
@@ -85,8 +108,12 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
   Value k = rotate(projection(net, h, WeightRole::Wk, bias(WeightRole::Bk)),
                    "attn.rope_k");
   Value v = projection(net, h, WeightRole::Wv, bias(WeightRole::Bv));
-  Value attended =
-      net.attention(net.at("attn"), q, k, v, a.numHeads, a.numKVHeads);
+  Value slopes;
+  if (c.position == PositionKind::Alibi)
+    slopes = net.constantVector(net.at("attn.alibi_slopes"),
+                                alibiSlopes(a.numHeads));
+  Value attended = net.attention(net.at("attn"), q, k, v, a.numHeads,
+                                 a.numKVHeads, a.slidingWindow, slopes);
   return projection(net, attended, WeightRole::Wo,
                     a.outputBias ? std::optional(WeightRole::Bo)
                                  : std::nullopt);
@@ -105,6 +132,14 @@ Value tfmc::mlpBlock(NetworkBuilder &net, Value h) {
                                                 bias(WeightRole::BGate)));
     Value up = projection(net, h, WeightRole::WUp, bias(WeightRole::BUp));
     inner = net.mul(net.at("ffn.swiglu"), gate, up);
+    break;
+  }
+  case MlpKind::GeGLU: {
+    Value gate =
+        net.gelu(net.at("ffn.gelu"), projection(net, h, WeightRole::WGate,
+                                                bias(WeightRole::BGate)));
+    Value up = projection(net, h, WeightRole::WUp, bias(WeightRole::BUp));
+    inner = net.mul(net.at("ffn.geglu"), gate, up);
     break;
   }
   case MlpKind::GeluTanh:

@@ -14,22 +14,28 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <vector>
+
 namespace tfmc {
 
 /// Where a norm sits; picks its weights and its name.
 enum class NormSite { Attention, Mlp, Final };
 
 /// Token embeddings of the sequence, plus learned positions when the
-/// positions are learned. `table` receives the embedding table (a tied LM
-/// head reads it).
+/// positions are learned, normalised when the embeddings have a norm.
+/// `table` receives the embedding table (a tied LM head reads it).
 mlir::Value embedTokens(NetworkBuilder &net, mlir::Value &table);
+
+/// The ALiBi slope of each of `heads` heads (BLOOM's, for any head count).
+std::vector<float> alibiSlopes(int64_t heads);
 
 /// The configured norm (RMSNorm or LayerNorm) at `site`.
 mlir::Value norm(NetworkBuilder &net, mlir::Value x, NormSite site);
 
 /// Self-attention over `h`: Q/K/V projections (biased when configured),
 /// rotary embeddings on Q and K when positions are rotary, causal
-/// attention, the output projection.
+/// attention (windowed, or with ALiBi biases, as configured), the output
+/// projection.
 mlir::Value attentionBlock(NetworkBuilder &net, mlir::Value h);
 
 /// The configured MLP (SwiGLU or GELU-tanh) over `h`.

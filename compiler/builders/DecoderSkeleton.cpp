@@ -28,18 +28,13 @@ llvm::Error tfmc::checkDecoderConfig(const DecoderConfig &c,
     if (field.value <= 0)
       return fail(llvm::Twine("config field ") + field.name + " = " +
                   llvm::Twine(field.value) + " must be positive");
-  if (c.dim % a.numHeads != 0)
-    return fail("dim " + llvm::Twine(c.dim) +
-                " is not divisible by num_heads " + llvm::Twine(a.numHeads));
   if (a.numHeads % a.numKVHeads != 0)
     return fail("num_heads " + llvm::Twine(a.numHeads) +
                 " is not divisible by num_kv_heads " +
                 llvm::Twine(a.numKVHeads));
-  if (a.headDim != c.dim / a.numHeads)
-    return fail("head_dim " + llvm::Twine(a.headDim) +
-                " differs from dim / "
-                "num_heads = " +
-                llvm::Twine(c.dim / a.numHeads));
+  if (a.slidingWindow < 0)
+    return fail("sliding window " + llvm::Twine(a.slidingWindow) +
+                " must be positive");
   if (c.position == PositionKind::Rope && a.headDim % 2 != 0)
     return fail("head size " + llvm::Twine(a.headDim) +
                 " must be even for rotary embeddings");
@@ -58,6 +53,10 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
   add(WeightRole::TokenEmbedding);
   if (c.position == PositionKind::Learned)
     add(WeightRole::PositionEmbedding);
+  if (c.embeddingLayerNorm) {
+    add(WeightRole::EmbeddingNormWeight);
+    add(WeightRole::EmbeddingNormBias);
+  }
   for (int64_t l = 0; l < c.numLayers; ++l) {
     for (WeightRole role :
          {WeightRole::AttnNormWeight, WeightRole::Wq, WeightRole::Wk,
@@ -73,12 +72,13 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
         add(role, l);
     if (c.attention.outputBias)
       add(WeightRole::Bo, l);
-    if (c.mlp == MlpKind::SwiGLU)
+    bool gated = c.mlp == MlpKind::SwiGLU || c.mlp == MlpKind::GeGLU;
+    if (gated)
       add(WeightRole::WGate, l);
     if (c.mlpBias) {
       add(WeightRole::BUp, l);
       add(WeightRole::BDown, l);
-      if (c.mlp == MlpKind::SwiGLU)
+      if (gated)
         add(WeightRole::BGate, l);
     }
   }

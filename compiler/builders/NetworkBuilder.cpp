@@ -55,8 +55,12 @@ Value NetworkBuilder::weight(WeightRole role) {
   return value;
 }
 
-Value NetworkBuilder::embedding(Location loc, Value tokens, Value table) {
-  return mlir::tfm::EmbeddingOp::create(builder_, loc, tokens, table);
+Value NetworkBuilder::embedding(Location loc, Value tokens, Value table,
+                                float scale) {
+  mlir::FloatAttr scaleAttr =
+      scale == 1.0f ? mlir::FloatAttr() : builder_.getF32FloatAttr(scale);
+  return mlir::tfm::EmbeddingOp::create(builder_, loc, tokens, table,
+                                        scaleAttr);
 }
 
 Value NetworkBuilder::positionEmbedding(Location loc, Value x, Value table) {
@@ -64,9 +68,12 @@ Value NetworkBuilder::positionEmbedding(Location loc, Value x, Value table) {
                                                 offset_);
 }
 
-Value NetworkBuilder::rmsNorm(Location loc, Value x, Value weight, float eps) {
+Value NetworkBuilder::rmsNorm(Location loc, Value x, Value weight, float eps,
+                              bool unitOffset) {
   return mlir::tfm::RMSNormOp::create(builder_, loc, x, weight,
-                                      builder_.getF32FloatAttr(eps));
+                                      builder_.getF32FloatAttr(eps),
+                                      unitOffset ? builder_.getUnitAttr()
+                                                 : mlir::UnitAttr());
 }
 
 Value NetworkBuilder::layerNorm(Location loc, Value x, Value weight, Value bias,
@@ -91,15 +98,27 @@ Value NetworkBuilder::rope(Location loc, Value x, int64_t headDim, float theta,
 }
 
 Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
-                                int64_t numHeads, int64_t numKVHeads) {
+                                int64_t numHeads, int64_t numKVHeads,
+                                int64_t window, Value slopes) {
+  mlir::MLIRContext *context = builder_.getContext();
+  auto mask = window > 0 ? mlir::tfm::MaskKind::sliding_window
+                         : mlir::tfm::MaskKind::causal;
   return mlir::tfm::AttentionOp::create(
-      builder_, loc, q, k, v, offset_, builder_.getI64IntegerAttr(numHeads),
+      builder_, loc, q, k, v, offset_, slopes,
+      builder_.getI64IntegerAttr(numHeads),
       builder_.getI64IntegerAttr(numKVHeads),
-      mlir::tfm::MaskKindAttr::get(builder_.getContext(),
-                                   mlir::tfm::MaskKind::causal),
-      /*window=*/nullptr,
-      mlir::tfm::CacheRoleAttr::get(builder_.getContext(),
-                                    mlir::tfm::CacheRole::self));
+      mlir::tfm::MaskKindAttr::get(context, mask),
+      window > 0 ? builder_.getI64IntegerAttr(window) : mlir::IntegerAttr(),
+      mlir::tfm::CacheRoleAttr::get(context, mlir::tfm::CacheRole::self),
+      /*ring=*/mlir::IntegerAttr());
+}
+
+Value NetworkBuilder::constantVector(Location loc,
+                                     llvm::ArrayRef<float> values) {
+  auto type = mlir::RankedTensorType::get({int64_t(values.size())},
+                                          builder_.getF32Type());
+  return mlir::arith::ConstantOp::create(
+      builder_, loc, mlir::DenseElementsAttr::get(type, values));
 }
 
 Value NetworkBuilder::add(Location loc, Value lhs, Value rhs) {

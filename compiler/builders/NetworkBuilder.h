@@ -47,12 +47,13 @@ public:
   /// Declares (once) and reads `role` of the current layer.
   mlir::Value weight(WeightRole role);
 
+  /// `scale` 1 leaves the rows as they are.
   mlir::Value embedding(mlir::Location loc, mlir::Value tokens,
-                        mlir::Value table);
+                        mlir::Value table, float scale);
   mlir::Value positionEmbedding(mlir::Location loc, mlir::Value x,
                                 mlir::Value table);
   mlir::Value rmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
-                      float eps);
+                      float eps, bool unitOffset);
   mlir::Value layerNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
                         mlir::Value bias, float eps);
   /// `bias` may be null.
@@ -60,8 +61,13 @@ public:
                      mlir::Value bias);
   mlir::Value rope(mlir::Location loc, mlir::Value x, int64_t headDim,
                    float theta, RopeLayout layout);
+  /// Causal self-attention; `window` > 0 makes it a sliding window,
+  /// `slopes` (may be null) adds ALiBi biases.
   mlir::Value attention(mlir::Location loc, mlir::Value q, mlir::Value k,
-                        mlir::Value v, int64_t numHeads, int64_t numKVHeads);
+                        mlir::Value v, int64_t numHeads, int64_t numKVHeads,
+                        int64_t window, mlir::Value slopes);
+  /// A constant f32 vector.
+  mlir::Value constantVector(mlir::Location loc, llvm::ArrayRef<float> values);
   mlir::Value add(mlir::Location loc, mlir::Value lhs, mlir::Value rhs);
   mlir::Value mul(mlir::Location loc, mlir::Value lhs, mlir::Value rhs);
   mlir::Value silu(mlir::Location loc, mlir::Value x);

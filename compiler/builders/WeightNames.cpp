@@ -18,6 +18,10 @@ RoleName roleName(WeightRole role) {
     return {false, "token_embedding"};
   case WeightRole::PositionEmbedding:
     return {false, "position_embedding"};
+  case WeightRole::EmbeddingNormWeight:
+    return {false, "embedding_norm.weight"};
+  case WeightRole::EmbeddingNormBias:
+    return {false, "embedding_norm.bias"};
   case WeightRole::AttnNormWeight:
     return {true, "attn_norm.weight"};
   case WeightRole::AttnNormBias:
@@ -85,6 +89,8 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
     return {c.vocabSize, c.dim};
   case WeightRole::PositionEmbedding:
     return {c.contextLength, c.dim};
+  case WeightRole::EmbeddingNormWeight:
+  case WeightRole::EmbeddingNormBias:
   case WeightRole::AttnNormWeight:
   case WeightRole::AttnNormBias:
   case WeightRole::FfnNormWeight:

@@ -21,6 +21,8 @@ namespace tfmc {
 enum class WeightRole {
   TokenEmbedding,
   PositionEmbedding,
+  EmbeddingNormWeight,
+  EmbeddingNormBias,
   AttnNormWeight,
   AttnNormBias,
   Wq,

@@ -26,6 +26,7 @@ enum class NormPlacement {
 enum class PositionKind {
   Learned, ///< a [context, dim] table added to the token embeddings
   Rope,    ///< rotary embeddings applied to Q and K
+  Alibi,   ///< per-head linear biases on the attention scores (BLOOM)
 };
 
 enum class RopeLayout {
@@ -35,13 +36,15 @@ enum class RopeLayout {
 
 enum class MlpKind {
   SwiGLU,   ///< down(silu(gate(x)) * up(x))
+  GeGLU,    ///< down(gelu_tanh(gate(x)) * up(x)) (Gemma)
   GeluTanh, ///< down(gelu_tanh(up(x)))
 };
 
 struct AttentionSettings {
   int64_t numHeads = 0;
   int64_t numKVHeads = 0; ///< < numHeads: grouped-query attention
-  int64_t headDim = 0;
+  int64_t headDim = 0;      ///< may differ from dim / numHeads (Gemma)
+  int64_t slidingWindow = 0; ///< > 0: each query sees that many positions
   bool qkvBias = false;    ///< biases on the Q, K and V projections
   bool outputBias = false; ///< a bias on the output projection
 };
@@ -56,6 +59,8 @@ struct DecoderConfig {
   NormKind norm = NormKind::RMSNorm;
   NormPlacement normPlacement = NormPlacement::PreNorm;
   float normEps = 1e-5f;
+  /// RMSNorm scales by (1 + weight) (Gemma).
+  bool normUnitOffset = false;
 
   PositionKind position = PositionKind::Rope;
   RopeLayout ropeLayout = RopeLayout::Interleaved;
@@ -65,6 +70,12 @@ struct DecoderConfig {
   bool mlpBias = false;
 
   AttentionSettings attention;
+
+  /// A LayerNorm of the token embeddings before the first layer (BLOOM).
+  bool embeddingLayerNorm = false;
+  /// Token embeddings are multiplied by this (Gemma: sqrt(dim)); a tied LM
+  /// head still reads the unscaled table.
+  float embeddingScale = 1.0f;
 
   /// The LM head reads the token embedding instead of a weight of its own.
   bool tiedEmbeddings = true;

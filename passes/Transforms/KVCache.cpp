@@ -7,6 +7,11 @@
 // threads the position and the cache through, and re-infers every result type
 // for the entry's sequence length.
 //
+// Sliding-window attention keeps a rolling cache: position p lives in slot
+// p mod R with R = window + prefill_chunk - 1, so that writing a chunk never
+// overwrites a position that one of its own queries still sees, and the
+// cache's memory is bounded by the window however long generation runs.
+//
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
 #include "dialect/TfmContracts.h"
@@ -30,11 +35,17 @@ struct CacheShape {
   int64_t kvHeads = 0;
   int64_t headDim = 0;
   int64_t context = 0;
+  /// The window of sliding-window attention (every layer's); 0 for none.
+  int64_t window = 0;
+  /// Positions the cache holds; less than `context` for a ring.
+  int64_t slots = 0;
 
-  /// [keys/values, layers, kv heads, positions, head_dim]: head-major, so
+  bool isRing() const { return slots < context; }
+
+  /// [keys/values, layers, kv heads, slots, head_dim]: head-major, so
   /// that one head's keys are contiguous.
   RankedTensorType type(MLIRContext *context_) const {
-    return RankedTensorType::get({2, layers, kvHeads, context, headDim},
+    return RankedTensorType::get({2, layers, kvHeads, slots, headDim},
                                  Float32Type::get(context_));
   }
 };
@@ -159,13 +170,21 @@ private:
     Value visible = arith::AddIOp::create(
         builder, loc, position,
         arith::ConstantIndexOp::create(builder, loc, sequence));
+    // A ring's slots fill up once; after that every slot holds a key.
+    if (cache.isRing())
+      visible = arith::MinUIOp::create(
+          builder, loc, visible,
+          arith::ConstantIndexOp::create(builder, loc, cache.slots));
     Value cachedKeys = readLayer(loc, CacheHalf::Keys, visible);
     Value cachedValues = readLayer(loc, CacheHalf::Values, visible);
+    IntegerAttr ring =
+        cache.isRing() ? builder.getI64IntegerAttr(cache.slots) : IntegerAttr();
     auto clone = AttentionOp::create(
         builder, loc, mapping.lookup(attention.getQuery()), cachedKeys,
-        cachedValues, position, attention.getNumHeadsAttr(),
+        cachedValues, position, mapping.lookupOrNull(attention.getSlopes()),
+        attention.getNumHeadsAttr(),
         attention.getNumKvHeadsAttr(), attention.getMaskAttr(),
-        attention.getWindowAttr(), attention.getCacheAttr());
+        attention.getWindowAttr(), attention.getCacheAttr(), ring);
     mapping.map(attention.getResult(), clone.getResult());
     ++layer;
     return success();
@@ -187,7 +206,9 @@ private:
   }
 
   /// Writes the [sequence, kv_heads * head_dim] `rows` into positions
-  /// [pos, pos + sequence) of every head of this layer's half.
+  /// [pos, pos + sequence) of every head of this layer's half: slots
+  /// [pos, pos + sequence), or in a ring from slot pos mod R on, wrapping
+  /// to slot 0 once.
   Value writeRows(Location loc, Value rows, CacheHalf half) {
     int64_t sequence = cast<RankedTensorType>(rows.getType()).getDimSize(0);
     Type f32 = Float32Type::get(builder.getContext());
@@ -202,22 +223,61 @@ private:
     headMajor = linalg::TransposeOp::create(builder, loc, split, headMajor,
                                             ArrayRef<int64_t>{1, 0, 2})
                     .getResult()[0];
+    if (!cache.isRing())
+      return insertRows(loc, headMajor, half, builder.getIndexAttr(0),
+                        builder.getIndexAttr(sequence), position);
+    Value slots = arith::ConstantIndexOp::create(builder, loc, cache.slots);
+    Value first = arith::RemUIOp::create(builder, loc, position, slots);
+    if (sequence == 1)
+      return insertRows(loc, headMajor, half, builder.getIndexAttr(0),
+                        builder.getIndexAttr(1), first);
+    // Rows [0, n) go to slots [first, first + n), the rest to [0, ...).
+    Value sequenceValue = arith::ConstantIndexOp::create(builder, loc, sequence);
+    Value beforeWrap = arith::MinUIOp::create(
+        builder, loc, sequenceValue,
+        arith::SubIOp::create(builder, loc, slots, first));
+    Value afterWrap =
+        arith::SubIOp::create(builder, loc, sequenceValue, beforeWrap);
+    cacheValue = insertRows(loc, headMajor, half, builder.getIndexAttr(0),
+                            beforeWrap, first);
+    return insertRows(loc, headMajor, half, beforeWrap, afterWrap,
+                      builder.getIndexAttr(0));
+  }
+
+  /// Inserts rows [begin, begin + count) of the [kv_heads, sequence,
+  /// head_dim] `headMajor` at slot `slot` of this layer's half.
+  Value insertRows(Location loc, Value headMajor, CacheHalf half,
+                   OpFoldResult begin, OpFoldResult count, OpFoldResult slot) {
+    Value rows = headMajor;
+    auto type = cast<RankedTensorType>(headMajor.getType());
+    std::optional<int64_t> staticCount = getConstantIntValue(count);
+    if (!staticCount || *staticCount != type.getDimSize(1)) {
+      SmallVector<OpFoldResult> offsets = {builder.getIndexAttr(0), begin,
+                                           builder.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(cache.kvHeads),
+                                         count,
+                                         builder.getIndexAttr(cache.headDim)};
+      SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
+      rows = tensor::ExtractSliceOp::create(builder, loc, headMajor, offsets,
+                                            sizes, strides);
+    }
     SmallVector<OpFoldResult> offsets = {
         builder.getIndexAttr(static_cast<int64_t>(half)),
-        builder.getIndexAttr(layer), builder.getIndexAttr(0), position,
+        builder.getIndexAttr(layer), builder.getIndexAttr(0), slot,
         builder.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes = {
         builder.getIndexAttr(1), builder.getIndexAttr(1),
-        builder.getIndexAttr(cache.kvHeads), builder.getIndexAttr(sequence),
+        builder.getIndexAttr(cache.kvHeads), count,
         builder.getIndexAttr(cache.headDim)};
     SmallVector<OpFoldResult> strides(5, builder.getIndexAttr(1));
-    return tensor::InsertSliceOp::create(builder, loc, headMajor, cacheValue,
+    return tensor::InsertSliceOp::create(builder, loc, rows, cacheValue,
                                          offsets, sizes, strides);
   }
 
-  /// Positions [0, pos + sequence) of every head of the layer's keys or
-  /// values, [kv_heads, pos + sequence, head_dim]: everything this step may
-  /// attend to, so attention never visits unwritten rows.
+  /// Slots [0, visible) of every head of the layer's keys or values,
+  /// [kv_heads, visible, head_dim]: everything this step may attend to
+  /// (positions [0, pos + sequence), or the ring's written slots), so
+  /// attention never visits unwritten rows.
   Value readLayer(Location loc, CacheHalf half, Value visible) {
     SmallVector<OpFoldResult> offsets = {
         builder.getIndexAttr(static_cast<int64_t>(half)),
@@ -245,8 +305,8 @@ private:
   int64_t layer = 0;
 };
 
-/// What this pass caches: causal self-attention. It refuses the other
-/// kinds, which need other entry points or cache shapes.
+/// What this pass caches: causal self-attention, with or without a sliding
+/// window. It refuses the other kinds, which need other entry points.
 LogicalResult checkCacheable(AttentionOp attention) {
   CacheRole role = attention.getCache();
   if (role != CacheRole::self)
@@ -256,10 +316,11 @@ LogicalResult checkCacheable(AttentionOp attention) {
               "needs an encoder-decoder's entry points, an attention with "
               "no cache an encoder's)";
   MaskKind mask = attention.getMask();
-  if (mask != MaskKind::causal)
+  if (mask != MaskKind::causal && mask != MaskKind::sliding_window)
     return attention.emitOpError()
            << "has a " << stringifyMaskKind(mask)
-           << " mask; tfm-kv-cache caches causal attention only";
+           << " mask; tfm-kv-cache caches causal attention (with or without "
+              "a sliding window) only";
   return success();
 }
 
@@ -271,11 +332,14 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     FailureOr<func::FuncOp> forward = findForward(module);
     if (failed(forward))
       return signalPassFailure();
-    FailureOr<CacheShape> cache = analyzeCache(module, *forward);
+    int64_t positions = contextLength > 0
+                            ? contextLength
+                            : getModel(module).getContextLength();
+    int64_t chunk = std::min<int64_t>(prefillChunk, positions);
+    FailureOr<CacheShape> cache = analyzeCache(*forward, positions, chunk);
     if (failed(cache))
       return signalPassFailure();
 
-    int64_t chunk = std::min<int64_t>(prefillChunk, cache->context);
     EntryBuilder builder(*forward, *cache);
     FailureOr<func::FuncOp> prefill =
         builder.build("prefill", chunk, /*lastRowOnly=*/true);
@@ -319,10 +383,10 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     return forward;
   }
 
-  FailureOr<CacheShape> analyzeCache(ModuleOp module, func::FuncOp forward) {
+  FailureOr<CacheShape> analyzeCache(func::FuncOp forward, int64_t context,
+                                     int64_t chunk) {
     CacheShape cache;
-    cache.context = contextLength > 0 ? contextLength
-                                      : getModel(module).getContextLength();
+    cache.context = context;
     WalkResult walk = forward.walk([&](AttentionOp attention) {
       if (failed(checkCacheable(attention)))
         return WalkResult::interrupt();
@@ -333,6 +397,14 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       }
       int64_t kvHeads = attention.getNumKvHeads();
       int64_t headDim = attention.getHeadDim();
+      int64_t window = attention.getWindow().value_or(0);
+      if (cache.layers > 0 && window != cache.window) {
+        attention.emitOpError("has a window of ")
+            << window << " positions but an earlier layer has "
+            << cache.window << " (0: none); one KV cache needs equal layers";
+        return WalkResult::interrupt();
+      }
+      cache.window = window;
       if (cache.layers > 0 &&
           (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
         attention.emitOpError("has ")
@@ -352,6 +424,9 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       forward.emitError("@forward has no tfm.attention: nothing to cache");
       return failure();
     }
+    cache.slots = cache.context;
+    if (cache.window > 0)
+      cache.slots = std::min(cache.context, cache.window + chunk - 1);
     return cache;
   }
 };

@@ -265,3 +265,35 @@ func.func @attention_window_zero(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos
   %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 0 : i64, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+func.func @attention_ring_causal(%q: tensor<4x16xf32>, %k: tensor<2x?x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{only a sliding_window mask reads a ring of keys}}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>, ring = 8 : i64} : tensor<4x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_ring_token_major(%q: tensor<4x16xf32>, %k: tensor<8x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{a ring of keys must be head-major}}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 2 : i64, cache = #tfm.cache_role<self>, ring = 8 : i64} : tensor<4x16xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_ring_too_small(%q: tensor<4x16xf32>, %k: tensor<2x?x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{ring of 5 keys cannot hold the window of 3 positions for 4 query rows (needs 6)}}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, cache = #tfm.cache_role<self>, ring = 5 : i64} : tensor<4x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_alibi_slopes(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %slopes: tensor<2xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{has 2 ALiBi slopes for 4 heads}}
+  %o = tfm.attention %q, %k, %k[%pos] alibi(%slopes : tensor<2xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}

@@ -186,3 +186,39 @@ func.func @sixteen_bit_weights(%x: tensor<4x16xf32>, %b: tensor<8x16xbf16>) -> (
   %l = tfm.lm_head %x, %b : tensor<4x16xf32>, tensor<8x16xbf16> -> tensor<4x8xf32>
   return %y, %l : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A sliding window over a rolling KV cache: 11 key slots hold the window of
+// 4 positions for 8 query rows.
+// CHECK-LABEL: func @attention_ring
+func.func @attention_ring(%q: tensor<8x16xf32>, %k: tensor<2x?x4xf32>, %pos: index) -> tensor<8x16xf32> {
+  // CHECK: tfm.attention {{.*}} {cache = #tfm.cache_role<self>, mask = #tfm.mask<sliding_window>, num_heads = 4 : i64, num_kv_heads = 2 : i64, ring = 11 : i64, window = 4 : i64}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 4 : i64, cache = #tfm.cache_role<self>, ring = 11 : i64} : tensor<8x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>
+  return %o : tensor<8x16xf32>
+}
+
+// -----
+
+// Gemma: embeddings scaled by sqrt(hidden), RMSNorm scaling by (1 + w).
+// CHECK-LABEL: func @gemma_scales
+func.func @gemma_scales(%tokens: tensor<4xi32>, %table: tensor<16x8xf32>, %w: tensor<8xf32>) -> tensor<4x8xf32> {
+  // CHECK: tfm.embedding %{{.*}}, %{{.*}} {scale = 2.828400e+00 : f32} : tensor<4xi32>, tensor<16x8xf32> -> tensor<4x8xf32>
+  %x = tfm.embedding %tokens, %table {scale = 2.8284 : f32} : tensor<4xi32>, tensor<16x8xf32> -> tensor<4x8xf32>
+  // CHECK: tfm.rms_norm %{{.*}}, %{{.*}} {eps = 9.99999997E-7 : f32, unit_offset} : tensor<4x8xf32>, tensor<8xf32>
+  %y = tfm.rms_norm %x, %w {eps = 1.0e-06 : f32, unit_offset} : tensor<4x8xf32>, tensor<8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// ALiBi: one slope per head.
+// CHECK-LABEL: func @attention_alibi
+func.func @attention_alibi(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %slopes: tensor<4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.attention %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}] alibi(%{{.*}} : tensor<4xf32>) {cache = #tfm.cache_role<self>, mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 4 : i64}
+  %o = tfm.attention %q, %k, %k[%pos] alibi(%slopes : tensor<4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  %init = tensor.empty() : tensor<4x16xf32>
+  // CHECK: tfm.attention_kernel ins({{.*}}) offset(%{{.*}}) alibi(%{{.*}} : tensor<4xf32>) outs(
+  %r = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}

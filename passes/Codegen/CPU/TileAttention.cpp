@@ -13,9 +13,17 @@
 //   l         = l * exp(m - m') + sum_j p[j]
 //   acc       = acc * exp(m - m') + sum_j p[j] * v[jb + j]
 //
-// and writes acc / l. A causal query stops at its own position (visible =
-// offset + 1 for the tile's one row): masked keys are never read. Nothing
-// larger than one block of scores (a vector) exists.
+// and writes acc / l. The keys a query sees are one or two contiguous runs,
+// walked one after the other (the softmax does not care about the order):
+// a causal query stops at its own position (keys [0, offset + 1) for the
+// tile's one row), a sliding window of W also starts W - 1 keys before it,
+// and in a ring of R slots the window's run wraps past slot R - 1 to slot 0
+// at most once. Masked keys are never read. Nothing larger than one block
+// of scores (a vector) exists. ALiBi adds slope * (key position - query
+// position) to a block's scores: key row j of a run holds position
+// j + (the run's first position - its first row), so the bias of a block
+// from row `first` is slope * (iota + first - origin) with one origin per
+// run.
 //
 // Whole blocks (n = B) are unrolled: each key's dot product is kept as B
 // partial sums (head_dim / B multiply-adds of B lanes) and one tree of
@@ -81,34 +89,20 @@ public:
         b, loc, q,
         splat(b, loc, kernel.rowType,
               1.0 / std::sqrt(double(kernel.headDim))));
-
-    Value visible = numKeys;
-    if (op.getMask() == MaskKind::causal) {
-      Value ownPosition =
-          arith::AddIOp::create(b, loc, op.getOffset(), index(b, loc, 1));
-      visible = arith::MinUIOp::create(b, loc, ownPosition, numKeys);
-    }
+    if (Value slopes = op.getSlopes())
+      kernel.slope = vector::BroadcastOp::create(
+          b, loc, kernel.blockType,
+          tensor::ExtractOp::create(b, loc, slopes, ValueRange{zero}));
 
     double negInf = -std::numeric_limits<double>::infinity();
     SoftmaxState state = {f32Constant(b, loc, negInf),
                           f32Constant(b, loc, 0.0),
                           splat(b, loc, kernel.rowType, 0.0)};
-    Value blockKeysValue = index(b, loc, kernel.blockKeys);
-    Value partialStart = zero;
-    if (kernel.canUnrollBlocks()) {
-      partialStart = arith::MulIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, visible, blockKeysValue),
-          blockKeysValue);
-      state = kernel.wholeBlocks(b, loc, partialStart, state);
+    for (const KeyRun &run : visibleRuns(b, loc, op, numKeys)) {
+      Kernel runKernel = kernel;
+      runKernel.origin = run.origin;
+      state = walkRun(b, loc, runKernel, run.begin, run.end, state);
     }
-    state = walkBlocks(
-        b, loc, partialStart, visible, blockKeysValue, state,
-        [&](OpBuilder &nb, Location nloc, Value first, SoftmaxState current) {
-          Value count = arith::MinUIOp::create(
-              nb, nloc, blockKeysValue,
-              arith::SubIOp::create(nb, nloc, visible, first));
-          return kernel.partialBlock(nb, nloc, first, count, current);
-        });
 
     Value out = arith::DivFOp::create(
         b, loc, state.output,
@@ -126,17 +120,6 @@ public:
 private:
   static Value index(OpBuilder &b, Location loc, int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
-  }
-
-  static Value multiply(OpBuilder &b, Location loc, Value value,
-                        int64_t factor) {
-    return arith::MulIOp::create(b, loc, value, index(b, loc, factor));
-  }
-
-  static Value splat(OpBuilder &b, Location loc, VectorType type,
-                     double value) {
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
   }
 
   using BlockBody = function_ref<SoftmaxState(OpBuilder &, Location, Value,
@@ -232,24 +215,24 @@ private:
           output);
     }
 
-    /// Folds the whole blocks in [0, end) (`end` a multiple of blockKeys)
-    /// into `state`, software-pipelined: the iteration that accumulates
+    /// Folds the whole blocks in [begin, end) (`end - begin` a multiple of
+    /// blockKeys) into `state`, software-pipelined: the iteration that accumulates
     /// block i's values computes block i + 1's scores, so that the loads of
     /// the next keys are issued alongside this block's exp and value FMAs
     /// rather than after them.
-    SoftmaxState wholeBlocks(OpBuilder &b, Location loc, Value end,
-                             SoftmaxState state) const {
-      Value zero = index(b, loc, 0), step = index(b, loc, blockKeys);
+    SoftmaxState wholeBlocks(OpBuilder &b, Location loc, Value begin,
+                             Value end, SoftmaxState state) const {
+      Value step = index(b, loc, blockKeys);
       Value any =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, zero);
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, begin);
       auto pipelined = scf::IfOp::create(
           b, loc, any,
           [&](OpBuilder &tb, Location tloc) {
             Value last = arith::SubIOp::create(tb, tloc, end, step);
             auto loop = scf::ForOp::create(
-                tb, tloc, zero, last, step,
+                tb, tloc, begin, last, step,
                 ValueRange{state.maximum, state.sum, state.output,
-                           blockScores(tb, tloc, zero)},
+                           blockScores(tb, tloc, begin)},
                 [&](OpBuilder &lb, Location lloc, Value first,
                     ValueRange carried) {
                   Value next = blockScores(
@@ -304,7 +287,8 @@ private:
     /// Folds the whole block from `first`, whose scores are `scores`.
     SoftmaxState foldWholeBlock(OpBuilder &b, Location loc, Value first,
                                 Value scores, SoftmaxState state) const {
-      auto [next, weights] = rescale(b, loc, scores, state);
+      auto [next, weights] = rescale(b, loc, withBias(b, loc, scores, first),
+                                     state);
       // Two accumulators: even and odd keys' FMAs are independent.
       Value outputs[2] = {next.output, splat(b, loc, rowType, 0.0)};
       for (int64_t j = 0; j < blockKeys; ++j)
@@ -330,7 +314,8 @@ private:
                 arith::MulFOp::create(kb, kloc, query, k));
             return vector::InsertOp::create(kb, kloc, dot, partial, j);
           });
-      auto [next, weights] = rescale(b, loc, scores, state);
+      auto [next, weights] =
+          rescale(b, loc, withBias(b, loc, scores, first), state);
       next.output = forEachKey(
           b, loc, count, next.output,
           [&](OpBuilder &kb, Location kloc, Value j, Value partial) -> Value {
@@ -338,6 +323,28 @@ private:
             return accumulate(kb, kloc, partial, weights, j, row);
           });
       return next;
+    }
+
+    /// `scores` of the block from row `first` plus its ALiBi biases,
+    /// slope * (first + lane - origin); the scores themselves without ALiBi.
+    Value withBias(OpBuilder &b, Location loc, Value scores,
+                   Value first) const {
+      if (!slope)
+        return scores;
+      Value relative = arith::IndexCastOp::create(
+          b, loc, b.getI64Type(), arith::SubIOp::create(b, loc, first, origin));
+      Value lanes = vector::StepOp::create(
+          b, loc, VectorType::get({blockKeys}, b.getIndexType()));
+      Value distances = arith::SIToFPOp::create(
+          b, loc, blockType,
+          arith::AddIOp::create(
+              b, loc,
+              arith::IndexCastOp::create(
+                  b, loc, VectorType::get({blockKeys}, b.getI64Type()), lanes),
+              vector::BroadcastOp::create(
+                  b, loc, VectorType::get({blockKeys}, b.getI64Type()),
+                  relative)));
+      return vector::FMAOp::create(b, loc, slope, distances, scores);
     }
 
     /// Given N vectors of N lanes (N a power of two), the vector whose lane
@@ -389,7 +396,94 @@ private:
     VectorType rowType, blockType;
     Value kvHead, kvColumn; ///< the tile's key/value head (0 in the tile)
     Value query;            ///< the tile's query, pre-scaled
+    Value slope;            ///< the head's ALiBi slope, splat; null: none
+    Value origin;           ///< with ALiBi: row - origin = key - query position
   };
+
+  /// Key rows [begin, end), each at position row - origin relative to the
+  /// query (origin is only computed for ALiBi).
+  struct KeyRun {
+    Value begin, end, origin;
+  };
+
+  /// The runs of key rows that the tile's query (at position `offset`)
+  /// sees, among `numKeys` rows.
+  static SmallVector<KeyRun> visibleRuns(OpBuilder &b, Location loc,
+                                         AttentionKernelOp op, Value numKeys) {
+    Value zero = index(b, loc, 0);
+    Value position = op.getOffset();
+    // Rows are positions unless the keys are a ring.
+    Value origin = op.getSlopes() ? position : Value();
+    if (op.getMask() == MaskKind::bidirectional)
+      return {{zero, numKeys, origin}};
+    Value ownPosition =
+        arith::AddIOp::create(b, loc, position, index(b, loc, 1));
+    if (op.getMask() == MaskKind::causal)
+      return {{zero, arith::MinUIOp::create(b, loc, ownPosition, numKeys),
+               origin}};
+    // Sliding window: positions [offset + 1 - n, offset + 1) with n =
+    // min(offset + 1, W).
+    Value seen = arith::MinUIOp::create(b, loc, ownPosition,
+                                        index(b, loc, *op.getWindow()));
+    Value oldest = arith::SubIOp::create(b, loc, ownPosition, seen);
+    if (!op.getRing())
+      return {{oldest, arith::MinUIOp::create(b, loc, ownPosition, numKeys),
+               origin}};
+    // Position p is slot p mod R: the run starts at the oldest position's
+    // slot and wraps once at most (n <= W <= R).
+    Value slots = index(b, loc, *op.getRing());
+    Value start = arith::RemUIOp::create(b, loc, oldest, slots);
+    Value beforeWrap = arith::MinUIOp::create(
+        b, loc, seen, arith::SubIOp::create(b, loc, slots, start));
+    Value afterWrap = arith::SubIOp::create(b, loc, seen, beforeWrap);
+    // Slot start holds the oldest position, seen - 1 before the query's;
+    // slot 0 of the second run the position beforeWrap after the oldest.
+    Value firstOrigin, secondOrigin;
+    if (op.getSlopes()) {
+      Value back = arith::SubIOp::create(b, loc, seen, index(b, loc, 1));
+      firstOrigin = arith::AddIOp::create(b, loc, start, back);
+      secondOrigin = arith::SubIOp::create(b, loc, back, beforeWrap);
+    }
+    return {{start, arith::AddIOp::create(b, loc, start, beforeWrap),
+             firstOrigin},
+            {zero, afterWrap, secondOrigin}};
+  }
+
+  /// Folds keys [begin, end) into `state`: whole blocks unrolled where the
+  /// kernel can, then the rest in partial blocks.
+  static SoftmaxState walkRun(OpBuilder &b, Location loc, const Kernel &kernel,
+                              Value begin, Value end, SoftmaxState state) {
+    Value blockKeysValue = index(b, loc, kernel.blockKeys);
+    Value partialStart = begin;
+    if (kernel.canUnrollBlocks()) {
+      // Folded when the run starts at key 0 (causal and bidirectional).
+      Value length = b.createOrFold<arith::SubIOp>(loc, end, begin);
+      Value whole = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, length, blockKeysValue),
+          blockKeysValue);
+      partialStart = b.createOrFold<arith::AddIOp>(loc, begin, whole);
+      state = kernel.wholeBlocks(b, loc, begin, partialStart, state);
+    }
+    return walkBlocks(
+        b, loc, partialStart, end, blockKeysValue, state,
+        [&](OpBuilder &nb, Location nloc, Value first, SoftmaxState current) {
+          Value count = arith::MinUIOp::create(
+              nb, nloc, blockKeysValue,
+              arith::SubIOp::create(nb, nloc, end, first));
+          return kernel.partialBlock(nb, nloc, first, count, current);
+        });
+  }
+
+  static Value multiply(OpBuilder &b, Location loc, Value value,
+                        int64_t factor) {
+    return arith::MulIOp::create(b, loc, value, index(b, loc, factor));
+  }
+
+  static Value splat(OpBuilder &b, Location loc, VectorType type,
+                     double value) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
+  }
 
   int64_t blockKeys;
 };
@@ -425,11 +519,6 @@ struct TfmCpuTileAttention
     IRRewriter rewriter(&getContext());
     FlashAttentionTile flash(blockKeys);
     for (AttentionKernelOp op : kernels) {
-      if (op.getMask() == MaskKind::sliding_window) {
-        op.emitOpError("has a sliding_window mask, which "
-                       "tfm-cpu-tile-attention does not support yet");
-        return signalPassFailure();
-      }
       FailureOr<AttentionKernelOp> tile = tileRowsAndHeads(rewriter, op);
       if (failed(tile) || failed(flash.rewrite(rewriter, *tile)))
         return signalPassFailure();

@@ -103,30 +103,72 @@ public:
             })
             .getResult(0);
 
-    // Masked, scaled scores; -inf where a key is hidden from the query.
+    // Masked, scaled scores (plus ALiBi biases); -inf where a key is hidden
+    // from the query.
     double scale = 1.0 / std::sqrt(double(headDim));
     MaskKind mask = op.getMask();
     int64_t window = op.getWindow().value_or(0);
-    Value offset = op.getOffset();
+    std::optional<uint64_t> ring = op.getRing();
+    Value offset = op.getOffset(), slopes = op.getSlopes();
     auto maskedScore = [&](OpBuilder &nb, Location nloc, Value score) -> Value {
       Value scaled =
           arith::MulFOp::create(nb, nloc, score, f32Constant(nb, nloc, scale));
-      if (mask == MaskKind::bidirectional)
+      if (mask == MaskKind::bidirectional && !slopes)
         return scaled;
       Value query = linalg::IndexOp::create(nb, nloc, 1);
       Value key = linalg::IndexOp::create(nb, nloc, 2);
       Value position = arith::AddIOp::create(nb, nloc, query, offset);
-      // Causal: key > position is hidden. A window of W also hides
-      // key + W <= position.
-      Value hidden = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ugt,
-                                           key, position);
-      if (mask == MaskKind::sliding_window) {
-        Value reach = arith::AddIOp::create(
-            nb, nloc, key, arith::ConstantIndexOp::create(nb, nloc, window));
+      // How far before the query's position the key's lies (negative:
+      // after it). In a ring of R, key row `key` holds position - d with
+      // d = (position + R - key) mod R.
+      Value distance;
+      Value hidden;
+      if (ring) {
+        Value slots = arith::ConstantIndexOp::create(nb, nloc, *ring);
+        distance = arith::RemUIOp::create(
+            nb, nloc,
+            arith::SubIOp::create(
+                nb, nloc, arith::AddIOp::create(nb, nloc, position, slots),
+                key),
+            slots);
+        // Hidden before position 0 or outside the window.
+        Value beforeStart = arith::CmpIOp::create(
+            nb, nloc, arith::CmpIPredicate::ugt, distance, position);
         Value tooOld = arith::CmpIOp::create(
-            nb, nloc, arith::CmpIPredicate::ule, reach, position);
-        hidden = arith::OrIOp::create(nb, nloc, hidden, tooOld);
+            nb, nloc, arith::CmpIPredicate::uge, distance,
+            arith::ConstantIndexOp::create(nb, nloc, window));
+        hidden = arith::OrIOp::create(nb, nloc, beforeStart, tooOld);
+      } else {
+        if (slopes)
+          distance = arith::SubIOp::create(nb, nloc, position, key);
+        if (mask != MaskKind::bidirectional) {
+          // Causal: key > position is hidden. A window of W also hides
+          // key + W <= position.
+          hidden = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ugt,
+                                         key, position);
+          if (mask == MaskKind::sliding_window) {
+            Value reach = arith::AddIOp::create(
+                nb, nloc, key,
+                arith::ConstantIndexOp::create(nb, nloc, window));
+            Value tooOld = arith::CmpIOp::create(
+                nb, nloc, arith::CmpIPredicate::ule, reach, position);
+            hidden = arith::OrIOp::create(nb, nloc, hidden, tooOld);
+          }
+        }
       }
+      if (slopes) {
+        Value head = linalg::IndexOp::create(nb, nloc, 0);
+        Value slope =
+            tensor::ExtractOp::create(nb, nloc, slopes, ValueRange{head});
+        Value backwards = arith::SIToFPOp::create(
+            nb, nloc, nb.getF32Type(),
+            arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), distance));
+        // slope * (key position - query position) = -slope * distance.
+        scaled = arith::SubFOp::create(
+            nb, nloc, scaled, arith::MulFOp::create(nb, nloc, slope, backwards));
+      }
+      if (!hidden)
+        return scaled;
       Value negInf = f32Constant(nb, nloc,
                                  -std::numeric_limits<double>::infinity());
       return arith::SelectOp::create(nb, nloc, hidden, negInf, scaled);

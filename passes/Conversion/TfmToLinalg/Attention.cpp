@@ -24,8 +24,9 @@ public:
     Value init = emptyTensor(b, op.getLoc(), shapeOf(op.getQuery()));
     b.replaceOpWithNewOp<AttentionKernelOp>(
         op, op.getType(), op.getQuery(), op.getKey(), op.getValue(),
-        op.getOffset(), init, op.getNumHeadsAttr(), op.getNumKvHeadsAttr(),
-        op.getMaskAttr(), op.getWindowAttr());
+        op.getOffset(), op.getSlopes(), init, op.getNumHeadsAttr(),
+        op.getNumKvHeadsAttr(),
+        op.getMaskAttr(), op.getWindowAttr(), op.getRingAttr());
     return success();
   }
 };

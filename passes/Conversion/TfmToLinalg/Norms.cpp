@@ -58,6 +58,7 @@ struct RMSNormLowering : OpRewritePattern<RMSNormOp> {
     Value x = op.getInput();
     ArrayRef<int64_t> shape = shapeOf(x);
     float eps = op.getEps().convertToFloat();
+    bool unitOffset = op.getUnitOffset();
     Value squares = reduceRows(
         b, loc, x, {}, [](OpBuilder &nb, Location nloc, Value e, ValueRange) {
           return arith::MulFOp::create(nb, nloc, e, e).getResult();
@@ -74,8 +75,11 @@ struct RMSNormLowering : OpRewritePattern<RMSNormOp> {
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
               Value scale = inverseRoot(nb, nloc, args[1], shape[1], eps);
               Value normed = arith::MulFOp::create(nb, nloc, scale, args[0]);
-              yield(
-                  nb, nloc, arith::MulFOp::create(nb, nloc, args[2], normed));
+              Value weight = args[2];
+              if (unitOffset)
+                weight = arith::AddFOp::create(nb, nloc, weight,
+                                               f32Constant(nb, nloc, 1.0));
+              yield(nb, nloc, arith::MulFOp::create(nb, nloc, weight, normed));
             })
             .getResult(0);
     b.replaceOp(op, result);

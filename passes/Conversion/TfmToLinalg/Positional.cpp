@@ -16,7 +16,8 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 
-/// `out[s, d] = table[clamp(tokens[s]), d]`, gathering with tensor.extract.
+/// `out[s, d] = table[clamp(tokens[s]), d] (* scale)`, gathering with
+/// tensor.extract.
 struct EmbeddingLowering : OpRewritePattern<EmbeddingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingOp op,
@@ -42,6 +43,10 @@ struct EmbeddingLowering : OpRewritePattern<EmbeddingOp> {
               Value feature = linalg::IndexOp::create(nb, nloc, 1);
               Value row = tensor::ExtractOp::create(nb, nloc, table,
                                                     ValueRange{id, feature});
+              if (std::optional<APFloat> scale = op.getScale())
+                row = arith::MulFOp::create(
+                    nb, nloc, row,
+                    f32Constant(nb, nloc, scale->convertToDouble()));
               yield(nb, nloc, row);
             })
             .getResult(0);

@@ -125,3 +125,64 @@ func.func @flash_bidirectional(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %pos: i
   %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) offset(%pos) outs(%init : tensor<4x8xf32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<bidirectional>} -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }
+
+// -----
+
+// A sliding window of 3 starts the walk at the oldest visible position,
+// own position + 1 - min(own position + 1, 3): the keys before it are never
+// read.
+// CHECK-LABEL: func.func @flash_window
+// CHECK: scf.forall
+// CHECK: %[[OWN:.*]] = arith.addi %{{.*}}, %c1
+// CHECK: %[[SEEN:.*]] = arith.minui %[[OWN]], %c3
+// CHECK: %[[OLDEST:.*]] = arith.subi %[[OWN]], %[[SEEN]]
+// CHECK: %[[END:.*]] = arith.minui %[[OWN]], %{{.*}}
+// CHECK: %[[LENGTH:.*]] = arith.subi %[[END]], %[[OLDEST]]
+// CHECK: arith.divui %[[LENGTH]], %c4
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[END]] step
+func.func @flash_window(%q: tensor<4x16xf32>, %k: tensor<?x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// In a ring of 10 slots the window's positions are one run from the oldest
+// position's slot, wrapping to slot 0 at most once: two runs, each walked
+// in whole and partial blocks, one after the other.
+// CHECK-LABEL: func.func @flash_ring
+// CHECK: scf.forall
+// CHECK: %[[OWN:.*]] = arith.addi %{{.*}}, %c1
+// CHECK: %[[SEEN:.*]] = arith.minui %[[OWN]], %c3
+// CHECK: %[[OLDEST:.*]] = arith.subi %[[OWN]], %[[SEEN]]
+// CHECK: %[[START:.*]] = arith.remui %[[OLDEST]], %c10
+// CHECK: %[[ROOM:.*]] = arith.subi %c10, %[[START]]
+// CHECK: %[[BEFORE:.*]] = arith.minui %[[SEEN]], %[[ROOM]]
+// CHECK: %[[AFTER:.*]] = arith.subi %[[SEEN]], %[[BEFORE]]
+// CHECK: %[[END:.*]] = arith.addi %[[START]], %[[BEFORE]]
+// CHECK: %[[RUN1:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %[[END]] step
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[AFTER]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}#0
+func.func @flash_ring(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %pos: index) -> tensor<1x16xf32> {
+  %init = tensor.empty() : tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, ring = 10 : i64} -> tensor<1x16xf32>
+  return %o : tensor<1x16xf32>
+}
+
+// -----
+
+// ALiBi: each tile reads its head's slope and adds slope * (key position -
+// query position) to every block of scores before the softmax.
+// CHECK-LABEL: func.func @flash_alibi
+// CHECK: scf.forall (%{{.*}}, %[[HEAD:.*]]) in (4, 4)
+// CHECK: %[[SLOPES:.*]] = tensor.extract_slice %{{.*}}[%[[HEAD]]] [1] [1] : tensor<4xf32> to tensor<1xf32>
+// CHECK: %[[SLOPE:.*]] = tensor.extract %[[SLOPES]][%{{.*}}] : tensor<1xf32>
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[SLOPE]] : f32 to vector<4xf32>
+// CHECK: %[[LANES:.*]] = vector.step : vector<4xindex>
+// CHECK: %[[DISTANCES:.*]] = arith.sitofp %{{.*}} : vector<4xi64> to vector<4xf32>
+// CHECK: vector.fma %[[SPLAT]], %[[DISTANCES]], %{{.*}} : vector<4xf32>
+func.func @flash_alibi(%q: tensor<4x16xf32>, %k: tensor<?x16xf32>, %slopes: tensor<4xf32>, %pos: index) -> tensor<4x16xf32> {
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}

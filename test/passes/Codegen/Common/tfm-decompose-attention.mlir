@@ -75,3 +75,42 @@ func.func @attention_window(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: ind
   %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64} -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// In a ring of R slots key row j holds position p - d, d = (p + R - j) mod R:
+// hidden when d > p (before position 0) or d >= window.
+// CHECK-LABEL: func.func @attention_ring
+func.func @attention_ring(%q: tensor<4x16xf32>, %k: tensor<2x?x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: %[[POSITION:.*]] = arith.addi
+  // CHECK: %[[SHIFTED:.*]] = arith.addi %[[POSITION]], %c7 : index
+  // CHECK: %[[BACK:.*]] = arith.subi %[[SHIFTED]], %{{.*}} : index
+  // CHECK: %[[DISTANCE:.*]] = arith.remui %[[BACK]], %c7 : index
+  // CHECK: %[[BEFORE:.*]] = arith.cmpi ugt, %[[DISTANCE]], %[[POSITION]] : index
+  // CHECK: %[[OLD:.*]] = arith.cmpi uge, %[[DISTANCE]], %c3 : index
+  // CHECK: arith.ori %[[BEFORE]], %[[OLD]] : i1
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, ring = 7 : i64} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+// ALiBi subtracts slope[h] * (position - key) from each scaled score.
+// CHECK-LABEL: func.func @attention_alibi
+func.func @attention_alibi(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %slopes: tensor<4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: %[[SCALED:.*]] = arith.mulf
+  // CHECK: %[[KEY:.*]] = linalg.index 2 : index
+  // CHECK: %[[POSITION:.*]] = arith.addi
+  // CHECK: %[[DISTANCE:.*]] = arith.subi %[[POSITION]], %[[KEY]] : index
+  // CHECK: %[[HEAD:.*]] = linalg.index 0 : index
+  // CHECK: %[[SLOPE:.*]] = tensor.extract %{{.*}}[%[[HEAD]]] : tensor<4xf32>
+  // CHECK: %[[BACK:.*]] = arith.sitofp %{{.*}} : i64 to f32
+  // CHECK: %[[BIAS:.*]] = arith.mulf %[[SLOPE]], %[[BACK]] : f32
+  // CHECK: arith.subf %[[SCALED]], %[[BIAS]] : f32
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
