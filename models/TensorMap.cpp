@@ -38,11 +38,16 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
     if (mapping.transposed)
       stored = stored.then(Transform::transpose());
     int64_t begin = 0;
+    int64_t headDim = config.attention.headDim;
+    int64_t headRows = headDim * int64_t(mapping.roles.size());
     for (size_t i = 0; i < mapping.roles.size(); ++i) {
       WeightRole role = mapping.roles[i];
-      Weight weight = mapping.roles.size() == 1
-                          ? stored
-                          : stored.then(Transform::rows(begin, rows[i]));
+      Weight weight = stored;
+      if (mapping.perHead)
+        weight = stored.then(
+            Transform::rowGroups(int64_t(i) * headDim, headDim, headRows));
+      else if (mapping.roles.size() > 1)
+        weight = stored.then(Transform::rows(begin, rows[i]));
       begin += rows[i];
       weights[weightName(role, isLayerRole(role) ? layer : -1)] =
           std::move(weight);

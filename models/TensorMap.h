@@ -31,6 +31,10 @@ struct TensorMapping {
   bool transposed = false;
   /// One tensor for all layers, [layers, ...] (llama2.c).
   bool stackedOverLayers = false;
+  /// The roles' rows are interleaved per attention head, [heads, roles,
+  /// head_dim] (BLOOM's query_key_value), instead of one role after the
+  /// other.
+  bool perHead = false;
 };
 
 /// `pattern` with "{layer}" replaced by `layer`.

@@ -29,7 +29,18 @@ HfConfig::open(const std::string &directory) {
 std::string HfConfig::describe() const { return "'" + path_ + "'"; }
 
 const llvm::json::Value *HfConfig::value(llvm::StringRef key) const {
-  const llvm::json::Value *found = json().get(key);
+  // "a.b" is field b of the object in field a (transformers 5.x nests
+  // e.g. rope_parameters.rope_theta).
+  const llvm::json::Object *object = &json();
+  auto [head, rest] = key.split('.');
+  while (!rest.empty()) {
+    const llvm::json::Value *inner = object->get(head);
+    object = inner ? inner->getAsObject() : nullptr;
+    if (!object)
+      return nullptr;
+    std::tie(head, rest) = rest.split('.');
+  }
+  const llvm::json::Value *found = object->get(head);
   return found && found->kind() != llvm::json::Value::Null ? found : nullptr;
 }
 

@@ -11,7 +11,8 @@
 
 namespace tfmc::frontends {
 
-/// The top-level fields of config.json. Absent and null fields are alike.
+/// The fields of config.json, `outer.inner` for nested ones. Absent and
+/// null fields are alike.
 class HfConfig final : public ConfigSource {
 public:
   /// Reads `directory`/config.json, which must hold a JSON object.
@@ -38,7 +39,8 @@ public:
 private:
   HfConfig(std::string path, llvm::json::Value json)
       : path_(std::move(path)), json_(std::move(json)) {}
-  /// The value of `key`, or null when it is absent or null.
+  /// The value of `key` (dots separate the fields of nested objects), or
+  /// null when it is absent or null.
   const llvm::json::Value *value(llvm::StringRef key) const;
 
   std::string path_;

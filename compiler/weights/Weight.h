@@ -25,14 +25,21 @@ struct Transform {
   enum class Kind {
     Transpose, ///< [rows, cols] -> [cols, rows]
     Rows,      ///< entries [begin, begin + count) of dimension 0
+    /// entries [begin, begin + count) of every group of `stride` entries of
+    /// dimension 0, the groups' in order (BLOOM's per-head Q/K/V rows)
+    RowGroups,
   };
   Kind kind = Kind::Transpose;
   int64_t begin = 0;
   int64_t count = 0;
+  int64_t stride = 0;
 
   static Transform transpose() { return {Kind::Transpose, 0, 0}; }
   static Transform rows(int64_t begin, int64_t count) {
     return {Kind::Rows, begin, count};
+  }
+  static Transform rowGroups(int64_t begin, int64_t count, int64_t stride) {
+    return {Kind::RowGroups, begin, count, stride};
   }
 };
 

@@ -7,6 +7,14 @@ Two commands:
       Writes a seeded random-weight model. FAMILY is
         llama    a Hugging Face directory (config.json, model.safetensors,
                  tokenizer.bin: a llama2.c-format tokenizer of vocab pieces)
+        mistral  the same with a sliding window (--window)
+        qwen2    the same with Q/K/V biases
+        gemma    the same with Gemma's head_dim (--head-dim), (1 + w)
+                 RMSNorm, sqrt(hidden) embedding scale and GeGLU
+        (--config-style 5 writes transformers 5.x keys: rope_parameters,
+        dtype)
+        bloom    a Hugging Face directory (BloomForCausalLM names, fused
+                 per-head query_key_value; tokenizer.bin as for llama)
         gpt2     a Hugging Face directory (config.json, model.safetensors,
                  vocab.json + merges.txt: 256 byte tokens + <|endoftext|>;
                  a larger vocab_size leaves the ids above 256 to the model only)
@@ -27,6 +35,14 @@ with tfmc:
            llama2.c layout rotates interleaved pairs (2i, 2i+1)), causal
            attention with GQA/MQA by repeating kv heads, SwiGLU, tied or
            separate classifier.
+  mistral  the query at position i sees keys (i - W, i] only.
+  qwen2    q/k/v projections add their biases.
+  gemma    x * sqrt(hidden) after the embedding, norms scale by (1 + w),
+           down(gelu_tanh(gate) * up), heads of head_dim features.
+  bloom    LayerNorm of the embeddings, ALiBi (scores + slope_h * key
+           position; the ALiBi paper's slopes, also for head counts that
+           are not a power of two), LayerNorm blocks with biases, GELU
+           tanh, tied head.
   gpt2     learned positions, LayerNorm with bias, Conv1D [in, out] weights
            with fused c_attn, GELU tanh approximation (gelu_new), tied head.
 """
@@ -138,37 +154,70 @@ class Init:
         return (1.0 + 0.1 * self.rng.standard_normal(dim)).astype(np.float32)
 
 
+ARCHITECTURES = {"llama": "LlamaForCausalLM", "mistral": "MistralForCausalLM",
+                 "qwen2": "Qwen2ForCausalLM", "gemma": "GemmaForCausalLM"}
+
+
 def make_llama(args):
+    """LLaMA and the families that keep its Hugging Face layout."""
     init = Init(args.seed)
-    d, f, hd = args.dim, args.hidden, args.dim // args.heads
+    family = args.family
+    hd = args.head_dim or args.dim // args.heads
+    d, f = args.dim, args.hidden
     kv = args.kv_heads or args.heads
+    # Gemma stores norm weights as offsets from 1.
+    norm = (lambda n: init.normal(n, scale=0.1)) if family == "gemma" else init.norm
     tensors = [("model.embed_tokens.weight", init.normal(args.vocab, d))]
     for layer in range(args.layers):
         p = "model.layers.%d." % layer
         tensors += [
-            (p + "input_layernorm.weight", init.norm(d)),
+            (p + "input_layernorm.weight", norm(d)),
             (p + "self_attn.q_proj.weight", init.linear(args.heads * hd, d)),
             (p + "self_attn.k_proj.weight", init.linear(kv * hd, d)),
             (p + "self_attn.v_proj.weight", init.linear(kv * hd, d)),
+        ]
+        if family == "qwen2":
+            tensors += [
+                (p + "self_attn.q_proj.bias", init.normal(args.heads * hd, scale=0.5)),
+                (p + "self_attn.k_proj.bias", init.normal(kv * hd, scale=0.5)),
+                (p + "self_attn.v_proj.bias", init.normal(kv * hd, scale=0.5)),
+            ]
+        tensors += [
             (p + "self_attn.o_proj.weight", init.linear(d, args.heads * hd)),
-            (p + "post_attention_layernorm.weight", init.norm(d)),
+            (p + "post_attention_layernorm.weight", norm(d)),
             (p + "mlp.gate_proj.weight", init.linear(f, d)),
             (p + "mlp.up_proj.weight", init.linear(f, d)),
             (p + "mlp.down_proj.weight", init.linear(d, f)),
         ]
-    tensors.append(("model.norm.weight", init.norm(d)))
+    tensors.append(("model.norm.weight", norm(d)))
     if not args.tie:
         tensors.append(("lm_head.weight", init.linear(args.vocab, d)))
     config = {
-        "model_type": "llama", "architectures": ["LlamaForCausalLM"],
+        "model_type": family, "architectures": [ARCHITECTURES[family]],
         "hidden_size": d, "intermediate_size": f,
         "num_hidden_layers": args.layers, "num_attention_heads": args.heads,
         "num_key_value_heads": kv, "vocab_size": args.vocab,
         "max_position_embeddings": args.context, "rms_norm_eps": args.eps,
-        "rope_theta": args.rope_theta, "tie_word_embeddings": args.tie,
-        "hidden_act": "silu", "torch_dtype": "float32",
-        "bos_token_id": 1, "eos_token_id": 2,
+        "tie_word_embeddings": args.tie,
+        "hidden_act": "silu", "bos_token_id": 1, "eos_token_id": 2,
     }
+    if family == "mistral":
+        config["sliding_window"] = args.window or None
+    if family == "qwen2":
+        config["use_sliding_window"] = False
+        config["sliding_window"] = 4096
+        config["max_window_layers"] = args.layers
+    if family == "gemma":
+        config["head_dim"] = hd
+        config["hidden_act"] = "gelu"  # transformers runs hidden_activation
+        config["hidden_activation"] = "gelu_pytorch_tanh"
+    if args.config_style == 5:
+        config["rope_parameters"] = {"rope_theta": args.rope_theta,
+                                     "rope_type": "default"}
+        config["dtype"] = "float32"
+    else:
+        config["rope_theta"] = args.rope_theta
+        config["torch_dtype"] = "float32"
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "config.json"), "w") as fh:
         json.dump(config, fh, indent=2)
@@ -198,6 +247,50 @@ def gpt2_tensors(init, vocab, context, dim, hidden, layers):
         ]
     tensors += [("ln_f.weight", init.norm(d)), ("ln_f.bias", init.normal(d, scale=0.1))]
     return tensors
+
+
+def make_bloom(args):
+    init = Init(args.seed)
+    d, H = args.dim, args.heads
+    hd = d // H
+    p0 = "transformer."
+    tensors = [(p0 + "word_embeddings.weight", init.normal(args.vocab, d)),
+               (p0 + "word_embeddings_layernorm.weight", init.norm(d)),
+               (p0 + "word_embeddings_layernorm.bias", init.normal(d, scale=0.1))]
+    for layer in range(args.layers):
+        p = p0 + "h.%d." % layer
+        # [heads, (q, k, v), head_dim] rows.
+        qkv = np.stack([init.linear(H * hd, d).reshape(H, hd, d) for _ in range(3)],
+                       axis=1).reshape(3 * d, d)
+        tensors += [
+            (p + "input_layernorm.weight", init.norm(d)),
+            (p + "input_layernorm.bias", init.normal(d, scale=0.1)),
+            (p + "self_attention.query_key_value.weight", qkv),
+            (p + "self_attention.query_key_value.bias", init.normal(3 * d, scale=0.3)),
+            (p + "self_attention.dense.weight", init.linear(d, d)),
+            (p + "self_attention.dense.bias", init.normal(d, scale=0.1)),
+            (p + "post_attention_layernorm.weight", init.norm(d)),
+            (p + "post_attention_layernorm.bias", init.normal(d, scale=0.1)),
+            (p + "mlp.dense_h_to_4h.weight", init.linear(4 * d, d)),
+            (p + "mlp.dense_h_to_4h.bias", init.normal(4 * d, scale=0.1)),
+            (p + "mlp.dense_4h_to_h.weight", init.linear(d, 4 * d)),
+            (p + "mlp.dense_4h_to_h.bias", init.normal(d, scale=0.1)),
+        ]
+    tensors += [(p0 + "ln_f.weight", init.norm(d)), (p0 + "ln_f.bias", init.normal(d, scale=0.1))]
+    # The head is tied: BloomForCausalLM saves it anyway.
+    tensors.append(("lm_head.weight", tensors[0][1]))
+    config = {
+        "model_type": "bloom", "architectures": ["BloomForCausalLM"],
+        "hidden_size": d, "n_layer": args.layers, "n_head": H,
+        "vocab_size": args.vocab, "layer_norm_epsilon": args.eps,
+        "seq_length": args.context, "bos_token_id": 1, "eos_token_id": 2,
+        "apply_residual_connection_post_layernorm": False,
+    }
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "config.json"), "w") as fh:
+        json.dump(config, fh, indent=2)
+    write_safetensors(os.path.join(args.out, "model.safetensors"), tensors)
+    write_llama2c_tokenizer(os.path.join(args.out, "tokenizer.bin"), args.vocab)
 
 
 def make_gpt2(args):
@@ -345,14 +438,17 @@ def rope(x, theta, interleaved):
     return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
 
 
-def causal_attention(q, k, v):
-    """q: [T, H, hd]; k, v: [T, KV, hd] with H a multiple of KV."""
+def causal_attention(q, k, v, window=0):
+    """q: [T, H, hd]; k, v: [T, KV, hd] with H a multiple of KV. With a
+    window W, query i sees keys (i - W, i] only."""
     T, H, hd = q.shape
     group = H // k.shape[1]
     k = k.repeat_interleave(group, dim=1)
     v = v.repeat_interleave(group, dim=1)
     scores = torch.einsum("thd,shd->hts", q, k) / math.sqrt(hd)
     mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    if window:
+        mask |= torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-window)
     scores = scores.masked_fill(mask, float("-inf"))
     probs = torch.softmax(scores, dim=-1)
     return torch.einsum("hts,shd->thd", probs, v).reshape(T, H * hd)
@@ -362,17 +458,31 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
     H, KV = cfg["heads"], cfg["kv_heads"]
     x = embed[ids]
     T, d = x.shape
-    hd = d // H
+    hd = cfg.get("head_dim") or d // H
+    gemma = cfg.get("gemma", False)
+    if gemma:
+        # transformers multiplies by the scale rounded to the activations' type.
+        x = x * float(np.float32(math.sqrt(d)))
+
+    def norm(x, weight):
+        return rms_norm(x, 1.0 + weight if gemma else weight, cfg["eps"])
+
+    def project(h, w, name):
+        out = h @ w[name].T
+        bias = w.get("b" + name[1:])
+        return out if bias is None else out + bias
+
     for w in layers:
-        h = rms_norm(x, w["attn_norm"], cfg["eps"])
-        q = rope((h @ w["wq"].T).reshape(T, H, hd), cfg["theta"], cfg["interleaved"])
-        k = rope((h @ w["wk"].T).reshape(T, KV, hd), cfg["theta"], cfg["interleaved"])
-        v = (h @ w["wv"].T).reshape(T, KV, hd)
-        x = x + causal_attention(q, k, v) @ w["wo"].T
-        h = rms_norm(x, w["ffn_norm"], cfg["eps"])
+        h = norm(x, w["attn_norm"])
+        q = rope(project(h, w, "wq").reshape(T, H, hd), cfg["theta"], cfg["interleaved"])
+        k = rope(project(h, w, "wk").reshape(T, KV, hd), cfg["theta"], cfg["interleaved"])
+        v = project(h, w, "wv").reshape(T, KV, hd)
+        x = x + causal_attention(q, k, v, cfg.get("window", 0)) @ w["wo"].T
+        h = norm(x, w["ffn_norm"])
         gate = h @ w["w1"].T
-        x = x + ((gate * torch.sigmoid(gate)) * (h @ w["w3"].T)) @ w["w2"].T
-    return rms_norm(x, final_norm, cfg["eps"]) @ head.T
+        gate = gelu_tanh(gate) if gemma else gate * torch.sigmoid(gate)
+        x = x + (gate * (h @ w["w3"].T)) @ w["w2"].T
+    return norm(x, final_norm) @ head.T
 
 
 def llama_from_hf(config, t):
@@ -386,12 +496,22 @@ def llama_from_hf(config, t):
             "ffn_norm": t[p + "post_attention_layernorm.weight"],
             "w1": t[p + "mlp.gate_proj.weight"], "w3": t[p + "mlp.up_proj.weight"],
             "w2": t[p + "mlp.down_proj.weight"]})
-    tied = config.get("tie_word_embeddings", False) or "lm_head.weight" not in t
+        for name in ("q", "k", "v"):
+            bias = t.get(p + "self_attn.%s_proj.bias" % name)
+            if bias is not None:
+                layers[-1]["b" + name] = bias
+    family = config["model_type"]
+    tied = (config.get("tie_word_embeddings", family == "gemma")
+            or "lm_head.weight" not in t)
     head = t["model.embed_tokens.weight"] if tied else t["lm_head.weight"]
     H = config["num_attention_heads"]
+    theta = config.get("rope_theta",
+                       config.get("rope_parameters", {}).get("rope_theta", 10000.0))
     cfg = dict(heads=H, kv_heads=config.get("num_key_value_heads", H),
-               eps=config.get("rms_norm_eps", 1e-6),
-               theta=config.get("rope_theta", 10000.0), interleaved=False)
+               eps=config.get("rms_norm_eps", 1e-6), theta=theta,
+               interleaved=False, head_dim=config.get("head_dim"),
+               window=(config.get("sliding_window") or 0) if family == "mistral" else 0,
+               gemma=family == "gemma")
     return cfg, t["model.embed_tokens.weight"], layers, t["model.norm.weight"], head
 
 
@@ -419,12 +539,54 @@ def gpt2_forward(config, t, ids):
     return x @ t["wte.weight"].T
 
 
+def alibi_slopes(heads):
+    """The ALiBi paper's slopes: 2^(-8i/n) for the largest power of two n <=
+    heads, then every other slope of 2n for the remaining heads."""
+    def geometric(n):
+        return [2.0 ** (-8.0 * i / n) for i in range(1, n + 1)]
+    n = 2 ** int(math.floor(math.log2(heads)))
+    return geometric(n) + geometric(2 * n)[0::2][:heads - n]
+
+
+def bloom_forward(config, t, ids):
+    p0 = "transformer." if "transformer.word_embeddings.weight" in t else ""
+    eps = config.get("layer_norm_epsilon", 1e-5)
+    H = config.get("n_head", config.get("num_attention_heads"))
+    emb = t[p0 + "word_embeddings.weight"]
+    x = layer_norm(emb[ids], t[p0 + "word_embeddings_layernorm.weight"],
+                   t[p0 + "word_embeddings_layernorm.bias"], eps)
+    T, d = x.shape
+    hd = d // H
+    slopes = torch.tensor(alibi_slopes(H), dtype=torch.float64)
+    bias = slopes[:, None, None] * torch.arange(T, dtype=torch.float64)[None, None, :]
+    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    for i in range(config["n_layer"]):
+        p = p0 + "h.%d." % i
+        h = layer_norm(x, t[p + "input_layernorm.weight"], t[p + "input_layernorm.bias"], eps)
+        qkv = (h @ t[p + "self_attention.query_key_value.weight"].T
+               + t[p + "self_attention.query_key_value.bias"]).reshape(T, H, 3, hd)
+        q, k, v = qkv[:, :, 0], qkv[:, :, 1], qkv[:, :, 2]
+        scores = torch.einsum("thd,shd->hts", q, k) / math.sqrt(hd) + bias
+        probs = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+        attended = torch.einsum("hts,shd->thd", probs, v).reshape(T, d)
+        x = x + attended @ t[p + "self_attention.dense.weight"].T \
+            + t[p + "self_attention.dense.bias"]
+        h = layer_norm(x, t[p + "post_attention_layernorm.weight"],
+                       t[p + "post_attention_layernorm.bias"], eps)
+        h = gelu_tanh(h @ t[p + "mlp.dense_h_to_4h.weight"].T + t[p + "mlp.dense_h_to_4h.bias"])
+        x = x + h @ t[p + "mlp.dense_4h_to_h.weight"].T + t[p + "mlp.dense_4h_to_h.bias"]
+    x = layer_norm(x, t[p0 + "ln_f.weight"], t[p0 + "ln_f.bias"], eps)
+    return x @ emb.T
+
+
 def reference_logits(model, ids):
     ids = torch.tensor(ids, dtype=torch.long)
     if os.path.isdir(model):
         config, tensors = load_hf(model)
         if config["model_type"] == "gpt2":
             return gpt2_forward(config, tensors, ids)
+        if config["model_type"] == "bloom":
+            return bloom_forward(config, tensors, ids)
         return llama_forward(*llama_from_hf(config, tensors), ids)
     return llama_forward(*load_llama2c(model), ids)
 
@@ -462,7 +624,8 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("make-model", help="write a random-weight model")
-    make.add_argument("family", choices=["llama", "gpt2", "llama2c"])
+    make.add_argument("family", choices=["llama", "mistral", "qwen2", "gemma",
+                                         "bloom", "gpt2", "llama2c"])
     make.add_argument("out")
     make.add_argument("--dim", type=int, default=64)
     make.add_argument("--hidden", type=int, default=0,
@@ -477,6 +640,12 @@ def main():
     make.add_argument("--eps", type=float, default=1e-5)
     make.add_argument("--rope-theta", type=float, default=10000.0)
     make.add_argument("--seed", type=int, default=0)
+    make.add_argument("--window", type=int, default=0,
+                      help="mistral: sliding window (0: none)")
+    make.add_argument("--head-dim", type=int, default=0,
+                      help="default: dim / heads (gemma writes it to config.json)")
+    make.add_argument("--config-style", type=int, choices=[4, 5], default=4,
+                      help="transformers version whose config.json keys to write")
     cmp = sub.add_parser("compare", help="check dumped logits against the reference")
     cmp.add_argument("model", help="Hugging Face directory or llama2.c .bin")
     cmp.add_argument("logits")
@@ -487,7 +656,8 @@ def main():
         return compare(args)
     if args.family != "gpt2" and not args.hidden:
         args.hidden = 172
-    {"llama": make_llama, "gpt2": make_gpt2, "llama2c": make_llama2c}[args.family](args)
+    makers = {"gpt2": make_gpt2, "bloom": make_bloom, "llama2c": make_llama2c}
+    makers.get(args.family, make_llama)(args)
     return 0
 
 

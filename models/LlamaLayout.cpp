@@ -1,0 +1,196 @@
+//===- LlamaLayout.cpp - Hugging Face checkpoints in LLaMA's layout -------===//
+#include "models/LlamaLayout.h"
+
+#include "models/TensorMap.h"
+#include "models/llama/Llama.h"
+
+#include <cmath>
+
+using namespace tfmc;
+
+namespace {
+
+llvm::Error fail(const ConfigSource &config, const llvm::Twine &message) {
+  return llvm::createStringError(message + " in " + config.describe());
+}
+
+/// The RoPE base and type: transformers 5.x nests them in
+/// `rope_parameters`, 4.x keeps `rope_theta` at the top and a scaling in
+/// `rope_scaling`.
+llvm::Error readRope(const ConfigSource &config, DecoderConfig &c,
+                     double fallbackTheta) {
+  double theta = fallbackTheta;
+  for (const char *key : {"rope_theta", "rope_parameters.rope_theta"})
+    if (config.isSet(key)) {
+      auto value = config.positiveReal(key);
+      if (!value)
+        return value.takeError();
+      theta = *value;
+    }
+  if (!std::isfinite(theta))
+    return fail(config, "rope_theta must be finite");
+  c.ropeTheta = float(theta);
+  for (const char *key :
+       {"rope_scaling.rope_type", "rope_scaling.type",
+        "rope_parameters.rope_type", "rope_parameters.type"}) {
+    if (!config.isSet(key))
+      continue;
+    auto type = config.string(key);
+    if (!type)
+      return type.takeError();
+    if (*type != "default")
+      return fail(config, llvm::Twine("unsupported RoPE scaling '") + *type +
+                              "' (" + key + "; supported: default)");
+  }
+  // A rope_scaling object without a type is malformed, not the default.
+  if (config.isSet("rope_scaling") && !config.isSet("rope_scaling.rope_type") &&
+      !config.isSet("rope_scaling.type"))
+    return fail(config, "rope_scaling without a rope_type");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error tfmc::expectActivation(const ConfigSource &config,
+                                   llvm::StringRef key,
+                                   llvm::StringRef expected,
+                                   llvm::StringRef fallback) {
+  auto activation = config.string(key, fallback.str());
+  if (!activation)
+    return activation.takeError();
+  if (*activation != expected)
+    return llvm::createStringError("unsupported " + key + " '" + *activation +
+                                   "' in " + config.describe() +
+                                   " (supported: " + expected + ")");
+  return llvm::Error::success();
+}
+
+llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
+                                        DecoderConfig &c,
+                                        const LlamaLayoutDefaults &defaults) {
+  const ConfigSource &config = file.config;
+  AttentionSettings &a = c.attention;
+  if (auto err = config.read("hidden_size", c.dim))
+    return err;
+  if (auto err = config.read("intermediate_size", c.hiddenDim))
+    return err;
+  if (auto err = config.read("num_hidden_layers", c.numLayers))
+    return err;
+  if (auto err = config.read("num_attention_heads", a.numHeads))
+    return err;
+  if (auto err = config.read("num_key_value_heads", a.numKVHeads, a.numHeads))
+    return err;
+  if (auto err = config.read("vocab_size", c.vocabSize))
+    return err;
+  if (auto err = config.read("max_position_embeddings", c.contextLength))
+    return err;
+  if (auto err = config.read("rms_norm_eps", c.normEps, defaults.normEps))
+    return err;
+  if (auto err = readRope(config, c, defaults.ropeTheta))
+    return err;
+  // A checkpoint without a head of its own ties it, whatever config.json says.
+  auto tied = config.flag("tie_word_embeddings", defaults.tiedEmbeddings);
+  if (!tied)
+    return tied.takeError();
+  c.tiedEmbeddings = *tied || !file.tensors.contains("lm_head.weight");
+  // head_dim may be given (and may differ from hidden_size / heads) or be
+  // null, which means the quotient.
+  int64_t fallbackHeadDim = defaults.headDim;
+  if (!config.isSet("head_dim") && fallbackHeadDim == 0) {
+    if (c.dim % a.numHeads != 0)
+      return llvm::createStringError(
+          config.describe() + ": dim " + llvm::Twine(c.dim) +
+          " is not divisible by num_heads " + llvm::Twine(a.numHeads));
+    fallbackHeadDim = c.dim / a.numHeads;
+  }
+  return config.read("head_dim", a.headDim, fallbackHeadDim);
+}
+
+llvm::Expected<WeightMap>
+tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
+                            const DecoderConfig &config) {
+  static const TensorMapping kLayer[] = {
+      {"model.layers.{layer}.input_layernorm.weight",
+       {WeightRole::AttnNormWeight}},
+      {"model.layers.{layer}.self_attn.q_proj.weight", {WeightRole::Wq}},
+      {"model.layers.{layer}.self_attn.k_proj.weight", {WeightRole::Wk}},
+      {"model.layers.{layer}.self_attn.v_proj.weight", {WeightRole::Wv}},
+      {"model.layers.{layer}.self_attn.o_proj.weight", {WeightRole::Wo}},
+      {"model.layers.{layer}.post_attention_layernorm.weight",
+       {WeightRole::FfnNormWeight}},
+      {"model.layers.{layer}.mlp.gate_proj.weight", {WeightRole::WGate}},
+      {"model.layers.{layer}.mlp.up_proj.weight", {WeightRole::WUp}},
+      {"model.layers.{layer}.mlp.down_proj.weight", {WeightRole::WDown}},
+  };
+  static const TensorMapping kQkvBiases[] = {
+      {"model.layers.{layer}.self_attn.q_proj.bias", {WeightRole::Bq}},
+      {"model.layers.{layer}.self_attn.k_proj.bias", {WeightRole::Bk}},
+      {"model.layers.{layer}.self_attn.v_proj.bias", {WeightRole::Bv}},
+  };
+  WeightMap weights;
+  TensorTable &table = file.tensors;
+  if (auto err = takeWeights(
+          table, config,
+          {{"model.embed_tokens.weight", {WeightRole::TokenEmbedding}}}, -1,
+          weights))
+    return err;
+  for (int64_t layer = 0; layer < config.numLayers; ++layer) {
+    if (auto err = takeWeights(table, config, kLayer, layer, weights))
+      return err;
+    if (config.attention.qkvBias)
+      if (auto err = takeWeights(table, config, kQkvBiases, layer, weights))
+        return err;
+    // Older exports store RoPE frequencies; the compiler derives them.
+    ignoreTensors(table, {"model.layers.{layer}.self_attn.rotary_emb.inv_freq"},
+                  layer);
+  }
+  if (auto err = takeWeights(
+          table, config, {{"model.norm.weight", {WeightRole::FinalNormWeight}}},
+          -1, weights))
+    return err;
+  if (config.tiedEmbeddings) {
+    table.ignore("lm_head.weight");
+    return std::move(weights);
+  }
+  if (auto err =
+          takeWeights(table, config, {{"lm_head.weight", {WeightRole::LmHead}}},
+                      -1, weights))
+    return err;
+  return std::move(weights);
+}
+
+llvm::Expected<DecoderConfig>
+LlamaLayoutFamily::readConfig(const Checkpoint &file) const {
+  DecoderConfig c = architecture();
+  if (auto err = readLlamaLayoutConfig(file, c, defaults()))
+    return std::move(err);
+  if (auto err = readOwnKeys(file.config, c))
+    return std::move(err);
+  return c;
+}
+
+llvm::Expected<WeightMap>
+LlamaLayoutFamily::mapWeights(const Checkpoint &file,
+                              const DecoderConfig &config) const {
+  return mapLlamaLayoutWeights(file, config);
+}
+
+TokenizerSpec LlamaLayoutFamily::presetTokenizer() const {
+  return llama::presetTokenizer();
+}
+
+Preset LlamaLayoutFamily::preset(const char *name, int64_t dim, int64_t hidden,
+                                 int64_t layers, int64_t heads, int64_t kvHeads,
+                                 int64_t headDim, int64_t vocab,
+                                 int64_t context) const {
+  DecoderConfig c = architecture();
+  c.dim = dim;
+  c.hiddenDim = hidden;
+  c.numLayers = layers;
+  c.attention.numHeads = heads;
+  c.attention.numKVHeads = kvHeads;
+  c.attention.headDim = headDim;
+  c.vocabSize = vocab;
+  c.contextLength = context;
+  return {name, c};
+}

@@ -1,0 +1,71 @@
+//===- LlamaLayout.h - Hugging Face checkpoints in LLaMA's layout -*- C++ -*-===//
+//
+// Mistral, Mixtral, Qwen2 and Gemma checkpoints keep LlamaForCausalLM's
+// config keys and tensor names (`model.layers.{layer}.self_attn.q_proj`,
+// ...) and differ in a few settings. The families read the shared part
+// here and their own keys in their folders, so that a key that two
+// families spell alike is read, defaulted and diagnosed in one place.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_MODELS_LLAMALAYOUT_H
+#define TFMC_MODELS_LLAMALAYOUT_H
+
+#include "models/Family.h"
+
+namespace tfmc {
+
+/// What the LLaMA-layout families default differently (transformers'
+/// defaults for each config class).
+struct LlamaLayoutDefaults {
+  double normEps = 1e-6;
+  double ropeTheta = 10000.0;
+  bool tiedEmbeddings = false;
+  /// head_dim when config.json has none; 0: hidden_size / heads.
+  int64_t headDim = 0;
+};
+
+/// Reads the sizes, RMSNorm epsilon, RoPE settings, head size and tied
+/// embeddings of a LLaMA-layout config.json into `c`. The RoPE base is
+/// `rope_theta` (transformers 4.x) or `rope_parameters.rope_theta` (5.x);
+/// a RoPE scaling other than the default is an error naming the key.
+llvm::Error readLlamaLayoutConfig(const Checkpoint &file, DecoderConfig &c,
+                                  const LlamaLayoutDefaults &defaults);
+
+/// The canonical weights of a LLaMA-layout checkpoint of `config`: Q/K/V
+/// biases when `config.attention.qkvBias`.
+llvm::Expected<WeightMap> mapLlamaLayoutWeights(const Checkpoint &file,
+                                                const DecoderConfig &config);
+
+/// An error unless config.json's `key` names `expected` (or is absent).
+llvm::Error expectActivation(const ConfigSource &config, llvm::StringRef key,
+                             llvm::StringRef expected,
+                             llvm::StringRef fallback);
+
+/// A family read from Hugging Face directories in LLaMA's layout: the
+/// subclass gives its blocks, defaults and own keys; presets carry LLaMA's
+/// byte-fallback tokenizer.
+class LlamaLayoutFamily : public ModelFamily {
+public:
+  llvm::Expected<DecoderConfig>
+  readConfig(const Checkpoint &file) const final;
+  llvm::Expected<WeightMap>
+  mapWeights(const Checkpoint &file,
+             const DecoderConfig &config) const final;
+  TokenizerSpec presetTokenizer() const override;
+
+protected:
+  /// The family's blocks before any key is read.
+  virtual DecoderConfig architecture() const = 0;
+  virtual LlamaLayoutDefaults defaults() const { return {}; }
+  /// Reads the family's own keys into `c` (after the shared ones).
+  virtual llvm::Error readOwnKeys(const ConfigSource &config,
+                                  DecoderConfig &c) const = 0;
+  /// A preset of the family's blocks at a size (a tiny test model).
+  Preset preset(const char *name, int64_t dim, int64_t hidden, int64_t layers,
+                int64_t heads, int64_t kvHeads, int64_t headDim, int64_t vocab,
+                int64_t context) const;
+};
+
+} // namespace tfmc
+
+#endif // TFMC_MODELS_LLAMALAYOUT_H

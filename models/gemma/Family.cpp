@@ -1,0 +1,68 @@
+//===- Family.cpp - The Gemma family ---------------------------------------===//
+//
+// LLaMA's layout with Gemma's choices: token embeddings scaled by
+// sqrt(hidden_size) (the tied LM head reads them unscaled), RMSNorm scaling
+// by (1 + weight), a GeGLU feed-forward (gelu_pytorch_tanh(gate) * up), a
+// head size of its own (head_dim, 256 by default, need not be hidden_size /
+// heads) and a tied head. Hugging Face directories, model_type gemma.
+//
+//===----------------------------------------------------------------------===//
+#include "models/LlamaLayout.h"
+#include "models/llama/Llama.h"
+
+#include <cmath>
+
+using namespace tfmc;
+
+namespace {
+
+class GemmaFamily final : public LlamaLayoutFamily {
+public:
+  llvm::StringRef name() const override { return "gemma"; }
+  llvm::StringRef huggingFaceModelType() const override { return "gemma"; }
+
+  // Gemma's tokenizer: <eos> 1, <bos> 2. The byte tokenizer of the presets
+  // has <s> and </s> at 1 and 2.
+  SpecialTokens specialTokens() const override { return {1, 2}; }
+
+  std::vector<Preset> presets() const override {
+    // head_dim 24 with 4 heads of a 64-wide model: Q is 96 wide.
+    Preset tiny = preset("gemma-tiny", 64, 172, 2, 4, 1, 24, 259, 256);
+    tiny.config.embeddingScale = float(std::sqrt(64.0));
+    return {tiny};
+  }
+
+protected:
+  DecoderConfig architecture() const override {
+    DecoderConfig c = llama::architecture(RopeLayout::HalfSplit);
+    c.mlp = MlpKind::GeGLU;
+    c.normUnitOffset = true;
+    return c;
+  }
+
+  LlamaLayoutDefaults defaults() const override {
+    LlamaLayoutDefaults d;
+    d.tiedEmbeddings = true;
+    d.headDim = 256;
+    return d;
+  }
+
+  llvm::Error readOwnKeys(const ConfigSource &config,
+                          DecoderConfig &c) const override {
+    // transformers runs hidden_activation, gelu_pytorch_tanh when it is
+    // absent, whatever hidden_act says.
+    if (auto err = expectActivation(config, "hidden_activation",
+                                    "gelu_pytorch_tanh", "gelu_pytorch_tanh"))
+      return err;
+    // Multiplied in the activations' precision: f32 here.
+    c.embeddingScale = float(std::sqrt(double(c.dim)));
+    return llvm::Error::success();
+  }
+};
+
+} // namespace
+
+const ModelFamily &tfmc::gemmaFamily() {
+  static const GemmaFamily family;
+  return family;
+}

@@ -1,0 +1,58 @@
+//===- Family.cpp - The Qwen2 family: LLaMA with Q/K/V biases -------------===//
+//
+// LLaMA's blocks with biases on the query, key and value projections (not
+// on the output projection), an untied head by default and a large RoPE
+// base. Qwen2's optional sliding window (`use_sliding_window`, applied to
+// the layers from `max_window_layers` on) mixes windowed and full layers,
+// which one KV cache cannot hold yet: it is refused by name. Hugging Face
+// directories, model_type qwen2.
+//
+//===----------------------------------------------------------------------===//
+#include "models/LlamaLayout.h"
+#include "models/llama/Llama.h"
+
+using namespace tfmc;
+
+namespace {
+
+class Qwen2Family final : public LlamaLayoutFamily {
+public:
+  llvm::StringRef name() const override { return "qwen2"; }
+  llvm::StringRef huggingFaceModelType() const override { return "qwen2"; }
+
+  // <|endoftext|> ends a sequence; Qwen2 adds no BOS of its own. The byte
+  // tokenizer of the presets has <s> and </s> at 1 and 2.
+  SpecialTokens specialTokens() const override { return {1, 2}; }
+
+  std::vector<Preset> presets() const override {
+    return {preset("qwen2-tiny", 64, 172, 2, 4, 2, 16, 259, 256)};
+  }
+
+protected:
+  DecoderConfig architecture() const override {
+    DecoderConfig c = llama::architecture(RopeLayout::HalfSplit);
+    c.attention.qkvBias = true;
+    return c;
+  }
+
+  llvm::Error readOwnKeys(const ConfigSource &config,
+                          DecoderConfig &c) const override {
+    if (auto err = expectActivation(config, "hidden_act", "silu", "silu"))
+      return err;
+    auto windowed = config.flag("use_sliding_window", false);
+    if (!windowed)
+      return windowed.takeError();
+    if (*windowed)
+      return llvm::createStringError(
+          "use_sliding_window in " + config.describe() +
+          " is not supported (windowed and full layers in one model)");
+    return llvm::Error::success();
+  }
+};
+
+} // namespace
+
+const ModelFamily &tfmc::qwen2Family() {
+  static const Qwen2Family family;
+  return family;
+}
