@@ -235,6 +235,12 @@ bool Package::open(const std::string &path, std::string &error) {
   metadata_.clear();
   std::string name = quoted(path);
 
+  // Opening a FIFO would block until a writer comes: check the path first.
+  struct stat pathStat;
+  if (::stat(path.c_str(), &pathStat) == 0 && !S_ISREG(pathStat.st_mode)) {
+    error = name + ": cannot read: not a regular file";
+    return false;
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     error = name + ": cannot open: " + errnoText();
@@ -243,6 +249,12 @@ bool Package::open(const std::string &path, std::string &error) {
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     error = name + ": cannot stat: " + errnoText();
+    ::close(fd);
+    return false;
+  }
+  // TFM_PACKAGE may name anything; only a regular file has a size to map.
+  if (!S_ISREG(st.st_mode)) {
+    error = name + ": cannot read: not a regular file";
     ::close(fd);
     return false;
   }

@@ -164,6 +164,9 @@ llvm::Expected<ModelSpec> loadLlama2c(const std::string &path,
 /// True when the file starts with the GGUF magic, so a renamed file still
 /// reaches the right reader.
 bool hasGgufMagic(const std::string &path) {
+  // Opening a FIFO would block; the reader reports what is not a file.
+  if (!llvm::sys::fs::is_regular_file(path))
+    return false;
   auto file =
       llvm::MemoryBuffer::getFileSlice(path, 4, 0, /*IsVolatile=*/false);
   return file && (*file)->getBufferSize() == 4 &&

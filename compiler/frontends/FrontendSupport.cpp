@@ -2,19 +2,44 @@
 #include "compiler/frontends/FrontendSupport.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 using namespace tfmc::frontends;
 
 llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
 tfmc::frontends::mapFile(const std::string &path, llvm::StringRef what) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::Twine("cannot read ") + what + " '" +
+                                   path + "': " + why);
+  };
+  // Only a regular file has a size to map: /dev/zero (also behind a
+  // symlink) would be read without end, and opening a FIFO blocks, so the
+  // path is checked before it is opened...
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return fail("not a regular file");
+  auto fd = llvm::sys::fs::openNativeFileForRead(path);
+  if (!fd)
+    return fail(llvm::toString(fd.takeError()));
+  // ... and the opened descriptor after, so the file checked is the file
+  // mapped even if the path changed in between.
+  if (std::error_code ec = llvm::sys::fs::status(*fd, status)) {
+    llvm::sys::fs::closeFile(*fd);
+    return fail(ec.message());
+  }
+  if (status.type() != llvm::sys::fs::file_type::regular_file) {
+    llvm::sys::fs::closeFile(*fd);
+    return fail("not a regular file");
+  }
   // Not null-terminated and not text: lets the buffer be an mmap of the file,
   // which matters for multi-gigabyte weights.
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+  auto buffer = llvm::MemoryBuffer::getOpenFile(
+      *fd, path, status.getSize(), /*RequiresNullTerminator=*/false);
+  llvm::sys::fs::closeFile(*fd);
   if (!buffer)
-    return llvm::createStringError(llvm::Twine("cannot read ") + what + " '" +
-                                   path + "': " + buffer.getError().message());
+    return fail(buffer.getError().message());
   return std::shared_ptr<llvm::MemoryBuffer>(std::move(*buffer));
 }
 
