@@ -36,6 +36,21 @@ std::string fileName(llvm::StringRef path) {
   return name.empty() ? path.str() : name.str();
 }
 
+/// Rejects a layer count the file cannot hold before anything is made per
+/// layer: a 4 KB GGUF claiming 16M blocks took minutes and gigabytes to reach
+/// its first missing tensor. Each layer has tensors of its own, except in
+/// llama2.c files, whose stacked tensors' sizes were checked against the file.
+llvm::Error checkLayerCount(CheckpointFormat format, const DecoderConfig &c,
+                            const TensorTable &tensors) {
+  uint64_t present = tensors.entries().size();
+  if (format == CheckpointFormat::Llama2c ||
+      static_cast<uint64_t>(c.numLayers) <= present)
+    return llvm::Error::success();
+  return makeError(tensors.describe() + " declares " +
+                   llvm::Twine(c.numLayers) + " layers but holds only " +
+                   llvm::Twine(present) + " tensors");
+}
+
 /// The family's reading of `config` and `tensors`, checked: settings the
 /// skeleton accepts, and no tensor the family did not account for.
 llvm::Expected<ModelSpec> importCheckpoint(const ModelFamily &family,
@@ -48,6 +63,8 @@ llvm::Expected<ModelSpec> importCheckpoint(const ModelFamily &family,
   if (!decoder)
     return decoder.takeError();
   if (auto err = checkDecoderConfig(*decoder, config.describe()))
+    return std::move(err);
+  if (auto err = checkLayerCount(format, *decoder, tensors))
     return std::move(err);
   auto weights = family.mapWeights(checkpoint, *decoder);
   if (!weights)

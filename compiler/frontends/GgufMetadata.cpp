@@ -95,7 +95,7 @@ GgufFile::string(llvm::StringRef key,
     return *fallback;
   if ((*value)->type != kGgufString)
     return wrongType(key, **value, "a string");
-  return (*value)->string;
+  return (*value)->string.str();
 }
 
 llvm::Expected<bool> GgufFile::flag(llvm::StringRef key,
@@ -112,5 +112,5 @@ std::optional<uint64_t> GgufFile::arraySize(llvm::StringRef key) const {
   const GgufValue *value = find(key);
   if (!value || value->type != kGgufArray)
     return std::nullopt;
-  return value->elements.size();
+  return value->count;
 }
