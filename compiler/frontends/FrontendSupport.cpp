@@ -1,9 +1,12 @@
 //===- FrontendSupport.cpp - File access shared by the format readers -----===//
 #include "compiler/frontends/FrontendSupport.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+
+#include <tuple>
 
 using namespace tfmc::frontends;
 
@@ -41,6 +44,30 @@ tfmc::frontends::mapFile(const std::string &path, llvm::StringRef what) {
   if (!buffer)
     return fail(buffer.getError().message());
   return std::shared_ptr<llvm::MemoryBuffer>(std::move(*buffer));
+}
+
+llvm::Error tfmc::frontends::checkDisjoint(std::vector<TensorBytes> tensors,
+                                           llvm::StringRef where) {
+  llvm::erase_if(tensors,
+                 [](const TensorBytes &t) { return t.begin >= t.end; });
+  llvm::sort(tensors, [](const TensorBytes &a, const TensorBytes &b) {
+    return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
+  });
+  // After sorting by start, some tensor overlaps another exactly when one
+  // starts before the furthest end seen so far.
+  const TensorBytes *furthest = nullptr;
+  for (const TensorBytes &tensor : tensors) {
+    if (furthest && tensor.begin < furthest->end)
+      return llvm::createStringError(
+          where + ": tensors '" + furthest->name + "' (bytes [" +
+          llvm::Twine(furthest->begin) + ", " + llvm::Twine(furthest->end) +
+          ")) and '" + tensor.name + "' (bytes [" +
+          llvm::Twine(tensor.begin) + ", " + llvm::Twine(tensor.end) +
+          ")) overlap");
+    if (!furthest || tensor.end > furthest->end)
+      furthest = &tensor;
+  }
+  return llvm::Error::success();
 }
 
 std::string tfmc::frontends::joinPath(const std::string &directory,

@@ -323,6 +323,7 @@ llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
   uint64_t dataStart = llvm::alignTo(reader.position(), alignment);
   uint64_t size = buffer_->getBufferSize();
 
+  std::vector<TensorBytes> ranges;
   for (const TensorInfo &info : infos) {
     TensorEntry entry;
     entry.name = info.name;
@@ -361,9 +362,10 @@ llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
           ") but the file has " + llvm::Twine(size) + " bytes");
     entry.view = weights::TensorView(
         *type, entry.shape, buffer_->getBufferStart() + begin, buffer_);
+    ranges.push_back({info.name, begin, end});
     table_.add(std::move(entry));
   }
-  return llvm::Error::success();
+  return checkDisjoint(std::move(ranges), describe());
 }
 
 llvm::Expected<std::unique_ptr<GgufFile>>
