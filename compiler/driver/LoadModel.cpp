@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cstring>
+#include <limits>
 
 using namespace tfmc;
 using namespace tfmc::frontends;
@@ -34,6 +35,27 @@ std::string fileName(llvm::StringRef path) {
     path = real;
   llvm::StringRef name = llvm::sys::path::filename(path.rtrim('/'));
   return name.empty() ? path.str() : name.str();
+}
+
+/// Sizes become 32-bit fields of the produced model (tfm_model_info) and
+/// 32-bit loop bounds; no real model comes near, so a larger value is corrupt
+/// and must not wrap (a vocabulary of 2^32 + 8 is not 8). The context length
+/// is left to the KV-cache check, which also offers --context as a remedy.
+llvm::Error checkSizes(const DecoderConfig &c, llvm::StringRef where) {
+  const AttentionSettings &a = c.attention;
+  const std::pair<const char *, int64_t> fields[] = {
+      {"dim", c.dim},           {"hidden_dim", c.hiddenDim},
+      {"num_layers", c.numLayers}, {"num_heads", a.numHeads},
+      {"num_kv_heads", a.numKVHeads}, {"head_dim", a.headDim},
+      {"vocab_size", c.vocabSize}};
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  for (auto [name, value] : fields)
+    if (value > kMax)
+      return makeError(where + ": config field " + name + " = " +
+                       llvm::Twine(value) +
+                       " is more than the largest size tfmc supports (" +
+                       llvm::Twine(kMax) + ")");
+  return llvm::Error::success();
 }
 
 /// Rejects a layer count the file cannot hold before anything is made per
@@ -63,6 +85,8 @@ llvm::Expected<ModelSpec> importCheckpoint(const ModelFamily &family,
   if (!decoder)
     return decoder.takeError();
   if (auto err = checkDecoderConfig(*decoder, config.describe()))
+    return std::move(err);
+  if (auto err = checkSizes(*decoder, config.describe()))
     return std::move(err);
   if (auto err = checkLayerCount(format, *decoder, tensors))
     return std::move(err);

@@ -106,9 +106,7 @@ uint64_t minimumBytes(uint32_t type) {
   }
 }
 
-/// A metadata entry is at least a key length, a type and a one-byte value;
-/// a tensor info a name length, a rank, a type and an offset.
-constexpr uint64_t kMinMetadataEntryBytes = 8 + 4 + 1;
+/// A tensor info is at least a name length, a rank, a type and an offset.
 constexpr uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;
 
 const char *ggmlTypeName(uint32_t type) {
@@ -390,11 +388,9 @@ GgufFile::open(const std::string &path) {
     return llvm::createStringError("GGUF file '" + path +
                                    "' has unsupported version " +
                                    llvm::Twine(version) + " (supported: 2, 3)");
-  if (metadataCount > reader.remaining() / kMinMetadataEntryBytes)
-    return llvm::createStringError(
-        "GGUF file '" + path + "' declares " + llvm::Twine(metadataCount) +
-        " metadata entries, more than its " +
-        llvm::Twine(reader.remaining()) + " bytes after the header hold");
+  // No up-front bound on the metadata count: each entry is allocated only
+  // once its bytes were read, so the loop stops at the end of the file and
+  // the error names the first entry that is cut off.
   if (auto err = file->readMetadata(reader, metadataCount))
     return std::move(err);
   if (auto err = file->readTensors(reader, tensorCount))

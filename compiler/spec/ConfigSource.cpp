@@ -4,7 +4,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
-#include <limits>
 
 using namespace tfmc;
 
@@ -15,14 +14,6 @@ llvm::Error ConfigSource::read(llvm::StringRef key, int64_t &out,
   llvm::Expected<int64_t> value = positive(key, fallback);
   if (!value)
     return value.takeError();
-  // Sizes become 32-bit fields of the produced model (tfm_model_info), and
-  // no real model comes near: a larger value is corrupt, and must not wrap
-  // (a context of 2^32 + 8 is not 8).
-  if (*value > std::numeric_limits<int32_t>::max())
-    return llvm::createStringError(
-        "'" + key + "' in " + describe() + " is " + llvm::Twine(*value) +
-        ", more than the largest size tfmc supports (" +
-        llvm::Twine(std::numeric_limits<int32_t>::max()) + ")");
   out = *value;
   return llvm::Error::success();
 }

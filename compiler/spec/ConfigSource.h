@@ -55,8 +55,7 @@ public:
   /// Elements of the array under `key`; nullopt when there is none.
   virtual std::optional<uint64_t> arraySize(llvm::StringRef key) const = 0;
 
-  /// positive() into `out`, for reading a family's keys one per line; a
-  /// value beyond int32 (the produced model's size fields) is an error.
+  /// positive() into `out`, for reading a family's keys one per line.
   llvm::Error read(llvm::StringRef key, int64_t &out,
                    std::optional<int64_t> fallback = std::nullopt) const;
   /// positiveReal() into `out`; a value beyond the f32 range is an error.
