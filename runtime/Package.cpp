@@ -351,7 +351,8 @@ bool Package::verifyWeights(std::string &error) const {
   const std::string &recorded = checksum_;
   uint64_t expected = 0;
   if (recorded.empty()) {
-    error = quoted(path_) + ": the package has no weights checksum (metadata '" +
+    error = quoted(path_) +
+            ": the package has no weights checksum (metadata '" +
             kWeightsChecksumKey + "'; written by an older tfmc?)";
     return false;
   }

@@ -44,9 +44,12 @@ std::string fileName(llvm::StringRef path) {
 llvm::Error checkSizes(const DecoderConfig &c, llvm::StringRef where) {
   const AttentionSettings &a = c.attention;
   const std::pair<const char *, int64_t> fields[] = {
-      {"dim", c.dim},           {"hidden_dim", c.hiddenDim},
-      {"num_layers", c.numLayers}, {"num_heads", a.numHeads},
-      {"num_kv_heads", a.numKVHeads}, {"head_dim", a.headDim},
+      {"dim", c.dim},
+      {"hidden_dim", c.hiddenDim},
+      {"num_layers", c.numLayers},
+      {"num_heads", a.numHeads},
+      {"num_kv_heads", a.numKVHeads},
+      {"head_dim", a.headDim},
       {"vocab_size", c.vocabSize}};
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   for (auto [name, value] : fields)

@@ -61,9 +61,8 @@ llvm::Error tfmc::frontends::checkDisjoint(std::vector<TensorBytes> tensors,
       return llvm::createStringError(
           where + ": tensors '" + furthest->name + "' (bytes [" +
           llvm::Twine(furthest->begin) + ", " + llvm::Twine(furthest->end) +
-          ")) and '" + tensor.name + "' (bytes [" +
-          llvm::Twine(tensor.begin) + ", " + llvm::Twine(tensor.end) +
-          ")) overlap");
+          ")) and '" + tensor.name + "' (bytes [" + llvm::Twine(tensor.begin) +
+          ", " + llvm::Twine(tensor.end) + ")) overlap");
     if (!furthest || tensor.end > furthest->end)
       furthest = &tensor;
   }

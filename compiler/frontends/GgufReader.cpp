@@ -203,10 +203,10 @@ llvm::Error readValue(GgufByteReader &reader, uint32_t type, GgufValue &value,
       break;
     uint64_t elementBytes = minimumBytes(value.elementType);
     if (!elementBytes)
-      return llvm::createStringError(
-          "GGUF metadata key '" + key + "' in '" + path +
-          "' has arrays of unknown value type " +
-          llvm::Twine(value.elementType));
+      return llvm::createStringError("GGUF metadata key '" + key + "' in '" +
+                                     path +
+                                     "' has arrays of unknown value type " +
+                                     llvm::Twine(value.elementType));
     if (value.count > reader.remaining() / elementBytes)
       return llvm::createStringError(
           "GGUF metadata key '" + key + "' in '" + path + "' declares " +
@@ -214,16 +214,16 @@ llvm::Error readValue(GgufByteReader &reader, uint32_t type, GgufValue &value,
           ggufValueTypeName(value.elementType) + " elements, more than the " +
           llvm::Twine(reader.remaining()) + " bytes left in the file hold");
     uint64_t start = reader.position();
-    bool fixedSize = value.elementType != kGgufString &&
-                     value.elementType != kGgufArray;
+    bool fixedSize =
+        value.elementType != kGgufString && value.elementType != kGgufArray;
     if (fixedSize) {
       reader.take(value.count * elementBytes);
     } else {
       // Walked to validate and to find the end; nothing is kept.
       GgufValue element;
       for (uint64_t i = 0; i < value.count && !reader.failed(); ++i)
-        if (auto err = readValue(reader, value.elementType, element,
-                                 depth + 1, path, key))
+        if (auto err = readValue(reader, value.elementType, element, depth + 1,
+                                 path, key))
           return err;
     }
     value.elementBytes = reader.since(start);

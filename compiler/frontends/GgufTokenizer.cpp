@@ -32,9 +32,9 @@ tfmc::frontends::readGgufTokenizer(const GgufFile &file,
     return scores.takeError();
   uint64_t count = (*tokens)->count;
   if ((*scores)->count != count)
-    return llvm::createStringError(
-        file.describe() + " has " + llvm::Twine(count) + " tokens but " +
-        llvm::Twine((*scores)->count) + " scores");
+    return llvm::createStringError(file.describe() + " has " +
+                                   llvm::Twine(count) + " tokens but " +
+                                   llvm::Twine((*scores)->count) + " scores");
   // The counts were checked against the file's size when it was read, so
   // these hold at most a few times its bytes.
   std::vector<std::string> pieces;
@@ -54,9 +54,9 @@ tfmc::frontends::readGgufTokenizer(const GgufFile &file,
   if (!eos)
     return eos.takeError();
   // Ids are ints in the package; a wider value must not wrap into range.
-  for (auto [key, id] : {std::pair<const char *, int64_t>{
-                             "tokenizer.ggml.bos_token_id", *bos},
-                         {"tokenizer.ggml.eos_token_id", *eos}})
+  for (auto [key, id] :
+       {std::pair<const char *, int64_t>{"tokenizer.ggml.bos_token_id", *bos},
+        {"tokenizer.ggml.eos_token_id", *eos}})
     if (id < -1 || id > INT32_MAX)
       return llvm::createStringError("GGUF metadata key '" + llvm::Twine(key) +
                                      "' in '" + file.path() + "' is " +

@@ -25,10 +25,9 @@ llvm::Error ConfigSource::read(llvm::StringRef key, float &out,
     return value.takeError();
   // A finite double may still overflow the f32 the network computes in.
   if (!std::isfinite(static_cast<float>(*value)))
-    return llvm::createStringError(
-        "'" + key + "' in " + describe() + " is " +
-        llvm::formatv("{0:e}", *value).str() +
-        ", beyond the range of a 32-bit float");
+    return llvm::createStringError("'" + key + "' in " + describe() + " is " +
+                                   llvm::formatv("{0:e}", *value).str() +
+                                   ", beyond the range of a 32-bit float");
   out = static_cast<float>(*value);
   return llvm::Error::success();
 }

@@ -102,8 +102,7 @@ std::optional<uint64_t> firstAllOnesExponent(const char *data, uint64_t count,
 
 } // namespace
 
-std::optional<uint64_t>
-tfmc::weights::findNonFinite(const TensorView &tensor) {
+std::optional<uint64_t> tfmc::weights::findNonFinite(const TensorView &tensor) {
   uint64_t count = tensor.numElements();
   switch (tensor.type()) {
   case ElementType::F32:

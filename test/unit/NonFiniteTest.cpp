@@ -20,8 +20,8 @@ namespace {
 
 /// `count` 16-bit elements of `type`, all `fill` except `bits` at `at`,
 /// stored one byte past an aligned address.
-TensorView halves(ElementType type, int64_t count, uint16_t fill,
-                  int64_t at, uint16_t bits) {
+TensorView halves(ElementType type, int64_t count, uint16_t fill, int64_t at,
+                  uint16_t bits) {
   auto storage = std::make_shared<std::vector<char>>(2 * count + 1);
   char *data = storage->data() + 1;
   for (int64_t i = 0; i < count; ++i) {
@@ -42,10 +42,9 @@ TEST(NonFiniteTest, F32) {
     ASSERT_EQ(findNonFinite(view), std::optional<uint64_t>(4321));
     EXPECT_EQ(std::isnan(elementAsFloat(view, 4321)), std::isnan(bad));
   }
-  std::vector<float> extremes = {std::numeric_limits<float>::max(),
-                                 -std::numeric_limits<float>::max(),
-                                 std::numeric_limits<float>::denorm_min(), 0.0f,
-                                 -0.0f};
+  std::vector<float> extremes = {
+      std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+      std::numeric_limits<float>::denorm_min(), 0.0f, -0.0f};
   EXPECT_EQ(findNonFinite(TensorView::fromF32({5}, extremes)), std::nullopt);
 }
 
@@ -57,11 +56,12 @@ TEST(NonFiniteTest, F16AndBF16) {
             std::optional<uint64_t>(0));
   EXPECT_EQ(findNonFinite(halves(ElementType::F16, 10, 0x7bff, 3, 0xfbff)),
             std::nullopt);
-  EXPECT_TRUE(std::isinf(
-      elementAsFloat(halves(ElementType::F16, 4, 0, 2, 0x7c00), 2)));
+  EXPECT_TRUE(
+      std::isinf(elementAsFloat(halves(ElementType::F16, 4, 0, 2, 0x7c00), 2)));
   // bf16: 0x7f80 inf, 0x7fc0 NaN, 0x7f7f the largest finite value.
-  EXPECT_EQ(findNonFinite(halves(ElementType::BF16, 2048, 0x3f80, 1024, 0x7fc0)),
-            std::optional<uint64_t>(1024));
+  EXPECT_EQ(
+      findNonFinite(halves(ElementType::BF16, 2048, 0x3f80, 1024, 0x7fc0)),
+      std::optional<uint64_t>(1024));
   EXPECT_EQ(findNonFinite(halves(ElementType::BF16, 10, 0x3f80, 9, 0xff80)),
             std::optional<uint64_t>(9));
   EXPECT_EQ(findNonFinite(halves(ElementType::BF16, 10, 0x7f7f, 1, 0xff7f)),

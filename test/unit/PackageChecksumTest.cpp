@@ -1,7 +1,7 @@
 //===- PackageChecksumTest.cpp - The weights checksum and --verify-weights ===//
 
-#include "runtime/Package.h"
 #include "runtime/PackageChecksum.h"
+#include "runtime/Package.h"
 #include "runtime/ReadFile.h"
 
 #include "test/unit/TempFile.h"
@@ -54,7 +54,8 @@ TEST(WeightsChecksumTest, EveryFlippedBitChangesIt) {
   }
   // Trailing zeros count: a blob is not its prefix.
   std::string zeros(64, '\0');
-  EXPECT_NE(weightsChecksum(zeros.data(), 32), weightsChecksum(zeros.data(), 64));
+  EXPECT_NE(weightsChecksum(zeros.data(), 32),
+            weightsChecksum(zeros.data(), 64));
 }
 
 TEST(WeightsChecksumTest, TextRoundTrip) {
