@@ -39,6 +39,7 @@ const FlagSpec kFlags[] = {
     {"--far-position", true, kBench}, {"--threads", true, kAll},
     {"--dump-logits", true, kDump},   {"--token-ids", true, kDump},
     {"--decode-only", false, kDump},  {"--info", false, kInfo},
+    {"--verify-weights", false, kAll},
 };
 
 const char *modeFlag(CliMode mode) {
@@ -183,6 +184,8 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
     return parseTokenIds(value, options.tokenIds, error);
   } else if (name == "--decode-only") {
     options.decodeOnly = true;
+  } else if (name == "--verify-weights") {
+    options.verifyWeights = true;
   }
   return true;
 }
@@ -316,6 +319,9 @@ std::string usageText(const std::string &program) {
          "  " + program + " --info      Print the model's shapes and "
          "description.\n"
          "  " + program + " --help      Print this text.\n"
+         "--verify-weights (with any of the above) first checks every byte of "
+         "the weights\n"
+         "against the checksum written at compile time.\n"
          "Options take their value as the next argument or as --flag=value.\n"
          "TFM_PACKAGE=path reads the weights package from `path` instead of "
          "the executable.\n";

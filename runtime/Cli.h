@@ -36,6 +36,8 @@ struct CliOptions {
   /// with the near ones (0: off).
   int farPosition = 0;
   int threads = 0; ///< 0 keeps the default thread count.
+  /// --verify-weights: check the weights checksum before anything else.
+  bool verifyWeights = false;
 
   // Logit dump.
   std::string dumpPath;

@@ -179,6 +179,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
+  if (options.verifyWeights && !package.verifyWeights(error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 1;
+  }
   if (options.mode == CliMode::Info)
     return printInfo(package, path);
 

@@ -155,6 +155,7 @@ bool PackageWriter::begin(const std::string &path, uint64_t weightsBytes,
     return fail("cannot stat", error);
   uint64_t start = static_cast<uint64_t>(st.st_size);
   weightsOffset_ = alignUp(start, kWeightsAlign);
+  checksum_ = WeightsChecksum();
   if (!tfm::rt::writeZeros(fd_, weightsOffset_ - start))
     return fail("write failed", error);
   return true;
@@ -169,6 +170,7 @@ bool PackageWriter::write(const void *data, uint64_t size,
   }
   if (!writeAll(fd_, static_cast<const char *>(data), size))
     return fail("write failed", error);
+  checksum_.update(data, size);
   written_ += size;
   return true;
 }
@@ -181,6 +183,7 @@ bool PackageWriter::writeZeros(uint64_t count, std::string &error) {
   }
   if (!tfm::rt::writeZeros(fd_, count))
     return fail("write failed", error);
+  checksum_.updateZeros(count);
   written_ += count;
   return true;
 }
@@ -196,7 +199,9 @@ bool PackageWriter::finish(uint64_t weightsHash,
   }
   uint64_t weightsEnd = weightsOffset_ + weightsBytes_;
   uint64_t metaOffset = alignUp(weightsEnd, kMetaAlign);
-  std::string meta = encodeMetadata(metadata);
+  PackageMetadata withChecksum = metadata;
+  withChecksum[kWeightsChecksumKey] = formatChecksum(checksum_.value());
+  std::string meta = encodeMetadata(withChecksum);
 
   std::string trailer(kMagic, sizeof(kMagic));
   putLE(trailer, weightsOffset_, 8);
@@ -233,8 +238,15 @@ bool Package::open(const std::string &path, std::string &error) {
   weights_ = nullptr;
   weightsBytes_ = weightsHash_ = mappingBytes_ = 0;
   metadata_.clear();
+  checksum_.clear();
   std::string name = quoted(path);
 
+  // Opening a FIFO would block until a writer comes: check the path first.
+  struct stat pathStat;
+  if (::stat(path.c_str(), &pathStat) == 0 && !S_ISREG(pathStat.st_mode)) {
+    error = name + ": cannot read: not a regular file";
+    return false;
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     error = name + ": cannot open: " + errnoText();
@@ -243,6 +255,12 @@ bool Package::open(const std::string &path, std::string &error) {
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     error = name + ": cannot stat: " + errnoText();
+    ::close(fd);
+    return false;
+  }
+  // TFM_PACKAGE may name anything; only a regular file has a size to map.
+  if (!S_ISREG(st.st_mode)) {
+    error = name + ": cannot read: not a regular file";
     ::close(fd);
     return false;
   }
@@ -315,10 +333,41 @@ bool Package::open(const std::string &path, std::string &error) {
   std::string what;
   if (!decodeMetadata(base + metaOffset, metaBytes, metadata_, what))
     return fail(what);
+  // The checksum belongs to the package, not to the model's metadata.
+  auto checksum = metadata_.find(kWeightsChecksumKey);
+  if (checksum != metadata_.end()) {
+    checksum_ = checksum->second;
+    metadata_.erase(checksum);
+  }
 
+  path_ = path;
   weights_ = base + weightsOffset;
   weightsBytes_ = weightsBytes;
   weightsHash_ = weightsHash;
+  return true;
+}
+
+bool Package::verifyWeights(std::string &error) const {
+  const std::string &recorded = checksum_;
+  uint64_t expected = 0;
+  if (recorded.empty()) {
+    error = quoted(path_) +
+            ": the package has no weights checksum (metadata '" +
+            kWeightsChecksumKey + "'; written by an older tfmc?)";
+    return false;
+  }
+  if (!parseChecksum(recorded, expected)) {
+    error = quoted(path_) + ": metadata '" + kWeightsChecksumKey + "' is '" +
+            recorded + "', not 16 hex digits";
+    return false;
+  }
+  uint64_t actual = weightsChecksum(weights_, weightsBytes_);
+  if (actual != expected) {
+    error = quoted(path_) + ": the weights are corrupt: their checksum is " +
+            formatChecksum(actual) + " but the package was written with " +
+            formatChecksum(expected);
+    return false;
+  }
   return true;
 }
 

@@ -30,10 +30,15 @@
 //     "token.bos", "token.eos"   decimal ids ("-1" when the model has none)
 //     "model.description"        human-readable, printed by --info
 //     "model.note"               optional; printed to stderr before generating
+//     "weights.checksum"         16 hex digits: the content checksum of the
+//                                weights blob (PackageChecksum.h), written
+//                                by PackageWriter, checked by verifyWeights()
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_RUNTIME_PACKAGE_H
 #define TFMC_RUNTIME_PACKAGE_H
+
+#include "runtime/PackageChecksum.h"
 
 #include <cstdint>
 #include <map>
@@ -72,8 +77,9 @@ public:
   bool writeZeros(uint64_t count, std::string &error);
   /// Blob bytes written so far.
   uint64_t written() const { return written_; }
-  /// Checks that the whole blob was written, then appends the metadata and
-  /// the trailer and closes the file.
+  /// Checks that the whole blob was written, then appends the metadata (with
+  /// the blob's "weights.checksum" added) and the trailer and closes the
+  /// file.
   bool finish(uint64_t weightsHash, const PackageMetadata &metadata,
               std::string &error);
 
@@ -85,6 +91,7 @@ private:
   uint64_t weightsOffset_ = 0;
   uint64_t weightsBytes_ = 0;
   uint64_t written_ = 0;
+  WeightsChecksum checksum_;
 };
 
 /// A package opened read-only; the weights stay mmap'd for its lifetime.
@@ -103,13 +110,21 @@ public:
   const uint8_t *weights() const { return weights_; }
   uint64_t weightsBytes() const { return weightsBytes_; }
   uint64_t weightsHash() const { return weightsHash_; }
+  /// The model's records ("weights.checksum" is the package's own and is
+  /// not among them).
   const PackageMetadata &metadata() const { return metadata_; }
   /// Returns the value of `key`, or an empty view when absent.
   std::string_view get(const std::string &key) const;
+  /// Recomputes the weights checksum (reading every byte of the blob) and
+  /// compares it with the one written at compile time; false with an
+  /// `error` naming the file when they differ or none was written.
+  bool verifyWeights(std::string &error) const;
 
 private:
   void *mapping_ = nullptr;
   uint64_t mappingBytes_ = 0;
+  std::string path_;
+  std::string checksum_; ///< "weights.checksum", kept out of metadata_
   const uint8_t *weights_ = nullptr;
   uint64_t weightsBytes_ = 0;
   uint64_t weightsHash_ = 0;

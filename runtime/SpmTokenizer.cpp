@@ -9,10 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/SpmTokenizer.h"
 
+#include "runtime/ReadFile.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <queue>
 
@@ -304,17 +305,9 @@ std::string SpmTokenizer::decode(int prev, int token) const {
 
 bool spmBlobFromLlama2cFile(const std::string &path, int expectedVocab,
                             std::string &blob, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open tokenizer '" + path + "'";
+  std::string data;
+  if (!readFile(path, data, error, "tokenizer"))
     return false;
-  }
-  std::string data((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = "cannot read tokenizer '" + path + "'";
-    return false;
-  }
   std::vector<std::string> pieces;
   std::vector<float> scores;
   std::string parseError;

@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cstring>
+#include <limits>
 
 using namespace tfmc;
 using namespace tfmc::frontends;
@@ -36,6 +37,45 @@ std::string fileName(llvm::StringRef path) {
   return name.empty() ? path.str() : name.str();
 }
 
+/// Sizes become 32-bit fields of the produced model (tfm_model_info) and
+/// 32-bit loop bounds; no real model comes near, so a larger value is corrupt
+/// and must not wrap (a vocabulary of 2^32 + 8 is not 8). The context length
+/// is left to the KV-cache check, which also offers --context as a remedy.
+llvm::Error checkSizes(const DecoderConfig &c, llvm::StringRef where) {
+  const AttentionSettings &a = c.attention;
+  const std::pair<const char *, int64_t> fields[] = {
+      {"dim", c.dim},
+      {"hidden_dim", c.hiddenDim},
+      {"num_layers", c.numLayers},
+      {"num_heads", a.numHeads},
+      {"num_kv_heads", a.numKVHeads},
+      {"head_dim", a.headDim},
+      {"vocab_size", c.vocabSize}};
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  for (auto [name, value] : fields)
+    if (value > kMax)
+      return makeError(where + ": config field " + name + " = " +
+                       llvm::Twine(value) +
+                       " is more than the largest size tfmc supports (" +
+                       llvm::Twine(kMax) + ")");
+  return llvm::Error::success();
+}
+
+/// Rejects a layer count the file cannot hold before anything is made per
+/// layer: a 4 KB GGUF claiming 16M blocks took minutes and gigabytes to reach
+/// its first missing tensor. Each layer has tensors of its own, except in
+/// llama2.c files, whose stacked tensors' sizes were checked against the file.
+llvm::Error checkLayerCount(CheckpointFormat format, const DecoderConfig &c,
+                            const TensorTable &tensors) {
+  uint64_t present = tensors.entries().size();
+  if (format == CheckpointFormat::Llama2c ||
+      static_cast<uint64_t>(c.numLayers) <= present)
+    return llvm::Error::success();
+  return makeError(tensors.describe() + " declares " +
+                   llvm::Twine(c.numLayers) + " layers but holds only " +
+                   llvm::Twine(present) + " tensors");
+}
+
 /// The family's reading of `config` and `tensors`, checked: settings the
 /// skeleton accepts, and no tensor the family did not account for.
 llvm::Expected<ModelSpec> importCheckpoint(const ModelFamily &family,
@@ -48,6 +88,10 @@ llvm::Expected<ModelSpec> importCheckpoint(const ModelFamily &family,
   if (!decoder)
     return decoder.takeError();
   if (auto err = checkDecoderConfig(*decoder, config.describe()))
+    return std::move(err);
+  if (auto err = checkSizes(*decoder, config.describe()))
+    return std::move(err);
+  if (auto err = checkLayerCount(format, *decoder, tensors))
     return std::move(err);
   auto weights = family.mapWeights(checkpoint, *decoder);
   if (!weights)
@@ -164,6 +208,9 @@ llvm::Expected<ModelSpec> loadLlama2c(const std::string &path,
 /// True when the file starts with the GGUF magic, so a renamed file still
 /// reaches the right reader.
 bool hasGgufMagic(const std::string &path) {
+  // Opening a FIFO would block; the reader reports what is not a file.
+  if (!llvm::sys::fs::is_regular_file(path))
+    return false;
   auto file =
       llvm::MemoryBuffer::getFileSlice(path, 4, 0, /*IsVolatile=*/false);
   return file && (*file)->getBufferSize() == 4 &&

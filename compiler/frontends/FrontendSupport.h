@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tfmc::frontends {
 
@@ -27,6 +28,20 @@ mapFile(const std::string &path, llvm::StringRef what);
 /// `[[[[...` of any length is an error, not a stack overflow.
 constexpr int kMaxJsonDepth = 128;
 llvm::Expected<llvm::json::Value> parseJson(llvm::StringRef text);
+
+/// The bytes [begin, end) of a file that tensor `name` occupies.
+struct TensorBytes {
+  std::string name;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
+/// An error naming the first two tensors whose bytes overlap (aliased
+/// weights are a corrupt or hostile file: writing through one would change
+/// the other, and a checksum could not tell them apart); `where` names the
+/// file ("GGUF file 'm.gguf'"). Empty tensors overlap nothing.
+llvm::Error checkDisjoint(std::vector<TensorBytes> tensors,
+                          llvm::StringRef where);
 
 /// `directory`/`name`.
 std::string joinPath(const std::string &directory, llvm::StringRef name);

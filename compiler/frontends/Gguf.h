@@ -15,6 +15,7 @@
 #include "compiler/spec/ConfigSource.h"
 #include "compiler/spec/TensorTable.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -43,15 +44,23 @@ enum GgufValueType : uint32_t {
 /// "uint8", ..., "float64"; "unknown" beyond.
 const char *ggufValueTypeName(uint32_t type);
 
-/// One metadata value; arrays hold their elements (possibly arrays again).
+/// One metadata value. Strings and arrays point into the mapped file (which
+/// the GgufFile keeps): an array is its element type, count and bytes,
+/// parsed on demand, so a file of millions of one-byte elements does not
+/// become millions of GgufValues.
 struct GgufValue {
   uint32_t type = kGgufUInt8;
   uint64_t uint = 0;
   int64_t sint = 0;
   double real = 0;
-  std::string string;
+  llvm::StringRef string;
   uint32_t elementType = kGgufUInt8;
-  std::vector<GgufValue> elements;
+  uint64_t count = 0;
+  llvm::StringRef elementBytes;
+
+  /// Calls `fn` with each element of this array, in order (the elements
+  /// were validated when the file was read).
+  void forEachElement(llvm::function_ref<void(const GgufValue &)> fn) const;
 
   bool isInteger() const {
     return type <= kGgufInt32 || type == kGgufUInt64 || type == kGgufInt64;

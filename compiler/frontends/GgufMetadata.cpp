@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/frontends/Gguf.h"
 
+#include <cmath>
+
 using namespace tfmc;
 using namespace tfmc::frontends;
 
@@ -78,6 +80,12 @@ GgufFile::positiveReal(llvm::StringRef key,
     return *fallback;
   if (!(*value)->isReal())
     return wrongType(key, **value, "a float");
+  // NaN fails every comparison and infinity passes `> 0`: both would reach
+  // the network as constants and poison every output.
+  if (!std::isfinite((*value)->real))
+    return llvm::createStringError("GGUF metadata key '" + key + "' in '" +
+                                   path_ + "' must be finite, got " +
+                                   std::to_string((*value)->real));
   if (!((*value)->real > 0))
     return llvm::createStringError("GGUF metadata key '" + key + "' in '" +
                                    path_ + "' must be positive, got " +
@@ -95,7 +103,7 @@ GgufFile::string(llvm::StringRef key,
     return *fallback;
   if ((*value)->type != kGgufString)
     return wrongType(key, **value, "a string");
-  return (*value)->string;
+  return (*value)->string.str();
 }
 
 llvm::Expected<bool> GgufFile::flag(llvm::StringRef key,
@@ -112,5 +120,5 @@ std::optional<uint64_t> GgufFile::arraySize(llvm::StringRef key) const {
   const GgufValue *value = find(key);
   if (!value || value->type != kGgufArray)
     return std::nullopt;
-  return value->elements.size();
+  return value->count;
 }

@@ -54,10 +54,15 @@ public:
     const char *p = take(8);
     return p ? llvm::support::endian::read64le(p) : 0;
   }
-  std::string string() {
+  /// A length-prefixed string, pointing into the bytes.
+  llvm::StringRef string() {
     uint64_t length = u64();
     const char *p = take(length);
-    return p ? std::string(p, length) : std::string();
+    return p ? llvm::StringRef(p, length) : llvm::StringRef();
+  }
+  /// The bytes consumed since position `start`.
+  llvm::StringRef since(uint64_t start) const {
+    return bytes.slice(start, pos);
   }
 
 private:
@@ -72,6 +77,37 @@ namespace {
 
 /// Deep enough for any real file; stops hostile nesting from blowing the stack.
 constexpr int kMaxArrayDepth = 8;
+
+/// The fewest bytes a value of `type` takes (a string its length, an array
+/// its element type and count); 0 for an unknown type. Counts read from the
+/// file are checked against these before anything is sized by them.
+uint64_t minimumBytes(uint32_t type) {
+  switch (type) {
+  case kGgufUInt8:
+  case kGgufInt8:
+  case kGgufBool:
+    return 1;
+  case kGgufUInt16:
+  case kGgufInt16:
+    return 2;
+  case kGgufUInt32:
+  case kGgufInt32:
+  case kGgufFloat32:
+    return 4;
+  case kGgufUInt64:
+  case kGgufInt64:
+  case kGgufFloat64:
+  case kGgufString:
+    return 8;
+  case kGgufArray:
+    return 12;
+  default:
+    return 0;
+  }
+}
+
+/// A tensor info is at least a name length, a rank, a type and an offset.
+constexpr uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;
 
 const char *ggmlTypeName(uint32_t type) {
   static const char *const kNames[] = {
@@ -162,19 +198,35 @@ llvm::Error readValue(GgufByteReader &reader, uint32_t type, GgufValue &value,
                                      path + "' nests arrays deeper than " +
                                      llvm::Twine(kMaxArrayDepth) + " levels");
     value.elementType = reader.u32();
-    uint64_t count = reader.u64();
-    // Every element takes at least one byte: a larger count is corrupt, and
-    // checking first avoids allocating for it.
-    if (count > reader.remaining())
-      return truncated(path, "metadata key '" + key + "'");
-    value.elements.resize(count);
-    for (GgufValue &element : value.elements) {
-      if (auto err = readValue(reader, value.elementType, element, depth + 1,
-                               path, key))
-        return err;
-      if (reader.failed())
-        break;
+    value.count = reader.u64();
+    if (reader.failed())
+      break;
+    uint64_t elementBytes = minimumBytes(value.elementType);
+    if (!elementBytes)
+      return llvm::createStringError("GGUF metadata key '" + key + "' in '" +
+                                     path +
+                                     "' has arrays of unknown value type " +
+                                     llvm::Twine(value.elementType));
+    if (value.count > reader.remaining() / elementBytes)
+      return llvm::createStringError(
+          "GGUF metadata key '" + key + "' in '" + path + "' declares " +
+          llvm::Twine(value.count) + " " +
+          ggufValueTypeName(value.elementType) + " elements, more than the " +
+          llvm::Twine(reader.remaining()) + " bytes left in the file hold");
+    uint64_t start = reader.position();
+    bool fixedSize =
+        value.elementType != kGgufString && value.elementType != kGgufArray;
+    if (fixedSize) {
+      reader.take(value.count * elementBytes);
+    } else {
+      // Walked to validate and to find the end; nothing is kept.
+      GgufValue element;
+      for (uint64_t i = 0; i < value.count && !reader.failed(); ++i)
+        if (auto err = readValue(reader, value.elementType, element, depth + 1,
+                                 path, key))
+          return err;
     }
+    value.elementBytes = reader.since(start);
     break;
   }
   default:
@@ -188,6 +240,17 @@ llvm::Error readValue(GgufByteReader &reader, uint32_t type, GgufValue &value,
 }
 
 } // namespace
+
+void GgufValue::forEachElement(
+    llvm::function_ref<void(const GgufValue &)> fn) const {
+  GgufByteReader reader(elementBytes);
+  GgufValue element;
+  for (uint64_t i = 0; i < count; ++i) {
+    // Cannot fail: the same bytes were read when the file was opened.
+    llvm::consumeError(readValue(reader, elementType, element, 0, "", ""));
+    fn(element);
+  }
+}
 
 const char *tfmc::frontends::ggufValueTypeName(uint32_t type) {
   static const char *const kNames[] = {
@@ -206,7 +269,7 @@ const GgufValue *GgufFile::find(llvm::StringRef key) const {
 
 llvm::Error GgufFile::readMetadata(GgufByteReader &reader, uint64_t count) {
   for (uint64_t i = 0; i < count; ++i) {
-    std::string key = reader.string();
+    std::string key = reader.string().str();
     uint32_t type = reader.u32();
     if (reader.failed())
       return truncated(path_, "metadata entry " + llvm::Twine(i));
@@ -219,11 +282,16 @@ llvm::Error GgufFile::readMetadata(GgufByteReader &reader, uint64_t count) {
 }
 
 llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
+  if (count > reader.remaining() / kMinTensorInfoBytes)
+    return llvm::createStringError(
+        "GGUF file '" + path_ + "' declares " + llvm::Twine(count) +
+        " tensors, more than the " + llvm::Twine(reader.remaining()) +
+        " bytes left for tensor infos hold");
   std::vector<TensorInfo> infos;
   llvm::StringSet<> names;
   for (uint64_t i = 0; i < count; ++i) {
     TensorInfo info;
-    info.name = reader.string();
+    info.name = reader.string().str();
     uint32_t rank = reader.u32();
     if (rank > 4 && !reader.failed())
       return llvm::createStringError("GGUF tensor '" + info.name + "' in '" +
@@ -253,6 +321,7 @@ llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
   uint64_t dataStart = llvm::alignTo(reader.position(), alignment);
   uint64_t size = buffer_->getBufferSize();
 
+  std::vector<TensorBytes> ranges;
   for (const TensorInfo &info : infos) {
     TensorEntry entry;
     entry.name = info.name;
@@ -291,9 +360,10 @@ llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
           ") but the file has " + llvm::Twine(size) + " bytes");
     entry.view = weights::TensorView(
         *type, entry.shape, buffer_->getBufferStart() + begin, buffer_);
+    ranges.push_back({info.name, begin, end});
     table_.add(std::move(entry));
   }
-  return llvm::Error::success();
+  return checkDisjoint(std::move(ranges), describe());
 }
 
 llvm::Expected<std::unique_ptr<GgufFile>>
@@ -318,6 +388,9 @@ GgufFile::open(const std::string &path) {
     return llvm::createStringError("GGUF file '" + path +
                                    "' has unsupported version " +
                                    llvm::Twine(version) + " (supported: 2, 3)");
+  // No up-front bound on the metadata count: each entry is allocated only
+  // once its bytes were read, so the loop stops at the end of the file and
+  // the error names the first entry that is cut off.
   if (auto err = file->readMetadata(reader, metadataCount))
     return std::move(err);
   if (auto err = file->readTensors(reader, tensorCount))

@@ -30,25 +30,37 @@ tfmc::frontends::readGgufTokenizer(const GgufFile &file,
   auto scores = file.array("tokenizer.ggml.scores", kGgufFloat32);
   if (!scores)
     return scores.takeError();
-  size_t count = (*tokens)->elements.size();
-  if ((*scores)->elements.size() != count)
-    return llvm::createStringError(
-        file.describe() + " has " + llvm::Twine(count) + " tokens but " +
-        llvm::Twine((*scores)->elements.size()) + " scores");
+  uint64_t count = (*tokens)->count;
+  if ((*scores)->count != count)
+    return llvm::createStringError(file.describe() + " has " +
+                                   llvm::Twine(count) + " tokens but " +
+                                   llvm::Twine((*scores)->count) + " scores");
+  // The counts were checked against the file's size when it was read, so
+  // these hold at most a few times its bytes.
   std::vector<std::string> pieces;
   std::vector<float> pieceScores;
   pieces.reserve(count);
   pieceScores.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    pieces.push_back(metaspaceToSpace((*tokens)->elements[i].string));
-    pieceScores.push_back(static_cast<float>((*scores)->elements[i].real));
-  }
+  (*tokens)->forEachElement([&](const GgufValue &token) {
+    pieces.push_back(metaspaceToSpace(token.string));
+  });
+  (*scores)->forEachElement([&](const GgufValue &score) {
+    pieceScores.push_back(static_cast<float>(score.real));
+  });
   auto bos = file.integer("tokenizer.ggml.bos_token_id", defaults.bos);
   if (!bos)
     return bos.takeError();
   auto eos = file.integer("tokenizer.ggml.eos_token_id", defaults.eos);
   if (!eos)
     return eos.takeError();
+  // Ids are ints in the package; a wider value must not wrap into range.
+  for (auto [key, id] :
+       {std::pair<const char *, int64_t>{"tokenizer.ggml.bos_token_id", *bos},
+        {"tokenizer.ggml.eos_token_id", *eos}})
+    if (id < -1 || id > INT32_MAX)
+      return llvm::createStringError("GGUF metadata key '" + llvm::Twine(key) +
+                                     "' in '" + file.path() + "' is " +
+                                     llvm::Twine(id) + ", not a token id");
   TokenizerSpec tokenizer;
   tokenizer.kind = "spm";
   tokenizer.blob = tfm::rt::spmBlobFromPieces(pieces, pieceScores);

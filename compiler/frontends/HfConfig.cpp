@@ -5,6 +5,8 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include <cmath>
+
 using namespace tfmc;
 using namespace tfmc::frontends;
 
@@ -76,6 +78,10 @@ HfConfig::positiveReal(llvm::StringRef key,
     return *fallback;
   }
   auto real = found->getAsNumber();
+  // JSON has no NaN or Infinity, but 1e999 parses to infinity.
+  if (real && !std::isfinite(*real))
+    return llvm::createStringError("field '" + key + "' in " + describe() +
+                                   " must be a finite number");
   if (!real || !(*real > 0))
     return llvm::createStringError("field '" + key + "' in " + describe() +
                                    " must be a positive number");

@@ -27,6 +27,7 @@ struct Entry {
   std::string dtype;
   weights::Shape shape;
   uint64_t begin = 0; ///< absolute within the file
+  uint64_t end = 0;
 };
 
 /// Bytes per element of a safetensors dtype; 0 when unknown.
@@ -96,6 +97,7 @@ llvm::Expected<Entry> parseEntry(const std::string &path, llvm::StringRef name,
                      ? std::string("more")
                      : std::to_string(count * elementBytes)));
   entry.begin = dataStart + *begin;
+  entry.end = dataStart + *end;
   return entry;
 }
 
@@ -160,14 +162,18 @@ llvm::Error tfmc::frontends::addSafetensorsFile(const std::string &path,
     return llvm::createStringError(name +
                                    " has a header that is not a JSON object");
   std::map<std::string, Entry> entries; // sorted by name
+  std::vector<TensorBytes> ranges;
   for (const auto &[key, value] : *object) {
     if (key == "__metadata__")
       continue;
     auto entry = parseEntry(path, key, value, 8 + headerLength, size);
     if (!entry)
       return entry.takeError();
+    ranges.push_back({key.str(), entry->begin, entry->end});
     entries[key.str()] = std::move(*entry);
   }
+  if (llvm::Error error = checkDisjoint(std::move(ranges), name))
+    return error;
   for (auto &[tensor, entry] : entries) {
     TensorEntry added{tensor, entry.shape, name, {}, ""};
     if (std::optional<ElementType> type = elementType(entry.dtype))

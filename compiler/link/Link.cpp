@@ -97,6 +97,15 @@ materializeSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
     auto part = found->second.materialize(*slot.elementType);
     if (!part)
       return because(part.takeError());
+    // The network would propagate a NaN or infinity into every logit; the
+    // scan rides on the pass that writes these bytes out anyway.
+    if (std::optional<uint64_t> index = weights::findNonFinite(*part))
+      return llvm::createStringError(
+          spec.description + ": weight '" + name + "' holds " +
+          std::to_string(weights::elementAsFloat(*part, *index)) +
+          " at element " + llvm::Twine(*index) + " of its " +
+          weights::elementTypeName(part->type()) + " " +
+          weights::shapeString(part->shape()));
     parts.push_back(std::move(*part));
   }
   auto tensor = weights::stack(parts);

@@ -1,6 +1,10 @@
 //===- ConfigSource.cpp - Typed access to a model file's hyperparameters --===//
 #include "compiler/spec/ConfigSource.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
 using namespace tfmc;
 
 ConfigSource::~ConfigSource() = default;
@@ -19,6 +23,11 @@ llvm::Error ConfigSource::read(llvm::StringRef key, float &out,
   llvm::Expected<double> value = positiveReal(key, fallback);
   if (!value)
     return value.takeError();
+  // A finite double may still overflow the f32 the network computes in.
+  if (!std::isfinite(static_cast<float>(*value)))
+    return llvm::createStringError("'" + key + "' in " + describe() + " is " +
+                                   llvm::formatv("{0:e}", *value).str() +
+                                   ", beyond the range of a 32-bit float");
   out = static_cast<float>(*value);
   return llvm::Error::success();
 }

@@ -36,7 +36,8 @@ public:
   positive(llvm::StringRef key,
            std::optional<int64_t> fallback = std::nullopt) const = 0;
 
-  /// A positive number; absent as for positive().
+  /// A positive finite number (never NaN or infinity); absent as for
+  /// positive().
   virtual llvm::Expected<double>
   positiveReal(llvm::StringRef key,
                std::optional<double> fallback = std::nullopt) const = 0;
@@ -57,7 +58,7 @@ public:
   /// positive() into `out`, for reading a family's keys one per line.
   llvm::Error read(llvm::StringRef key, int64_t &out,
                    std::optional<int64_t> fallback = std::nullopt) const;
-  /// positiveReal() into `out`.
+  /// positiveReal() into `out`; a value beyond the f32 range is an error.
   llvm::Error read(llvm::StringRef key, float &out,
                    std::optional<double> fallback = std::nullopt) const;
 };

@@ -1,7 +1,9 @@
 //===- TensorView.cpp - Element type + shape + bytes of one tensor --------===//
 #include "compiler/weights/TensorView.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <limits>
 
 using namespace tfmc::weights;
@@ -68,4 +70,60 @@ TensorView TensorView::rows(int64_t begin, int64_t count) const {
   Shape result = shape_;
   result[0] = count;
   return TensorView(type_, std::move(result), data_ + begin * stride, owner_);
+}
+
+namespace {
+
+/// The first element whose exponent bits (`mask`) are all set: an infinity
+/// or a NaN in every IEEE-style format. Blocks are scanned without an early
+/// exit, so the compiler vectorises the common all-finite case.
+template <typename Bits>
+std::optional<uint64_t> firstAllOnesExponent(const char *data, uint64_t count,
+                                             Bits mask) {
+  constexpr uint64_t kBlock = 1024;
+  auto at = [&](uint64_t i) {
+    Bits bits;
+    std::memcpy(&bits, data + i * sizeof(Bits), sizeof(Bits));
+    return (bits & mask) == mask;
+  };
+  for (uint64_t start = 0; start < count; start += kBlock) {
+    uint64_t end = std::min(count, start + kBlock);
+    bool any = false;
+    for (uint64_t i = start; i < end; ++i)
+      any |= at(i);
+    if (!any)
+      continue;
+    for (uint64_t i = start; i < end; ++i)
+      if (at(i))
+        return i;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<uint64_t> tfmc::weights::findNonFinite(const TensorView &tensor) {
+  uint64_t count = tensor.numElements();
+  switch (tensor.type()) {
+  case ElementType::F32:
+    return firstAllOnesExponent<uint32_t>(tensor.data(), count, 0x7f800000u);
+  case ElementType::F16:
+    return firstAllOnesExponent<uint16_t>(tensor.data(), count, 0x7c00u);
+  case ElementType::BF16:
+    return firstAllOnesExponent<uint16_t>(tensor.data(), count, 0x7f80u);
+  }
+  return std::nullopt;
+}
+
+float tfmc::weights::elementAsFloat(const TensorView &tensor, uint64_t index) {
+  const char *at = tensor.data() + index * storageBytes(tensor.type(), 1);
+  if (tensor.type() == ElementType::F32) {
+    float value;
+    std::memcpy(&value, at, sizeof(value));
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, at, sizeof(bits));
+  return tensor.type() == ElementType::F16 ? halfToFloat(bits)
+                                           : bfloat16ToFloat(bits);
 }

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,13 @@ private:
   const char *data_ = nullptr;
   std::shared_ptr<const void> owner_;
 };
+
+/// The index of the first NaN or infinity among the elements of `tensor`,
+/// if any: one branch-free pass, cheap beside writing the bytes out.
+std::optional<uint64_t> findNonFinite(const TensorView &tensor);
+
+/// Element `index` of `tensor` as a float.
+float elementAsFloat(const TensorView &tensor, uint64_t index);
 
 } // namespace tfmc::weights
 
