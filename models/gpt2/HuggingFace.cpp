@@ -22,6 +22,10 @@ tfmc::gpt2::readHuggingFaceConfig(const Checkpoint &file) {
   if (auto err = config.read("n_head", a.numHeads))
     return err;
   a.numKVHeads = a.numHeads;
+  if (c.dim % a.numHeads != 0)
+    return llvm::createStringError(
+        config.describe() + ": n_embd " + llvm::Twine(c.dim) +
+        " is not divisible by n_head " + llvm::Twine(a.numHeads));
   a.headDim = c.dim / a.numHeads;
   if (auto err = config.read("vocab_size", c.vocabSize))
     return err;

@@ -53,12 +53,16 @@ tfmc::llama::readGgufConfig(const Checkpoint &file) {
     return err;
   if (auto err = config.read("llama.rope.freq_base", c.ropeTheta, 10000.0))
     return err;
+  if (c.dim % a.numHeads != 0)
+    return llvm::createStringError(
+        config.describe() + ": llama.embedding_length " + llvm::Twine(c.dim) +
+        " is not divisible by llama.attention.head_count " +
+        llvm::Twine(a.numHeads));
   a.headDim = c.dim / a.numHeads;
   int64_t ropeDim = 0;
   if (auto err = config.read("llama.rope.dimension_count", ropeDim, a.headDim))
     return err;
-  // (An indivisible embedding_length is reported by the config check.)
-  if (c.dim % a.numHeads == 0 && ropeDim != a.headDim)
+  if (ropeDim != a.headDim)
     return llvm::createStringError(
         config.describe() + ": llama.rope.dimension_count " +
         llvm::Twine(ropeDim) + " differs from the head size " +

@@ -58,7 +58,7 @@ def gguf(args):
         ("llama.embedding_length", 4, struct.pack("<I", DIM)),
         ("llama.feed_forward_length", 4, struct.pack("<I", HIDDEN)),
         ("llama.block_count", 4, struct.pack("<I", LAYERS)),
-        ("llama.attention.head_count", 4, struct.pack("<I", HEADS)),
+        ("llama.attention.head_count", 4, struct.pack("<I", args.heads)),
         ("llama.attention.head_count_kv", 4, struct.pack("<I", KV_HEADS)),
         ("llama.context_length", 4, struct.pack("<I", SEQ)),
         ("llama.attention.layer_norm_rms_epsilon", 6, struct.pack("<f", 1e-5)),
@@ -184,6 +184,7 @@ def main():
     p.add_argument("--drop-tail", type=int, default=0)
     p.add_argument("--arch", default="llama")
     p.add_argument("--rope-dim", type=int, default=0)
+    p.add_argument("--heads", type=int, default=HEADS)
     p.add_argument("--bad-shape", action="store_true")
     p.add_argument("--drop-tensor")
     p.add_argument("--extra-tensor")
