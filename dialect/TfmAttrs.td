@@ -54,6 +54,28 @@ def Tfm_MaskKindAttr : EnumAttr<Tfm_Dialect, Tfm_MaskKind, "mask"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tfm_RoutingTopKSoftmax : I32EnumAttrCase<"top_k_softmax", 0>;
+def Tfm_RoutingSoftmaxTopK : I32EnumAttrCase<"softmax_top_k", 1>;
+def Tfm_Routing : I32EnumAttr<"Routing",
+    "how a mixture of experts weighs the experts it chooses",
+    [Tfm_RoutingTopKSoftmax, Tfm_RoutingSoftmaxTopK]> {
+  let cppNamespace = "::mlir::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_RoutingAttr : EnumAttr<Tfm_Dialect, Tfm_Routing, "routing"> {
+  let summary = "How a mixture of experts weighs the experts it chooses";
+  let description = [{
+    Each token chooses the `top_k` experts with the largest router logits
+    (the lower index first among equal logits). `top_k_softmax`: their
+    weights are the softmax over the chosen logits (Mixtral: the softmax
+    over all experts, renormalised over the chosen ones, is the same).
+    `softmax_top_k`: their weights are their probabilities under the
+    softmax over all experts, not renormalised (Qwen2-MoE's
+    `norm_topk_prob = false`).
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Tfm_CacheRoleSelf : I32EnumAttrCase<"self", 0>;
 def Tfm_CacheRoleCross : I32EnumAttrCase<"cross", 1>;
 def Tfm_CacheRoleNone : I32EnumAttrCase<"none", 2>;

@@ -213,6 +213,39 @@ LogicalResult PackedLinearOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Mixture of experts
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoEOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult MoEOp::verify() {
+  int64_t features = dim(getInput(), 1);
+  int64_t experts = getNumExperts(), hidden = getExpertHidden();
+  if (dim(getRouter(), 1) != features)
+    return emitOpError() << "router has " << dim(getRouter(), 1)
+                         << " columns but the input has " << features
+                         << " features";
+  if (int64_t(getTopK()) > experts)
+    return emitOpError() << "chooses " << getTopK() << " of " << experts
+                         << " experts";
+  for (auto [name, weight] :
+       {std::pair<const char *, Value>{"gate", getGate()}, {"up", getUp()}})
+    if (dim(weight, 0) != experts * hidden || dim(weight, 1) != features)
+      return emitOpError() << name << " must be [experts * hidden = "
+                           << experts * hidden << ", dim = " << features
+                           << "]";
+  if (dim(getDown(), 0) != experts * features)
+    return emitOpError() << "down must be [experts * dim = "
+                         << experts * features << ", hidden]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
 

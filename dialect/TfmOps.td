@@ -263,6 +263,51 @@ def Tfm_MulOp : Tfm_BinaryElementwiseOp<"mul", "lhs * rhs"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Mixture of experts
+//===----------------------------------------------------------------------===//
+
+def Tfm_MoEOp : Tfm_Op<"moe", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Mixture of SwiGLU experts with top-k routing";
+  let description = [{
+    For each token row `x` of `input : [sequence, dim]`: the router logits
+    `router x` (`router : [experts, dim]`) choose `top_k` experts and their
+    weights `w_e` as `routing` says, and the result row is
+    `sum_e w_e * down_e(silu(gate_e x) * up_e x)`. The experts' matrices
+    are stacked along dimension 0: `gate` and `up` are `[experts * hidden,
+    dim]` (expert `e`'s rows `[e * hidden, (e + 1) * hidden)`), `down` is
+    `[experts * dim, hidden]`. Only the chosen experts' rows are read: a
+    decode step of a model with 8 experts and `top_k = 2` reads a quarter
+    of the expert weights.
+    ```mlir
+    %y = tfm.moe %x, %router, %gate, %up, %down
+        {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>}
+        : tensor<8x64xf32>, tensor<4x64xf32>, tensor<688x64xf32>,
+          tensor<688x64xf32>, tensor<256x172xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, Tfm_Matrix:$router,
+                       Tfm_Matrix:$gate, Tfm_Matrix:$up, Tfm_Matrix:$down,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$top_k,
+                       Tfm_RoutingAttr:$routing);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $router `,` $gate `,` $up `,` $down attr-dict `:`
+    type($input) `,` type($router) `,` type($gate) `,` type($up) `,`
+    type($down)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumExperts() {
+      return cast<RankedTensorType>(getRouter().getType()).getDimSize(0);
+    }
+    /// The inner width of one expert.
+    int64_t getExpertHidden() {
+      return cast<RankedTensorType>(getDown().getType()).getDimSize(1);
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
 

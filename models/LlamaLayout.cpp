@@ -106,6 +106,38 @@ llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
   return config.read("head_dim", a.headDim, fallbackHeadDim);
 }
 
+/// Mixtral's router and experts: `block_sparse_moe.experts.{e}.w1` (gate),
+/// `w3` (up), `w2` (down).
+static llvm::Error takeExperts(TensorTable &table, const DecoderConfig &config,
+                               int64_t layer, WeightMap &weights) {
+  static const TensorMapping kRouter[] = {
+      {"model.layers.{layer}.block_sparse_moe.gate.weight",
+       {WeightRole::Router}},
+  };
+  if (auto err = takeWeights(table, config, kRouter, layer, weights))
+    return err;
+  struct Matrix {
+    const char *file;
+    WeightRole role;
+  };
+  static const Matrix kMatrices[] = {{"w1", WeightRole::ExpertGate},
+                                     {"w3", WeightRole::ExpertUp},
+                                     {"w2", WeightRole::ExpertDown}};
+  std::string prefix =
+      tensorName("model.layers.{layer}.block_sparse_moe.experts.", layer);
+  for (int64_t expert = 0; expert < config.moe.experts; ++expert)
+    for (const Matrix &matrix : kMatrices) {
+      std::string name = prefix + std::to_string(expert) + "." + matrix.file +
+                         ".weight";
+      auto view = table.take(name, weightShape(config, matrix.role));
+      if (!view)
+        return view.takeError();
+      weights[expertWeightName(matrix.role, layer, expert)] =
+          weights::Weight(*view);
+    }
+  return llvm::Error::success();
+}
+
 llvm::Expected<WeightMap>
 tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
                             const DecoderConfig &config) {
@@ -118,6 +150,8 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
       {"model.layers.{layer}.self_attn.o_proj.weight", {WeightRole::Wo}},
       {"model.layers.{layer}.post_attention_layernorm.weight",
        {WeightRole::FfnNormWeight}},
+  };
+  static const TensorMapping kMlp[] = {
       {"model.layers.{layer}.mlp.gate_proj.weight", {WeightRole::WGate}},
       {"model.layers.{layer}.mlp.up_proj.weight", {WeightRole::WUp}},
       {"model.layers.{layer}.mlp.down_proj.weight", {WeightRole::WDown}},
@@ -137,6 +171,12 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
   for (int64_t layer = 0; layer < config.numLayers; ++layer) {
     if (auto err = takeWeights(table, config, kLayer, layer, weights))
       return err;
+    if (config.moe.experts == 0) {
+      if (auto err = takeWeights(table, config, kMlp, layer, weights))
+        return err;
+    } else if (auto err = takeExperts(table, config, layer, weights)) {
+      return err;
+    }
     if (config.attention.qkvBias)
       if (auto err = takeWeights(table, config, kQkvBiases, layer, weights))
         return err;

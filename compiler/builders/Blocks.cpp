@@ -121,6 +121,13 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
 
 Value tfmc::mlpBlock(NetworkBuilder &net, Value h) {
   const DecoderConfig &c = net.config();
+  if (c.moe.experts > 0) {
+    Value router = net.weight(WeightRole::Router);
+    Value gate = net.expertWeights(WeightRole::ExpertGate);
+    Value up = net.expertWeights(WeightRole::ExpertUp);
+    Value down = net.expertWeights(WeightRole::ExpertDown);
+    return net.moe(net.at("ffn.moe"), h, router, gate, up, down, c.moe);
+  }
   auto bias = [&](WeightRole role) {
     return c.mlpBias ? std::optional<WeightRole>(role) : std::nullopt;
   };

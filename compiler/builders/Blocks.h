@@ -38,7 +38,8 @@ mlir::Value norm(NetworkBuilder &net, mlir::Value x, NormSite site);
 /// projection.
 mlir::Value attentionBlock(NetworkBuilder &net, mlir::Value h);
 
-/// The configured MLP (SwiGLU or GELU-tanh) over `h`.
+/// The configured MLP (SwiGLU, GeGLU or GELU-tanh, or a mixture of SwiGLU
+/// experts) over `h`.
 mlir::Value mlpBlock(NetworkBuilder &net, mlir::Value h);
 
 /// `x` plus `sublayer` of `x`, normalised at `site` as the norm placement

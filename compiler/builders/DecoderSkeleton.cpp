@@ -38,6 +38,14 @@ llvm::Error tfmc::checkDecoderConfig(const DecoderConfig &c,
   if (c.position == PositionKind::Rope && a.headDim % 2 != 0)
     return fail("head size " + llvm::Twine(a.headDim) +
                 " must be even for rotary embeddings");
+  const ExpertSettings &moe = c.moe;
+  if (moe.experts > 0) {
+    if (moe.topK <= 0 || moe.topK > moe.experts)
+      return fail("experts per token " + llvm::Twine(moe.topK) +
+                  " must lie in [1, " + llvm::Twine(moe.experts) + "]");
+    if (c.mlp != MlpKind::SwiGLU || c.mlpBias)
+      return fail("a mixture of experts needs unbiased SwiGLU experts");
+  }
   if (!(c.normEps > 0))
     return fail("norm epsilon must be positive");
   return llvm::Error::success();
@@ -60,9 +68,18 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
   for (int64_t l = 0; l < c.numLayers; ++l) {
     for (WeightRole role :
          {WeightRole::AttnNormWeight, WeightRole::Wq, WeightRole::Wk,
-          WeightRole::Wv, WeightRole::Wo, WeightRole::FfnNormWeight,
-          WeightRole::WUp, WeightRole::WDown})
+          WeightRole::Wv, WeightRole::Wo, WeightRole::FfnNormWeight})
       add(role, l);
+    if (c.moe.experts > 0) {
+      add(WeightRole::Router, l);
+      for (int64_t e = 0; e < c.moe.experts; ++e)
+        for (WeightRole role : {WeightRole::ExpertGate, WeightRole::ExpertUp,
+                                WeightRole::ExpertDown})
+          shapes[expertWeightName(role, l, e)] = weightShape(c, role);
+    } else {
+      add(WeightRole::WUp, l);
+      add(WeightRole::WDown, l);
+    }
     if (layerNorm) {
       add(WeightRole::AttnNormBias, l);
       add(WeightRole::FfnNormBias, l);
@@ -72,7 +89,8 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
         add(role, l);
     if (c.attention.outputBias)
       add(WeightRole::Bo, l);
-    bool gated = c.mlp == MlpKind::SwiGLU || c.mlp == MlpKind::GeGLU;
+    bool gated = c.moe.experts == 0 &&
+                 (c.mlp == MlpKind::SwiGLU || c.mlp == MlpKind::GeGLU);
     if (gated)
       add(WeightRole::WGate, l);
     if (c.mlpBias) {

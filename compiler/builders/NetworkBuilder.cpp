@@ -55,6 +55,43 @@ Value NetworkBuilder::weight(WeightRole role) {
   return value;
 }
 
+Value NetworkBuilder::expertWeights(WeightRole role) {
+  std::string name = weightName(role, layer_);
+  auto found = weights_.find(name);
+  if (found != weights_.end())
+    return found->second;
+  int64_t experts = config_.moe.experts;
+  weights::Shape shape = weightShape(config_, role);
+  shape[0] *= experts;
+  auto type = RankedTensorType::get(shape, weightType_);
+  SmallVector<StringRef> partNames;
+  std::vector<std::string> parts;
+  for (int64_t expert = 0; expert < experts; ++expert)
+    parts.push_back(expertWeightName(role, layer_, expert));
+  for (const std::string &part : parts) {
+    partNames.push_back(part);
+    declared_.insert(part);
+  }
+  Location loc = named(name);
+  mlir::tfm::GlobalWeightOp::create(declarations_, loc, name, type,
+                                    builder_.getStrArrayAttr(partNames));
+  Value value = mlir::tfm::WeightOp::create(builder_, loc, type, name);
+  weights_[name] = value;
+  return value;
+}
+
+Value NetworkBuilder::moe(Location loc, Value x, Value router, Value gate,
+                          Value up, Value down,
+                          const ExpertSettings &experts) {
+  auto routing = experts.routing == ExpertRouting::TopKSoftmax
+                     ? mlir::tfm::Routing::top_k_softmax
+                     : mlir::tfm::Routing::softmax_top_k;
+  return mlir::tfm::MoEOp::create(
+      builder_, loc, x, router, gate, up, down,
+      builder_.getI64IntegerAttr(experts.topK),
+      mlir::tfm::RoutingAttr::get(builder_.getContext(), routing));
+}
+
 Value NetworkBuilder::embedding(Location loc, Value tokens, Value table,
                                 float scale) {
   mlir::FloatAttr scaleAttr =

@@ -46,6 +46,10 @@ public:
 
   /// Declares (once) and reads `role` of the current layer.
   mlir::Value weight(WeightRole role);
+  /// Declares (once) and reads the expert role `role` of the current
+  /// layer: every expert's matrix stacked along dimension 0, in expert
+  /// order.
+  mlir::Value expertWeights(WeightRole role);
 
   /// `scale` 1 leaves the rows as they are.
   mlir::Value embedding(mlir::Location loc, mlir::Value tokens,
@@ -73,6 +77,9 @@ public:
   mlir::Value silu(mlir::Location loc, mlir::Value x);
   mlir::Value gelu(mlir::Location loc, mlir::Value x);
   mlir::Value lmHead(mlir::Location loc, mlir::Value x, mlir::Value table);
+  mlir::Value moe(mlir::Location loc, mlir::Value x, mlir::Value router,
+                  mlir::Value gate, mlir::Value up, mlir::Value down,
+                  const ExpertSettings &experts);
   /// Terminates @forward with `logits`.
   void finish(mlir::Location loc, mlir::Value logits);
 

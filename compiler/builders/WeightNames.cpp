@@ -1,6 +1,8 @@
 //===- WeightNames.cpp - Canonical weight names: role + layer -------------===//
 #include "compiler/builders/WeightNames.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cassert>
 
 using namespace tfmc;
@@ -58,6 +60,14 @@ RoleName roleName(WeightRole role) {
     return {true, "ffn.w_down"};
   case WeightRole::BDown:
     return {true, "ffn.b_down"};
+  case WeightRole::Router:
+    return {true, "ffn.router"};
+  case WeightRole::ExpertGate:
+    return {true, "ffn.experts.w_gate"};
+  case WeightRole::ExpertUp:
+    return {true, "ffn.experts.w_up"};
+  case WeightRole::ExpertDown:
+    return {true, "ffn.experts.w_down"};
   case WeightRole::FinalNormWeight:
     return {false, "final_norm.weight"};
   case WeightRole::FinalNormBias:
@@ -71,6 +81,21 @@ RoleName roleName(WeightRole role) {
 } // namespace
 
 bool tfmc::isLayerRole(WeightRole role) { return roleName(role).perLayer; }
+
+bool tfmc::isExpertRole(WeightRole role) {
+  return role == WeightRole::ExpertGate || role == WeightRole::ExpertUp ||
+         role == WeightRole::ExpertDown;
+}
+
+std::string tfmc::expertWeightName(WeightRole role, int64_t layer,
+                                   int64_t expert) {
+  assert(isExpertRole(role) && "not an expert's role");
+  // "ffn.experts.w_gate" -> "ffn.experts.5.w_gate".
+  llvm::StringRef name = roleName(role).name;
+  auto [experts, matrix] = name.rsplit('.');
+  return "layers." + std::to_string(layer) + "." + experts.str() + "." +
+         std::to_string(expert) + "." + matrix.str();
+}
 
 std::string tfmc::weightName(WeightRole role, int64_t layer) {
   RoleName name = roleName(role);
@@ -114,11 +139,16 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
     return {c.dim, qDim};
   case WeightRole::WGate:
   case WeightRole::WUp:
+  case WeightRole::ExpertGate:
+  case WeightRole::ExpertUp:
     return {c.hiddenDim, c.dim};
+  case WeightRole::Router:
+    return {c.moe.experts, c.dim};
   case WeightRole::BGate:
   case WeightRole::BUp:
     return {c.hiddenDim};
   case WeightRole::WDown:
+  case WeightRole::ExpertDown:
     return {c.dim, c.hiddenDim};
   }
   return {};

@@ -41,6 +41,10 @@ enum class WeightRole {
   BUp,
   WDown,
   BDown,
+  Router,       ///< a mixture of experts' router, [experts, dim]
+  ExpertGate,   ///< one expert's (SwiGLU) gate projection
+  ExpertUp,     ///< one expert's up projection
+  ExpertDown,   ///< one expert's down projection
   FinalNormWeight,
   FinalNormBias,
   LmHead,
@@ -50,10 +54,19 @@ enum class WeightRole {
 bool isLayerRole(WeightRole role);
 
 /// The canonical name of `role` (in `layer` for a per-layer role, which
-/// needs one).
+/// needs one). For an expert role, the name of all experts' matrices
+/// stacked in expert order (`layers.3.ffn.experts.w_gate`).
 std::string weightName(WeightRole role, int64_t layer = -1);
 
-/// The canonical shape of `role` in a model of `config` (matrices [out, in]).
+/// True for the roles each expert of a mixture has one of.
+bool isExpertRole(WeightRole role);
+
+/// The canonical name of expert `expert`'s `role` in `layer`
+/// (`layers.3.ffn.experts.5.w_gate`).
+std::string expertWeightName(WeightRole role, int64_t layer, int64_t expert);
+
+/// The canonical shape of `role` in a model of `config` (matrices [out,
+/// in]; one expert's for an expert role).
 weights::Shape weightShape(const DecoderConfig &config, WeightRole role);
 
 } // namespace tfmc

@@ -40,6 +40,19 @@ enum class MlpKind {
   GeluTanh, ///< down(gelu_tanh(up(x)))
 };
 
+/// How a mixture of experts weighs the experts a token chooses.
+enum class ExpertRouting {
+  TopKSoftmax, ///< softmax over the chosen logits (Mixtral)
+  SoftmaxTopK, ///< the chosen experts' full-softmax probabilities
+};
+
+/// A mixture of SwiGLU experts in place of the MLP (experts > 0).
+struct ExpertSettings {
+  int64_t experts = 0;
+  int64_t topK = 0;
+  ExpertRouting routing = ExpertRouting::TopKSoftmax;
+};
+
 struct AttentionSettings {
   int64_t numHeads = 0;
   int64_t numKVHeads = 0; ///< < numHeads: grouped-query attention
@@ -68,6 +81,8 @@ struct DecoderConfig {
 
   MlpKind mlp = MlpKind::SwiGLU;
   bool mlpBias = false;
+  /// With experts, the MLP is a mixture of `mlp`-kind experts (SwiGLU).
+  ExpertSettings moe;
 
   AttentionSettings attention;
 

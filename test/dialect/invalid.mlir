@@ -297,3 +297,27 @@ func.func @attention_alibi_slopes(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %s
   %o = tfm.attention %q, %k, %k[%pos] alibi(%slopes : tensor<2xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+func.func @moe_top_k(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{chooses 5 of 4 experts}}
+  %y = tfm.moe %x, %router, %gate, %gate, %down {top_k = 5 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+func.func @moe_gate_rows(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<20x8xf32>, %up: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{gate must be [experts * hidden = 24, dim = 8]}}
+  %y = tfm.moe %x, %router, %gate, %up, %down {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<20x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+func.func @moe_router(%x: tensor<3x8xf32>, %router: tensor<4x6xf32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{router has 6 columns but the input has 8 features}}
+  %y = tfm.moe %x, %router, %gate, %gate, %down {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x6xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  return %y : tensor<3x8xf32>
+}

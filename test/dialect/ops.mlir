@@ -222,3 +222,12 @@ func.func @attention_alibi(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %slopes: 
   %r = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @moe
+func.func @moe(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  // CHECK: tfm.moe %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {routing = #tfm.routing<softmax_top_k>, top_k = 2 : i64} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  %y = tfm.moe %x, %router, %gate, %gate, %down {top_k = 2 : i64, routing = #tfm.routing<softmax_top_k>} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  return %y : tensor<3x8xf32>
+}

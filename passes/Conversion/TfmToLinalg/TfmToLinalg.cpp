@@ -20,6 +20,7 @@ void mlir::tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns) {
   populateTfmProjectionsToLinalgPatterns(patterns);
   populateTfmPositionalToLinalgPatterns(patterns);
   populateTfmAttentionToLinalgPatterns(patterns);
+  populateTfmMoEToLinalgPatterns(patterns);
 }
 
 namespace {

@@ -9,6 +9,8 @@ Two commands:
                  tokenizer.bin: a llama2.c-format tokenizer of vocab pieces)
         mistral  the same with a sliding window (--window)
         qwen2    the same with Q/K/V biases
+        mixtral  the same with a mixture of --experts SwiGLU experts,
+                 --top-k per token
         gemma    the same with Gemma's head_dim (--head-dim), (1 + w)
                  RMSNorm, sqrt(hidden) embedding scale and GeGLU
         (--config-style 5 writes transformers 5.x keys: rope_parameters,
@@ -37,6 +39,8 @@ with tfmc:
            separate classifier.
   mistral  the query at position i sees keys (i - W, i] only.
   qwen2    q/k/v projections add their biases.
+  mixtral  the MLP is a mixture of experts: router logits, the top-k
+           experts per token, weighted by the softmax over their logits.
   gemma    x * sqrt(hidden) after the embedding, norms scale by (1 + w),
            down(gelu_tanh(gate) * up), heads of head_dim features.
   bloom    LayerNorm of the embeddings, ALiBi (scores + slope_h * key
@@ -155,6 +159,7 @@ class Init:
 
 
 ARCHITECTURES = {"llama": "LlamaForCausalLM", "mistral": "MistralForCausalLM",
+                 "mixtral": "MixtralForCausalLM",
                  "qwen2": "Qwen2ForCausalLM", "gemma": "GemmaForCausalLM"}
 
 
@@ -185,10 +190,21 @@ def make_llama(args):
         tensors += [
             (p + "self_attn.o_proj.weight", init.linear(d, args.heads * hd)),
             (p + "post_attention_layernorm.weight", norm(d)),
-            (p + "mlp.gate_proj.weight", init.linear(f, d)),
-            (p + "mlp.up_proj.weight", init.linear(f, d)),
-            (p + "mlp.down_proj.weight", init.linear(d, f)),
         ]
+        if family == "mixtral":
+            moe = p + "block_sparse_moe."
+            # A router with large weights, so tokens prefer different experts.
+            tensors.append((moe + "gate.weight", 4.0 * init.linear(args.experts, d)))
+            for e in range(args.experts):
+                tensors += [(moe + "experts.%d.w1.weight" % e, init.linear(f, d)),
+                            (moe + "experts.%d.w2.weight" % e, init.linear(d, f)),
+                            (moe + "experts.%d.w3.weight" % e, init.linear(f, d))]
+        else:
+            tensors += [
+                (p + "mlp.gate_proj.weight", init.linear(f, d)),
+                (p + "mlp.up_proj.weight", init.linear(f, d)),
+                (p + "mlp.down_proj.weight", init.linear(d, f)),
+            ]
     tensors.append(("model.norm.weight", norm(d)))
     if not args.tie:
         tensors.append(("lm_head.weight", init.linear(args.vocab, d)))
@@ -201,8 +217,11 @@ def make_llama(args):
         "tie_word_embeddings": args.tie,
         "hidden_act": "silu", "bos_token_id": 1, "eos_token_id": 2,
     }
-    if family == "mistral":
+    if family in ("mistral", "mixtral"):
         config["sliding_window"] = args.window or None
+    if family == "mixtral":
+        config["num_local_experts"] = args.experts
+        config["num_experts_per_tok"] = args.top_k
     if family == "qwen2":
         config["use_sliding_window"] = False
         config["sliding_window"] = 4096
@@ -472,6 +491,7 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
         bias = w.get("b" + name[1:])
         return out if bias is None else out + bias
 
+    used = set()
     for w in layers:
         h = norm(x, w["attn_norm"])
         q = rope(project(h, w, "wq").reshape(T, H, hd), cfg["theta"], cfg["interleaved"])
@@ -479,10 +499,32 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
         v = project(h, w, "wv").reshape(T, KV, hd)
         x = x + causal_attention(q, k, v, cfg.get("window", 0)) @ w["wo"].T
         h = norm(x, w["ffn_norm"])
+        if "router" in w:
+            x = x + mixture(h, w, cfg["top_k"], used)
+            continue
         gate = h @ w["w1"].T
         gate = gelu_tanh(gate) if gemma else gate * torch.sigmoid(gate)
         x = x + (gate * (h @ w["w3"].T)) @ w["w2"].T
+    if used:
+        print("experts chosen: %d distinct (layer, expert) pairs" % len(used))
     return norm(x, final_norm) @ head.T
+
+
+def mixture(h, w, top_k, used):
+    """Mixtral: each token's top_k experts by router logit, weighted by the
+    softmax over the chosen logits (= the full softmax renormalised)."""
+    logits = h @ w["router"].T
+    out = torch.zeros_like(h)
+    for t in range(h.shape[0]):
+        chosen = torch.topk(logits[t], top_k).indices
+        weights = torch.softmax(logits[t, chosen], dim=-1)
+        for weight, e in zip(weights, chosen.tolist()):
+            used.add((id(w), e))
+            expert = w["experts"][e]
+            gate = h[t] @ expert["w1"].T
+            inner = gate * torch.sigmoid(gate) * (h[t] @ expert["w3"].T)
+            out[t] += weight * (inner @ expert["w2"].T)
+    return out
 
 
 def llama_from_hf(config, t):
@@ -494,8 +536,15 @@ def llama_from_hf(config, t):
             "wq": t[p + "self_attn.q_proj.weight"], "wk": t[p + "self_attn.k_proj.weight"],
             "wv": t[p + "self_attn.v_proj.weight"], "wo": t[p + "self_attn.o_proj.weight"],
             "ffn_norm": t[p + "post_attention_layernorm.weight"],
-            "w1": t[p + "mlp.gate_proj.weight"], "w3": t[p + "mlp.up_proj.weight"],
-            "w2": t[p + "mlp.down_proj.weight"]})
+            "w1": t.get(p + "mlp.gate_proj.weight"), "w3": t.get(p + "mlp.up_proj.weight"),
+            "w2": t.get(p + "mlp.down_proj.weight")})
+        if config.get("num_local_experts"):
+            moe = p + "block_sparse_moe."
+            layers[-1]["router"] = t[moe + "gate.weight"]
+            layers[-1]["experts"] = [
+                {name: t[moe + "experts.%d.%s.weight" % (e, name)]
+                 for name in ("w1", "w2", "w3")}
+                for e in range(config["num_local_experts"])]
         for name in ("q", "k", "v"):
             bias = t.get(p + "self_attn.%s_proj.bias" % name)
             if bias is not None:
@@ -510,7 +559,9 @@ def llama_from_hf(config, t):
     cfg = dict(heads=H, kv_heads=config.get("num_key_value_heads", H),
                eps=config.get("rms_norm_eps", 1e-6), theta=theta,
                interleaved=False, head_dim=config.get("head_dim"),
-               window=(config.get("sliding_window") or 0) if family == "mistral" else 0,
+               window=(config.get("sliding_window") or 0)
+               if family in ("mistral", "mixtral") else 0,
+               top_k=config.get("num_experts_per_tok", 0),
                gemma=family == "gemma")
     return cfg, t["model.embed_tokens.weight"], layers, t["model.norm.weight"], head
 
@@ -624,7 +675,7 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("make-model", help="write a random-weight model")
-    make.add_argument("family", choices=["llama", "mistral", "qwen2", "gemma",
+    make.add_argument("family", choices=["llama", "mistral", "mixtral", "qwen2", "gemma",
                                          "bloom", "gpt2", "llama2c"])
     make.add_argument("out")
     make.add_argument("--dim", type=int, default=64)
@@ -640,6 +691,9 @@ def main():
     make.add_argument("--eps", type=float, default=1e-5)
     make.add_argument("--rope-theta", type=float, default=10000.0)
     make.add_argument("--seed", type=int, default=0)
+    make.add_argument("--experts", type=int, default=4, help="mixtral: experts")
+    make.add_argument("--top-k", type=int, default=2,
+                      help="mixtral: experts per token")
     make.add_argument("--window", type=int, default=0,
                       help="mistral: sliding window (0: none)")
     make.add_argument("--head-dim", type=int, default=0,

@@ -1,0 +1,296 @@
+//===- MoE.cpp - tfm.moe to linalg and scf -----------------------------------===//
+//
+// A mixture of experts runs per token: the router logits of all tokens are
+// one product, then a loop over tokens chooses each token's top_k experts
+// with scalar code (a handful of experts) and accumulates the chosen
+// experts' SwiGLU outputs, each a product over a slice of the stacked
+// weights at the expert's rows. Only the chosen experts' rows are read.
+//
+// The k-th choice is the largest logit below the previous choice in the
+// order (logit descending, index ascending), so the choices need no set of
+// taken experts and ties go to the lower index. Choosing twice (once for
+// the softmax's denominator over the chosen logits, once to run the
+// experts) costs 2 x top_k x experts comparisons per token.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/TfmOps.h"
+#include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "passes/LinalgBuilders.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+Value index(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// `matrix[rows, cols] * vector[cols]` over rows [first, first + count) of
+/// `matrix`: a [count] tensor.
+Value rowsTimesVector(OpBuilder &b, Location loc, Value matrix, Value first,
+                      int64_t count, Value vector) {
+  int64_t columns = shapeOf(matrix)[1];
+  Value rows = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({count, columns}, b.getF32Type()), matrix,
+      ArrayRef<OpFoldResult>{first, b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(count), b.getIndexAttr(columns)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps = {projection(context, 2, {0, 1}),
+                                 projection(context, 2, {1}),
+                                 projection(context, 2, {0})};
+  return linalg::GenericOp::create(
+             b, loc, RankedTensorType::get({count}, b.getF32Type()),
+             ValueRange{rows, vector}, filledTensor(b, loc, {count}, 0.0),
+             maps, iterators(1, 1),
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value product =
+                   arith::MulFOp::create(nb, nloc, args[0], args[1]);
+               yield(nb, nloc,
+                     arith::AddFOp::create(nb, nloc, args[2], product));
+             })
+      .getResult(0);
+}
+
+/// One token's choices: the next expert after (`logit`, `expert`) in the
+/// order (logit descending, index ascending).
+struct Choice {
+  Value logit;  ///< f32
+  Value expert; ///< index
+};
+
+class MoELowering : public OpRewritePattern<MoEOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MoEOp op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    int64_t tokens = shapeOf(op.getInput())[0];
+    int64_t features = shapeOf(op.getInput())[1];
+    int64_t experts = op.getNumExperts();
+    // logits[t, e] = sum_d x[t, d] * router[e, d].
+    SmallVector<AffineMap> logitMaps = {projection(context, 3, {0, 2}),
+                                        projection(context, 3, {1, 2}),
+                                        projection(context, 3, {0, 1})};
+    Value logits =
+        linalg::GenericOp::create(
+            b, loc, RankedTensorType::get({tokens, experts}, b.getF32Type()),
+            ValueRange{op.getInput(), op.getRouter()},
+            filledTensor(b, loc, {tokens, experts}, 0.0), logitMaps,
+            iterators(2, 1),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value product =
+                  arith::MulFOp::create(nb, nloc, args[0], args[1]);
+              yield(nb, nloc,
+                    arith::AddFOp::create(nb, nloc, args[2], product));
+            })
+            .getResult(0);
+
+    Value output = filledTensor(b, loc, {tokens, features}, 0.0);
+    auto loop = scf::ForOp::create(
+        b, loc, index(b, loc, 0), index(b, loc, tokens), index(b, loc, 1),
+        ValueRange{output},
+        [&](OpBuilder &lb, Location lloc, Value token, ValueRange carried) {
+          Value row = runToken(lb, lloc, op, logits, token);
+          Value updated = tensor::InsertSliceOp::create(
+              lb, lloc, row, carried[0],
+              ArrayRef<OpFoldResult>{token, lb.getIndexAttr(0)},
+              ArrayRef<OpFoldResult>{lb.getIndexAttr(1),
+                                     lb.getIndexAttr(features)},
+              ArrayRef<OpFoldResult>{lb.getIndexAttr(1), lb.getIndexAttr(1)});
+          scf::YieldOp::create(lb, lloc, ValueRange{updated});
+        });
+    b.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+
+private:
+  /// The [1, features] output row of `token`.
+  Value runToken(OpBuilder &b, Location loc, MoEOp op, Value logits,
+                 Value token) const {
+    int64_t features = shapeOf(op.getInput())[1];
+    int64_t experts = op.getNumExperts(), topK = op.getTopK();
+    // Rank-reducing: the token's [features] row.
+    Value x = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({features}, b.getF32Type()),
+        op.getInput(), ArrayRef<OpFoldResult>{token, b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(features)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    auto logitOf = [&](OpBuilder &nb, Location nloc, Value expert) {
+      return tensor::ExtractOp::create(nb, nloc, logits,
+                                       ValueRange{token, expert})
+          .getResult();
+    };
+
+    // The largest logit, and the softmax's denominator: over every expert
+    // (softmax_top_k) or over the chosen ones (top_k_softmax).
+    double inf = std::numeric_limits<double>::infinity();
+    Choice none = {f32Constant(b, loc, inf), index(b, loc, -1)};
+    Value maximum = next(b, loc, none, experts, logitOf).logit;
+    Value denominator;
+    if (op.getRouting() == Routing::softmax_top_k) {
+      denominator = forRange(
+          b, loc, experts, f32Constant(b, loc, 0.0),
+          [&](OpBuilder &nb, Location nloc, Value expert, Value sum) {
+            return arith::AddFOp::create(
+                nb, nloc, sum,
+                expOf(nb, nloc, logitOf(nb, nloc, expert), maximum));
+          });
+    } else {
+      denominator =
+          choose(b, loc, experts, topK, logitOf, f32Constant(b, loc, 0.0),
+                 [&](OpBuilder &nb, Location nloc, Choice choice, Value sum) {
+                   return arith::AddFOp::create(
+                       nb, nloc, sum, expOf(nb, nloc, choice.logit, maximum));
+                 });
+    }
+
+    Value row = choose(
+        b, loc, experts, topK, logitOf, filledTensor(b, loc, {features}, 0.0),
+        [&](OpBuilder &nb, Location nloc, Choice choice, Value sum) {
+          Value weight = arith::DivFOp::create(
+              nb, nloc, expOf(nb, nloc, choice.logit, maximum), denominator);
+          return accumulateExpert(nb, nloc, op, x, choice.expert, weight, sum);
+        });
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1, features}, b.getF32Type()), row,
+        SmallVector<ReassociationIndices>{{0, 1}});
+  }
+
+  static Value expOf(OpBuilder &b, Location loc, Value logit, Value maximum) {
+    return math::ExpOp::create(b, loc,
+                               arith::SubFOp::create(b, loc, logit, maximum));
+  }
+
+  /// Folds `body(expert, value)` over experts [0, count).
+  static Value
+  forRange(OpBuilder &b, Location loc, int64_t count, Value initial,
+           function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
+    return scf::ForOp::create(
+               b, loc, index(b, loc, 0), index(b, loc, count),
+               index(b, loc, 1), ValueRange{initial},
+               [&](OpBuilder &lb, Location lloc, Value i, ValueRange carried) {
+                 scf::YieldOp::create(lb, lloc, body(lb, lloc, i, carried[0]));
+               })
+        .getResult(0);
+  }
+
+  /// The expert after `previous` in the order (logit descending, index
+  /// ascending).
+  static Choice next(OpBuilder &b, Location loc, Choice previous,
+                     int64_t experts,
+                     function_ref<Value(OpBuilder &, Location, Value)> logitOf) {
+    double inf = std::numeric_limits<double>::infinity();
+    auto loop = scf::ForOp::create(
+        b, loc, index(b, loc, 0), index(b, loc, experts), index(b, loc, 1),
+        ValueRange{f32Constant(b, loc, -inf), index(b, loc, -1)},
+        [&](OpBuilder &lb, Location lloc, Value expert, ValueRange best) {
+          Value logit = logitOf(lb, lloc, expert);
+          // Eligible: after the previous choice in the order.
+          Value below = arith::CmpFOp::create(
+              lb, lloc, arith::CmpFPredicate::OLT, logit, previous.logit);
+          Value tied = arith::AndIOp::create(
+              lb, lloc,
+              arith::CmpFOp::create(lb, lloc, arith::CmpFPredicate::OEQ,
+                                    logit, previous.logit),
+              arith::CmpIOp::create(lb, lloc, arith::CmpIPredicate::sgt,
+                                    expert, previous.expert));
+          Value eligible = arith::OrIOp::create(lb, lloc, below, tied);
+          // Better: the first eligible expert, or a larger logit (the
+          // lower index keeps a tie).
+          Value unset = arith::CmpIOp::create(
+              lb, lloc, arith::CmpIPredicate::slt, best[1], index(lb, lloc, 0));
+          Value larger = arith::CmpFOp::create(
+              lb, lloc, arith::CmpFPredicate::OGT, logit, best[0]);
+          Value take = arith::AndIOp::create(
+              lb, lloc, eligible,
+              arith::OrIOp::create(lb, lloc, unset, larger));
+          scf::YieldOp::create(
+              lb, lloc,
+              ValueRange{
+                  arith::SelectOp::create(lb, lloc, take, logit, best[0]),
+                  arith::SelectOp::create(lb, lloc, take, expert, best[1])});
+        });
+    return {loop.getResult(0), loop.getResult(1)};
+  }
+
+  /// Folds `body(choice, value)` over the `topK` choices in order.
+  static Value
+  choose(OpBuilder &b, Location loc, int64_t experts, int64_t topK,
+         function_ref<Value(OpBuilder &, Location, Value)> logitOf,
+         Value initial,
+         function_ref<Value(OpBuilder &, Location, Choice, Value)> body) {
+    double inf = std::numeric_limits<double>::infinity();
+    auto loop = scf::ForOp::create(
+        b, loc, index(b, loc, 0), index(b, loc, topK), index(b, loc, 1),
+        ValueRange{f32Constant(b, loc, inf), index(b, loc, -1), initial},
+        [&](OpBuilder &lb, Location lloc, Value, ValueRange carried) {
+          Choice choice =
+              next(lb, lloc, {carried[0], carried[1]}, experts, logitOf);
+          Value folded = body(lb, lloc, choice, carried[2]);
+          scf::YieldOp::create(
+              lb, lloc, ValueRange{choice.logit, choice.expert, folded});
+        });
+    return loop.getResult(2);
+  }
+
+  /// `sum + weight * down_e(silu(gate_e x) * up_e x)`, reading expert e's
+  /// rows only.
+  static Value accumulateExpert(OpBuilder &b, Location loc, MoEOp op, Value x,
+                                Value expert, Value weight, Value sum) {
+    int64_t features = shapeOf(op.getInput())[1];
+    int64_t hidden = op.getExpertHidden();
+    Value hiddenFirst = arith::MulIOp::create(b, loc, expert,
+                                              index(b, loc, hidden));
+    Value gate = rowsTimesVector(b, loc, op.getGate(), hiddenFirst, hidden, x);
+    Value up = rowsTimesVector(b, loc, op.getUp(), hiddenFirst, hidden, x);
+    MLIRContext *context = b.getContext();
+    SmallVector<AffineMap> elementwise(3, projection(context, 1, {0}));
+    Value inner =
+        linalg::GenericOp::create(
+            b, loc, up.getType(), ValueRange{gate, up},
+            emptyTensor(b, loc, {hidden}), elementwise, iterators(1),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value g = args[0];
+              Value sigmoid = arith::DivFOp::create(
+                  nb, nloc, f32Constant(nb, nloc, 1.0),
+                  arith::AddFOp::create(
+                      nb, nloc, f32Constant(nb, nloc, 1.0),
+                      math::ExpOp::create(
+                          nb, nloc, arith::NegFOp::create(nb, nloc, g))));
+              Value silu = arith::MulFOp::create(nb, nloc, g, sigmoid);
+              yield(nb, nloc, arith::MulFOp::create(nb, nloc, silu, args[1]));
+            })
+            .getResult(0);
+    Value featureFirst = arith::MulIOp::create(b, loc, expert,
+                                               index(b, loc, features));
+    Value down =
+        rowsTimesVector(b, loc, op.getDown(), featureFirst, features, inner);
+    // Accumulated in place into `sum`, so that the loop over choices
+    // carries one buffer.
+    SmallVector<AffineMap> accumulateMaps(2, projection(context, 1, {0}));
+    return linalg::GenericOp::create(
+               b, loc, sum.getType(), ValueRange{down}, ValueRange{sum},
+               accumulateMaps, iterators(1),
+               [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                 Value scaled =
+                     arith::MulFOp::create(nb, nloc, weight, args[0]);
+                 yield(nb, nloc,
+                       arith::AddFOp::create(nb, nloc, args[1], scaled));
+               })
+        .getResult(0);
+  }
+};
+
+} // namespace
+
+void mlir::tfm::populateTfmMoEToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<MoELowering>(patterns.getContext());
+}
