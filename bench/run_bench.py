@@ -28,7 +28,12 @@ SHAPES = {
     "stories42M": ("llama", 512, 1376, 8, 8, 8, 32000, 1024),
     "stories110M": ("llama", 768, 2048, 12, 12, 12, 32000, 1024),
     "gpt2-124M": ("gpt2", 768, 3072, 12, 12, 12, 50257, 1024),
+    # stories42M's shape with its MLP replaced by 8 experts, 2 per token.
+    "mixtral-8x42M": ("mixtral", 512, 1376, 8, 8, 8, 32000, 1024),
 }
+
+# Mixture-of-experts shapes: (experts, experts per token).
+EXPERTS = {"mixtral-8x42M": (8, 2)}
 
 
 ORIGINAL_ENV = "TFMC_BENCH_CALLER_ENV"
@@ -77,6 +82,12 @@ def write_model(shape, directory, models_dir):
         ref.make_llama2c(args)
         os.remove(args.out + ".tok")
         return args.out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
+    if family == "mixtral":
+        args.family, args.out = "mixtral", os.path.join(directory, shape)
+        args.experts, args.top_k = EXPERTS[shape]
+        args.head_dim, args.window, args.config_style = 0, 0, 4
+        ref.make_llama(args)
+        return args.out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
     # gpt2: the real GPT-2 tokenizer files next to random weights.
     tensors = ref.gpt2_tensors(ref.Init(0), vocab, ctx, d, f, L)
     out = os.path.join(directory, shape)
@@ -99,17 +110,27 @@ def load_peer_weights(shape, path):
     import torch_reference as ref
     family = SHAPES[shape][0]
     f32 = lambda t: t.to(torch.float32).contiguous()
-    if family == "llama":
-        cfg, embed, layers, final_norm, head = ref.load_llama2c(path)
+    if family in ("llama", "mixtral"):
+        if family == "llama":
+            cfg, embed, layers, final_norm, head = ref.load_llama2c(path)
+        else:
+            cfg, embed, layers, final_norm, head = ref.llama_from_hf(*ref.load_hf(path))
         w = {"embed": f32(embed), "final_norm": (f32(final_norm), None),
              "head": f32(head), "layers": []}
         for lw in layers:
-            w["layers"].append({
+            layer = {
                 "attn_norm": (f32(lw["attn_norm"]), None), "ffn_norm": (f32(lw["ffn_norm"]), None),
                 "wq": (f32(lw["wq"]), None), "wk": (f32(lw["wk"]), None),
-                "wv": (f32(lw["wv"]), None), "wo": (f32(lw["wo"]), None),
-                "gate": (f32(lw["w1"]), None), "up": (f32(lw["w3"]), None),
-                "down": (f32(lw["w2"]), None)})
+                "wv": (f32(lw["wv"]), None), "wo": (f32(lw["wo"]), None)}
+            if "router" in lw:
+                layer["router"] = (f32(lw["router"]), None)
+                # [experts, out, in] stacks, one slice per expert.
+                for name, key in (("gate", "w1"), ("up", "w3"), ("down", "w2")):
+                    layer[name] = (f32(torch.stack([e[key] for e in lw["experts"]])), None)
+            else:
+                layer.update({"gate": (f32(lw["w1"]), None), "up": (f32(lw["w3"]), None),
+                              "down": (f32(lw["w2"]), None)})
+            w["layers"].append(layer)
         return w
     config, t = ref.load_hf(path)
     d = config["n_embd"]
@@ -129,11 +150,19 @@ def load_peer_weights(shape, path):
     return w
 
 
-def weight_bytes(w):
-    """(bytes decode reads per token, layer-weight parameter count)."""
-    layer_params = sum(t.numel() for lw in w["layers"] for pair in lw.values()
-                       for t in pair if t is not None)
-    return 4 * (layer_params + w["head"].numel()), layer_params
+def weight_bytes(w, shape):
+    """(bytes decode reads per token, layer-weight parameters a token uses,
+    all parameters). A mixture of experts reads top_k of its experts."""
+    experts, top_k = EXPERTS.get(shape, (1, 1))
+    total = active = 0
+    for lw in w["layers"]:
+        for name, pair in lw.items():
+            n = sum(t.numel() for t in pair if t is not None)
+            total += n
+            moe = "router" in lw and name in ("gate", "up", "down")
+            active += n * top_k // experts if moe else n
+    head = w["head"].numel()
+    return 4 * (active + head), active, total + head
 
 
 # ---------------------------------------------------------------------------
@@ -147,6 +176,9 @@ class TorchPeer:
         self.torch = torch
         family, d, f, L, H, KV, vocab, _ = SHAPES[shape]
         self.gpt2 = family == "gpt2"
+        # Hugging Face checkpoints rotate halves; llama2.c interleaved pairs.
+        self.half_split = family == "mixtral"
+        self.top_k = EXPERTS.get(shape, (1, 1))[1]
         self.w, self.H, self.KV, self.hd = w, H, KV, d // H
         self.k = torch.zeros(L, context, KV, self.hd)
         self.v = torch.zeros(L, context, KV, self.hd)
@@ -169,11 +201,36 @@ class TorchPeer:
         T = x.shape[0]
         cos = self.cos[pos:pos + T, None, :]
         sin = self.sin[pos:pos + T, None, :]
+        if self.half_split:
+            a, b = x[..., :self.hd // 2], x[..., self.hd // 2:]
+            return self.torch.cat([a * cos - b * sin, b * cos + a * sin], -1)
         a, b = x[..., 0::2], x[..., 1::2]
         return self.torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
 
+    def experts(self, h, lw, lin):
+        """Each token's top-k experts, weighted by the softmax over their
+        router logits; tokens grouped by expert so a prefill runs one GEMM
+        per expert."""
+        torch = self.torch
+        rows = h if h.dim() == 2 else h.unsqueeze(0)
+        logits = torch.nn.functional.linear(rows, lw["router"][0])
+        top, chosen = torch.topk(logits, self.top_k, dim=-1)
+        weights = torch.softmax(top, dim=-1)
+        out = torch.zeros_like(rows)
+        for e in chosen.unique().tolist():
+            token, slot = (chosen == e).nonzero(as_tuple=True)
+            x = rows[token]
+            g = torch.nn.functional.linear(x, lw["gate"][0][e])
+            y = torch.nn.functional.linear(
+                torch.nn.functional.silu(g) * torch.nn.functional.linear(x, lw["up"][0][e]),
+                lw["down"][0][e])
+            out.index_add_(0, token, y * weights[token, slot].unsqueeze(-1))
+        return out if h.dim() == 2 else out[0]
+
     def ffn(self, h, lw, lin):
         torch = self.torch
+        if "router" in lw:
+            return self.experts(h, lw, lin)
         if self.gpt2:
             u = lin(h, lw["up"])
             u = 0.5 * u * (1 + torch.tanh(0.7978845608028654 * (u + 0.044715 * u * u * u)))
@@ -348,12 +405,13 @@ def run_shapes(args, shapes, work):
         peer = TorchPeer(shape, w, context)
         torch_prefill, torch_decode = bench_peer(peer, SHAPES[shape][6],
                                                  args.prompt_tokens, args.steps)
-        decode_bytes, layer_params = weight_bytes(w)
+        decode_bytes, layer_params, all_params = weight_bytes(w, shape)
         flops = 2 * layer_params
         row = {"shape": shape, "compile_s": compile_s,
                "decode_ours": ours["decode_tokens_per_s"], "decode_torch": torch_decode,
                "prefill_ours": ours["prefill_tokens_per_s"], "prefill_torch": torch_prefill,
-               "decode_bytes": decode_bytes, "prefill_flops_per_token": flops}
+               "decode_bytes": decode_bytes, "prefill_flops_per_token": flops,
+               "total_bytes": 4 * all_params}
         row.update(interleaved_roofline(args, exe, decode_bytes, work))
         if args.attention_context and args.attention_context <= SHAPES[shape][7]:
             row.update(attention_share(args, model, extra, exe + ".long"))
@@ -447,6 +505,18 @@ def print_table(args, rows, machine):
         pcts = r["paired_roofline_pcts"]
         print("%-12s %6.1f%% %7.1f%% - %5.1f%%" % (r["shape"], r["paired_roofline_median_pct"],
                                                   pcts[0], pcts[-1]))
+    moe_rows = [r for r in rows if r["shape"] in EXPERTS]
+    if moe_rows:
+        print()
+        print("mixtures of experts: weight bytes a decode step reads (its chosen experts)"
+              " against all the model's weights")
+        print("%-14s %8s %12s %12s %7s" % ("shape", "experts", "active MB", "total MB",
+                                          "active"))
+        for r in moe_rows:
+            experts, top_k = EXPERTS[r["shape"]]
+            print("%-14s %4d of %d %12.1f %12.1f %6.1f%%"
+                  % (r["shape"], top_k, experts, r["decode_bytes"] / 1e6,
+                     r["total_bytes"] / 1e6, 100 * r["decode_bytes"] / r["total_bytes"]))
     long_rows = [r for r in rows if "attention_share_pct" in r]
     if args.attention_context:
         print()
