@@ -133,20 +133,15 @@ Value tfmc::mlpBlock(NetworkBuilder &net, Value h) {
   };
   Value inner;
   switch (c.mlp) {
-  case MlpKind::SwiGLU: {
-    Value gate =
-        net.silu(net.at("ffn.silu"), projection(net, h, WeightRole::WGate,
-                                                bias(WeightRole::BGate)));
-    Value up = projection(net, h, WeightRole::WUp, bias(WeightRole::BUp));
-    inner = net.mul(net.at("ffn.swiglu"), gate, up);
-    break;
-  }
+  case MlpKind::SwiGLU:
   case MlpKind::GeGLU: {
     Value gate =
-        net.gelu(net.at("ffn.gelu"), projection(net, h, WeightRole::WGate,
-                                                bias(WeightRole::BGate)));
+        projection(net, h, WeightRole::WGate, bias(WeightRole::BGate));
+    bool swish = c.mlp == MlpKind::SwiGLU;
+    gate = swish ? net.silu(net.at("ffn.silu"), gate)
+                 : net.gelu(net.at("ffn.gelu"), gate);
     Value up = projection(net, h, WeightRole::WUp, bias(WeightRole::BUp));
-    inner = net.mul(net.at("ffn.geglu"), gate, up);
+    inner = net.mul(net.at(swish ? "ffn.swiglu" : "ffn.geglu"), gate, up);
     break;
   }
   case MlpKind::GeluTanh:

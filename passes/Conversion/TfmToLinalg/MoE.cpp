@@ -31,6 +31,12 @@ Value index(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 
+/// The body of a product's reduction: `acc + a * b`.
+void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
+  yield(b, loc, arith::AddFOp::create(b, loc, args[2], product));
+}
+
 /// `matrix[rows, cols] * vector[cols]` over rows [first, first + count) of
 /// `matrix`: a [count] tensor.
 Value rowsTimesVector(OpBuilder &b, Location loc, Value matrix, Value first,
@@ -48,13 +54,7 @@ Value rowsTimesVector(OpBuilder &b, Location loc, Value matrix, Value first,
   return linalg::GenericOp::create(
              b, loc, RankedTensorType::get({count}, b.getF32Type()),
              ValueRange{rows, vector}, filledTensor(b, loc, {count}, 0.0),
-             maps, iterators(1, 1),
-             [](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value product =
-                   arith::MulFOp::create(nb, nloc, args[0], args[1]);
-               yield(nb, nloc,
-                     arith::AddFOp::create(nb, nloc, args[2], product));
-             })
+             maps, iterators(1, 1), multiplyAdd)
       .getResult(0);
 }
 
@@ -84,13 +84,7 @@ public:
             b, loc, RankedTensorType::get({tokens, experts}, b.getF32Type()),
             ValueRange{op.getInput(), op.getRouter()},
             filledTensor(b, loc, {tokens, experts}, 0.0), logitMaps,
-            iterators(2, 1),
-            [](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value product =
-                  arith::MulFOp::create(nb, nloc, args[0], args[1]);
-              yield(nb, nloc,
-                    arith::AddFOp::create(nb, nloc, args[2], product));
-            })
+            iterators(2, 1), multiplyAdd)
             .getResult(0);
 
     Value output = filledTensor(b, loc, {tokens, features}, 0.0);
