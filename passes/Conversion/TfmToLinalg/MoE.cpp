@@ -31,10 +31,13 @@ Value index(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 
-/// The body of a product's reduction: `acc + a * b`.
+/// The body of a product's reduction: `acc + a * b`. Reassociation lets
+/// LLVM vectorise the reduction (the order of a dot product's terms is not
+/// part of the op's meaning).
 void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
-  Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
-  yield(b, loc, arith::AddFOp::create(b, loc, args[2], product));
+  auto fast = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  Value product = arith::MulFOp::create(b, loc, args[0], args[1], fast);
+  yield(b, loc, arith::AddFOp::create(b, loc, args[2], product, fast));
 }
 
 /// `matrix[rows, cols] * vector[cols]` over rows [first, first + count) of
