@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
@@ -31,12 +32,9 @@ std::string &scratchPath() {
 }
 
 void removeScratchDir() {
-  const std::string &dir = scratchPath();
-  if (dir.empty())
-    return;
-  std::string command = "rm -rf '" + dir + "'";
-  if (std::system(command.c_str()) != 0)
-    std::fprintf(stderr, "fuzz: could not remove %s\n", dir.c_str());
+  std::error_code error;
+  if (!scratchPath().empty())
+    std::filesystem::remove_all(scratchPath(), error);
 }
 } // namespace
 
