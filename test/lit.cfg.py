@@ -9,7 +9,8 @@ from lit.llvm import llvm_config
 config.name = "TFMC"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt",
+                   "corpus", "regressions"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tfmc_obj_root, "test")
 
@@ -48,3 +49,9 @@ else:
 
 if shutil.which("node"):
     config.available_features.add("node")
+
+# The libFuzzer targets of test/fuzz, built with -DTFMC_FUZZ=ON (clang):
+# their lit test replays the seed corpora and the regression inputs.
+if getattr(config, "tfmc_fuzz", "").upper() in ("ON", "TRUE", "YES", "1"):
+    config.available_features.add("fuzz")
+config.substitutions.append(("%fuzz_bin", os.path.join(config.tfmc_obj_root, "fuzz")))

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds everything and runs the whole test suite
 # (lit: dialect, passes, compiler, end-to-end; GoogleTest unit tests).
+# TFMC_SANITIZE=1 also runs it against an ASan/UBSan build and smoke-runs
+# the fuzz targets (tools/test-sanitizers.sh; CI sets it).
 #
 # The suite runs without a network: inside a new network namespace (unshare),
 # where no address is reachable, so a test that tried to fetch anything would
@@ -37,5 +39,22 @@ count() {
 }
 passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))
 failed=$(( $(count Failed) + $(count 'Unexpectedly Passed') + $(count Unresolved) + $(count 'Timed Out') ))
-echo "lit: ${passed} passed, ${failed} failed, $(count Unsupported) skipped"
+skipped=$(count Unsupported)
+
+# TFMC_SANITIZE=1 (set by CI): then the same suite against the ASan/UBSan
+# build, and the fuzz smoke run (tools/test-sanitizers.sh); the summary line
+# counts both suites.
+if [ "${TFMC_SANITIZE:-0}" = 1 ]; then
+  echo "lit (release build): ${passed} passed, ${failed} failed, ${skipped} skipped"
+  "$root/tools/test-sanitizers.sh" 2>&1 | tee "$log" || status=1
+  line=$(sed -n 's/^lit (sanitized): \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -n 1)
+  if [ -z "$line" ]; then
+    echo "error: the sanitized suite did not finish" >&2
+    status=1
+    line="0 1 0"
+  fi
+  read -r p f k <<<"$line"
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
+fi
+echo "lit: ${passed} passed, ${failed} failed, ${skipped} skipped"
 exit "$status"

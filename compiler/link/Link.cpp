@@ -49,8 +49,13 @@ llvm::Error tfmc::linkExecutable(const std::string &objectPath,
   auto libDir = findRuntimeLibraryDir();
   if (!libDir)
     return libDir.takeError();
+#ifdef TFMC_LINK_DRIVER
+  // A sanitized tfmc: its runtime needs the compiler it was built with.
+  std::string driverName = TFMC_LINK_DRIVER;
+#else
   const char *cxxEnv = std::getenv("CXX");
   std::string driverName = cxxEnv && *cxxEnv ? cxxEnv : "c++";
+#endif
   auto driver = llvm::sys::findProgramByName(driverName);
   if (!driver)
     return makeError("cannot find the C++ compiler driver '" + driverName +
@@ -60,6 +65,9 @@ llvm::Error tfmc::linkExecutable(const std::string &objectPath,
   llvm::SmallVector<llvm::StringRef> args = {
       *driver, "-o", outputPath, objectPath, mainLib, runtimeLib,
       "-lm", "-lpthread"};
+#ifdef TFMC_LINK_FLAGS
+  args.push_back(TFMC_LINK_FLAGS);
+#endif
   for (const std::string &argument : inputs.arguments)
     args.push_back(argument);
   std::string message;
