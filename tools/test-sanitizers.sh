@@ -15,6 +15,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${TFMC_ASAN_BUILD_DIR:-$root/build-asan}"
 jobs="${TFMC_JOBS:-$(nproc)}"
 fuzz_seconds="${TFMC_FUZZ_SECONDS:-0}"
+# As in build.sh: ccache paths relative to the checkout, so that a clone
+# elsewhere (CI) reuses what an earlier build compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 
 if [ ! -f "$build/build.ninja" ]; then
   # -O1: the suite compiles and runs models, and ASan at -O0 makes that
