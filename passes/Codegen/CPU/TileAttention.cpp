@@ -48,6 +48,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_TFMCPUTILEATTENTION
@@ -314,7 +315,10 @@ private:
                 arith::MulFOp::create(kb, kloc, query, k));
             return vector::InsertOp::create(kb, kloc, dot, partial, j);
           });
-      auto [next, weights] =
+      // Not a structured binding: the lambda below captures the weights.
+      SoftmaxState next;
+      Value weights;
+      std::tie(next, weights) =
           rescale(b, loc, withBias(b, loc, scores, first), state);
       next.output = forEachKey(
           b, loc, count, next.output,
