@@ -54,6 +54,25 @@ def Tfm_MaskKindAttr : EnumAttr<Tfm_Dialect, Tfm_MaskKind, "mask"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tfm_GeluTanh : I32EnumAttrCase<"tanh", 0>;
+def Tfm_GeluErf : I32EnumAttrCase<"erf", 1>;
+def Tfm_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "which formula a GELU computes",
+    [Tfm_GeluTanh, Tfm_GeluErf]> {
+  let cppNamespace = "::mlir::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_GeluApproximationAttr
+    : EnumAttr<Tfm_Dialect, Tfm_GeluApproximation, "gelu"> {
+  let summary = "Which formula a GELU computes";
+  let description = [{
+    `tanh`: `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (GPT-2's
+    `gelu_new`, PyTorch's `approximate="tanh"`); `erf`: the exact
+    `0.5 x (1 + erf(x / sqrt(2)))` (BERT's `gelu`, PyTorch's default).
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Tfm_RoutingTopKSoftmax : I32EnumAttrCase<"top_k_softmax", 0>;
 def Tfm_RoutingSoftmaxTopK : I32EnumAttrCase<"softmax_top_k", 1>;
 def Tfm_Routing : I32EnumAttr<"Routing",
@@ -102,10 +121,11 @@ def Tfm_EntryArgPosition : I32EnumAttrCase<"position", 1>;
 def Tfm_EntryArgCount : I32EnumAttrCase<"count", 2>;
 def Tfm_EntryArgKVCache : I32EnumAttrCase<"kv_cache", 3>;
 def Tfm_EntryArgWeights : I32EnumAttrCase<"weights", 4>;
+def Tfm_EntryArgLength : I32EnumAttrCase<"length", 5>;
 def Tfm_EntryArg : I32EnumAttr<"EntryArg",
     "what an entry point's argument carries",
     [Tfm_EntryArgTokens, Tfm_EntryArgPosition, Tfm_EntryArgCount,
-     Tfm_EntryArgKVCache, Tfm_EntryArgWeights]> {
+     Tfm_EntryArgKVCache, Tfm_EntryArgWeights, Tfm_EntryArgLength]> {
   let cppNamespace = "::mlir::tfm";
   let genSpecializedAttr = 0;
 }
@@ -117,7 +137,9 @@ def Tfm_EntryArgAttr : EnumAttr<Tfm_Dialect, Tfm_EntryArg, "entry_arg"> {
     `tokens` (token ids, `i32`), `position` (the absolute position of the
     first token, `index`), `count` (how many of a prefill chunk's tokens
     are real; 0 asks for no logits, `index`) and `kv_cache` (the key/value
-    cache, updated in place), set by `tfm-kv-cache`; `weights` (the bytes
+    cache, updated in place), set by `tfm-kv-cache`; `length` (how many
+    of an encoder's tokens are real, at least 1: the rest is padding that no
+    real token attends to), set by `tfm-kv-cache` on `encode`; `weights` (the bytes
     the weights are views of), set by a target that binds weights to one
     buffer (`tfm-cpu-bind-weights`).
     ```mlir
@@ -153,20 +175,32 @@ def Tfm_EntriesAttr : Tfm_Attr<"Entries", "entries"> {
   let summary = "The entry points of a compiled model (module attribute tfm.entries)";
   let description = [{
     Names the functions that the runtime calls and the static sizes they
-    share, set by `tfm-kv-cache`: `prefill` runs `prefill_chunk` tokens,
-    `decode` one token; the KV cache holds `context_length` positions.
+    share, set by `tfm-kv-cache`. A decoder has `prefill`, which runs
+    `prefill_chunk` tokens, and `decode`, which runs one; the KV cache holds
+    `context_length` positions. An encoder has `encode` alone, which runs
+    `context_length` tokens (the sequence it was compiled for) with no
+    cache, and no `prefill_chunk`.
     Later stages find the entries by these symbols, never by their names.
     ```mlir
     module attributes {tfm.entries = #tfm.entries<prefill = @prefill,
         decode = @decode, prefill_chunk = 32, context_length = 512>} { ... }
+    module attributes {tfm.entries = #tfm.entries<encode = @encode,
+        context_length = 128>} { ... }
     ```
   }];
-  let parameters = (ins "FlatSymbolRefAttr":$prefill,
-                        "FlatSymbolRefAttr":$decode,
-                        "int64_t":$prefill_chunk,
+  let parameters = (ins OptionalParameter<"FlatSymbolRefAttr">:$prefill,
+                        OptionalParameter<"FlatSymbolRefAttr">:$decode,
+                        OptionalParameter<"FlatSymbolRefAttr">:$encode,
+                        OptionalParameter<"int64_t">:$prefill_chunk,
                         "int64_t":$context_length);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Every entry point the module has, in a fixed order.
+    ::llvm::SmallVector<::mlir::FlatSymbolRefAttr, 3> getEntryPoints() const;
+    /// True for an encoder's entries (`encode`, no cache).
+    bool isEncoder() const { return static_cast<bool>(getEncode()); }
+  }];
 }
 
 def Tfm_TargetAttr : Tfm_Attr<"Target", "target"> {

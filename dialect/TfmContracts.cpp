@@ -29,16 +29,32 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 EntriesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                     FlatSymbolRefAttr prefill, FlatSymbolRefAttr decode,
-                    int64_t prefillChunk, int64_t contextLength) {
-  if (!prefill || !decode)
-    return emitError() << "entries need both prefill and decode symbols";
+                    FlatSymbolRefAttr encode, int64_t prefillChunk,
+                    int64_t contextLength) {
   if (contextLength <= 0)
     return emitError() << "context_length must be positive, got "
                        << contextLength;
+  if (encode) {
+    if (prefill || decode || prefillChunk != 0)
+      return emitError() << "an encoder's entries (encode) take no prefill, "
+                            "decode or prefill_chunk";
+    return success();
+  }
+  if (!prefill || !decode)
+    return emitError()
+           << "entries need both prefill and decode symbols, or encode";
   if (prefillChunk <= 0 || prefillChunk > contextLength)
     return emitError() << "prefill_chunk must be in [1, context_length = "
                        << contextLength << "], got " << prefillChunk;
   return success();
+}
+
+SmallVector<FlatSymbolRefAttr, 3> EntriesAttr::getEntryPoints() const {
+  SmallVector<FlatSymbolRefAttr, 3> entries;
+  for (FlatSymbolRefAttr symbol : {getPrefill(), getDecode(), getEncode()})
+    if (symbol)
+      entries.push_back(symbol);
+  return entries;
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -111,9 +127,11 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
   if (failed(expectAttr<EntriesAttr>(op, attribute, "#tfm.entries")))
     return failure();
   auto entries = cast<EntriesAttr>(attribute.getValue());
-  if (failed(verifySymbol(module, name, entries.getPrefill(), "prefill")) ||
-      failed(verifySymbol(module, name, entries.getDecode(), "decode")))
-    return failure();
+  for (auto [symbol, role] : {std::pair{entries.getPrefill(), "prefill"},
+                               std::pair{entries.getDecode(), "decode"},
+                               std::pair{entries.getEncode(), "encode"}})
+    if (symbol && failed(verifySymbol(module, name, symbol, role)))
+      return failure();
   return success();
 }
 
@@ -151,6 +169,7 @@ LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op,
     return success();
   case EntryArg::position:
   case EntryArg::count:
+  case EntryArg::length:
     if (shaped)
       return fail("an index");
     return success();

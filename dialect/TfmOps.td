@@ -237,9 +237,22 @@ class Tfm_UnaryElementwiseOp<string mnemonic, string formula>
   let description = "`y = " # formula # "`, elementwise.";
 }
 
-def Tfm_GeluOp : Tfm_UnaryElementwiseOp<"gelu",
-    "0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))"> {
-  let summary = "GELU, tanh approximation (GPT-2's gelu_new)";
+def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+  let summary = "GELU, tanh approximation (GPT-2's gelu_new) or exact (erf)";
+  let description = [{
+    Elementwise; `approximation` picks the formula (`#tfm.gelu<tanh>`, the
+    default: `y = 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`;
+    `#tfm.gelu<erf>`: `y = 0.5 * x * (1 + erf(x / sqrt(2)))`, BERT's).
+    ```mlir
+    %y = tfm.gelu %x : tensor<8x256xf32>
+    %z = tfm.gelu %x {approximation = #tfm.gelu<erf>} : tensor<8x256xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input,
+                       DefaultValuedAttr<Tfm_GeluApproximationAttr,
+                           "::mlir::tfm::GeluApproximation::tanh">:$approximation);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
 def Tfm_SiluOp : Tfm_UnaryElementwiseOp<"silu", "x * sigmoid(x)"> {

@@ -22,7 +22,8 @@ enum ModeMask : unsigned {
   kBench = 1u << static_cast<unsigned>(CliMode::Bench),
   kDump = 1u << static_cast<unsigned>(CliMode::DumpLogits),
   kInfo = 1u << static_cast<unsigned>(CliMode::Info),
-  kAll = kGenerate | kBench | kDump | kInfo,
+  kEmbed = 1u << static_cast<unsigned>(CliMode::Embed),
+  kAll = kGenerate | kBench | kDump | kInfo | kEmbed,
 };
 
 struct FlagSpec {
@@ -32,14 +33,17 @@ struct FlagSpec {
 };
 
 const FlagSpec kFlags[] = {
-    {"--prompt", true, kGenerate},    {"-n", true, kGenerate | kBench},
+    {"--prompt", true, kGenerate | kEmbed},
+    {"-n", true, kGenerate | kBench},
     {"--temp", true, kGenerate},      {"--top-k", true, kGenerate},
     {"--top-p", true, kGenerate},     {"--seed", true, kGenerate},
     {"--bench", false, kBench},       {"--prompt-tokens", true, kBench},
     {"--far-position", true, kBench}, {"--threads", true, kAll},
-    {"--dump-logits", true, kDump},   {"--token-ids", true, kDump},
+    {"--dump-logits", true, kDump},   {"--token-ids", true, kDump | kEmbed},
     {"--decode-only", false, kDump},  {"--info", false, kInfo},
     {"--verify-weights", false, kAll},
+    {"--json", false, kGenerate},     {"--embed", false, kEmbed},
+    {"--pooling", true, kEmbed},
 };
 
 const char *modeFlag(CliMode mode) {
@@ -50,6 +54,8 @@ const char *modeFlag(CliMode mode) {
     return "--dump-logits";
   case CliMode::Info:
     return "--info";
+  case CliMode::Embed:
+    return "--embed";
   default:
     return "text generation";
   }
@@ -155,6 +161,15 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
     if (!parseInt(name, value, 0, INT32_MAX, number, error))
       return false;
     options.topK = static_cast<int>(number);
+    options.topKGiven = true;
+  } else if (name == "--json") {
+    options.json = true;
+  } else if (name == "--pooling") {
+    if (value != "mean" && value != "cls") {
+      error = "error: --pooling must be mean or cls, got '" + value + "'";
+      return false;
+    }
+    options.pooling = value;
   } else if (name == "--top-p") {
     if (!parseFloat(name, value, options.topP, error))
       return false;
@@ -240,6 +255,8 @@ bool selectMode(const std::vector<FlagUse> &uses, CliMode &mode,
       flagMode = CliMode::DumpLogits;
     else if (name == "--info")
       flagMode = CliMode::Info;
+    else if (name == "--embed")
+      flagMode = CliMode::Embed;
     else
       continue;
     if (mode != CliMode::Generate && mode != flagMode) {
@@ -284,6 +301,11 @@ bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
     error = "error: -n must be >= 1 with --bench";
     return false;
   }
+  if (options.mode == CliMode::Embed &&
+      options.prompt.empty() == options.tokenIds.empty()) {
+    error = "error: --embed needs --prompt TEXT or --token-ids (one of them)";
+    return false;
+  }
   if (options.mode == CliMode::DumpLogits && options.tokenIds.empty()) {
     error = "error: --dump-logits needs --token-ids (e.g. --token-ids 1,5,9)";
     return false;
@@ -316,6 +338,22 @@ std::string usageText(const std::string &program) {
          "      Run exactly these ids from position 0 and write the logits of "
          "every\n"
          "      position as little-endian float32 [n][vocab] to FILE.\n"
+         "Encoders (BERT):\n"
+         "  " + program +
+         " --prompt \"... [MASK] ...\" [--top-k K] [--json]\n"
+         "      Print the K (default 5) likeliest tokens at each [MASK]; "
+         "with --json one\n"
+         "      line per mask: {\"position\": P, \"top\": [{\"id\": I, "
+         "\"token\": T, \"logit\": L}, ...]}.\n"
+         "  " + program +
+         " --embed (--prompt TEXT | --token-ids 1,5,9) [--pooling mean|cls]\n"
+         "      Print {\"pooling\": ..., \"tokens\": N, \"embedding\": "
+         "[...]}: the mean of the\n"
+         "      final hidden states of the N tokens ([CLS] and [SEP] "
+         "included), or [CLS]'s.\n"
+         "  --dump-logits writes an encoder's masked-LM logits (hidden states "
+         "without a head);\n"
+         "  --bench times encode calls of --prompt-tokens tokens.\n"
          "  " + program + " --info      Print the model's shapes and "
          "description.\n"
          "  " + program + " --help      Print this text.\n"

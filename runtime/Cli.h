@@ -15,7 +15,8 @@
 namespace tfm::rt {
 
 /// What the executable was asked to do.
-enum class CliMode { Generate, Bench, DumpLogits, Info, Help };
+/// Generate is fill-mask for an encoder; Embed is for encoders only.
+enum class CliMode { Generate, Bench, DumpLogits, Info, Embed, Help };
 
 struct CliOptions {
   CliMode mode = CliMode::Generate;
@@ -38,6 +39,12 @@ struct CliOptions {
   int threads = 0; ///< 0 keeps the default thread count.
   /// --verify-weights: check the weights checksum before anything else.
   bool verifyWeights = false;
+
+  // Encoders: fill-mask prints --top-k predictions (default 5) per [MASK],
+  // as JSON lines with --json; --embed pools the final hidden states.
+  bool json = false;
+  bool topKGiven = false;
+  std::string pooling = "mean"; ///< "mean" or "cls"
 
   // Logit dump.
   std::string dumpPath;

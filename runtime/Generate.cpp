@@ -14,6 +14,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+// An encoder's object defines neither: the references are weak, and main()
+// calls this file only for decoders (tfm_model.kind).
+#pragma weak tfm_prefill
+#pragma weak tfm_decode
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "--dump-logits writes host floats and promises little-endian output"
 #endif

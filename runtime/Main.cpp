@@ -2,11 +2,13 @@
 //
 // Opens the package appended to the executable (or the one TFM_PACKAGE names),
 // checks it belongs to the compiled code it is linked with, then hands off to
-// generation, --bench, --dump-logits or --info.
+// generation, --bench, --dump-logits or --info (an encoder's: fill-mask,
+// --embed, --bench, --dump-logits or --info).
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Cli.h"
+#include "runtime/Encode.h"
 #include "runtime/Generate.h"
 #include "runtime/ModelABI.h"
 #include "runtime/Package.h"
@@ -119,20 +121,27 @@ int printInfo(const Package &package, const std::string &path) {
               tfm_model.cache_floats, cacheMiB);
   std::printf("weights hash: 0x%016" PRIx64 "\n", tfm_model.weights_hash);
   std::printf("abi version: %u\n", tfm_model.abi_version);
+  if (tfm_model.kind == TFM_KIND_ENCODER)
+    std::printf("kind: encoder (hidden %u, %s)\n", tfm_model.hidden_size,
+                tfm_model.encode_logits ? "masked-LM head"
+                                        : "no masked-LM head");
+  else
+    std::printf("kind: decoder\n");
   std::printf("tokenizer: %s\n", tokenizer.empty() ? "(none)"
                                                    : tokenizer.c_str());
   std::printf("threads: %d\npackage: %s\n", tfm_num_threads, path.c_str());
   return 0;
 }
 
-int generate(ModelRunner &runner, const Package &package,
-             const std::string &path, const CliOptions &options) {
+/// The package's tokenizer and special ids; null after printing an error.
+std::unique_ptr<Tokenizer> openTokenizer(const Package &package,
+                                         const std::string &path, int &bos,
+                                         int &eos) {
   std::string error;
-  int bos = -1, eos = -1;
   if (!parseTokenId(package, "token.bos", path, bos, error) ||
       !parseTokenId(package, "token.eos", path, eos, error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
-    return 1;
+    return nullptr;
   }
   std::string_view kind = package.get("tokenizer.kind");
   if (kind.empty()) {
@@ -140,15 +149,53 @@ int generate(ModelRunner &runner, const Package &package,
                  "error: '%s': the package has no tokenizer (metadata "
                  "'tokenizer.kind' is missing)\n",
                  path.c_str());
-    return 1;
+    return nullptr;
   }
   std::unique_ptr<Tokenizer> tokenizer =
       loadTokenizer(kind, package.get("tokenizer.data"), bos, eos, error);
-  if (!tokenizer) {
+  if (!tokenizer)
     std::fprintf(stderr, "error: '%s': %s\n", path.c_str(), error.c_str());
+  return tokenizer;
+}
+
+int generate(ModelRunner &runner, const Package &package,
+             const std::string &path, const CliOptions &options) {
+  int bos = -1, eos = -1;
+  std::unique_ptr<Tokenizer> tokenizer =
+      openTokenizer(package, path, bos, eos);
+  if (!tokenizer)
+    return 1;
+  return runGenerate(runner, *tokenizer, bos, eos, options);
+}
+
+/// An encoder's modes: fill-mask (the default), --embed, --dump-logits,
+/// --bench.
+int runEncoder(const Package &package, const std::string &path,
+               const CliOptions &options) {
+  EncoderRunner runner(tfm_model, package.weights());
+  if (options.mode == CliMode::Bench)
+    return runEncoderBench(runner, options, tfm_num_threads);
+  if (options.mode == CliMode::DumpLogits)
+    return runEncoderDump(runner, options);
+  int bos = -1, eos = -1;
+  std::unique_ptr<Tokenizer> tokenizer;
+  bool needsTokenizer =
+      options.mode == CliMode::Generate || !options.prompt.empty();
+  if (needsTokenizer) {
+    tokenizer = openTokenizer(package, path, bos, eos);
+    if (!tokenizer)
+      return 1;
+  }
+  if (options.mode == CliMode::Embed)
+    return runEmbed(runner, tokenizer.get(), options);
+  if (options.stepsGiven || options.temperature != 1.0f ||
+      options.topP != 1.0f || options.seedGiven) {
+    std::fprintf(stderr, "error: -n, --temp, --top-p and --seed are for "
+                         "decoders; an encoder fills [MASK] tokens (see "
+                         "--help)\n");
     return 1;
   }
-  return runGenerate(runner, *tokenizer, bos, eos, options);
+  return runFillMask(runner, *tokenizer, options);
 }
 
 } // namespace
@@ -185,6 +232,14 @@ int main(int argc, char **argv) {
   }
   if (options.mode == CliMode::Info)
     return printInfo(package, path);
+  if (tfm_model.kind == TFM_KIND_ENCODER)
+    return runEncoder(package, path, options);
+  if (options.mode == CliMode::Embed || options.json) {
+    std::fprintf(stderr, "error: %s is for encoder models (BERT); this model "
+                         "is a decoder\n",
+                 options.json ? "--json" : "--embed");
+    return 1;
+  }
 
   ModelRunner runner(tfm_model, package.weights());
   if (!runner.allocate(error)) {

@@ -15,17 +15,25 @@ extern "C" {
 #endif
 
 /* Bumped whenever the layout of tfm_model_info or an entry's signature or
- * contract changes (3: tfm_prefill accepts count == 0). */
-#define TFM_ABI_VERSION 3
+ * contract changes (3: tfm_prefill accepts count == 0; 4: encoders, kind,
+ * hidden_size, encode_logits and tfm_encode). */
+#define TFM_ABI_VERSION 4
+
+/* tfm_model_info.kind: which entries the object defines. */
+#define TFM_KIND_DECODER 0 /* tfm_prefill and tfm_decode */
+#define TFM_KIND_ENCODER 1 /* tfm_encode */
 
 typedef struct tfm_model_info {
   uint32_t abi_version;    /* TFM_ABI_VERSION of the compiler that emitted it */
   uint32_t vocab_size;     /* logits per position */
-  uint32_t context_length; /* KV-cache positions */
-  uint32_t prefill_chunk;  /* tokens consumed by one tfm_prefill call */
+  uint32_t context_length; /* KV-cache positions; an encoder's sequence */
+  uint32_t prefill_chunk;  /* tokens consumed by one tfm_prefill call (0: encoder) */
   uint64_t weights_bytes;  /* size of the weights blob the entries read */
-  uint64_t cache_floats;   /* size of the KV cache, in floats */
+  uint64_t cache_floats;   /* size of the KV cache, in floats (0: encoder) */
   uint64_t weights_hash;   /* fingerprint of the weight layout (names, shapes, offsets) */
+  uint32_t kind;           /* TFM_KIND_DECODER or TFM_KIND_ENCODER */
+  uint32_t hidden_size;    /* features of an encoder's hidden states */
+  uint32_t encode_logits;  /* 1: tfm_encode also writes masked-LM logits */
 } tfm_model_info;
 
 /* Compile-time facts about the compiled model. */
@@ -48,6 +56,17 @@ void tfm_prefill(const uint8_t *weights, const int32_t *tokens, int64_t pos,
 /* Runs one token at position `pos` (< context_length); writes vocab_size logits. */
 void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
                 float *cache, float *logits);
+
+/* Encoders (kind TFM_KIND_ENCODER) define this instead of the two above.
+ * Runs the context_length tokens of `tokens`, of which the first `length`
+ * (1 <= length <= context_length) are real and the rest padding (any ids:
+ * no real position attends to them), and writes for every position the
+ * final hidden states, [context_length][hidden_size], and, when
+ * encode_logits is 1, the masked-LM logits, [context_length][vocab_size].
+ * With encode_logits 0 the entry has no `logits` parameter. Rows of padding
+ * positions hold meaningless values. */
+void tfm_encode(const uint8_t *weights, const int32_t *tokens, int64_t length,
+                float *hidden, float *logits);
 
 #ifdef __cplusplus
 }

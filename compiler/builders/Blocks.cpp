@@ -145,8 +145,10 @@ Value tfmc::mlpBlock(NetworkBuilder &net, Value h) {
     break;
   }
   case MlpKind::GeluTanh:
-    inner = net.gelu(net.at("ffn.gelu"), projection(net, h, WeightRole::WUp,
-                                                    bias(WeightRole::BUp)));
+  case MlpKind::GeluErf:
+    inner = net.gelu(net.at("ffn.gelu"),
+                     projection(net, h, WeightRole::WUp, bias(WeightRole::BUp)),
+                     c.mlp == MlpKind::GeluErf);
     break;
   }
   return projection(net, inner, WeightRole::WDown, bias(WeightRole::BDown));
@@ -159,6 +161,10 @@ Value tfmc::residual(NetworkBuilder &net, Value x, NormSite site,
   case NormPlacement::PreNorm:
     return net.add(net.at((name + ".residual").str()), x,
                    sublayer(norm(net, x, site)));
+  case NormPlacement::PostNorm: {
+    Value sum = net.add(net.at((name + ".residual").str()), x, sublayer(x));
+    return norm(net, sum, site);
+  }
   }
   llvm_unreachable("unknown norm placement");
 }
@@ -168,4 +174,19 @@ Value tfmc::head(NetworkBuilder &net, Value x, Value table) {
   if (!net.config().tiedEmbeddings)
     table = net.weight(WeightRole::LmHead);
   return net.lmHead(net.at("lm_head"), x, table);
+}
+
+Value tfmc::maskedLmHead(NetworkBuilder &net, Value x, Value table) {
+  const DecoderConfig &c = net.config();
+  Value transformed = projection(net, x, WeightRole::MlmDense,
+                                 WeightRole::MlmDenseBias);
+  transformed = net.gelu(net.at("mlm_head.gelu"), transformed,
+                         c.mlp == MlpKind::GeluErf);
+  Value normBias = net.weight(WeightRole::MlmNormBias);
+  Value normScale = net.weight(WeightRole::MlmNormWeight);
+  transformed = net.layerNorm(net.at("mlm_head.norm"), transformed, normScale,
+                              normBias, c.normEps);
+  // The decoder is the token embedding (tied), plus a bias of its own.
+  Value bias = net.weight(WeightRole::MlmBias);
+  return net.linear(net.at("mlm_head.decoder"), transformed, table, bias);
 }

@@ -38,18 +38,25 @@ mlir::Value norm(NetworkBuilder &net, mlir::Value x, NormSite site);
 /// projection.
 mlir::Value attentionBlock(NetworkBuilder &net, mlir::Value h);
 
-/// The configured MLP (SwiGLU, GeGLU or GELU-tanh, or a mixture of SwiGLU
-/// experts) over `h`.
+/// The configured MLP (SwiGLU, GeGLU, GELU-tanh or GELU-erf, or a mixture
+/// of SwiGLU experts) over `h`.
 mlir::Value mlpBlock(NetworkBuilder &net, mlir::Value h);
 
 /// `x` plus `sublayer` of `x`, normalised at `site` as the norm placement
-/// says; `name` ("attn", "ffn") names the residual add.
+/// says (pre-norm: x + f(norm(x)); post-norm: norm(x + f(x))); `name`
+/// ("attn", "ffn") names the residual add.
 mlir::Value residual(NetworkBuilder &net, mlir::Value x, NormSite site,
                      llvm::StringRef name,
                      llvm::function_ref<mlir::Value(mlir::Value)> sublayer);
 
 /// The final norm and the LM head (reading `table` when tied).
 mlir::Value head(NetworkBuilder &net, mlir::Value x, mlir::Value table);
+
+/// An encoder's masked-LM head over the final hidden states `x`: dense,
+/// GELU (the MLP's form), LayerNorm, then logits against the token
+/// embedding `table` plus a vocabulary bias (BERT's cls.predictions).
+mlir::Value maskedLmHead(NetworkBuilder &net, mlir::Value x,
+                         mlir::Value table);
 
 } // namespace tfmc
 

@@ -48,6 +48,14 @@ llvm::Error tfmc::checkDecoderConfig(const DecoderConfig &c,
   }
   if (!(c.normEps > 0))
     return fail("norm epsilon must be positive");
+  bool encoder = c.kind == ModelKind::EncoderOnly;
+  if (encoder && (c.position == PositionKind::Alibi || a.slidingWindow > 0 ||
+                  c.moe.experts > 0))
+    return fail("an encoder takes no ALiBi, sliding window or experts");
+  if (encoder && c.maskedLmHead && c.norm != NormKind::LayerNorm)
+    return fail("a masked-LM head needs LayerNorm norms");
+  if (!encoder && c.normPlacement == NormPlacement::PostNorm)
+    return fail("post-norm blocks are built for encoders only");
   return llvm::Error::success();
 }
 
@@ -100,9 +108,20 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
         add(WeightRole::BGate, l);
     }
   }
-  add(WeightRole::FinalNormWeight);
-  if (layerNorm)
-    add(WeightRole::FinalNormBias);
+  if (c.normPlacement == NormPlacement::PreNorm) {
+    add(WeightRole::FinalNormWeight);
+    if (layerNorm)
+      add(WeightRole::FinalNormBias);
+  }
+  if (c.kind == ModelKind::EncoderOnly) {
+    if (c.maskedLmHead)
+      for (WeightRole role :
+           {WeightRole::MlmDense, WeightRole::MlmDenseBias,
+            WeightRole::MlmNormWeight, WeightRole::MlmNormBias,
+            WeightRole::MlmBias})
+        add(role);
+    return shapes;
+  }
   if (!c.tiedEmbeddings)
     add(WeightRole::LmHead);
   return shapes;

@@ -138,15 +138,20 @@ Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
                                 int64_t numHeads, int64_t numKVHeads,
                                 int64_t window, Value slopes) {
   mlir::MLIRContext *context = builder_.getContext();
+  bool encoder = config_.kind == ModelKind::EncoderOnly;
   auto mask = window > 0 ? mlir::tfm::MaskKind::sliding_window
                          : mlir::tfm::MaskKind::causal;
+  if (encoder)
+    mask = mlir::tfm::MaskKind::bidirectional;
   return mlir::tfm::AttentionOp::create(
       builder_, loc, q, k, v, offset_, slopes,
       builder_.getI64IntegerAttr(numHeads),
       builder_.getI64IntegerAttr(numKVHeads),
       mlir::tfm::MaskKindAttr::get(context, mask),
       window > 0 ? builder_.getI64IntegerAttr(window) : mlir::IntegerAttr(),
-      mlir::tfm::CacheRoleAttr::get(context, mlir::tfm::CacheRole::self),
+      mlir::tfm::CacheRoleAttr::get(context, encoder
+                                                 ? mlir::tfm::CacheRole::none
+                                                 : mlir::tfm::CacheRole::self),
       /*ring=*/mlir::IntegerAttr());
 }
 
@@ -170,14 +175,21 @@ Value NetworkBuilder::silu(Location loc, Value x) {
   return mlir::tfm::SiluOp::create(builder_, loc, x);
 }
 
-Value NetworkBuilder::gelu(Location loc, Value x) {
-  return mlir::tfm::GeluOp::create(builder_, loc, x);
+Value NetworkBuilder::gelu(Location loc, Value x, bool exact) {
+  auto form = exact ? mlir::tfm::GeluApproximation::erf
+                    : mlir::tfm::GeluApproximation::tanh;
+  return mlir::tfm::GeluOp::create(
+      builder_, loc, x,
+      mlir::tfm::GeluApproximationAttr::get(builder_.getContext(), form));
 }
 
 Value NetworkBuilder::lmHead(Location loc, Value x, Value table) {
   return mlir::tfm::LMHeadOp::create(builder_, loc, x, table);
 }
 
-void NetworkBuilder::finish(Location loc, Value logits) {
-  func::ReturnOp::create(builder_, loc, logits);
+void NetworkBuilder::finish(Location loc, ValueRange results) {
+  func::ReturnOp::create(builder_, loc, results);
+  forward_.setType(FunctionType::get(builder_.getContext(),
+                                     forward_.getArgumentTypes(),
+                                     results.getTypes()));
 }

@@ -65,8 +65,9 @@ public:
                      mlir::Value bias);
   mlir::Value rope(mlir::Location loc, mlir::Value x, int64_t headDim,
                    float theta, RopeLayout layout);
-  /// Causal self-attention; `window` > 0 makes it a sliding window,
-  /// `slopes` (may be null) adds ALiBi biases.
+  /// Causal self-attention (bidirectional and uncached in an encoder);
+  /// `window` > 0 makes it a sliding window, `slopes` (may be null) adds
+  /// ALiBi biases.
   mlir::Value attention(mlir::Location loc, mlir::Value q, mlir::Value k,
                         mlir::Value v, int64_t numHeads, int64_t numKVHeads,
                         int64_t window, mlir::Value slopes);
@@ -75,13 +76,16 @@ public:
   mlir::Value add(mlir::Location loc, mlir::Value lhs, mlir::Value rhs);
   mlir::Value mul(mlir::Location loc, mlir::Value lhs, mlir::Value rhs);
   mlir::Value silu(mlir::Location loc, mlir::Value x);
-  mlir::Value gelu(mlir::Location loc, mlir::Value x);
+  /// `exact`: the erf form; else the tanh approximation.
+  mlir::Value gelu(mlir::Location loc, mlir::Value x, bool exact = false);
   mlir::Value lmHead(mlir::Location loc, mlir::Value x, mlir::Value table);
   mlir::Value moe(mlir::Location loc, mlir::Value x, mlir::Value router,
                   mlir::Value gate, mlir::Value up, mlir::Value down,
                   const ExpertSettings &experts);
-  /// Terminates @forward with `logits`.
-  void finish(mlir::Location loc, mlir::Value logits);
+  /// Terminates @forward with `results` (the logits; an encoder's hidden
+  /// states, then its masked-LM logits if it has a head) and gives it their
+  /// types.
+  void finish(mlir::Location loc, mlir::ValueRange results);
 
 private:
   mlir::Location named(llvm::StringRef name);

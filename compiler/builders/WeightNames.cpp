@@ -74,6 +74,16 @@ RoleName roleName(WeightRole role) {
     return {false, "final_norm.bias"};
   case WeightRole::LmHead:
     return {false, "lm_head"};
+  case WeightRole::MlmDense:
+    return {false, "mlm_head.dense"};
+  case WeightRole::MlmDenseBias:
+    return {false, "mlm_head.dense_bias"};
+  case WeightRole::MlmNormWeight:
+    return {false, "mlm_head.norm.weight"};
+  case WeightRole::MlmNormBias:
+    return {false, "mlm_head.norm.bias"};
+  case WeightRole::MlmBias:
+    return {false, "mlm_head.bias"};
   }
   return {false, "unknown"};
 }
@@ -124,7 +134,14 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
   case WeightRole::FinalNormBias:
   case WeightRole::Bo:
   case WeightRole::BDown:
+  case WeightRole::MlmDenseBias:
+  case WeightRole::MlmNormWeight:
+  case WeightRole::MlmNormBias:
     return {c.dim};
+  case WeightRole::MlmDense:
+    return {c.dim, c.dim};
+  case WeightRole::MlmBias:
+    return {c.vocabSize};
   case WeightRole::Wq:
     return {qDim, c.dim};
   case WeightRole::Bq:

@@ -48,6 +48,11 @@ enum class WeightRole {
   FinalNormWeight,
   FinalNormBias,
   LmHead,
+  MlmDense,      ///< the masked-LM head's transform, [dim, dim]
+  MlmDenseBias,  ///< its bias, [dim]
+  MlmNormWeight, ///< its LayerNorm, [dim]
+  MlmNormBias,
+  MlmBias,       ///< the bias added to the (tied) vocabulary logits, [vocab]
 };
 
 /// True for the roles every layer has one of.

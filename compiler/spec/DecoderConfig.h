@@ -1,7 +1,7 @@
 //===- DecoderConfig.h - Settings of the shared decoder skeleton ----------===//
 //
-// A decoder-only transformer as the blocks of compiler/builders assemble it:
-// sizes plus the kind of each block. A model family fills one in from its
+// A transformer as the blocks of compiler/builders assemble it: sizes plus
+// the kind of each block, and whether it is a decoder or an encoder. A model family fills one in from its
 // config keys; the skeleton (builders/DecoderSkeleton.h) reads nothing else,
 // so two families differ here and not in code.
 //
@@ -13,6 +13,12 @@
 
 namespace tfmc {
 
+/// What the network computes and which entry points it gets.
+enum class ModelKind {
+  DecoderOnly, ///< causal LM: logits of the next token, KV-cached generation
+  EncoderOnly, ///< bidirectional encoder (BERT): every position at once
+};
+
 enum class NormKind {
   RMSNorm,   ///< x / rms(x) * weight
   LayerNorm, ///< (x - mean) / std * weight + bias
@@ -20,7 +26,8 @@ enum class NormKind {
 
 /// Where a block's norm sits relative to its residual.
 enum class NormPlacement {
-  PreNorm, ///< x + f(norm(x)), and a final norm before the head
+  PreNorm,  ///< x + f(norm(x)), and a final norm before the head
+  PostNorm, ///< norm(x + f(x)) (BERT); no final norm
 };
 
 enum class PositionKind {
@@ -38,6 +45,7 @@ enum class MlpKind {
   SwiGLU,   ///< down(silu(gate(x)) * up(x))
   GeGLU,    ///< down(gelu_tanh(gate(x)) * up(x)) (Gemma)
   GeluTanh, ///< down(gelu_tanh(up(x)))
+  GeluErf,  ///< down(gelu_erf(up(x))): the exact GELU (BERT)
 };
 
 /// How a mixture of experts weighs the experts a token chooses.
@@ -63,6 +71,7 @@ struct AttentionSettings {
 };
 
 struct DecoderConfig {
+  ModelKind kind = ModelKind::DecoderOnly;
   int64_t dim = 0;
   int64_t hiddenDim = 0; ///< the MLP's inner width
   int64_t numLayers = 0;
@@ -94,6 +103,11 @@ struct DecoderConfig {
 
   /// The LM head reads the token embedding instead of a weight of its own.
   bool tiedEmbeddings = true;
+
+  /// An encoder's masked-LM head (BERT's cls.predictions): dense + GELU (the
+  /// MLP's form) + LayerNorm, then the token embedding (tied) plus a bias.
+  /// Without it an encoder computes hidden states only (BertModel).
+  bool maskedLmHead = false;
 };
 
 } // namespace tfmc

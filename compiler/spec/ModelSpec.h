@@ -20,6 +20,9 @@
 //   layers.N.ffn.w_down        [dim, hidden]     (+ .b_down [dim])
 //   final_norm.weight          [dim]        (+ .bias)
 //   lm_head                    [vocab, dim]      (absent when tied)
+// An encoder (BERT) has no final norm and no lm_head; with a masked-LM head:
+//   mlm_head.dense [dim, dim], mlm_head.dense_bias [dim],
+//   mlm_head.norm.weight/.bias [dim], mlm_head.bias [vocab]
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_SPEC_MODELSPEC_H

@@ -7,6 +7,10 @@
 // threads the position and the cache through, and re-infers every result type
 // for the entry's sequence length.
 //
+// An encoder's @forward (every attention bidirectional, cache role none)
+// gets one `encode` entry instead: the whole sequence at once, no cache, and
+// a `length` argument that keeps padding rows out of every attention.
+//
 // Sliding-window attention keeps a rolling cache: position p lives in slot
 // p mod R with R = window + prefill_chunk - 1, so that writing a chunk never
 // overwrites a position that one of its own queries still sees, and the
@@ -305,6 +309,125 @@ private:
   int64_t layer = 0;
 };
 
+/// Builds an encoder's `encode(tokens[sequence], length) -> results of
+/// @forward`: no cache, every row computed at once. Rows from `length` on
+/// are padding: each attention reads keys and values of rows [0, length)
+/// only, so no real row sees them (their own results are meaningless).
+class EncodeBuilder {
+public:
+  explicit EncodeBuilder(func::FuncOp forward) : forward(forward) {}
+
+  FailureOr<func::FuncOp> build(StringRef name, int64_t sequence) {
+    MLIRContext *context = forward.getContext();
+    OpBuilder moduleBuilder(forward);
+    Type tokensType =
+        RankedTensorType::get({sequence}, IntegerType::get(context, 32));
+    auto entry = func::FuncOp::create(
+        moduleBuilder, forward.getLoc(), name,
+        FunctionType::get(context, {tokensType, IndexType::get(context)}, {}));
+    Block *block = entry.addEntryBlock();
+    builder = OpBuilder::atBlockEnd(block);
+    mapping.map(forward.getArgument(0), block->getArgument(0));
+    length = block->getArgument(1);
+    for (Operation &op : forward.getBody().front()) {
+      if (auto attention = dyn_cast<AttentionOp>(op)) {
+        cloneAttention(attention);
+        continue;
+      }
+      if (failed(refineResultTypes(builder.clone(op, mapping)))) {
+        entry.erase();
+        return failure();
+      }
+    }
+    auto terminator = cast<func::ReturnOp>(block->getTerminator());
+    entry.setType(FunctionType::get(context, entry.getArgumentTypes(),
+                                    terminator.getOperandTypes()));
+    auto function = cast<FunctionOpInterface>(entry.getOperation());
+    setEntryArg(function, 0, EntryArg::tokens);
+    setEntryArg(function, 1, EntryArg::length);
+    return entry;
+  }
+
+private:
+  void cloneAttention(AttentionOp attention) {
+    Location loc = attention.getLoc();
+    int64_t kvHeads = attention.getNumKvHeads();
+    int64_t headDim = attention.getHeadDim();
+    Value keys = realRows(loc, mapping.lookup(attention.getKey()), kvHeads,
+                          headDim);
+    Value values = realRows(loc, mapping.lookup(attention.getValue()),
+                            kvHeads, headDim);
+    auto clone = AttentionOp::create(
+        builder, loc, mapping.lookup(attention.getQuery()), keys, values,
+        mapping.lookup(attention.getOffset()),
+        mapping.lookupOrNull(attention.getSlopes()),
+        attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
+        attention.getMaskAttr(), attention.getWindowAttr(),
+        attention.getCacheAttr(), attention.getRingAttr());
+    mapping.map(attention.getResult(), clone.getResult());
+  }
+
+  /// Rows [0, length) of the [sequence, kv_heads * head_dim] `rows`, as
+  /// [kv_heads, length, head_dim] (head-major, as the cached entries'
+  /// keys: the attention kernels read one head's keys contiguously).
+  Value realRows(Location loc, Value rows, int64_t kvHeads, int64_t headDim) {
+    int64_t sequence = cast<RankedTensorType>(rows.getType()).getDimSize(0);
+    Type f32 = Float32Type::get(builder.getContext());
+    auto splitType = RankedTensorType::get({sequence, kvHeads, headDim}, f32);
+    Value split = tensor::ExpandShapeOp::create(
+        builder, loc, splitType, rows,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    Value headMajor = tensor::EmptyOp::create(
+        builder, loc, ArrayRef<int64_t>{kvHeads, sequence, headDim}, f32);
+    headMajor = linalg::TransposeOp::create(builder, loc, split, headMajor,
+                                            ArrayRef<int64_t>{1, 0, 2})
+                    .getResult()[0];
+    SmallVector<OpFoldResult> offsets(3, builder.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(kvHeads), length,
+                                       builder.getIndexAttr(headDim)};
+    SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
+    auto type =
+        RankedTensorType::get({kvHeads, ShapedType::kDynamic, headDim}, f32);
+    return tensor::ExtractSliceOp::create(builder, loc, type, headMajor,
+                                          offsets, sizes, strides);
+  }
+
+  func::FuncOp forward;
+  OpBuilder builder{forward.getContext()};
+  IRMapping mapping;
+  Value length;
+};
+
+/// True when @forward is an encoder's: every attention bidirectional with
+/// nothing to cache. An encoder gets `encode`, a decoder prefill/decode.
+FailureOr<bool> isEncoder(func::FuncOp forward) {
+  int64_t uncached = 0, total = 0;
+  WalkResult walk = forward.walk([&](AttentionOp attention) {
+    ++total;
+    if (attention.getCache() != CacheRole::none)
+      return WalkResult::advance();
+    ++uncached;
+    if (attention.getMask() != MaskKind::bidirectional) {
+      attention.emitOpError()
+          << "has cache role none but a "
+          << stringifyMaskKind(attention.getMask())
+          << " mask; tfm-kv-cache builds an encoder's entry from "
+             "bidirectional attention only";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (uncached > 0 && uncached != total) {
+    forward.emitError("mixes attention with no cache (an encoder's) and "
+                      "cached attention (a decoder's); tfm-kv-cache builds "
+                      "one kind of entry points");
+    return failure();
+  }
+  return total > 0 && uncached == total;
+}
+
 /// What this pass caches: causal self-attention, with or without a sliding
 /// window. It refuses the other kinds, which need other entry points.
 LogicalResult checkCacheable(AttentionOp attention) {
@@ -313,8 +436,7 @@ LogicalResult checkCacheable(AttentionOp attention) {
     return attention.emitOpError()
            << "has cache role " << stringifyCacheRole(role)
            << "; tfm-kv-cache caches self-attention only (cross-attention "
-              "needs an encoder-decoder's entry points, an attention with "
-              "no cache an encoder's)";
+              "needs an encoder-decoder's entry points)";
   MaskKind mask = attention.getMask();
   if (mask != MaskKind::causal && mask != MaskKind::sliding_window)
     return attention.emitOpError()
@@ -335,6 +457,17 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     int64_t positions = contextLength > 0
                             ? contextLength
                             : getModel(module).getContextLength();
+    FailureOr<bool> encoder = isEncoder(*forward);
+    if (failed(encoder))
+      return signalPassFailure();
+    if (*encoder)
+      return buildEncoderEntry(module, *forward, positions);
+    if (forward->getFunctionType().getNumResults() != 1) {
+      forward->emitError("@forward must map tensor<Sxi32> tokens to one "
+                         "logits tensor in a single block (an encoder: to "
+                         "its results)");
+      return signalPassFailure();
+    }
     int64_t chunk = std::min<int64_t>(prefillChunk, positions);
     FailureOr<CacheShape> cache = analyzeCache(*forward, positions, chunk);
     if (failed(cache))
@@ -354,8 +487,27 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                                     /*network=*/nullptr));
     setEntries(module,
                EntriesAttr::get(context, SymbolRefAttr::get(*prefill),
-                                SymbolRefAttr::get(*decode), chunk,
-                                cache->context));
+                                SymbolRefAttr::get(*decode),
+                                /*encode=*/nullptr, chunk, cache->context));
+  }
+
+  /// An encoder runs its whole (padded) sequence of `positions` tokens in
+  /// one `encode` call.
+  void buildEncoderEntry(ModuleOp module, func::FuncOp forward,
+                         int64_t positions) {
+    EncodeBuilder builder(forward);
+    FailureOr<func::FuncOp> encode = builder.build("encode", positions);
+    if (failed(encode))
+      return signalPassFailure();
+    forward.erase();
+    MLIRContext *context = &getContext();
+    ModelAttr model = getModel(module);
+    setModel(module, ModelAttr::get(context, model.getContextLength(),
+                                    /*network=*/nullptr));
+    setEntries(module, EntriesAttr::get(context, /*prefill=*/nullptr,
+                                        /*decode=*/nullptr,
+                                        SymbolRefAttr::get(*encode),
+                                        /*prefill_chunk=*/0, positions));
   }
 
   FailureOr<func::FuncOp> findForward(ModuleOp module) {
@@ -374,10 +526,11 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                       ? dyn_cast<RankedTensorType>(type.getInput(0))
                       : RankedTensorType();
     if (!tokens || tokens.getRank() != 1 ||
-        !tokens.getElementType().isInteger(32) || type.getNumResults() != 1 ||
-        !forward.getBody().hasOneBlock()) {
+        !tokens.getElementType().isInteger(32) ||
+        type.getNumResults() == 0 || !forward.getBody().hasOneBlock()) {
       forward.emitError("@forward must map tensor<Sxi32> tokens to one logits "
-                        "tensor in a single block");
+                        "tensor in a single block (an encoder: to its "
+                        "results)");
       return failure();
     }
     return forward;

@@ -5,7 +5,7 @@
 include "mlir/Pass/PassBase.td"
 
 def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
-  let summary = "Split the full-sequence network into KV-cached prefill and decode";
+  let summary = "Split the full-sequence network into KV-cached prefill and decode (an encoder: encode)";
   let description = [{
     Rewrites the network function that the module's
     `#tfm.model<network = @forward>` names,
@@ -41,10 +41,25 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     (a dynamically sized `[H, pos + S, D]` slice: attention cost grows with
     the position, not with the context length).
     Result types are re-inferred for the new sequence lengths.
+
+    An encoder's network (every `tfm.attention` bidirectional with
+    `#tfm.cache_role<none>`) gets no cache and one entry instead,
+    `#tfm.entries<encode = @encode, context_length = T>`:
+
+    ```mlir
+    func.func @encode(%tokens: tensor<TxI32>, %length: index) -> (results of @forward)
+    ```
+
+    It runs all `T` positions at once and returns @forward's results for
+    every row. Rows from `%length` on are padding (`#tfm.entry_arg<length>`
+    marks the argument): each attention reads the keys and values of rows
+    `[0, length)` only (a head-major `[H, length, D]` slice), so that no
+    real row attends to padding. A network mixing both kinds of attention
+    is refused.
   }];
   let options = [
     Option<"contextLength", "context-length", "int64_t", /*default=*/"0",
-           "KV-cache positions (0: the context_length of the module's tfm.model)">,
+           "KV-cache positions, or an encoder's sequence length (0: the context_length of the module's tfm.model)">,
     Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
            "tokens per prefill call (capped at the context length)">,
   ];

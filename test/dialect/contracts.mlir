@@ -39,3 +39,18 @@ module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward
     return %t : tensor<2xi32>
   }
 }
+
+// -----
+
+// An encoder's entries: encode alone, no cache and no prefill chunk; its
+// length argument says how many tokens are real.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tfm.entries = #tfm.entries<encode = @encode, context_length = 8>
+module attributes {tfm.entries = #tfm.entries<encode = @encode, context_length = 8>} {
+  // CHECK-LABEL: func.func @encode
+  // CHECK-SAME: index {tfm.entry_arg = #tfm.entry_arg<length>}
+  func.func @encode(%t: tensor<8xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>},
+                    %n: index {tfm.entry_arg = #tfm.entry_arg<length>}) {
+    return
+  }
+}

@@ -42,6 +42,24 @@ module attributes {tfm.entries = #tfm.entries<prefill = @p, decode = @d, prefill
 
 // -----
 
+// expected-error @+1 {{an encoder's entries (encode) take no prefill, decode or prefill_chunk}}
+module attributes {tfm.entries = #tfm.entries<encode = @e, prefill_chunk = 4, context_length = 8>} {
+}
+
+// -----
+
+// expected-error @+1 {{entries need both prefill and decode symbols, or encode}}
+module attributes {tfm.entries = #tfm.entries<prefill = @p, prefill_chunk = 4, context_length = 8>} {
+}
+
+// -----
+
+// expected-error @+1 {{tfm.entries names @e as encode, but the module has no such function}}
+module attributes {tfm.entries = #tfm.entries<encode = @e, context_length = 8>} {
+}
+
+// -----
+
 // expected-error @+1 {{'tfm.entries' must be a #tfm.entries, got #tfm.model<context_length = 8>}}
 module attributes {tfm.entries = #tfm.model<context_length = 8>} {
 }
@@ -105,5 +123,12 @@ func.func @f(%c: index {tfm.entry_arg}) {
 
 // expected-error @+1 {{unknown tfm argument attribute 'tfm.kv_cache' (expected tfm.entry_arg)}}
 func.func @f(%c: memref<4xf32> {tfm.kv_cache}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 marked #tfm.entry_arg<length> must be an index, got 'tensor<4xi32>'}}
+func.func @f(%t: tensor<4xi32> {tfm.entry_arg = #tfm.entry_arg<length>}) {
   return
 }

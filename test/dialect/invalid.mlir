@@ -103,6 +103,15 @@ func.func @unary_rank(%a: tensor<16xf32>) -> tensor<16xf32> {
 
 // -----
 
+func.func @gelu_form(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+2 {{expected ::mlir::tfm::GeluApproximation to be one of: tanh, erf}}
+  // expected-error @+1 {{failed to parse Tfm_GeluApproximationAttr parameter 'value'}}
+  %y = tfm.gelu %a {approximation = #tfm.gelu<sigmoid>} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @rope_odd_head(%x: tensor<4x15xf32>, %pos: index) -> tensor<4x15xf32> {
   // expected-error @+1 {{head_dim must be even to form rotation pairs, got 5}}
   %y = tfm.rope %x[%pos] {head_dim = 5 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x15xf32>

@@ -83,11 +83,23 @@ func.func @elementwise(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x1
   %0 = tfm.add %a, %b : tensor<4x16xf32>
   // CHECK: tfm.mul
   %1 = tfm.mul %0, %b : tensor<4x16xf32>
-  // CHECK: tfm.gelu
+  // CHECK: tfm.gelu %{{.*}} : tensor<4x16xf32>
   %2 = tfm.gelu %1 : tensor<4x16xf32>
   // CHECK: tfm.silu
   %3 = tfm.silu %2 : tensor<4x16xf32>
   return %3 : tensor<4x16xf32>
+}
+
+// -----
+
+// The tanh form is the default and prints as such; erf is spelled out.
+// CHECK-LABEL: func @gelu_forms
+func.func @gelu_forms(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: tfm.gelu %{{.*}} : tensor<4x16xf32>
+  %0 = tfm.gelu %a {approximation = #tfm.gelu<tanh>} : tensor<4x16xf32>
+  // CHECK: tfm.gelu %{{.*}} {approximation = #tfm.gelu<erf>} : tensor<4x16xf32>
+  %1 = tfm.gelu %0 {approximation = #tfm.gelu<erf>} : tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
 }
 
 // -----

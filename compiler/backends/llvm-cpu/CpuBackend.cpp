@@ -37,6 +37,19 @@ llvm::Expected<tfm_model_info>
 modelInfo(mlir::ModuleOp module, const ModelSpec &spec,
           const mlir::tfm::WeightLayout &layout) {
   mlir::tfm::EntriesAttr entries = mlir::tfm::getEntries(module);
+  tfm_model_info info{};
+  info.abi_version = TFM_ABI_VERSION;
+  info.vocab_size = uint32_t(spec.config.vocabSize);
+  info.context_length = uint32_t(entries.getContextLength());
+  info.weights_bytes = layout.totalBytes;
+  info.weights_hash = layout.hash;
+  info.hidden_size = uint32_t(spec.config.dim);
+  if (entries.isEncoder()) {
+    info.kind = TFM_KIND_ENCODER;
+    info.encode_logits = spec.config.maskedLmHead ? 1 : 0;
+    return info;
+  }
+  info.kind = TFM_KIND_DECODER;
   auto decode = mlir::tfm::lookupEntry(module, entries.getDecode());
   std::optional<unsigned> cacheIndex =
       mlir::tfm::findEntryArg(decode, mlir::tfm::EntryArg::kv_cache);
@@ -44,14 +57,8 @@ modelInfo(mlir::ModuleOp module, const ModelSpec &spec,
     return makeError("the decode entry has no kv_cache argument");
   auto cacheType = mlir::cast<mlir::ShapedType>(
       decode.getArgumentTypes()[*cacheIndex]);
-  tfm_model_info info{};
-  info.abi_version = TFM_ABI_VERSION;
-  info.vocab_size = uint32_t(spec.config.vocabSize);
-  info.context_length = uint32_t(entries.getContextLength());
   info.prefill_chunk = uint32_t(entries.getPrefillChunk());
   info.cache_floats = uint64_t(cacheType.getNumElements());
-  info.weights_bytes = layout.totalBytes;
-  info.weights_hash = layout.hash;
   return info;
 }
 

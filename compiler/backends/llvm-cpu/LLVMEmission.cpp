@@ -37,7 +37,8 @@ static void defineModelInfo(llvm::Module &module,
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
   auto *type = llvm::StructType::create(
-      context, {i32, i32, i32, i32, i64, i64, i64}, "tfm_model_info");
+      context, {i32, i32, i32, i32, i64, i64, i64, i32, i32, i32},
+      "tfm_model_info");
   llvm::Constant *value = llvm::ConstantStruct::get(
       type, {llvm::ConstantInt::get(i32, info.abi_version),
              llvm::ConstantInt::get(i32, info.vocab_size),
@@ -45,7 +46,10 @@ static void defineModelInfo(llvm::Module &module,
              llvm::ConstantInt::get(i32, info.prefill_chunk),
              llvm::ConstantInt::get(i64, info.weights_bytes),
              llvm::ConstantInt::get(i64, info.cache_floats),
-             llvm::ConstantInt::get(i64, info.weights_hash)});
+             llvm::ConstantInt::get(i64, info.weights_hash),
+             llvm::ConstantInt::get(i32, info.kind),
+             llvm::ConstantInt::get(i32, info.hidden_size),
+             llvm::ConstantInt::get(i32, info.encode_logits)});
   new llvm::GlobalVariable(module, type, /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, value,
                            "tfm_model");
@@ -89,7 +93,10 @@ tfmc::translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
 
   for (auto [symbol, abiName] :
        {std::pair{entries.getPrefill(), "tfm_prefill"},
-        std::pair{entries.getDecode(), "tfm_decode"}}) {
+        std::pair{entries.getDecode(), "tfm_decode"},
+        std::pair{entries.getEncode(), "tfm_encode"}}) {
+    if (!symbol)
+      continue;
     llvm::Function *function = llvmModule->getFunction(symbol.getValue());
     if (!function)
       return makeError("the lowered module has no entry point '" +

@@ -81,8 +81,10 @@ static bool isTaskTileBuffer(Value buffer) {
 
 void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
                                         const CpuCodegenOptions &options) {
-  if (options.approximateMath)
-    pm.addPass(createTfmApproximateMath());
+  // erf (the exact GELU) has no LLVM lowering: always approximated.
+  TfmApproximateMathOptions approximations;
+  approximations.expTanh = options.approximateMath;
+  pm.addPass(createTfmApproximateMath(approximations));
   pm.addNestedPass<func::FuncOp>(createTfmSplitSharedFills());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

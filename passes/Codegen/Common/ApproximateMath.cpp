@@ -16,11 +16,15 @@ namespace {
 
 struct TfmApproximateMath
     : mlir::tfm::impl::TfmApproximateMathBase<TfmApproximateMath> {
+  using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
-      return name == math::ExpOp::getOperationName() ||
-             name == math::TanhOp::getOperationName();
+    bool expTanh = this->expTanh;
+    populateMathPolynomialApproximationPatterns(patterns, [&](StringRef name) {
+      if (name == math::ErfOp::getOperationName())
+        return true;
+      return expTanh && (name == math::ExpOp::getOperationName() ||
+                         name == math::TanhOp::getOperationName());
     });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

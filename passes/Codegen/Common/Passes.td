@@ -42,14 +42,20 @@ def TfmSplitSharedFills : Pass<"tfm-split-shared-fills"> {
 }
 
 def TfmApproximateMath : Pass<"tfm-approximate-math"> {
-  let summary = "Replace math.exp and math.tanh by inline polynomial approximations";
+  let summary = "Replace math.exp, math.tanh and math.erf by inline polynomial approximations";
   let description = [{
     Without a vector math library, LLVM lowers `math.exp` to a call to
     `expf` per element, which also keeps the loops around it (softmax,
     SiLU, GELU's tanh) from being vectorised. Upstream's polynomial
     approximations (a few ULP for f32) are plain arithmetic that vectorises
     with the rest of the loop body, including on vector operands.
+    `math.erf` (the exact GELU's) has no LLVM lowering at all, so it is
+    always replaced; `exp-tanh=false` leaves exp and tanh to LLVM.
   }];
+  let options = [
+    Option<"expTanh", "exp-tanh", "bool", /*default=*/"true",
+           "also replace math.exp and math.tanh">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
                            "mlir::vector::VectorDialect"];

@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tfm;
 
@@ -43,6 +45,29 @@ Value gelu(OpBuilder &b, Location loc, ValueRange args) {
   Value half = arith::MulFOp::create(b, loc, f32Constant(b, loc, 0.5), x);
   return arith::MulFOp::create(b, loc, half, onePlusTanh);
 }
+
+/// The exact GELU (BERT's): 0.5 x (1 + erf(x / sqrt(2))).
+Value geluErf(OpBuilder &b, Location loc, ValueRange args) {
+  Value x = args[0];
+  Value scaled =
+      arith::MulFOp::create(b, loc, x, f32Constant(b, loc, M_SQRT1_2));
+  Value onePlusErf = arith::AddFOp::create(b, loc, f32Constant(b, loc, 1.0),
+                                           math::ErfOp::create(b, loc, scaled));
+  Value half = arith::MulFOp::create(b, loc, f32Constant(b, loc, 0.5), x);
+  return arith::MulFOp::create(b, loc, half, onePlusErf);
+}
+
+struct GeluLowering : OpRewritePattern<GeluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GeluOp op,
+                                PatternRewriter &rewriter) const override {
+    bool exact = op.getApproximation() == GeluApproximation::erf;
+    rewriter.replaceOp(op, mapElements(rewriter, op.getLoc(),
+                                       ValueRange{op.getInput()},
+                                       exact ? geluErf : gelu));
+    return success();
+  }
+};
 
 /// x * sigmoid(x) = x / (1 + exp(-x)).
 Value silu(OpBuilder &b, Location loc, ValueRange args) {
@@ -84,6 +109,6 @@ struct UnaryLowering : OpRewritePattern<SourceOp> {
 void mlir::tfm::populateTfmElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<BinaryLowering<AddOp, arith::AddFOp>,
-               BinaryLowering<MulOp, arith::MulFOp>, UnaryLowering<GeluOp, gelu>,
+               BinaryLowering<MulOp, arith::MulFOp>, GeluLowering,
                UnaryLowering<SiluOp, silu>>(patterns.getContext());
 }

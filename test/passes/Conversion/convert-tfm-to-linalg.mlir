@@ -41,6 +41,19 @@ func.func @gelu(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
 
 // -----
 
+// BERT's exact GELU: 0.5 x (1 + erf(x / sqrt(2))).
+// CHECK-LABEL: func.func @gelu_erf
+func.func @gelu_erf(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: arith.constant 0.707106769
+  // CHECK: math.erf
+  // CHECK-NOT: math.tanh
+  %0 = tfm.gelu %a {approximation = #tfm.gelu<erf>} : tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @silu
 func.func @silu(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
   // CHECK: linalg.generic

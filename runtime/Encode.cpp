@@ -1,0 +1,298 @@
+//===- Encode.cpp - Drive a compiled encoder: fill-mask, embeddings -------===//
+#include "runtime/Encode.h"
+
+#include "runtime/Tokenizer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+// A decoder's object defines no tfm_encode: the reference is weak, and
+// main() calls this file only for encoders (tfm_model.kind).
+#pragma weak tfm_encode
+
+namespace tfm::rt {
+
+namespace {
+
+/// `text` as a JSON string literal.
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      if (c < 0x20) {
+        char escaped[8];
+        std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+        out += escaped;
+      } else {
+        out += char(c);
+      }
+    }
+  }
+  return out + "\"";
+}
+
+/// Encodes `prompt` with the tokenizer's special tokens ([CLS] ... [SEP]).
+bool tokenize(const Tokenizer &tokenizer, const std::string &prompt,
+              std::vector<int32_t> &ids, std::string &error) {
+  std::vector<int> encoded;
+  if (!tokenizer.encode(prompt, /*addSpecialTokens=*/true, encoded, error)) {
+    error = "error: cannot tokenize the prompt: " + error;
+    return false;
+  }
+  ids.assign(encoded.begin(), encoded.end());
+  return true;
+}
+
+} // namespace
+
+EncoderRunner::EncoderRunner(const tfm_model_info &info,
+                             const uint8_t *weights)
+    : info_(info), weights_(weights), padded_(info.context_length, 0),
+      hidden_(size_t(info.context_length) * info.hidden_size),
+      logits_(info.encode_logits
+                  ? size_t(info.context_length) * info.vocab_size
+                  : 0) {}
+
+bool EncoderRunner::check(const std::vector<int32_t> &ids,
+                          const std::string &what, std::string &error) const {
+  if (ids.empty()) {
+    error = "error: " + what + " has no tokens";
+    return false;
+  }
+  if (ids.size() > size_t(sequence())) {
+    error = "error: " + what + " is " + std::to_string(ids.size()) +
+            " tokens but this encoder was compiled for sequences of at most " +
+            std::to_string(sequence()) + " (tfmc --context)";
+    return false;
+  }
+  for (int32_t id : ids)
+    if (id < 0 || id >= vocab()) {
+      error = "error: " + what + ": id " + std::to_string(id) +
+              " is outside the model's vocabulary of " +
+              std::to_string(vocab());
+      return false;
+    }
+  return true;
+}
+
+void EncoderRunner::encode(const std::vector<int32_t> &ids) {
+  // Padding positions may hold any id: no real position attends to them.
+  std::fill(padded_.begin(), padded_.end(), 0);
+  std::copy(ids.begin(), ids.end(), padded_.begin());
+  int64_t length = static_cast<int64_t>(ids.size());
+  if (hasLogits()) {
+    tfm_encode(weights_, padded_.data(), length, hidden_.data(),
+               logits_.data());
+    return;
+  }
+  // Without a masked-LM head the entry has no logits parameter.
+  using HiddenOnly = void (*)(const uint8_t *, const int32_t *, int64_t,
+                              float *);
+  reinterpret_cast<HiddenOnly>(&tfm_encode)(weights_, padded_.data(), length,
+                                            hidden_.data());
+}
+
+int runFillMask(EncoderRunner &runner, const Tokenizer &tokenizer,
+                const CliOptions &options) {
+  std::string error;
+  if (!runner.hasLogits()) {
+    std::fprintf(stderr,
+                 "error: this model has no masked-LM head (a checkpoint "
+                 "without cls.predictions, e.g. BertModel), so it cannot "
+                 "fill masks; --embed prints its sentence embedding\n");
+    return 1;
+  }
+  if (options.topKGiven && options.topK < 1) {
+    std::fprintf(stderr, "error: --top-k must be >= 1 for fill-mask\n");
+    return 1;
+  }
+  int mask = tokenizer.tokenId("[MASK]");
+  if (mask < 0) {
+    std::fprintf(stderr, "error: the tokenizer has no [MASK] token\n");
+    return 1;
+  }
+  std::vector<int32_t> ids;
+  if (!tokenize(tokenizer, options.prompt, ids, error) ||
+      !runner.check(ids, "the prompt", error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  std::vector<int> masks;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] == mask)
+      masks.push_back(static_cast<int>(i));
+  if (masks.empty()) {
+    std::fprintf(stderr,
+                 "error: the prompt has no [MASK] token: fill-mask predicts "
+                 "the token at each [MASK] (e.g. --prompt \"the capital of "
+                 "france is [MASK].\"); --embed prints a sentence "
+                 "embedding\n");
+    return 1;
+  }
+  runner.encode(ids);
+  int k = std::min(options.topKGiven ? options.topK : 5, runner.vocab());
+  std::vector<int> order(runner.vocab());
+  for (int position : masks) {
+    const float *logits = runner.logits(position);
+    std::iota(order.begin(), order.end(), 0);
+    // The largest logits first; the lower id first among equal ones.
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [&](int a, int b) {
+                        return logits[a] > logits[b] ||
+                               (logits[a] == logits[b] && a < b);
+                      });
+    if (options.json) {
+      std::string line = "{\"position\": " + std::to_string(position) +
+                         ", \"top\": [";
+      for (int i = 0; i < k; ++i) {
+        char logit[32];
+        std::snprintf(logit, sizeof(logit), "%.9g", logits[order[i]]);
+        line += std::string(i ? ", " : "") + "{\"id\": " +
+                std::to_string(order[i]) + ", \"token\": " +
+                jsonString(tokenizer.tokenString(order[i])) +
+                ", \"logit\": " + logit + "}";
+      }
+      std::printf("%s]}\n", line.c_str());
+      continue;
+    }
+    std::printf("[MASK] at position %d:\n", position);
+    for (int i = 0; i < k; ++i)
+      std::printf("  %d. %-16s id %-6d logit %.4f\n", i + 1,
+                  tokenizer.tokenString(order[i]).c_str(), order[i],
+                  logits[order[i]]);
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+int runEmbed(EncoderRunner &runner, const Tokenizer *tokenizer,
+             const CliOptions &options) {
+  std::string error;
+  std::vector<int32_t> ids(options.tokenIds.begin(), options.tokenIds.end());
+  std::string what = "--token-ids";
+  if (!options.prompt.empty()) {
+    what = "the prompt";
+    if (!tokenize(*tokenizer, options.prompt, ids, error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 1;
+    }
+  }
+  if (!runner.check(ids, what, error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  runner.encode(ids);
+  int dim = runner.hiddenSize();
+  std::vector<double> pooled(dim, 0.0);
+  if (options.pooling == "cls") {
+    const float *first = runner.hidden(0);
+    std::copy(first, first + dim, pooled.begin());
+  } else {
+    for (size_t row = 0; row < ids.size(); ++row) {
+      const float *hidden = runner.hidden(static_cast<int>(row));
+      for (int i = 0; i < dim; ++i)
+        pooled[i] += hidden[i];
+    }
+    for (double &value : pooled)
+      value /= double(ids.size());
+  }
+  std::printf("{\"pooling\": \"%s\", \"tokens\": %zu, \"embedding\": [",
+              options.pooling.c_str(), ids.size());
+  for (int i = 0; i < dim; ++i)
+    std::printf("%s%.9g", i ? ", " : "", float(pooled[i]));
+  std::printf("]}\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+int runEncoderDump(EncoderRunner &runner, const CliOptions &options) {
+  if (options.decodeOnly) {
+    std::fprintf(stderr, "error: --decode-only is for decoders; an encoder "
+                         "runs every position at once\n");
+    return 1;
+  }
+  std::string error;
+  std::vector<int32_t> ids(options.tokenIds.begin(), options.tokenIds.end());
+  if (!runner.check(ids, "--token-ids", error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  runner.encode(ids);
+  bool logits = runner.hasLogits();
+  size_t width = logits ? runner.vocab() : runner.hiddenSize();
+  std::FILE *out = std::fopen(options.dumpPath.c_str(), "wb");
+  if (!out) {
+    std::fprintf(stderr, "error: cannot open '%s' for writing: %s\n",
+                 options.dumpPath.c_str(), std::strerror(errno));
+    return 1;
+  }
+  size_t written = 0;
+  for (size_t row = 0; row < ids.size(); ++row) {
+    int position = static_cast<int>(row);
+    const float *data =
+        logits ? runner.logits(position) : runner.hidden(position);
+    written += std::fwrite(data, sizeof(float), width, out);
+  }
+  if (std::fclose(out) != 0 || written != ids.size() * width) {
+    std::fprintf(stderr, "error: writing '%s' failed: %s\n",
+                 options.dumpPath.c_str(), std::strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+int runEncoderBench(EncoderRunner &runner, const CliOptions &options,
+                    int threads) {
+  using Clock = std::chrono::steady_clock;
+  int tokens = std::min(options.promptTokens, runner.sequence());
+  // An encode call costs a whole sequence: a few calls suffice.
+  int calls = options.stepsGiven ? options.steps : 5;
+  std::vector<int32_t> ids(tokens);
+  for (int i = 0; i < tokens; ++i)
+    ids[i] = static_cast<int32_t>((size_t(i) * 7919 + 13) % runner.vocab());
+  runner.encode(ids); // Warm-up: page in the weights.
+  double best = 1e30, total = 0;
+  for (int call = 0; call < calls; ++call) {
+    Clock::time_point start = Clock::now();
+    runner.encode(ids);
+    double seconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    best = std::min(best, seconds);
+    total += seconds;
+  }
+  double rate = best > 0 ? tokens / best : 0.0;
+  std::printf("model: encoder, vocab %d, sequence %d, hidden %d, threads %d\n",
+              runner.vocab(), runner.sequence(), runner.hiddenSize(), threads);
+  std::printf("encode: %d tokens in %.3f ms (%.2f tokens/s, best of %d; mean "
+              "%.3f ms)\n",
+              tokens, best * 1e3, rate, calls, total / calls * 1e3);
+  std::printf("{\"encode_tokens_per_s\": %.3f, \"encode_ms\": %.3f, "
+              "\"threads\": %d, \"tokens\": %d, \"sequence\": %d, "
+              "\"vocab\": %d}\n",
+              rate, best * 1e3, threads, tokens, runner.sequence(),
+              runner.vocab());
+  std::fflush(stdout);
+  return 0;
+}
+
+} // namespace tfm::rt
