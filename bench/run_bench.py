@@ -5,7 +5,9 @@ For each shape: write random weights of that shape, compile them with tfmc
 (timed), run the produced binary's --bench, run the same weights through a
 tuned PyTorch f32 peer (KV-cached decode with torch.mv, one-shot prefill with
 sgemm), and put both next to the machine's read bandwidth (decode roofline)
-and OpenBLAS sgemm rate (prefill ceiling). See bench/README.md.
+and OpenBLAS sgemm rate (prefill ceiling). Encoder shapes (bert-base) time
+encode calls of the whole compiled sequence against a PyTorch f32 forward of
+the same weights. See bench/README.md.
 
   /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
 """
@@ -30,6 +32,9 @@ SHAPES = {
     "gpt2-124M": ("gpt2", 768, 3072, 12, 12, 12, 50257, 1024),
     # stories42M's shape with its MLP replaced by 8 experts, 2 per token.
     "mixtral-8x42M": ("mixtral", 512, 1376, 8, 8, 8, 32000, 1024),
+    # An encoder (BertForMaskedLM): context is the compiled sequence length;
+    # one encode call runs all of it.
+    "bert-base": ("bert", 768, 3072, 12, 12, 12, 30522, 128),
 }
 
 # Mixture-of-experts shapes: (experts, experts per token).
@@ -390,6 +395,9 @@ def run_shapes(args, shapes, work):
 
     rows = []
     for shape in shapes:
+        if SHAPES[shape][0] == "bert":
+            rows.append(encoder_shape(args, shape, work))
+            continue
         model, extra = write_model(shape, work, os.path.abspath(args.models))
         exe = os.path.join(work, shape + ".exe")
         start = time.perf_counter()
@@ -421,6 +429,11 @@ def run_shapes(args, shapes, work):
     bandwidth = max(bandwidth, read_bandwidth(args.threads, work))
     sgemm = max(sgemm, sgemm_rate())
     for row in rows:
+        if "encode_ours" in row:
+            row["encode_sgemm_pct"] = 100 * row["encode_ours"] * row["encode_flops_per_token"] / sgemm
+            row["torch_encode_sgemm_pct"] = (100 * row["encode_torch"]
+                                             * row["encode_flops_per_token"] / sgemm)
+            continue
         row["decode_roofline_pct"] = 100 * row["decode_ours"] * row["decode_bytes"] / bandwidth
         row["torch_decode_roofline_pct"] = 100 * row["decode_torch"] * row["decode_bytes"] / bandwidth
         row["prefill_sgemm_pct"] = 100 * row["prefill_ours"] * row["prefill_flops_per_token"] / sgemm
@@ -430,6 +443,83 @@ def run_shapes(args, shapes, work):
                " (best of a measurement before and after the shapes)"
                % (args.threads, bandwidth / 1e9, sgemm / 1e9))
     return rows, machine
+
+
+def encoder_shape(args, shape, work):
+    """An encoder: tfmc's --bench (encode calls of the whole sequence) and a
+    PyTorch f32 forward of the same weights over the same ids, each the best
+    of 5 after a warm-up."""
+    import torch
+    import torch_reference as ref
+    family, d, f, L, H, _, vocab, sequence = SHAPES[shape]
+    out = os.path.join(work, shape)
+    ref.make_bert(argparse.Namespace(dim=d, hidden=f, layers=L, heads=H, vocab=vocab,
+                                     context=512, seed=0, eps=1e-12, mlm_head=True,
+                                     hidden_act="gelu", config_style=4, out=out))
+    # tfmc needs a tokenizer to compile a directory; the bench feeds ids.
+    import make_hf_tokenizer as tok
+    tokenizer, tokenizer_config = tok.bert([os.path.join(ROOT, "test", "e2e", "Inputs",
+                                                         "hf_tokenizer_corpus.txt")])
+    with open(os.path.join(out, "tokenizer.json"), "w", encoding="utf-8") as fh:
+        json.dump(tokenizer, fh)
+    exe = os.path.join(work, shape + ".exe")
+    start = time.perf_counter()
+    subprocess.run([args.tfmc, "compile", out, "--context", str(sequence), "-o", exe],
+                   check=True, env=caller_environment())
+    compile_s = time.perf_counter() - start
+    result = subprocess.run([exe, "--bench", "--prompt-tokens", str(sequence), "-n", "5",
+                             "--threads", str(args.threads)],
+                            check=True, capture_output=True, text=True,
+                            env=caller_environment())
+    ours = json.loads(result.stdout.strip().splitlines()[-1])
+
+    config, t = ref.load_hf(out)
+    t = {name: value.to(torch.float32).contiguous() for name, value in t.items()}
+    F = torch.nn.functional
+    hd = d // H
+
+    def lin(x, name):
+        return F.linear(x, t[name + ".weight"], t[name + ".bias"])
+
+    def forward(ids):
+        e = "bert.embeddings."
+        x = (t[e + "word_embeddings.weight"][ids] + t[e + "token_type_embeddings.weight"][0]
+             + t[e + "position_embeddings.weight"][:len(ids)])
+        x = F.layer_norm(x, (d,), t[e + "LayerNorm.weight"], t[e + "LayerNorm.bias"], 1e-12)
+        T = len(ids)
+        for i in range(L):
+            p = "bert.encoder.layer.%d." % i
+            q, k, v = (lin(x, p + "attention.self." + n).view(T, H, hd).transpose(0, 1)
+                       for n in ("query", "key", "value"))
+            s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(hd)
+            a = torch.bmm(torch.softmax(s, -1), v).transpose(0, 1).reshape(T, d)
+            x = F.layer_norm(x + lin(a, p + "attention.output.dense"), (d,),
+                             t[p + "attention.output.LayerNorm.weight"],
+                             t[p + "attention.output.LayerNorm.bias"], 1e-12)
+            h = lin(F.gelu(lin(x, p + "intermediate.dense")), p + "output.dense")
+            x = F.layer_norm(x + h, (d,), t[p + "output.LayerNorm.weight"],
+                             t[p + "output.LayerNorm.bias"], 1e-12)
+        h = F.gelu(lin(x, "cls.predictions.transform.dense"))
+        h = F.layer_norm(h, (d,), t["cls.predictions.transform.LayerNorm.weight"],
+                         t["cls.predictions.transform.LayerNorm.bias"], 1e-12)
+        return x, F.linear(h, t[e + "word_embeddings.weight"], t["cls.predictions.bias"])
+
+    ids = torch.tensor([(i * 7919 + 13) % vocab for i in range(sequence)])
+    best = float("inf")
+    with torch.no_grad():
+        for run in range(6):
+            start = time.perf_counter()
+            forward(ids)
+            if run:
+                best = min(best, time.perf_counter() - start)
+    # Multiply-adds per token: the projections and the MLM head, plus
+    # attention's scores and weighted sums over the sequence.
+    flops = 2 * (L * (4 * d * d + 2 * d * f + 2 * sequence * d) + d * d + vocab * d)
+    row = {"shape": shape, "compile_s": compile_s, "sequence": sequence,
+           "encode_ours": ours["encode_tokens_per_s"], "encode_torch": sequence / best,
+           "encode_flops_per_token": flops}
+    print("# %s: %s" % (shape, json.dumps(row)), flush=True)
+    return row
 
 
 ROOFLINE_ROUNDS = 5
@@ -481,6 +571,25 @@ def attention_share(args, model, extra, exe):
 
 
 def print_table(args, rows, machine):
+    encoders = [r for r in rows if "encode_ours" in r]
+    rows = [r for r in rows if "encode_ours" not in r]
+    if encoders:
+        print()
+        print(machine)
+        print("encoders: tok/s of one encode call over the whole sequence, %d threads"
+              % args.threads)
+        head = ("%-12s %8s %10s %10s %7s %7s %7s | %8s"
+                % ("shape", "sequence", "enc ours", "enc torch", "ratio", "%sgemm",
+                   "%sg pt", "compile"))
+        print(head)
+        print("-" * len(head))
+        for r in encoders:
+            print("%-12s %8d %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %7.1fs"
+                  % (r["shape"], r["sequence"], r["encode_ours"], r["encode_torch"],
+                     r["encode_ours"] / r["encode_torch"], r["encode_sgemm_pct"],
+                     r["torch_encode_sgemm_pct"], r["compile_s"]))
+    if not rows:
+        return
     head = ("%-12s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
             % ("shape", "dec ours", "dec torch", "ratio", "%bw", "%bw pt",
                "pre ours", "pre torch", "ratio", "%sgemm", "%sg pt", "compile"))
