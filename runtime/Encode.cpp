@@ -176,10 +176,14 @@ int runFillMask(EncoderRunner &runner, const Tokenizer &tokenizer,
       continue;
     }
     std::printf("[MASK] at position %d:\n", position);
-    for (int i = 0; i < k; ++i)
+    for (int i = 0; i < k; ++i) {
+      // Ids past the tokenizer's vocabulary (a model's padded embedding
+      // table) have no string.
+      std::string token = tokenizer.tokenString(order[i]);
       std::printf("  %d. %-16s id %-6d logit %.4f\n", i + 1,
-                  tokenizer.tokenString(order[i]).c_str(), order[i],
+                  token.empty() ? "(no token)" : token.c_str(), order[i],
                   logits[order[i]]);
+    }
   }
   std::fflush(stdout);
   return 0;
