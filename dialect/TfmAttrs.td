@@ -102,10 +102,11 @@ def Tfm_EntryArgPosition : I32EnumAttrCase<"position", 1>;
 def Tfm_EntryArgCount : I32EnumAttrCase<"count", 2>;
 def Tfm_EntryArgKVCache : I32EnumAttrCase<"kv_cache", 3>;
 def Tfm_EntryArgWeights : I32EnumAttrCase<"weights", 4>;
+def Tfm_EntryArgScratch : I32EnumAttrCase<"scratch", 5>;
 def Tfm_EntryArg : I32EnumAttr<"EntryArg",
     "what an entry point's argument carries",
     [Tfm_EntryArgTokens, Tfm_EntryArgPosition, Tfm_EntryArgCount,
-     Tfm_EntryArgKVCache, Tfm_EntryArgWeights]> {
+     Tfm_EntryArgKVCache, Tfm_EntryArgWeights, Tfm_EntryArgScratch]> {
   let cppNamespace = "::mlir::tfm";
   let genSpecializedAttr = 0;
 }
@@ -119,7 +120,9 @@ def Tfm_EntryArgAttr : EnumAttr<Tfm_Dialect, Tfm_EntryArg, "entry_arg"> {
     are real; 0 asks for no logits, `index`) and `kv_cache` (the key/value
     cache, updated in place), set by `tfm-kv-cache`; `weights` (the bytes
     the weights are views of), set by a target that binds weights to one
-    buffer (`tfm-cpu-bind-weights`).
+    buffer (`tfm-cpu-bind-weights`); `scratch` (the caller's bytes that
+    hold the entry's intermediates, a 1-D `i8` memref), set by
+    `tfm-cpu-plan-memory`.
     ```mlir
     func.func @prefill(%t: tensor<8xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, ...)
     ```

@@ -26,7 +26,8 @@ class ModelRunner {
 public:
   ModelRunner(const tfm_model_info &info, const uint8_t *weights);
 
-  /// Allocates the zeroed, 64-byte aligned KV cache and the logits buffer.
+  /// Allocates the zeroed, 64-byte aligned KV cache, the entries' scratch
+  /// and the logits buffer.
   /// Returns false with `error` set when memory is short.
   bool allocate(std::string &error);
 
@@ -45,11 +46,12 @@ public:
 
 private:
   struct FreeDeleter {
-    void operator()(float *p) const { std::free(p); }
+    void operator()(void *p) const { std::free(p); }
   };
   tfm_model_info info_;
   const uint8_t *weights_;
   std::unique_ptr<float, FreeDeleter> cache_;
+  std::unique_ptr<uint8_t, FreeDeleter> scratch_; ///< the entries' intermediates
   std::vector<float> logits_;         ///< [prefill_chunk][vocab] or [vocab].
   std::vector<int32_t> chunkTokens_;  ///< One prefill chunk, zero-padded.
 };

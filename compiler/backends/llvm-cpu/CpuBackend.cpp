@@ -11,7 +11,10 @@
 #include "compiler/backends/llvm-cpu/LLVMEmission.h"
 #include "compiler/link/Link.h"
 #include "dialect/TfmContracts.h"
+#include "passes/Codegen/CPU/Passes.h"
 #include "compiler/weights/WeightLayout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -53,6 +56,28 @@ modelInfo(mlir::ModuleOp module, const ModelSpec &spec,
   info.weights_bytes = layout.totalBytes;
   info.weights_hash = layout.hash;
   return info;
+}
+
+/// The scratch every entry point of the lowered `module` needs: the largest
+/// that tfm-cpu-plan-memory gave one (its argument's dereferenceable bytes).
+/// One buffer serves every entry, since a caller runs one at a time per
+/// cache.
+llvm::Expected<uint64_t> scratchBytes(mlir::ModuleOp module) {
+  uint64_t bytes = 0;
+  bool found = false;
+  for (auto function : module.getOps<mlir::LLVM::LLVMFuncOp>()) {
+    std::optional<unsigned> index =
+        mlir::tfm::findEntryArg(function, mlir::tfm::EntryArg::scratch);
+    if (!index)
+      continue;
+    found = true;
+    if (auto size = function.getArgAttrOfType<mlir::IntegerAttr>(
+            *index, mlir::LLVM::LLVMDialect::getDereferenceableAttrName()))
+      bytes = std::max<uint64_t>(bytes, size.getInt());
+  }
+  if (!found)
+    return makeError("the lowered module's entries have no scratch argument");
+  return bytes;
 }
 
 } // namespace
@@ -103,6 +128,11 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
     return error;
   if (session.stopsAfter("llvm"))
     return session.printModule();
+  auto scratch = scratchBytes(module);
+  if (!scratch)
+    return scratch.takeError();
+  info->scratch_bytes = *scratch;
+  info->scratch_alignment = mlir::tfm::kScratchAlignment;
 
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateToModelIR(module, llvmContext, *info);
