@@ -99,8 +99,12 @@ CpuBackend::describeTarget(mlir::MLIRContext &context) {
 
 LinkInputs CpuBackend::linkInputs() const {
   // Kernels work-share loops through the LLVM OpenMP runtime.
-  return {{"-L" TFMC_OPENMP_LIB_DIR, "-lomp",
-           "-Wl,-rpath," TFMC_OPENMP_LIB_DIR}};
+  LinkInputs inputs{{"-L" TFMC_OPENMP_LIB_DIR, "-lomp",
+                     "-Wl,-rpath," TFMC_OPENMP_LIB_DIR}};
+  // Instrumented code calls the ThreadSanitizer runtime.
+  if (target.sanitizeThread)
+    inputs.arguments.push_back("-fsanitize=thread");
+  return inputs;
 }
 
 llvm::Error CpuBackend::compile(BackendSession &session) {
@@ -151,13 +155,15 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
   }
   if (session.stopsAfter("asm"))
     return emitMachineCode(**llvmModule, ObjectKind::Assembly, output,
-                           targetAttr);
+                           targetAttr, target.sanitizeThread);
   if (session.stopsAfter("obj"))
     return emitMachineCode(**llvmModule, ObjectKind::Object, output,
-                           targetAttr);
+                           targetAttr, target.sanitizeThread);
 
   if (session.outputPath().empty())
-    return makeError("an executable needs an output path: pass -o FILE");
+    return makeError(session.emitsLibrary()
+                         ? "a library needs an output directory: pass -o DIR"
+                         : "an executable needs an output path: pass -o FILE");
   llvm::SmallString<128> objectPath;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
           "tfmc-model", "o", objectPath))
@@ -165,12 +171,16 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
                      ec.message());
   llvm::FileRemover removeObject(objectPath);
   if (auto error = emitMachineCode(**llvmModule, ObjectKind::Object,
-                                   std::string(objectPath), targetAttr))
+                                   std::string(objectPath), targetAttr,
+                                   target.sanitizeThread))
     return error;
   // The package is streamed from the mapped model file: free the IR first,
   // so that peak memory is the compile or the weights, not both.
   llvmModule->reset();
   session.releaseModule();
+  if (session.emitsLibrary())
+    return writeModelLibrary(std::string(objectPath), output, linkInputs(),
+                             session.model(), layout);
   if (auto error = linkExecutable(std::string(objectPath), output,
                                   linkInputs()))
     return error;
