@@ -1,7 +1,7 @@
 //===- tfmc.cpp - The tfmc command line -------------------------------------===//
 //
 //   tfmc compile MODEL [--tokenizer FILE] -o OUT [--compile-to=STAGE]
-//                [--target=cpu] [phase options ...]
+//                [--emit=exe|lib] [--target=cpu] [phase options ...]
 //
 // MODEL is a llama2.c checkpoint (.bin), a GGUF file, a Hugging Face model
 // directory or `preset:NAME`. tfmc's own options say what to read and write;
@@ -49,6 +49,13 @@ static cl::opt<std::string>
                        "and fused)"),
               cl::value_desc("stage"), cl::cat(compileCategory));
 static cl::opt<std::string>
+    emitKind("emit",
+             cl::desc("What to produce: exe (an executable, -o FILE) or lib "
+                      "(-o DIR: libNAME.a, its C header NAME.h, the package "
+                      "NAME.tfmpkg and the link flags NAME.link; NAME is "
+                      "DIR's name)"),
+             cl::value_desc("kind"), cl::init("exe"), cl::cat(compileCategory));
+static cl::opt<std::string>
     targetName("target", cl::desc("Code generator (cpu)"),
                cl::value_desc("name"), cl::init("cpu"),
                cl::cat(compileCategory));
@@ -65,7 +72,8 @@ int error(const llvm::Twine &message) {
 
 int usage() {
   llvm::errs() << "usage: tfmc compile MODEL [--tokenizer FILE] -o OUT "
-                  "[--compile-to=STAGE] [--target=NAME] [options]\n"
+                  "[--compile-to=STAGE] [--emit=exe|lib] [--target=NAME] "
+                  "[options]\n"
                   "       tfmc compile --help\n";
   return 1;
 }
@@ -181,6 +189,12 @@ int main(int argc, char **argv) {
   options.tokenizer = tokenizerPath;
   options.output = outputPath;
   options.presetSeed = presetSeed;
+  if (emitKind != "exe" && emitKind != "lib")
+    return error("unknown --emit '" + emitKind + "' (expected exe or lib)");
+  options.library = emitKind == "lib";
+  if (options.library && !compileTo.empty())
+    return error("--emit=lib writes the library after the last stage: it "
+                 "does not combine with --compile-to");
   if (!compileTo.empty()) {
     std::vector<std::string> stages = tfmc::stageNames(*backend);
     if (!llvm::is_contained(stages, compileTo.getValue())) {

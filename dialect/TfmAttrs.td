@@ -122,10 +122,12 @@ def Tfm_EntryArgCount : I32EnumAttrCase<"count", 2>;
 def Tfm_EntryArgKVCache : I32EnumAttrCase<"kv_cache", 3>;
 def Tfm_EntryArgWeights : I32EnumAttrCase<"weights", 4>;
 def Tfm_EntryArgLength : I32EnumAttrCase<"length", 5>;
+def Tfm_EntryArgScratch : I32EnumAttrCase<"scratch", 6>;
 def Tfm_EntryArg : I32EnumAttr<"EntryArg",
     "what an entry point's argument carries",
     [Tfm_EntryArgTokens, Tfm_EntryArgPosition, Tfm_EntryArgCount,
-     Tfm_EntryArgKVCache, Tfm_EntryArgWeights, Tfm_EntryArgLength]> {
+     Tfm_EntryArgKVCache, Tfm_EntryArgWeights, Tfm_EntryArgLength,
+     Tfm_EntryArgScratch]> {
   let cppNamespace = "::mlir::tfm";
   let genSpecializedAttr = 0;
 }
@@ -141,7 +143,9 @@ def Tfm_EntryArgAttr : EnumAttr<Tfm_Dialect, Tfm_EntryArg, "entry_arg"> {
     of an encoder's tokens are real, at least 1: the rest is padding that no
     real token attends to), set by `tfm-kv-cache` on `encode`; `weights` (the bytes
     the weights are views of), set by a target that binds weights to one
-    buffer (`tfm-cpu-bind-weights`).
+    buffer (`tfm-cpu-bind-weights`); `scratch` (the caller's bytes that
+    hold the entry's intermediates, a 1-D `i8` memref), set by
+    `tfm-cpu-plan-memory`.
     ```mlir
     func.func @prefill(%t: tensor<8xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, ...)
     ```

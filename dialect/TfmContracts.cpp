@@ -173,6 +173,13 @@ LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op,
     if (shaped)
       return fail("an index");
     return success();
+  case EntryArg::scratch:
+    if (shaped && (shaped.getRank() != 1 ||
+                   !shaped.getElementType().isSignlessInteger(8)))
+      return fail("a 1-D i8 memref");
+    if (!shaped && isa<IndexType, IntegerType>(type))
+      return fail("a memref");
+    return success();
   case EntryArg::kv_cache:
   case EntryArg::weights:
     if (!shaped && !isa<IndexType, IntegerType>(type))

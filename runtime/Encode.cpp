@@ -102,14 +102,14 @@ void EncoderRunner::encode(const std::vector<int32_t> &ids) {
   int64_t length = static_cast<int64_t>(ids.size());
   if (hasLogits()) {
     tfm_encode(weights_, padded_.data(), length, hidden_.data(),
-               logits_.data());
+               logits_.data(), scratch_.get());
     return;
   }
   // Without a masked-LM head the entry has no logits parameter.
   using HiddenOnly = void (*)(const uint8_t *, const int32_t *, int64_t,
-                              float *);
+                              float *, uint8_t *);
   reinterpret_cast<HiddenOnly>(&tfm_encode)(weights_, padded_.data(), length,
-                                            hidden_.data());
+                                            hidden_.data(), scratch_.get());
 }
 
 int runFillMask(EncoderRunner &runner, const Tokenizer &tokenizer,

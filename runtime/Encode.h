@@ -12,6 +12,7 @@
 
 #include "runtime/Cli.h"
 #include "runtime/ModelABI.h"
+#include "runtime/Scratch.h"
 
 #include <cstdint>
 #include <string>
@@ -25,6 +26,10 @@ class Tokenizer;
 class EncoderRunner {
 public:
   EncoderRunner(const tfm_model_info &info, const uint8_t *weights);
+  /// Allocates the entry's scratch; false with a message.
+  bool init(std::string &error) {
+    return allocateScratch(info_, scratch_, error);
+  }
 
   int sequence() const { return static_cast<int>(info_.context_length); }
   int vocab() const { return static_cast<int>(info_.vocab_size); }
@@ -53,6 +58,7 @@ private:
   std::vector<int32_t> padded_;
   std::vector<float> hidden_;
   std::vector<float> logits_;
+  ScratchBuffer scratch_; ///< the entry's intermediates
 };
 
 /// Fill-mask (--prompt with [MASK]): the top --top-k ids at each mask.

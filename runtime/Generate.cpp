@@ -86,6 +86,8 @@ bool ModelRunner::allocate(std::string &error) {
     ::madvise(cache_.get(), bytes, MADV_HUGEPAGE);
 #endif
   std::memset(cache_.get(), 0, bytes);
+  if (!allocateScratch(info_, scratch_, error))
+    return false;
   logits_.assign(info_.vocab_size, 0.0f);
   chunkTokens_.assign(std::max<uint32_t>(info_.prefill_chunk, 1), 0);
   return true;
@@ -115,17 +117,18 @@ const float *ModelRunner::feed(const int32_t *tokens, int count, int64_t pos,
       // A chunk that more tokens follow needs none: count 0 skips them.
       if (!allLogits && rows < remaining) {
         tfm_prefill(weights_, chunkTokens_.data(), at, 0, cache_.get(),
-                    logits_.data());
+                    logits_.data(), scratch_.get());
       } else {
         for (int real = allLogits ? 1 : rows; real <= rows; ++real) {
           tfm_prefill(weights_, chunkTokens_.data(), at, real, cache_.get(),
-                      logits_.data());
+                      logits_.data(), scratch_.get());
           keep();
         }
       }
       done += rows;
     } else {
-      tfm_decode(weights_, tokens + done, at, cache_.get(), logits_.data());
+      tfm_decode(weights_, tokens + done, at, cache_.get(), logits_.data(),
+                 scratch_.get());
       keep();
       done += 1;
     }

@@ -10,6 +10,7 @@
 
 #include "runtime/Cli.h"
 #include "runtime/ModelABI.h"
+#include "runtime/Scratch.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -26,7 +27,8 @@ class ModelRunner {
 public:
   ModelRunner(const tfm_model_info &info, const uint8_t *weights);
 
-  /// Allocates the zeroed, 64-byte aligned KV cache and the logits buffer.
+  /// Allocates the zeroed, 64-byte aligned KV cache, the entries' scratch
+  /// and the logits buffer.
   /// Returns false with `error` set when memory is short.
   bool allocate(std::string &error);
 
@@ -44,12 +46,10 @@ public:
                     bool decodeOnly, std::vector<float> *allLogits = nullptr);
 
 private:
-  struct FreeDeleter {
-    void operator()(float *p) const { std::free(p); }
-  };
   tfm_model_info info_;
   const uint8_t *weights_;
   std::unique_ptr<float, FreeDeleter> cache_;
+  ScratchBuffer scratch_; ///< the entries' intermediates
   std::vector<float> logits_;         ///< [prefill_chunk][vocab] or [vocab].
   std::vector<int32_t> chunkTokens_;  ///< One prefill chunk, zero-padded.
 };

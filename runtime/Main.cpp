@@ -173,6 +173,11 @@ int generate(ModelRunner &runner, const Package &package,
 int runEncoder(const Package &package, const std::string &path,
                const CliOptions &options) {
   EncoderRunner runner(tfm_model, package.weights());
+  std::string error;
+  if (!runner.init(error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
   if (options.mode == CliMode::Bench)
     return runEncoderBench(runner, options, tfm_num_threads);
   if (options.mode == CliMode::DumpLogits)

@@ -15,9 +15,10 @@ extern "C" {
 #endif
 
 /* Bumped whenever the layout of tfm_model_info or an entry's signature or
- * contract changes (3: tfm_prefill accepts count == 0; 4: encoders, kind,
- * hidden_size, encode_logits and tfm_encode). */
-#define TFM_ABI_VERSION 4
+ * contract changes (3: tfm_prefill accepts count == 0; 4: the entries take
+ * the caller's scratch, tfm_model_info publishes its size and alignment;
+ * 5: encoders, kind, hidden_size, encode_logits and tfm_encode). */
+#define TFM_ABI_VERSION 5
 
 /* tfm_model_info.kind: which entries the object defines. */
 #define TFM_KIND_DECODER 0 /* tfm_prefill and tfm_decode */
@@ -31,6 +32,8 @@ typedef struct tfm_model_info {
   uint64_t weights_bytes;  /* size of the weights blob the entries read */
   uint64_t cache_floats;   /* size of the KV cache, in floats (0: encoder) */
   uint64_t weights_hash;   /* fingerprint of the weight layout (names, shapes, offsets) */
+  uint64_t scratch_bytes;  /* bytes of `scratch` every entry needs (may be 0) */
+  uint64_t scratch_alignment; /* alignment `scratch` must have, in bytes */
   uint32_t kind;           /* TFM_KIND_DECODER or TFM_KIND_ENCODER */
   uint32_t hidden_size;    /* features of an encoder's hidden states */
   uint32_t encode_logits;  /* 1: tfm_encode also writes masked-LM logits */
@@ -39,9 +42,14 @@ typedef struct tfm_model_info {
 /* Compile-time facts about the compiled model. */
 extern const tfm_model_info tfm_model;
 
-/* Each entry keeps its intermediates in a static arena planned at compile
- * time (tfm-plan-memory): an entry must not run twice at the same time, in
- * any thread. The entries themselves run their loops on OpenMP threads. */
+/* Each entry keeps its intermediates in the caller's `scratch`
+ * (scratch_bytes long, scratch_alignment aligned; its contents need no
+ * initialisation and mean nothing after the call), at offsets planned at
+ * compile time (tfm-cpu-plan-memory). The generated code has no mutable
+ * static state: calls with different caches and scratch buffers may run at
+ * the same time, in different threads; one cache or scratch buffer must not
+ * be used by two calls at once. The entries run their loops on OpenMP
+ * threads. Buffers never overlap one another. */
 
 /* Runs `prefill_chunk` tokens at positions [pos, pos + prefill_chunk) and
  * writes the vocab_size logits of token `count - 1` (1 <= count <=
@@ -52,10 +60,10 @@ extern const tfm_model_info tfm_model;
  * count == 0, past the last real one) may hold any id: their cache rows are
  * overwritten by later calls before any query can attend to them. */
 void tfm_prefill(const uint8_t *weights, const int32_t *tokens, int64_t pos,
-                 int64_t count, float *cache, float *logits);
+                 int64_t count, float *cache, float *logits, uint8_t *scratch);
 /* Runs one token at position `pos` (< context_length); writes vocab_size logits. */
 void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
-                float *cache, float *logits);
+                float *cache, float *logits, uint8_t *scratch);
 
 /* Encoders (kind TFM_KIND_ENCODER) define this instead of the two above.
  * Runs the context_length tokens of `tokens`, of which the first `length`
@@ -63,10 +71,11 @@ void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
  * no real position attends to them), and writes for every position the
  * final hidden states, [context_length][hidden_size], and, when
  * encode_logits is 1, the masked-LM logits, [context_length][vocab_size].
- * With encode_logits 0 the entry has no `logits` parameter. Rows of padding
+ * With encode_logits 0 the entry has no `logits` parameter (`scratch`
+ * follows `hidden`). Rows of padding
  * positions hold meaningless values. */
 void tfm_encode(const uint8_t *weights, const int32_t *tokens, int64_t length,
-                float *hidden, float *logits);
+                float *hidden, float *logits, uint8_t *scratch);
 
 #ifdef __cplusplus
 }

@@ -282,15 +282,54 @@ bool Package::open(const std::string &path, std::string &error) {
   }
   mapping_ = mapping;
   mappingBytes_ = fileBytes;
-  const uint8_t *base = static_cast<const uint8_t *>(mapping);
+  if (parse(static_cast<const uint8_t *>(mapping), fileBytes, path, error))
+    return true;
+  ::munmap(mapping_, mappingBytes_);
+  mapping_ = nullptr;
+  mappingBytes_ = 0;
+  return false;
+}
+
+bool Package::openMemory(const uint8_t *data, uint64_t bytes,
+                         const std::string &name, std::string &error) {
+  if (mapping_) {
+    ::munmap(mapping_, mappingBytes_);
+    mapping_ = nullptr;
+    mappingBytes_ = 0;
+  }
+  weights_ = nullptr;
+  weightsBytes_ = weightsHash_ = 0;
+  metadata_.clear();
+  checksum_.clear();
+  if (!data || bytes < kTrailerBytes) {
+    error = quoted(name) + ": no tfmc package found (" +
+            std::to_string(bytes) +
+            " bytes, too small for the TFMPKG01 trailer)";
+    return false;
+  }
+  if (!parse(data, bytes, name, error))
+    return false;
+  // The blob's offset is 4096-aligned within the package; the generated
+  // code's vector loads need the blob itself aligned in memory.
+  if (reinterpret_cast<uintptr_t>(weights_) % kWeightsAlign != 0) {
+    error = quoted(name) + ": the weights blob is not 4096-byte aligned in "
+                           "memory (the package must start on a page)";
+    weights_ = nullptr;
+    metadata_.clear();
+    return false;
+  }
+  return true;
+}
+
+bool Package::parse(const uint8_t *base, uint64_t fileBytes,
+                    const std::string &path, std::string &error) {
+  std::string name = quoted(path);
   const uint8_t *trailer = base + fileBytes - kTrailerBytes;
 
   auto fail = [&](const std::string &what) {
     error = name + ": " + what;
-    ::munmap(mapping_, mappingBytes_);
-    mapping_ = nullptr;
-    mappingBytes_ = 0;
     metadata_.clear();
+    checksum_.clear();
     return false;
   };
   if (std::memcmp(trailer, kMagic, sizeof(kMagic)) != 0)

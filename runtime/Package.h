@@ -107,6 +107,13 @@ public:
   /// that names the file and what is wrong with it.
   bool open(const std::string &path, std::string &error);
 
+  /// Reads the package held in memory at [data, data + bytes) (a package
+  /// linked into a program), which must outlive this object; `name` names it
+  /// in errors. The same checks as open(), and the weights blob must be
+  /// 4096-byte aligned in memory.
+  bool openMemory(const uint8_t *data, uint64_t bytes, const std::string &name,
+                  std::string &error);
+
   const uint8_t *weights() const { return weights_; }
   uint64_t weightsBytes() const { return weightsBytes_; }
   uint64_t weightsHash() const { return weightsHash_; }
@@ -121,6 +128,11 @@ public:
   bool verifyWeights(std::string &error) const;
 
 private:
+  /// Validates the package whose bytes (file start to trailer end) are
+  /// [base, base + bytes) and takes its weights and metadata from there.
+  bool parse(const uint8_t *base, uint64_t bytes, const std::string &path,
+             std::string &error);
+
   void *mapping_ = nullptr;
   uint64_t mappingBytes_ = 0;
   std::string path_;

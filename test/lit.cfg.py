@@ -25,6 +25,9 @@ llvm_config.add_tool_substitutions(
     ["tfmc", "tfmc-opt", "tfm-tokenize", "tfmc-unittests", "tfmc-compiler-unittests"],
     tool_dirs)
 config.substitutions.append(("%python", config.python3))
+# The C compiler of the build (cc; clang-22 in the sanitized build, whose
+# runtime needs clang's sanitizer runtimes): C programs against --emit=lib.
+config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%tfmc_src", config.tfmc_src_root))
 config.substitutions.append(("%models", config.shared_models_dir))
 # The npm reference packages (gpt-3-encoder, @huggingface/tokenizers), which

@@ -6,7 +6,8 @@
 # runtime and the sanitizer runtimes, so the end-to-end tests check the
 # runtime inside compiled models too. With TFMC_FUZZ_SECONDS=N (> 0) it also
 # builds the libFuzzer targets of test/fuzz and runs each for N seconds
-# (tools/fuzz-smoke.sh). Ends with lit's plain summary line, like test.sh.
+# (tools/fuzz-smoke.sh). Then the C library under ThreadSanitizer
+# (tools/test-tsan.sh). Ends with lit's plain summary line, like test.sh.
 #
 # Run tools/install-deps.sh first (tools/test.sh does); .ci/run calls this
 # after tools/test.sh.
@@ -64,6 +65,11 @@ count() {
 }
 passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))
 failed=$(( $(count Failed) + $(count 'Unexpectedly Passed') + $(count Unresolved) + $(count 'Timed Out') ))
+# The C library's two contexts on two threads under ThreadSanitizer, which
+# cannot share a build with ASan: a runtime-only build-tsan, driven by the
+# plain build's tfmc (tools/test.sh, or build.sh here, made it).
+[ -x "$root/build/bin/tfmc" ] || "$root/tools/build.sh" >/dev/null
+"$root/tools/test-tsan.sh" "$root/build/bin/tfmc" || status=1
 if [ "$fuzz_seconds" -gt 0 ]; then
   "$root/tools/fuzz-smoke.sh" "$build" "$fuzz_seconds" || status=1
 fi

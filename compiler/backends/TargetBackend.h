@@ -54,6 +54,9 @@ public:
   virtual llvm::Error printModule() = 0;
   /// -o, or empty (stdout for printed stages).
   virtual llvm::StringRef outputPath() const = 0;
+  /// True for `--emit=lib`: the output is a directory with a static library
+  /// and its C header (Link.h, writeModelLibrary) instead of an executable.
+  virtual bool emitsLibrary() const = 0;
   /// Frees the module and returns the freed heap to the system; a backend
   /// calls it once it has emitted its code, before it writes the package.
   virtual void releaseModule() = 0;
@@ -77,7 +80,7 @@ public:
   /// Compiles the session's module stage by stage. After the stage the
   /// session stops after it prints the module (IR stages) or writes the
   /// artifact to the output, and returns; otherwise it produces the
-  /// executable at the output path.
+  /// executable at the output path (or, with emitsLibrary(), the library).
   virtual llvm::Error compile(BackendSession &session) = 0;
   /// What the executables it produces link.
   virtual LinkInputs linkInputs() const = 0;

@@ -164,6 +164,7 @@ public:
     return options.stopAfter == stage;
   }
   llvm::StringRef outputPath() const override { return options.output; }
+  bool emitsLibrary() const override { return options.library; }
 
   void releaseModule() override {
     ir = nullptr;

@@ -18,6 +18,7 @@ struct DriverOptions {
   std::string tokenizer; ///< overrides/provides the tokenizer file
   std::string output;    ///< -o; empty: stdout for IR stages
   std::string stopAfter; ///< --compile-to stage; empty: the executable
+  bool library = false;  ///< --emit=lib: a static library and C header
   uint64_t presetSeed = 42;
 };
 

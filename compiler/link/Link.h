@@ -33,6 +33,21 @@ llvm::Error appendModelPackage(const std::string &executablePath,
                                const ModelSpec &spec,
                                const mlir::tfm::WeightLayout &layout);
 
+/// `--emit=lib`: writes, in directory `outputDir` (created if absent) whose
+/// name gives NAME, libNAME.a (the model object, the runtime with its C API
+/// and the package, linked in), NAME.h (runtime/ModelLibrary.h), the
+/// package as a file of its own, NAME.tfmpkg, and NAME.link, the flags a
+/// program linking libNAME.a adds (`inputs` among them).
+llvm::Error writeModelLibrary(const std::string &objectPath,
+                              const std::string &outputDir,
+                              const LinkInputs &inputs, const ModelSpec &spec,
+                              const mlir::tfm::WeightLayout &layout);
+
+/// The NAME of the library `--emit=lib -o outputDir` writes: the
+/// directory's name with every character but letters, digits and '_'
+/// replaced by '_'.
+std::string libraryName(const std::string &outputDir);
+
 } // namespace tfmc
 
 #endif // TFMC_COMPILER_LINK_LINK_H

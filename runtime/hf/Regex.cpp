@@ -160,8 +160,7 @@ private:
     return here() - 1;
   }
   Regex::Inst &at(uint32_t pc) {
-    static Regex::Inst dummy{Op::Match};
-    return pc < re_.program_.size() ? re_.program_[pc] : dummy;
+    return pc < re_.program_.size() ? re_.program_[pc] : discarded_;
   }
 
   void emitNode(const Node &node) {
@@ -290,6 +289,10 @@ private:
 
   Regex &re_;
   bool tooLarge_ = false;
+  /// What patches of instructions never emitted (the program grew too
+  /// large) write to: the compiler's own, so that two tokenizers compiling
+  /// patterns on two threads (two library contexts) never share it.
+  Regex::Inst discarded_{Op::Match};
 };
 
 //===-- Machine -----------------------------------------------------------===//

@@ -114,6 +114,20 @@ func.func @f(%c: index {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) {
 
 // -----
 
+// expected-error @+1 {{argument 0 marked #tfm.entry_arg<scratch> must be a 1-D i8 memref, got 'memref<4xf32>'}}
+func.func @f(%s: memref<4xf32> {tfm.entry_arg = #tfm.entry_arg<scratch>}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 marked #tfm.entry_arg<scratch> must be a memref, got 'index'}}
+func.func @f(%s: index {tfm.entry_arg = #tfm.entry_arg<scratch>}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'tfm.entry_arg' must be a #tfm.entry_arg, got unit}}
 func.func @f(%c: index {tfm.entry_arg}) {
   return

@@ -37,7 +37,8 @@ module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward
 // CHECK-SAME: %[[POS:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<position>},
 // CHECK-SAME: %[[COUNT:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<count>},
 // CHECK-SAME: %[[CACHE:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<kv_cache>},
-// CHECK-SAME: %[[LOGITS:[a-z0-9]+]]: !llvm.ptr) {
+// CHECK-SAME: %[[LOGITS:[a-z0-9]+]]: !llvm.ptr,
+// CHECK-SAME: %[[SCRATCH:[a-z0-9]+]]: !llvm.ptr {llvm.align = 64 : i64, llvm.dereferenceable = {{[0-9]+}} : i64, llvm.noalias, tfm.entry_arg = #tfm.entry_arg<scratch>}) {
 // The embedding table is read from the weights, the ids from the tokens.
 // CHECK: llvm.getelementptr %[[WEIGHTS]]
 // CHECK: llvm.getelementptr %[[TOKENS]]
@@ -50,6 +51,7 @@ module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward
 // CHECK-SAME: %[[DTOKEN:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<tokens>},
 // CHECK-SAME: %[[DPOS:[a-z0-9]+]]: i64 {tfm.entry_arg = #tfm.entry_arg<position>},
 // CHECK-SAME: %[[DCACHE:[a-z0-9]+]]: !llvm.ptr {tfm.entry_arg = #tfm.entry_arg<kv_cache>},
-// CHECK-SAME: %[[DLOGITS:[a-z0-9]+]]: !llvm.ptr) {
+// CHECK-SAME: %[[DLOGITS:[a-z0-9]+]]: !llvm.ptr,
+// CHECK-SAME: %[[DSCRATCH:[a-z0-9]+]]: !llvm.ptr {{{.*}}tfm.entry_arg = #tfm.entry_arg<scratch>}) {
 // CHECK: llvm.getelementptr %[[DWEIGHTS]]
 // CHECK: llvm.load %[[DTOKEN]]

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -267,4 +268,43 @@ TEST(PackageWriterTest, WritesStopAtTheBlobSize) {
       << error;
   EXPECT_FALSE(writer.writeZeros(5, error));
   EXPECT_EQ(writer.written(), 0u);
+}
+
+/// A package linked into a program (tfmc --emit=lib) is read from memory
+/// with the same checks as a file; the buffer must start on a page so that
+/// the weights are as aligned as in the file.
+TEST(PackageTest, OpenMemory) {
+  TempFile file;
+  std::string bytes = writeSamplePackage(file, std::string(100, 'x'));
+  auto *page = static_cast<uint8_t *>(
+      std::aligned_alloc(4096, (bytes.size() + 4096) / 4096 * 4096 + 4096));
+  ASSERT_NE(page, nullptr);
+  std::copy(bytes.begin(), bytes.end(), page);
+
+  Package package;
+  std::string error;
+  ASSERT_TRUE(package.openMemory(page, bytes.size(), "linked", error)) << error;
+  EXPECT_EQ(std::string(reinterpret_cast<const char *>(package.weights()),
+                        package.weightsBytes()),
+            sampleWeights());
+  EXPECT_EQ(package.metadata(), sampleMetadata());
+  EXPECT_TRUE(package.verifyWeights(error)) << error;
+
+  // Off the page start, the blob is misaligned in memory.
+  std::copy(bytes.begin(), bytes.end(), page + 64);
+  EXPECT_FALSE(package.openMemory(page + 64, bytes.size(), "linked", error));
+  EXPECT_NE(error.find("'linked': the weights blob is not 4096-byte aligned"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(package.weights(), nullptr);
+
+  // Cut short: the trailer's offsets no longer fit.
+  EXPECT_FALSE(package.openMemory(page + 64, 1000, "linked", error));
+  EXPECT_NE(error.find("'linked': no tfmc package found"), std::string::npos)
+      << error;
+  EXPECT_FALSE(package.openMemory(nullptr, 0, "linked", error));
+  EXPECT_NE(error.find("too small for the TFMPKG01 trailer"),
+            std::string::npos)
+      << error;
+  std::free(page);
 }

@@ -11,7 +11,10 @@
 #include "compiler/backends/llvm-cpu/LLVMEmission.h"
 #include "compiler/link/Link.h"
 #include "dialect/TfmContracts.h"
+#include "passes/Codegen/CPU/Passes.h"
 #include "compiler/weights/WeightLayout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -62,6 +65,28 @@ modelInfo(mlir::ModuleOp module, const ModelSpec &spec,
   return info;
 }
 
+/// The scratch every entry point of the lowered `module` needs: the largest
+/// that tfm-cpu-plan-memory gave one (its argument's dereferenceable bytes).
+/// One buffer serves every entry, since a caller runs one at a time per
+/// cache.
+llvm::Expected<uint64_t> scratchBytes(mlir::ModuleOp module) {
+  uint64_t bytes = 0;
+  bool found = false;
+  for (auto function : module.getOps<mlir::LLVM::LLVMFuncOp>()) {
+    std::optional<unsigned> index =
+        mlir::tfm::findEntryArg(function, mlir::tfm::EntryArg::scratch);
+    if (!index)
+      continue;
+    found = true;
+    if (auto size = function.getArgAttrOfType<mlir::IntegerAttr>(
+            *index, mlir::LLVM::LLVMDialect::getDereferenceableAttrName()))
+      bytes = std::max<uint64_t>(bytes, size.getInt());
+  }
+  if (!found)
+    return makeError("the lowered module's entries have no scratch argument");
+  return bytes;
+}
+
 } // namespace
 
 CpuBackend::CpuBackend()
@@ -81,8 +106,12 @@ CpuBackend::describeTarget(mlir::MLIRContext &context) {
 
 LinkInputs CpuBackend::linkInputs() const {
   // Kernels work-share loops through the LLVM OpenMP runtime.
-  return {{"-L" TFMC_OPENMP_LIB_DIR, "-lomp",
-           "-Wl,-rpath," TFMC_OPENMP_LIB_DIR}};
+  LinkInputs inputs{{"-L" TFMC_OPENMP_LIB_DIR, "-lomp",
+                     "-Wl,-rpath," TFMC_OPENMP_LIB_DIR}};
+  // Instrumented code calls the ThreadSanitizer runtime.
+  if (target.sanitizeThread)
+    inputs.arguments.push_back("-fsanitize=thread");
+  return inputs;
 }
 
 llvm::Error CpuBackend::compile(BackendSession &session) {
@@ -110,6 +139,11 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
     return error;
   if (session.stopsAfter("llvm"))
     return session.printModule();
+  auto scratch = scratchBytes(module);
+  if (!scratch)
+    return scratch.takeError();
+  info->scratch_bytes = *scratch;
+  info->scratch_alignment = mlir::tfm::kScratchAlignment;
 
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateToModelIR(module, llvmContext, *info);
@@ -128,13 +162,15 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
   }
   if (session.stopsAfter("asm"))
     return emitMachineCode(**llvmModule, ObjectKind::Assembly, output,
-                           targetAttr);
+                           targetAttr, target.sanitizeThread);
   if (session.stopsAfter("obj"))
     return emitMachineCode(**llvmModule, ObjectKind::Object, output,
-                           targetAttr);
+                           targetAttr, target.sanitizeThread);
 
   if (session.outputPath().empty())
-    return makeError("an executable needs an output path: pass -o FILE");
+    return makeError(session.emitsLibrary()
+                         ? "a library needs an output directory: pass -o DIR"
+                         : "an executable needs an output path: pass -o FILE");
   llvm::SmallString<128> objectPath;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
           "tfmc-model", "o", objectPath))
@@ -142,12 +178,16 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
                      ec.message());
   llvm::FileRemover removeObject(objectPath);
   if (auto error = emitMachineCode(**llvmModule, ObjectKind::Object,
-                                   std::string(objectPath), targetAttr))
+                                   std::string(objectPath), targetAttr,
+                                   target.sanitizeThread))
     return error;
   // The package is streamed from the mapped model file: free the IR first,
   // so that peak memory is the compile or the weights, not both.
   llvmModule->reset();
   session.releaseModule();
+  if (session.emitsLibrary())
+    return writeModelLibrary(std::string(objectPath), output, linkInputs(),
+                             session.model(), layout);
   if (auto error = linkExecutable(std::string(objectPath), output,
                                   linkInputs()))
     return error;

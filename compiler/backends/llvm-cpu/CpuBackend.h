@@ -7,13 +7,19 @@
 
 namespace tfmc {
 
-/// Options that describe the CPU rather than how to compile for it.
+/// Options that describe the CPU rather than how to compile for it, and
+/// those of the LLVM code generator after the pass pipeline.
 struct CpuTargetOptions : public mlir::tfm::PhaseOptions<CpuTargetOptions> {
   Option<std::string> targetCpu{
       *this, "target-cpu",
       llvm::cl::desc("CPU to generate code for, as LLVM names it (default: "
                      "this machine, with the features it reports)"),
       llvm::cl::init("")};
+  Option<bool> sanitizeThread{
+      *this, "sanitize-thread",
+      llvm::cl::desc("Instrument the generated code for ThreadSanitizer (a "
+                     "program that links it needs -fsanitize=thread)"),
+      llvm::cl::init(false)};
 };
 
 /// Generates code for CPUs through the CPU pass pipeline

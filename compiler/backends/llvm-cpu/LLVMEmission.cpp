@@ -23,6 +23,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Instrumentation/ThreadSanitizer.h"
 
 using namespace tfmc;
 
@@ -37,7 +38,7 @@ static void defineModelInfo(llvm::Module &module,
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
   auto *type = llvm::StructType::create(
-      context, {i32, i32, i32, i32, i64, i64, i64, i32, i32, i32},
+      context, {i32, i32, i32, i32, i64, i64, i64, i64, i64, i32, i32, i32},
       "tfm_model_info");
   llvm::Constant *value = llvm::ConstantStruct::get(
       type, {llvm::ConstantInt::get(i32, info.abi_version),
@@ -47,6 +48,8 @@ static void defineModelInfo(llvm::Module &module,
              llvm::ConstantInt::get(i64, info.weights_bytes),
              llvm::ConstantInt::get(i64, info.cache_floats),
              llvm::ConstantInt::get(i64, info.weights_hash),
+             llvm::ConstantInt::get(i64, info.scratch_bytes),
+             llvm::ConstantInt::get(i64, info.scratch_alignment),
              llvm::ConstantInt::get(i32, info.kind),
              llvm::ConstantInt::get(i32, info.hidden_size),
              llvm::ConstantInt::get(i32, info.encode_logits)});
@@ -181,8 +184,11 @@ tfmc::describeCpuTarget(mlir::MLIRContext &context, const std::string &cpu) {
                                     featureString, bits, registers);
 }
 
-/// The standard -O3 module pipeline, tuned for `machine`.
-static void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+/// The standard -O3 module pipeline, tuned for `machine`; with
+/// `sanitizeThread`, ThreadSanitizer's instrumentation last, as clang's
+/// -fsanitize=thread places it.
+static void optimize(llvm::Module &module, llvm::TargetMachine &machine,
+                     bool sanitizeThread) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager sccs;
@@ -193,6 +199,18 @@ static void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, sccs, modules);
+  if (sanitizeThread) {
+    for (llvm::Function &function : module)
+      if (!function.isDeclaration())
+        function.addFnAttr(llvm::Attribute::SanitizeThread);
+    builder.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager &passes, llvm::OptimizationLevel,
+           llvm::ThinOrFullLTOPhase) {
+          passes.addPass(llvm::ModuleThreadSanitizerPass());
+          passes.addPass(llvm::createModuleToFunctionPassAdaptor(
+              llvm::ThreadSanitizerPass()));
+        });
+  }
   llvm::ModulePassManager passes =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   passes.run(module, modules);
@@ -200,14 +218,15 @@ static void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
 
 llvm::Error tfmc::emitMachineCode(llvm::Module &module, ObjectKind kind,
                                   const std::string &path,
-                                  mlir::tfm::TargetAttr target) {
+                                  mlir::tfm::TargetAttr target,
+                                  bool sanitizeThread) {
   auto machine = createTargetMachine(target.getTriple(), target.getCpu(),
                                      target.getFeatures());
   if (!machine)
     return machine.takeError();
   module.setDataLayout((*machine)->createDataLayout());
   module.setTargetTriple((*machine)->getTargetTriple());
-  optimize(module, **machine);
+  optimize(module, **machine, sanitizeThread);
 
   std::error_code ec;
   llvm::ToolOutputFile out(path, ec,

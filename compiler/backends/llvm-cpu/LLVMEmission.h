@@ -33,10 +33,12 @@ translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
 enum class ObjectKind { Assembly, Object };
 
 /// Optimises `module` at -O3 for `target` and writes assembly or an object
-/// file to `path` ("-" for stdout).
+/// file to `path` ("-" for stdout). With `sanitizeThread`, instruments every
+/// memory access for ThreadSanitizer.
 llvm::Error emitMachineCode(llvm::Module &module, ObjectKind kind,
                             const std::string &path,
-                            mlir::tfm::TargetAttr target);
+                            mlir::tfm::TargetAttr target,
+                            bool sanitizeThread = false);
 
 } // namespace tfmc
 

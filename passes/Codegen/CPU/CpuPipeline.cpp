@@ -137,8 +137,11 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
     // buffer's last use, so that the plan can reuse its bytes.
     pm.addNestedPass<func::FuncOp>(
         bufferization::createOptimizeAllocationLivenessPass());
-    pm.addPass(createTfmCpuPlanMemory());
   }
+  // Always: the entries' signature (their scratch argument) is the ABI.
+  TfmCpuPlanMemoryOptions plan;
+  plan.placeBuffers = options.planMemory;
+  pm.addPass(createTfmCpuPlanMemory(plan));
   if (options.parallel) {
     TfmCpuSerializeSmallParallelLoopsOptions small;
     small.minWork = options.minParallelWork;

@@ -41,8 +41,8 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
       llvm::cl::init(0)};
   Option<bool> planMemory{
       *this, "plan-memory",
-      llvm::cl::desc("Intermediates in one static arena planned at compile "
-                     "time (no allocation per call)"),
+      llvm::cl::desc("Intermediates in the caller's scratch, planned at "
+                     "compile time (no allocation per call)"),
       llvm::cl::init(true)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",

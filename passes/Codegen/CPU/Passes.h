@@ -28,6 +28,10 @@ namespace mlir::tfm {
 /// that are allocated inside a parallel loop on the stack.
 constexpr int64_t kMaxTaskTileBytes = 16 * 1024;
 
+/// The alignment of every buffer tfm-cpu-plan-memory places, and so of the
+/// scratch the entries take (a cache line, and the widest vector).
+constexpr int64_t kScratchAlignment = 64;
+
 } // namespace mlir::tfm
 
 #endif // TFMC_PASSES_CODEGEN_CPU_PASSES_H

@@ -221,23 +221,38 @@ def TfmCpuPrefetchCacheRows : Pass<"tfm-cpu-prefetch-cache-rows"> {
 }
 
 def TfmCpuPlanMemory : Pass<"tfm-cpu-plan-memory", "mlir::ModuleOp"> {
-  let summary = "Place every intermediate buffer in one compile-time planned arena";
+  let summary = "Place every intermediate buffer in caller-provided scratch planned at compile time";
   let description = [{
-    After bufferization and deallocation, each function's statically shaped
-    `memref.alloc`s that are freed in the entry block become `memref.view`s
-    into one arena per function, a private, uninitialised `memref.global
-    @<function>_arena` (static storage: no allocation per call). Offsets are
-    chosen at compile time, largest buffer first, at the lowest 64-byte
-    aligned offset not used by a buffer whose lifetime (allocation to
-    deallocation, in block order) overlaps: buffers that are never alive at
-    the same time share memory. The `memref.dealloc`s are erased.
+    Gives every entry point (each public function definition, whatever
+    `tfm.entries` calls it) one more, last argument: a `memref<Nxi8>`
+    marked `#tfm.entry_arg<scratch>` (and, for LLVM, `noalias`, 64-byte
+    aligned, `dereferenceable` for N bytes), the caller's scratch bytes.
+    After bufferization and deallocation, the entry's statically shaped
+    `memref.alloc`s that are freed in its entry block become `memref.view`s
+    into it. Offsets are chosen at compile time, largest buffer first, at
+    the lowest 64-byte aligned offset not used by a buffer whose lifetime
+    (allocation to deallocation, in block order) overlaps: buffers that are
+    never alive at the same time share memory. The `memref.dealloc`s are
+    erased. N is the planned size (0 when nothing is planned); the backend
+    publishes the largest N of the entries (`tfm_model.scratch_bytes`,
+    runtime/ModelABI.h).
 
-    Allocations with dynamic sizes (attention scores over the cache rows
-    written so far) are left to the allocator. Because the arena is static,
-    a function must not run twice at the same time (runtime/ModelABI.h).
+    Because the scratch is the caller's, not static storage, two callers
+    with their own scratch run an entry at the same time. Allocations with
+    dynamic sizes (attention scores over the cache rows written so far) and
+    those of private functions are left to the allocator. With
+    `place-buffers=false` the entries only get the (empty) argument, so that
+    their signature does not depend on the option.
   }];
+  let options = [
+    Option<"placeBuffers", "place-buffers", "bool", /*default=*/"true",
+           "Place the intermediates in the scratch (false: only add the "
+           "argument)">,
+  ];
   let dependentDialects = ["mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
+                           "mlir::tfm::TfmDialect"];
 }
 
 def TfmCpuTileAttention : Pass<"tfm-cpu-tile-attention"> {

@@ -1,15 +1,21 @@
-//===- PlanMemory.cpp - One statically planned arena per entry point ------===//
+//===- PlanMemory.cpp - One compile-time planned scratch area per entry ---===//
 //
 // After bufferization every intermediate is a `memref.alloc` / `memref.dealloc`
 // pair in the entry block: a call to malloc and free per tensor per call
 // (and, for the large ones, fresh pages from the kernel every time). This
-// pass gives each function one static arena (`memref.global`, in .bss) and
-// turns every statically shaped allocation into a view at an offset chosen
-// at compile time: buffers whose lifetimes (allocation to deallocation, in
-// block order) overlap never share bytes; the others reuse them.
+// pass gives each entry point (public function) one more argument, the
+// caller's scratch bytes, and turns every statically shaped allocation into
+// a view of it at an offset chosen at compile time: buffers whose lifetimes
+// (allocation to deallocation, in block order) overlap never share bytes;
+// the others reuse them. The bytes are the caller's, not a static arena, so
+// that two callers with their own scratch (two contexts of a library) can
+// run an entry at the same time.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/Passes.h"
+
+#include "dialect/TfmContracts.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -23,8 +29,6 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 namespace {
-
-constexpr int64_t kAlignment = 64;
 
 struct PlannedBuffer {
   memref::AllocOp alloc;
@@ -76,7 +80,7 @@ SmallVector<PlannedBuffer> collectBuffers(Block &block) {
     buffer.bytes =
         llvm::alignTo(type.getNumElements() *
                           llvm::divideCeil(type.getElementTypeBitWidth(), 8),
-                      kAlignment);
+                      kScratchAlignment);
     buffers.push_back(buffer);
   }
   return buffers;
@@ -115,29 +119,43 @@ int64_t assignOffsets(SmallVector<PlannedBuffer> &buffers) {
   return arenaBytes;
 }
 
-void planFunction(func::FuncOp func, ModuleOp module, SymbolTable &symbols) {
-  if (func.isExternal())
-    return;
+/// Appends the scratch argument to `func`, `bytes` long and 64-byte aligned.
+/// LLVM learns the alignment and size (for aligned vector accesses and
+/// speculative loads) and that nothing else aliases it, as it knew of the
+/// static arena this argument replaces.
+Value addScratchArgument(func::FuncOp func, int64_t bytes) {
+  MLIRContext *context = func.getContext();
+  auto type = MemRefType::get({bytes}, IntegerType::get(context, 8));
+  Builder builder(context);
+  SmallVector<NamedAttribute> attributes = {
+      builder.getNamedAttr(LLVM::LLVMDialect::getNoAliasAttrName(),
+                           builder.getUnitAttr()),
+      builder.getNamedAttr(LLVM::LLVMDialect::getAlignAttrName(),
+                           builder.getI64IntegerAttr(kScratchAlignment))};
+  if (bytes > 0)
+    attributes.push_back(
+        builder.getNamedAttr(LLVM::LLVMDialect::getDereferenceableAttrName(),
+                             builder.getI64IntegerAttr(bytes)));
+  unsigned index = func.getNumArguments();
+  if (failed(func.insertArgument(index, type,
+                                 builder.getDictionaryAttr(attributes),
+                                 func.getLoc())))
+    return {};
+  setEntryArg(func, index, EntryArg::scratch);
+  return func.getArgument(index);
+}
+
+LogicalResult planEntry(func::FuncOp func, bool placeBuffers) {
   Block &entry = func.getBody().front();
-  SmallVector<PlannedBuffer> buffers = collectBuffers(entry);
-  if (buffers.empty())
-    return;
-  int64_t arenaBytes = assignOffsets(buffers);
+  SmallVector<PlannedBuffer> buffers;
+  if (placeBuffers)
+    buffers = collectBuffers(entry);
+  int64_t scratchBytes = assignOffsets(buffers);
+  Value base = addScratchArgument(func, scratchBytes);
+  if (!base)
+    return func.emitError("cannot add the scratch argument");
 
-  MLIRContext *context = module.getContext();
-  auto arenaType = MemRefType::get({arenaBytes}, IntegerType::get(context, 8));
-  OpBuilder builder(context);
-  builder.setInsertionPoint(func);
-  auto arena = memref::GlobalOp::create(
-      builder, func.getLoc(), (func.getSymName() + "_arena").str(),
-      builder.getStringAttr("private"), arenaType,
-      /*initial_value=*/builder.getUnitAttr(), /*constant=*/false,
-      builder.getI64IntegerAttr(kAlignment));
-  symbols.insert(arena);
-
-  builder.setInsertionPointToStart(&entry);
-  Value base = memref::GetGlobalOp::create(builder, func.getLoc(), arenaType,
-                                           arena.getSymName());
+  OpBuilder builder(func.getContext());
   for (PlannedBuffer &buffer : buffers) {
     builder.setInsertionPoint(buffer.alloc);
     Value offset = arith::ConstantIndexOp::create(
@@ -149,14 +167,27 @@ void planFunction(func::FuncOp func, ModuleOp module, SymbolTable &symbols) {
     buffer.alloc.replaceAllUsesWith(view);
     buffer.alloc.erase();
   }
+  return success();
 }
 
 struct TfmCpuPlanMemory : mlir::tfm::impl::TfmCpuPlanMemoryBase<TfmCpuPlanMemory> {
+  using TfmCpuPlanMemoryBase::TfmCpuPlanMemoryBase;
+
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
-      planFunction(func, module, symbols);
+    // The entries are the module's public definitions (their only caller is
+    // the runtime), whatever tfm.entries calls them. A private function's
+    // buffers stay with the allocator: its callers have no scratch to give.
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal() || !func.isPublic())
+        continue;
+      if (findEntryArg(func, EntryArg::scratch)) {
+        func.emitError("entry point '")
+            << func.getSymName() << "' already has a scratch argument";
+        return signalPassFailure();
+      }
+      if (failed(planEntry(func, placeBuffers)))
+        return signalPassFailure();
+    }
   }
 };
 

@@ -1,0 +1,133 @@
+/*===- ModelLibrary.h - The C API of a model compiled with --emit=lib ----===*
+ *
+ * `tfmc compile MODEL --emit=lib -o DIR` writes DIR/libNAME.a (the generated
+ * code, the runtime and the model's package) and DIR/NAME.h, a copy of this
+ * header. Plain C99; link with the flags in DIR/NAME.link, e.g.
+ *
+ *   cc -std=c99 app.c DIR/libNAME.a $(cat DIR/NAME.link)
+ *
+ * A context owns everything one conversation needs: the weights package it
+ * was created from (mapped, shared with the page cache), the KV cache, the
+ * scratch of the generated code, the tokenizer and the sampler. Contexts
+ * share no mutable state: several may run at the same time on different
+ * threads. One context must not be used by two threads at once. The
+ * generated code runs its loops on OpenMP threads (OMP_NUM_THREADS).
+ *
+ * Every function that can fail returns a tfmc_status; on failure,
+ * tfmc_error_message() says why. Nothing aborts on bad input. One program
+ * links one model library (they all define the same symbols).
+ *===----------------------------------------------------------------------===*/
+#ifndef TFMC_MODEL_LIBRARY_H
+#define TFMC_MODEL_LIBRARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tfmc_status {
+  TFMC_OK = 0,
+  /* The package is missing, unreadable, malformed or belongs to other code. */
+  TFMC_ERROR_PACKAGE = 1,
+  TFMC_ERROR_OUT_OF_MEMORY = 2,
+  /* A null pointer, a negative count, a token id outside the vocabulary. */
+  TFMC_ERROR_ARGUMENT = 3,
+  /* The tokens would not fit in the context (tfmc_context_length). */
+  TFMC_ERROR_CONTEXT_FULL = 4,
+  /* The output buffer is too small; the size needed was stored. */
+  TFMC_ERROR_BUFFER_TOO_SMALL = 5,
+  /* The tokenizer cannot encode the text. */
+  TFMC_ERROR_TOKENIZER = 6
+} tfmc_status;
+
+/* An opaque context. */
+typedef struct tfmc_context tfmc_context;
+
+/* How tfmc_sample picks a token. */
+typedef struct tfmc_sampler_options {
+  float temperature; /* 0: greedy (argmax); else softmax(logits / temperature) */
+  int32_t top_k;     /* keep the k most likely tokens; 0: all */
+  float top_p;       /* keep the most likely tokens up to this mass; 1: all */
+  uint64_t seed;     /* the context's random stream starts from it */
+} tfmc_sampler_options;
+
+/* Creates a context from the package linked into the library
+ * (package_path == NULL) or from the package at the end of the file
+ * `package_path` (DIR/NAME.tfmpkg, or an executable tfmc compiled from the
+ * same model with the same options). Always stores a context in *context
+ * unless memory is short (then NULL and TFMC_ERROR_OUT_OF_MEMORY): on
+ * failure it holds only the error message; free it with
+ * tfmc_context_free. The sampler starts greedy. */
+tfmc_status tfmc_context_create(const char *package_path,
+                                tfmc_context **context);
+
+/* Frees a context and everything it owns; NULL is ignored. */
+void tfmc_context_free(tfmc_context *context);
+
+/* The message of the last failure of a call on `context` (also of its
+ * creation), or "" when none failed; valid until the next call on it.
+ * "out of memory" for a NULL context. */
+const char *tfmc_error_message(const tfmc_context *context);
+
+/* The model's facts: logits per position, KV-cache positions, and its
+ * begin/end-of-sequence token ids (-1 when it has none). */
+int32_t tfmc_vocab_size(const tfmc_context *context);
+int32_t tfmc_context_length(const tfmc_context *context);
+int32_t tfmc_bos_token(const tfmc_context *context);
+int32_t tfmc_eos_token(const tfmc_context *context);
+
+/* Encodes the NUL-terminated UTF-8 `text` into at most `capacity` ids at
+ * `tokens` and stores their number in *count. With add_special != 0 it adds
+ * what the tokenizer adds around a text (e.g. BOS). When the ids do not fit,
+ * returns TFMC_ERROR_BUFFER_TOO_SMALL with the number needed in *count. */
+tfmc_status tfmc_tokenize(tfmc_context *context, const char *text,
+                          int add_special, int32_t *tokens, int32_t capacity,
+                          int32_t *count);
+
+/* Decodes `count` ids into NUL-terminated text at `text` (special tokens
+ * skipped) and stores its length, without the NUL, in *length. When it does
+ * not fit in `capacity` bytes, returns TFMC_ERROR_BUFFER_TOO_SMALL with the
+ * length needed in *length. */
+tfmc_status tfmc_detokenize(tfmc_context *context, const int32_t *tokens,
+                            int32_t count, char *text, size_t capacity,
+                            size_t *length);
+
+/* Runs `count` (>= 1) tokens at the next positions of the context's KV
+ * cache and stores in *logits the tfmc_vocab_size logits that follow the
+ * last one. They belong to the context and stay valid until its next
+ * prefill, decode or free. TFMC_ERROR_CONTEXT_FULL (nothing run) when
+ * tfmc_position + count would exceed tfmc_context_length. */
+tfmc_status tfmc_prefill(tfmc_context *context, const int32_t *tokens,
+                         int32_t count, const float **logits);
+
+/* tfmc_prefill of the one token `token`. */
+tfmc_status tfmc_decode(tfmc_context *context, int32_t token,
+                        const float **logits);
+
+/* The number of positions filled so far. */
+int32_t tfmc_position(const tfmc_context *context);
+
+/* Forgets the conversation: the next prefill starts at position 0. */
+void tfmc_reset(tfmc_context *context);
+
+/* Greedy decoding: temperature 0, top_k 0, top_p 1, seed 0. */
+tfmc_sampler_options tfmc_sampler_defaults(void);
+
+/* Sets how tfmc_sample picks tokens and restarts its random stream from
+ * options->seed. TFMC_ERROR_ARGUMENT for a negative temperature or top_k,
+ * or a top_p outside (0, 1]. */
+tfmc_status tfmc_set_sampler(tfmc_context *context,
+                             const tfmc_sampler_options *options);
+
+/* Picks the next token from tfmc_vocab_size `logits` (which it leaves
+ * unchanged) with the context's sampler and stores it in *token. */
+tfmc_status tfmc_sample(tfmc_context *context, const float *logits,
+                        int32_t *token);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFMC_MODEL_LIBRARY_H */
