@@ -1,6 +1,8 @@
 //===- LlamaLayout.cpp - Hugging Face checkpoints in LLaMA's layout -------===//
 #include "models/LlamaLayout.h"
 
+#include "models/GgufLayout.h"
+
 #include "models/TensorMap.h"
 #include "models/llama/Llama.h"
 
@@ -202,6 +204,12 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
 llvm::Expected<DecoderConfig>
 LlamaLayoutFamily::readConfig(const Checkpoint &file) const {
   DecoderConfig c = architecture();
+  if (file.format == CheckpointFormat::Gguf) {
+    if (auto err = readGgufDecoderConfig(file, ggufArchitecture(), c))
+      return std::move(err);
+    adaptToGguf(c);
+    return c;
+  }
   if (auto err = readLlamaLayoutConfig(file, c, defaults()))
     return std::move(err);
   if (auto err = readOwnKeys(file.config, c))
@@ -212,6 +220,8 @@ LlamaLayoutFamily::readConfig(const Checkpoint &file) const {
 llvm::Expected<WeightMap>
 LlamaLayoutFamily::mapWeights(const Checkpoint &file,
                               const DecoderConfig &config) const {
+  if (file.format == CheckpointFormat::Gguf)
+    return mapGgufDecoderWeights(file, config);
   return mapLlamaLayoutWeights(file, config);
 }
 

@@ -41,7 +41,8 @@ llvm::Error expectActivation(const ConfigSource &config, llvm::StringRef key,
                              llvm::StringRef expected,
                              llvm::StringRef fallback);
 
-/// A family read from Hugging Face directories in LLaMA's layout: the
+/// A family read from Hugging Face directories in LLaMA's layout, and from
+/// GGUF files in llama.cpp's layout when it names a GGUF architecture: the
 /// subclass gives its blocks, defaults and own keys; presets carry LLaMA's
 /// byte-fallback tokenizer.
 class LlamaLayoutFamily : public ModelFamily {
@@ -60,6 +61,9 @@ protected:
   /// Reads the family's own keys into `c` (after the shared ones).
   virtual llvm::Error readOwnKeys(const ConfigSource &config,
                                   DecoderConfig &c) const = 0;
+  /// Adjusts `c`, read from a GGUF file, to what llama.cpp's converter wrote
+  /// for the family (after the shared keys).
+  virtual void adaptToGguf(DecoderConfig &c) const {}
   /// A preset of the family's blocks at a size (a tiny test model).
   Preset preset(const char *name, int64_t dim, int64_t hidden, int64_t layers,
                 int64_t heads, int64_t kvHeads, int64_t headDim, int64_t vocab,

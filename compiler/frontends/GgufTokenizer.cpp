@@ -1,7 +1,8 @@
 //===- GgufTokenizer.cpp - The vocabulary embedded in GGUF metadata -------===//
 //
 // A "llama" tokenizer model in GGUF is a SentencePiece vocabulary (pieces
-// with U+2581 for spaces, scores); it becomes an "spm" blob.
+// with U+2581 for spaces, scores); it becomes an "spm" blob. A "gpt2" one
+// is a byte-level BPE (GgufBpeTokenizer.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/frontends/Tokenizers.h"
@@ -13,17 +14,10 @@
 using namespace tfmc;
 using namespace tfmc::frontends;
 
-llvm::Expected<TokenizerSpec>
-tfmc::frontends::readGgufTokenizer(const GgufFile &file,
-                                   SpecialTokens defaults) {
-  if (!file.find("tokenizer.ggml.model"))
-    return TokenizerSpec();
-  auto model = file.string("tokenizer.ggml.model", std::nullopt);
-  if (!model)
-    return model.takeError();
-  if (*model != "llama")
-    return llvm::createStringError(file.describe() + " has tokenizer model '" +
-                                   *model + "' (supported: llama)");
+namespace {
+
+/// The "llama" model's pieces and scores as an "spm" blob.
+llvm::Expected<std::string> readSpmBlob(const GgufFile &file) {
   auto tokens = file.array("tokenizer.ggml.tokens", kGgufString);
   if (!tokens)
     return tokens.takeError();
@@ -47,6 +41,22 @@ tfmc::frontends::readGgufTokenizer(const GgufFile &file,
   (*scores)->forEachElement([&](const GgufValue &score) {
     pieceScores.push_back(static_cast<float>(score.real));
   });
+  return tfm::rt::spmBlobFromPieces(pieces, pieceScores);
+}
+
+} // namespace
+
+llvm::Expected<TokenizerSpec>
+tfmc::frontends::readGgufTokenizer(const GgufFile &file,
+                                   SpecialTokens defaults) {
+  if (!file.find("tokenizer.ggml.model"))
+    return TokenizerSpec();
+  auto model = file.string("tokenizer.ggml.model", std::nullopt);
+  if (!model)
+    return model.takeError();
+  if (*model != "llama" && *model != "gpt2")
+    return llvm::createStringError(file.describe() + " has tokenizer model '" +
+                                   *model + "' (supported: gpt2, llama)");
   auto bos = file.integer("tokenizer.ggml.bos_token_id", defaults.bos);
   if (!bos)
     return bos.takeError();
@@ -61,9 +71,15 @@ tfmc::frontends::readGgufTokenizer(const GgufFile &file,
       return llvm::createStringError("GGUF metadata key '" + llvm::Twine(key) +
                                      "' in '" + file.path() + "' is " +
                                      llvm::Twine(id) + ", not a token id");
+  if (*model == "gpt2")
+    return readGgufBpeTokenizer(file, static_cast<int>(*bos),
+                                static_cast<int>(*eos));
+  auto blob = readSpmBlob(file);
+  if (!blob)
+    return blob.takeError();
   TokenizerSpec tokenizer;
   tokenizer.kind = "spm";
-  tokenizer.blob = tfm::rt::spmBlobFromPieces(pieces, pieceScores);
+  tokenizer.blob = std::move(*blob);
   tokenizer.bos = static_cast<int>(*bos);
   tokenizer.eos = static_cast<int>(*eos);
   return tokenizer;

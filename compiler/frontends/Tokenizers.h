@@ -43,10 +43,17 @@ llvm::Expected<TokenizerSpec> readHfTokenizer(const std::string &directory,
                                               int64_t vocabSize,
                                               SpecialTokens defaults);
 
-/// The SentencePiece vocabulary embedded in GGUF metadata, as "spm", with
-/// the file's special ids or `defaults`. Empty when the file has none.
+/// The vocabulary embedded in GGUF metadata, with the file's special ids or
+/// `defaults`: a SentencePiece one (tokenizer model `llama`) as "spm", a
+/// byte-level BPE (`gpt2`) as "hf". Empty when the file has none.
 llvm::Expected<TokenizerSpec> readGgufTokenizer(const GgufFile &file,
                                                 SpecialTokens defaults);
+
+/// The byte-level BPE vocabulary (tokenizer model `gpt2`) of a GGUF file
+/// as the tokenizer.json its `tokenizer.ggml.pre` stands for, in the "hf"
+/// kind, with special ids `bos` and `eos`.
+llvm::Expected<TokenizerSpec> readGgufBpeTokenizer(const GgufFile &file,
+                                                   int bos, int eos);
 
 } // namespace tfmc::frontends
 

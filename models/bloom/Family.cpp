@@ -5,9 +5,13 @@
 // LayerNorm of the token embeddings before the first layer, a GELU (tanh)
 // MLP of 4 x hidden and the head tied to the embeddings. Hugging Face
 // directories, model_type bloom: the fused query_key_value holds each
-// head's query, key and value rows one after the other.
+// head's query, key and value rows one after the other; GGUF files,
+// architecture bloom, where llama.cpp's converter reordered it to all
+// queries, then all keys, then all values, and wrote the tied head out as
+// `output.weight`.
 //
 //===----------------------------------------------------------------------===//
+#include "models/GgufLayout.h"
 #include "models/TensorMap.h"
 #include "models/llama/Llama.h"
 
@@ -49,11 +53,23 @@ class BloomFamily final : public ModelFamily {
 public:
   llvm::StringRef name() const override { return "bloom"; }
   llvm::StringRef huggingFaceModelType() const override { return "bloom"; }
+  llvm::StringRef ggufArchitecture() const override { return "bloom"; }
 
   llvm::Expected<DecoderConfig>
   readConfig(const Checkpoint &file) const override {
     const ConfigSource &config = file.config;
     DecoderConfig c = architecture();
+    if (file.format == CheckpointFormat::Gguf) {
+      if (auto err = readGgufDecoderConfig(file, "bloom", c))
+        return std::move(err);
+      if (c.attention.numKVHeads != c.attention.numHeads)
+        return llvm::createStringError(
+            config.describe() + ": bloom.attention.head_count_kv " +
+            llvm::Twine(c.attention.numKVHeads) +
+            " differs from bloom.attention.head_count " +
+            llvm::Twine(c.attention.numHeads) + " (BLOOM has no KV groups)");
+      return c;
+    }
     AttentionSettings &a = c.attention;
     if (auto err = readEither(config, {"n_embed", "hidden_size"}, c.dim))
       return std::move(err);
@@ -97,6 +113,8 @@ public:
   llvm::Expected<WeightMap>
   mapWeights(const Checkpoint &file,
              const DecoderConfig &config) const override {
+    if (file.format == CheckpointFormat::Gguf)
+      return mapGgufDecoderWeights(file, config, /*fusedQkv=*/true);
     using R = WeightRole;
     static const TensorMapping kLayer[] = {
         {"h.{layer}.input_layernorm.weight", {R::AttnNormWeight}},

@@ -4,7 +4,8 @@
 // sqrt(hidden_size) (the tied LM head reads them unscaled), RMSNorm scaling
 // by (1 + weight), a GeGLU feed-forward (gelu_pytorch_tanh(gate) * up), a
 // head size of its own (head_dim, 256 by default, need not be hidden_size /
-// heads) and a tied head. Hugging Face directories, model_type gemma.
+// heads) and a tied head. Hugging Face directories, model_type gemma, and
+// GGUF files, architecture gemma.
 //
 //===----------------------------------------------------------------------===//
 #include "models/LlamaLayout.h"
@@ -20,6 +21,7 @@ class GemmaFamily final : public LlamaLayoutFamily {
 public:
   llvm::StringRef name() const override { return "gemma"; }
   llvm::StringRef huggingFaceModelType() const override { return "gemma"; }
+  llvm::StringRef ggufArchitecture() const override { return "gemma"; }
 
   // Gemma's tokenizer: <eos> 1, <bos> 2. The byte tokenizer of the presets
   // has <s> and </s> at 1 and 2.
@@ -57,6 +59,13 @@ protected:
     // Multiplied in the activations' precision: f32 here.
     c.embeddingScale = float(std::sqrt(double(c.dim)));
     return llvm::Error::success();
+  }
+
+  // llama.cpp's converter stores Gemma's norm weights as 1 + w (a plain
+  // RMSNorm then computes Gemma's); the embedding scale is not stored.
+  void adaptToGguf(DecoderConfig &c) const override {
+    c.normUnitOffset = false;
+    c.embeddingScale = float(std::sqrt(double(c.dim)));
   }
 };
 

@@ -5,7 +5,7 @@
 // base. Qwen2's optional sliding window (`use_sliding_window`, applied to
 // the layers from `max_window_layers` on) mixes windowed and full layers,
 // which one KV cache cannot hold yet: it is refused by name. Hugging Face
-// directories, model_type qwen2.
+// directories, model_type qwen2, and GGUF files, architecture qwen2.
 //
 //===----------------------------------------------------------------------===//
 #include "models/LlamaLayout.h"
@@ -19,6 +19,8 @@ class Qwen2Family final : public LlamaLayoutFamily {
 public:
   llvm::StringRef name() const override { return "qwen2"; }
   llvm::StringRef huggingFaceModelType() const override { return "qwen2"; }
+  // llama.cpp rotates Qwen2's halves (NEOX) and stores Q and K unpermuted.
+  llvm::StringRef ggufArchitecture() const override { return "qwen2"; }
 
   // <|endoftext|> ends a sequence; Qwen2 adds no BOS of its own. The byte
   // tokenizer of the presets has <s> and </s> at 1 and 2.

@@ -6,6 +6,7 @@
 //   tfm-tokenize --spm TOKENIZER_BIN [--bos] [--lines] < text
 //   tfm-tokenize --hf TOKENIZER_JSON [--config TOKENIZER_CONFIG_JSON]
 //                [--add-special] [--decode] [--lines] < text-or-ids
+//   tfm-tokenize --gguf MODEL_GGUF [--add-special] [--decode] [--lines]
 // prints the ids of stdin space-separated on one line; with --lines, stdin is
 // split at '\n' (like JavaScript's split, so a final newline yields a last
 // empty line) and each line's ids are printed on their own line. --bos and
@@ -13,9 +14,12 @@
 // holds ids (space-separated; one sequence per line with --lines) and the
 // text is printed, each sequence followed by '\n': streamed id by id
 // through the tokenizer's Detokenizer, special tokens skipped, exactly as
-// a produced binary prints generated text.
+// a produced binary prints generated text. --gguf runs the tokenizer tfmc
+// makes of the vocabulary in a GGUF file's metadata.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/frontends/Gguf.h"
+#include "compiler/frontends/Tokenizers.h"
 #include "runtime/ReadFile.h"
 #include "runtime/Tokenizer.h"
 
@@ -39,6 +43,8 @@ int usage() {
                "       tfm-tokenize --hf TOKENIZER_JSON [--config "
                "TOKENIZER_CONFIG_JSON]\n"
                "                    [--add-special] [--decode] [--lines]\n"
+               "       tfm-tokenize --gguf MODEL_GGUF [--add-special] "
+               "[--decode] [--lines]\n"
                "Reads text on stdin and prints token ids (--decode: the "
                "reverse).\n";
   return 2;
@@ -88,6 +94,29 @@ void printIds(const std::vector<int> &ids) {
   std::fwrite(line.data(), 1, line.size(), stdout);
 }
 
+/// The tokenizer of a GGUF file's metadata, as tfmc compiles it.
+bool ggufTokenizer(const char *path, std::string &kind, std::string &blob,
+                   int &bos) {
+  auto fail = [](llvm::Error err) {
+    std::cerr << "tfm-tokenize: " << llvm::toString(std::move(err)) << "\n";
+    return false;
+  };
+  auto file = tfmc::frontends::GgufFile::open(path);
+  if (!file)
+    return fail(file.takeError());
+  auto spec = tfmc::frontends::readGgufTokenizer(**file, {});
+  if (!spec)
+    return fail(spec.takeError());
+  if (spec->kind.empty()) {
+    std::cerr << "tfm-tokenize: '" << path << "' has no tokenizer\n";
+    return false;
+  }
+  kind = spec->kind;
+  blob = spec->blob;
+  bos = spec->bos;
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -115,6 +144,9 @@ int main(int argc, char **argv) {
     } else if (!std::strcmp(argv[i], "--hf") && i + 1 < argc) {
       kind = "hf";
       hfJson = argv[++i];
+    } else if (!std::strcmp(argv[i], "--gguf") && i + 1 < argc) {
+      if (!ggufTokenizer(argv[++i], kind, blob, bos))
+        return 1;
     } else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) {
       hfConfig = argv[++i];
     } else if (!std::strcmp(argv[i], "--add-special")) {
@@ -131,7 +163,7 @@ int main(int argc, char **argv) {
   }
   if (kind.empty())
     return usage();
-  if (kind == "hf" && !hfBlobFromFiles(hfJson, hfConfig, blob, error)) {
+  if (!hfJson.empty() && !hfBlobFromFiles(hfJson, hfConfig, blob, error)) {
     std::cerr << "tfm-tokenize: " << error << "\n";
     return 1;
   }

@@ -1,9 +1,11 @@
 #!/bin/bash
 # compare_hf_tokenizer.sh - tfm-tokenize --hf against @huggingface/tokenizers.
 #
-# Usage: compare_hf_tokenizer.sh TFM_TOKENIZE OURS_DIR REF_DIR NODE_MODULES CORPUS...
-# OURS_DIR and REF_DIR hold a tokenizer.json + tokenizer_config.json (the
-# same directory, except where the reference needs the file in another form);
+# Usage: compare_hf_tokenizer.sh TFM_TOKENIZE OURS REF_DIR NODE_MODULES CORPUS...
+# OURS and REF_DIR are directories holding a tokenizer.json +
+# tokenizer_config.json (the same directory, except where the reference needs
+# the file in another form), or OURS is a GGUF file whose embedded vocabulary
+# tfm-tokenize --gguf runs;
 # the corpora are concatenated. Each comparison runs line by line (so a
 # mismatch names the line) and on the whole text, without and with special
 # tokens: the encoded ids, then the text both decode the reference's ids to
@@ -13,7 +15,7 @@ set -euo pipefail
 tool=$1 ours=$2 ref=$3 modules=$4
 shift 4
 here=$(dirname "$0")
-work="$ours/compare"
+if [ -f "$ours" ]; then work="$ours.compare"; else work="$ours/compare"; fi
 mkdir -p "$work"
 cat "$@" > "$work/corpus.txt"
 
@@ -22,7 +24,11 @@ npm_run() {
     --config "$ref/tokenizer_config.json" "$@"
 }
 tfm_run() {
-  "$tool" --hf "$ours/tokenizer.json" --config "$ours/tokenizer_config.json" "$@"
+  if [ -f "$ours" ]; then
+    "$tool" --gguf "$ours" "$@"
+  else
+    "$tool" --hf "$ours/tokenizer.json" --config "$ours/tokenizer_config.json" "$@"
+  fi
 }
 same() {
   if ! cmp -s "$1" "$2"; then
@@ -50,4 +56,5 @@ if [ "$ids" -le "$corpus_lines" ]; then
   echo "the reference printed only $ids ids for $corpus_lines lines" >&2
   exit 1
 fi
-echo "tfm-tokenize --hf equals @huggingface/tokenizers: $corpus_lines lines, $ids ids"
+if [ -f "$ours" ]; then how=--gguf; else how=--hf; fi
+echo "tfm-tokenize $how equals @huggingface/tokenizers: $corpus_lines lines, $ids ids"

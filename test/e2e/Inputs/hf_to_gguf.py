@@ -1,0 +1,314 @@
+"""Converts a Hugging Face model directory to GGUF as llama.cpp's converter does.
+
+  hf_to_gguf.py model HF_DIR OUT.gguf [--split-experts]
+      [--tokenizer-json TOKENIZER_JSON --pre NAME] [--set KEY=TYPE:VALUE]...
+  hf_to_gguf.py vocab TOKENIZER_JSON OUT.gguf --pre NAME [--bos TEXT]
+      [--eos TEXT] [--add-bos] [--add-eos]
+
+`model` writes the f32 weights and hyperparameters of a llama, mixtral,
+qwen2, gemma or bloom directory (as torch_reference.py make-model writes
+them) under llama.cpp's names and with its converter's conventions, written
+here from its documented behaviour, not from its code:
+  - llama/mixtral (architecture `llama`): Q and K rows permuted from the
+    Hugging Face rotate-halves order to adjacent pairs; Mixtral's experts
+    merged into one [experts, out, in] tensor per matrix (`ffn_gate_exps`),
+    or one tensor per expert with --split-experts (older files);
+  - qwen2: Q/K/V biases, nothing permuted (llama.cpp rotates halves);
+  - gemma: every norm weight stored as 1 + w, head size as key_length;
+  - bloom: the per-head fused query_key_value reordered to all queries,
+    then all keys, then all values; the tied head written as output.weight.
+With --tokenizer-json, a byte-level BPE tokenizer.json is embedded as
+llama.cpp's `gpt2` tokenizer model (tokens, merges, token types) with
+`tokenizer.ggml.pre` NAME. `vocab` writes only that tokenizer (no tensors).
+--set KEY=TYPE:VALUE (TYPE u32, f32, str or bool) replaces or adds a key,
+for the error tests.
+"""
+import argparse
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+GGUF_UINT32, GGUF_INT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING, GGUF_ARRAY = 4, 5, 6, 7, 8, 9
+TOKEN_NORMAL, TOKEN_CONTROL = 1, 3
+ALIGNMENT = 32
+
+
+def read_safetensors(path):
+    with open(path, "rb") as fh:
+        blob = fh.read()
+    (header_len,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8:8 + header_len])
+    base = 8 + header_len
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        assert info["dtype"] == "F32", "%s: only F32 is converted" % name
+        begin, end = info["data_offsets"]
+        tensors[name] = np.frombuffer(blob[base + begin:base + end],
+                                      dtype="<f4").reshape(info["shape"])
+    return tensors
+
+
+class Writer:
+    """GGUF v3: header, metadata, tensor infos, aligned tensor data."""
+
+    def __init__(self, architecture):
+        self.meta = []
+        self.tensors = []
+        self.string("general.architecture", architecture)
+
+    @staticmethod
+    def encode_string(s):
+        data = s.encode("utf-8")
+        return struct.pack("<Q", len(data)) + data
+
+    def u32(self, key, value):
+        self.meta.append((key, struct.pack("<I", GGUF_UINT32) + struct.pack("<I", value)))
+
+    def f32(self, key, value):
+        self.meta.append((key, struct.pack("<I", GGUF_FLOAT32) + struct.pack("<f", value)))
+
+    def flag(self, key, value):
+        self.meta.append((key, struct.pack("<I", GGUF_BOOL) + struct.pack("<B", int(value))))
+
+    def string(self, key, value):
+        self.meta.append((key, struct.pack("<I", GGUF_STRING) + self.encode_string(value)))
+
+    def array(self, key, element_type, values):
+        payload = struct.pack("<IIQ", GGUF_ARRAY, element_type, len(values))
+        if element_type == GGUF_STRING:
+            payload += b"".join(self.encode_string(v) for v in values)
+        elif element_type == GGUF_INT32:
+            payload += struct.pack("<%di" % len(values), *values)
+        else:
+            payload += struct.pack("<%df" % len(values), *values)
+        self.meta.append((key, payload))
+
+    def override(self, setting):
+        """KEY=TYPE:VALUE (TYPE u32, f32, str or bool) replaces or adds KEY."""
+        key, typed = setting.split("=", 1)
+        kind, text = typed.split(":", 1)
+        self.meta = [(k, v) for k, v in self.meta if k != key]
+        {"u32": lambda: self.u32(key, int(text)), "f32": lambda: self.f32(key, float(text)),
+         "str": lambda: self.string(key, text),
+         "bool": lambda: self.flag(key, text == "true")}[kind]()
+
+    def tensor(self, name, array):
+        self.tensors.append((name, np.ascontiguousarray(array, dtype="<f4")))
+
+    def write(self, path):
+        out = b"GGUF" + struct.pack("<IQQ", 3, len(self.tensors), len(self.meta))
+        for key, payload in self.meta:
+            out += self.encode_string(key) + payload
+        data = b""
+        for name, array in self.tensors:
+            # ggml lists dimensions innermost first.
+            dims = list(reversed(array.shape))
+            out += self.encode_string(name) + struct.pack("<I", len(dims))
+            out += b"".join(struct.pack("<Q", d) for d in dims)
+            out += struct.pack("<IQ", 0, len(data))  # F32
+            data += array.tobytes()
+            data += b"\0" * (-len(data) % ALIGNMENT)
+        out += b"\0" * (-len(out) % ALIGNMENT)
+        with open(path, "wb") as fh:
+            fh.write(out + data)
+
+
+def permute_for_pairs(w, heads):
+    """Rows of each head from (first halves, second halves) to pairs."""
+    return (w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:])
+            .swapaxes(1, 2).reshape(w.shape))
+
+
+def decoder_metadata(writer, arch, config, heads, kv_heads, eps_key, eps):
+    writer.u32(arch + ".context_length", config.get("max_position_embeddings",
+                                                    config.get("seq_length", 2048)))
+    writer.u32(arch + ".embedding_length", config["hidden_size"])
+    writer.u32(arch + ".block_count", config.get("num_hidden_layers",
+                                                 config.get("n_layer")))
+    writer.u32(arch + ".attention.head_count", heads)
+    writer.u32(arch + ".attention.head_count_kv", kv_heads)
+    writer.f32(arch + ".attention." + eps_key, eps)
+
+
+def rope_theta(config):
+    return config.get("rope_theta", config.get("rope_parameters", {}).get("rope_theta", 10000.0))
+
+
+def convert_llama_layout(config, t, writer, family, split_experts):
+    arch = "llama" if family in ("llama", "mixtral") else family
+    heads = config["num_attention_heads"]
+    kv = config.get("num_key_value_heads", heads)
+    decoder_metadata(writer, arch, config, heads, kv, "layer_norm_rms_epsilon",
+                     config.get("rms_norm_eps", 1e-6))
+    writer.u32(arch + ".feed_forward_length", config["intermediate_size"])
+    writer.f32(arch + ".rope.freq_base", rope_theta(config))
+    if family == "gemma":
+        writer.u32(arch + ".attention.key_length", config["head_dim"])
+        writer.u32(arch + ".attention.value_length", config["head_dim"])
+    if family == "mixtral":
+        writer.u32(arch + ".expert_count", config["num_local_experts"])
+        writer.u32(arch + ".expert_used_count", config["num_experts_per_tok"])
+
+    def norm(w):
+        return w + 1.0 if family == "gemma" else w
+
+    permute = arch == "llama"
+    writer.tensor("token_embd.weight", t["model.embed_tokens.weight"])
+    for layer in range(config["num_hidden_layers"]):
+        p, b = "model.layers.%d." % layer, "blk.%d." % layer
+        q = t[p + "self_attn.q_proj.weight"]
+        k = t[p + "self_attn.k_proj.weight"]
+        writer.tensor(b + "attn_norm.weight", norm(t[p + "input_layernorm.weight"]))
+        writer.tensor(b + "attn_q.weight", permute_for_pairs(q, heads) if permute else q)
+        writer.tensor(b + "attn_k.weight", permute_for_pairs(k, kv) if permute else k)
+        writer.tensor(b + "attn_v.weight", t[p + "self_attn.v_proj.weight"])
+        for name in ("q", "k", "v"):
+            bias = t.get(p + "self_attn.%s_proj.bias" % name)
+            if bias is not None:
+                writer.tensor(b + "attn_%s.bias" % name, bias)
+        writer.tensor(b + "attn_output.weight", t[p + "self_attn.o_proj.weight"])
+        writer.tensor(b + "ffn_norm.weight", norm(t[p + "post_attention_layernorm.weight"]))
+        if family == "mixtral":
+            moe = p + "block_sparse_moe."
+            writer.tensor(b + "ffn_gate_inp.weight", t[moe + "gate.weight"])
+            experts = config["num_local_experts"]
+            for ours, theirs in (("gate", "w1"), ("down", "w2"), ("up", "w3")):
+                matrices = [t[moe + "experts.%d.%s.weight" % (e, theirs)]
+                            for e in range(experts)]
+                if split_experts:
+                    for e, m in enumerate(matrices):
+                        writer.tensor(b + "ffn_%s.%d.weight" % (ours, e), m)
+                else:
+                    writer.tensor(b + "ffn_%s_exps.weight" % ours, np.stack(matrices))
+        else:
+            for name in ("gate", "up", "down"):
+                writer.tensor(b + "ffn_%s.weight" % name, t[p + "mlp.%s_proj.weight" % name])
+    writer.tensor("output_norm.weight", norm(t["model.norm.weight"]))
+    if "lm_head.weight" in t and not config.get("tie_word_embeddings", False):
+        writer.tensor("output.weight", t["lm_head.weight"])
+
+
+def convert_bloom(config, t, writer):
+    t = {k[len("transformer."):] if k.startswith("transformer.") else k: v
+         for k, v in t.items()}
+    d, heads = config["hidden_size"], config["n_head"]
+    decoder_metadata(writer, "bloom", config, heads, heads, "layer_norm_epsilon",
+                     config.get("layer_norm_epsilon", 1e-5))
+    writer.u32("bloom.feed_forward_length", 4 * d)
+    writer.tensor("token_embd.weight", t["word_embeddings.weight"])
+    writer.tensor("token_embd_norm.weight", t["word_embeddings_layernorm.weight"])
+    writer.tensor("token_embd_norm.bias", t["word_embeddings_layernorm.bias"])
+    names = [("input_layernorm", "attn_norm"), ("self_attention.dense", "attn_output"),
+             ("post_attention_layernorm", "ffn_norm"), ("mlp.dense_h_to_4h", "ffn_up"),
+             ("mlp.dense_4h_to_h", "ffn_down")]
+    for layer in range(config["n_layer"]):
+        p, b = "h.%d." % layer, "blk.%d." % layer
+        qkv = t[p + "self_attention.query_key_value.weight"].reshape(heads, 3, d // heads, d)
+        qkv_bias = t[p + "self_attention.query_key_value.bias"].reshape(heads, 3, d // heads)
+        writer.tensor(b + "attn_qkv.weight",
+                      np.concatenate([qkv[:, i].reshape(d, d) for i in range(3)]))
+        writer.tensor(b + "attn_qkv.bias",
+                      np.concatenate([qkv_bias[:, i].reshape(d) for i in range(3)]))
+        for theirs, ours in names:
+            writer.tensor(b + ours + ".weight", t[p + theirs + ".weight"])
+            writer.tensor(b + ours + ".bias", t[p + theirs + ".bias"])
+    writer.tensor("output_norm.weight", t["ln_f.weight"])
+    writer.tensor("output_norm.bias", t["ln_f.bias"])
+    writer.tensor("output.weight", t["word_embeddings.weight"])
+
+
+def embed_bpe_tokenizer(writer, path, pre, bos=None, eos=None, add_bos=False,
+                        add_eos=False):
+    """A byte-level BPE tokenizer.json as llama.cpp's `gpt2` tokenizer."""
+    with open(path, encoding="utf-8") as fh:
+        tok = json.load(fh)
+    model = tok["model"]
+    assert model["type"] == "BPE", "only BPE tokenizers are embedded"
+    added = {a["id"]: a for a in tok.get("added_tokens", [])}
+    size = max(list(model["vocab"].values()) + list(added)) + 1
+    tokens = ["[PAD%d]" % i for i in range(size)]
+    types = [TOKEN_NORMAL] * size
+    for piece, index in model["vocab"].items():
+        tokens[index] = piece
+    for index, a in added.items():
+        tokens[index] = a["content"]
+        types[index] = TOKEN_CONTROL if a.get("special") else 4  # USER_DEFINED
+    merges = [m if isinstance(m, str) else " ".join(m) for m in model["merges"]]
+    writer.string("tokenizer.ggml.model", "gpt2")
+    writer.string("tokenizer.ggml.pre", pre)
+    writer.array("tokenizer.ggml.tokens", GGUF_STRING, tokens)
+    writer.array("tokenizer.ggml.token_type", GGUF_INT32, types)
+    writer.array("tokenizer.ggml.merges", GGUF_STRING, merges)
+    ids = {a["content"]: i for i, a in added.items()}
+    if bos:
+        writer.u32("tokenizer.ggml.bos_token_id", ids[bos])
+    if eos:
+        writer.u32("tokenizer.ggml.eos_token_id", ids[eos])
+    writer.flag("tokenizer.ggml.add_bos_token", add_bos)
+    writer.flag("tokenizer.ggml.add_eos_token", add_eos)
+
+
+def model(args):
+    with open(os.path.join(args.hf_dir, "config.json")) as fh:
+        config = json.load(fh)
+    tensors = read_safetensors(os.path.join(args.hf_dir, "model.safetensors"))
+    family = config["model_type"]
+    if family == "bloom":
+        writer = Writer("bloom")
+        convert_bloom(config, tensors, writer)
+    elif family in ("llama", "mixtral", "qwen2", "gemma"):
+        writer = Writer("llama" if family in ("llama", "mixtral") else family)
+        convert_llama_layout(config, tensors, writer, family, args.split_experts)
+    else:
+        print("hf_to_gguf.py: model_type %s is not converted" % family, file=sys.stderr)
+        return 1
+    if args.tokenizer_json:
+        embed_bpe_tokenizer(writer, args.tokenizer_json, args.pre)
+    for setting in args.set:
+        writer.override(setting)
+    writer.write(args.out)
+    return 0
+
+
+def vocab(args):
+    writer = Writer("llama")
+    embed_bpe_tokenizer(writer, args.tokenizer_json, args.pre, args.bos, args.eos,
+                        args.add_bos, args.add_eos)
+    for setting in args.set:
+        writer.override(setting)
+    writer.write(args.out)
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("model")
+    m.add_argument("hf_dir")
+    m.add_argument("out")
+    m.add_argument("--split-experts", action="store_true")
+    m.add_argument("--tokenizer-json")
+    m.add_argument("--pre", default="gpt-2")
+    v = sub.add_parser("vocab")
+    v.add_argument("tokenizer_json")
+    v.add_argument("out")
+    v.add_argument("--pre", required=True)
+    v.add_argument("--bos", help="the BOS token's text")
+    v.add_argument("--eos", help="the EOS token's text")
+    v.add_argument("--add-bos", action="store_true")
+    v.add_argument("--add-eos", action="store_true")
+    for p in (m, v):
+        p.add_argument("--set", action="append", default=[],
+                       help="KEY=TYPE:VALUE: replace or add a metadata key")
+    args = parser.parse_args()
+    return model(args) if args.command == "model" else vocab(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
