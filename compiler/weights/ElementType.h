@@ -43,6 +43,15 @@ float halfToFloat(uint16_t bits);
 /// bfloat16 -> float (exact: the bits become the top half of an f32).
 float bfloat16ToFloat(uint16_t bits);
 
+/// float -> IEEE half, rounded to nearest even (as numpy's and PyTorch's
+/// casts): overflow gives infinity, tiny values subnormals or zero, NaN a
+/// quiet NaN of the same sign.
+uint16_t floatToHalf(float value);
+
+/// float -> bfloat16, rounded to nearest even (as PyTorch's cast); NaN
+/// stays a quiet NaN of the same sign.
+uint16_t floatToBfloat16(float value);
+
 } // namespace tfmc::weights
 
 #endif // TFMC_COMPILER_WEIGHTS_ELEMENTTYPE_H

@@ -109,10 +109,59 @@ TEST(CastTest, SameTypeIsTheSameBytes) {
   EXPECT_EQ(same->data(), matrix.data());
 }
 
-TEST(CastTest, NarrowingIsAnError) {
-  auto narrowed = cast(numbered(1, 1), ElementType::F16);
-  ASSERT_FALSE(bool(narrowed));
-  EXPECT_EQ(llvm::toString(narrowed.takeError()), "cannot convert f32 to f16");
+TEST(CastTest, HalfRoundsToNearestEven) {
+  EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
+  EXPECT_EQ(floatToHalf(-0.0f), 0x8000);
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);
+  EXPECT_EQ(floatToHalf(65519.99f), 0x7bff); // below the halfway point
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);  // halfway, to even: infinity
+  EXPECT_EQ(floatToHalf(-1e10f), 0xfc00);
+  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: to the even 1.
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
+  // 1 + 3 * 2^-11 is halfway between odd and even: up to the even one.
+  EXPECT_EQ(floatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20)),
+            0x3c01);
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -14)), 0x0400); // smallest normal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001); // smallest subnormal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -25)), 0x0000); // halfway: to even 0
+  EXPECT_EQ(floatToHalf(std::ldexp(3.0f, -25)), 0x0002); // halfway: to even 2
+  EXPECT_EQ(floatToHalf(std::ldexp(1023.75f, -24)), 0x0400); // carries
+  EXPECT_EQ(floatToHalf(INFINITY), 0x7c00);
+  EXPECT_EQ(floatToHalf(-NAN) & 0xfe00, 0xfe00); // a negative quiet NaN
+  // Every half survives the round trip.
+  for (uint32_t bits = 0; bits < 0x10000; ++bits)
+    if ((bits & 0x7c00) != 0x7c00 || (bits & 0x3ff) == 0)
+      ASSERT_EQ(floatToHalf(halfToFloat(uint16_t(bits))), bits) << bits;
+}
+
+TEST(CastTest, Bfloat16RoundsToNearestEven) {
+  EXPECT_EQ(floatToBfloat16(1.0f), 0x3f80);
+  // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: to the even 1.
+  EXPECT_EQ(floatToBfloat16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
+  EXPECT_EQ(floatToBfloat16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);
+  EXPECT_EQ(floatToBfloat16(0x1.fffffep127f), 0x7f80); // rounds to infinity
+  EXPECT_EQ(floatToBfloat16(NAN) & 0x7fc0, 0x7fc0);
+  for (uint32_t bits = 0; bits < 0x10000; ++bits)
+    if ((bits & 0x7f80) != 0x7f80 || (bits & 0x7f) == 0)
+      ASSERT_EQ(floatToBfloat16(bfloat16ToFloat(uint16_t(bits))), bits) << bits;
+}
+
+TEST(CastTest, NarrowsTensorsOnce) {
+  auto half = cast(TensorView::fromF32({3}, {1.0f, 0.1f, -70000.0f}),
+                   ElementType::F16);
+  ASSERT_TRUE(bool(half)) << llvm::toString(half.takeError());
+  uint16_t bits[3];
+  std::memcpy(bits, half->data(), sizeof(bits));
+  EXPECT_EQ(std::vector<uint16_t>(bits, bits + 3),
+            (std::vector<uint16_t>{0x3c00, 0x2e66, 0xfc00}));
+  // bf16 -> f16 goes through the exact f32 value: one rounding.
+  auto across = cast(halves(ElementType::BF16, {1}, {0x3dcd}), // 0.10009765625
+                     ElementType::F16);
+  ASSERT_TRUE(bool(across)) << llvm::toString(across.takeError());
+  std::memcpy(bits, across->data(), 2);
+  EXPECT_EQ(bits[0], 0x2e68);
 }
 
 TEST(TransposeTest, SwapsRowsAndColumns) {
