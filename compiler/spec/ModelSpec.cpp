@@ -13,5 +13,8 @@ weights::ElementType tfmc::storedMatrixType(const ModelSpec &spec) {
       return weights::ElementType::F32;
     shared = type;
   }
-  return shared.value_or(weights::ElementType::F32);
+  // Block-quantized matrices are dequantized exactly, to f32.
+  if (!shared || weights::isBlockQuantized(*shared))
+    return weights::ElementType::F32;
+  return *shared;
 }

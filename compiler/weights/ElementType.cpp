@@ -15,14 +15,35 @@ llvm::StringRef tfmc::weights::elementTypeName(ElementType type) {
     return "f16";
   case ElementType::BF16:
     return "bf16";
+  case ElementType::Q8_0:
+    return "q8_0";
+  case ElementType::Q4_0:
+    return "q4_0";
   }
   return "unknown";
 }
 
-uint32_t tfmc::weights::blockElements(ElementType) { return 1; }
+bool tfmc::weights::isBlockQuantized(ElementType type) {
+  return type == ElementType::Q8_0 || type == ElementType::Q4_0;
+}
+
+uint32_t tfmc::weights::blockElements(ElementType type) {
+  return isBlockQuantized(type) ? 32 : 1;
+}
 
 uint32_t tfmc::weights::blockBytes(ElementType type) {
-  return type == ElementType::F32 ? 4 : 2;
+  switch (type) {
+  case ElementType::F32:
+    return 4;
+  case ElementType::F16:
+  case ElementType::BF16:
+    return 2;
+  case ElementType::Q8_0:
+    return 2 + 32;
+  case ElementType::Q4_0:
+    return 2 + 16;
+  }
+  return 1;
 }
 
 uint64_t tfmc::weights::storageBytes(ElementType type, uint64_t count) {

@@ -6,8 +6,11 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Transforms.h"
 
+#include "compiler/weights/Quantized.h"
+
 #include "llvm/Support/SwapByteOrder.h"
 
+#include <cassert>
 #include <cstring>
 
 using namespace tfmc::weights;
@@ -55,6 +58,20 @@ llvm::Expected<TensorView> tfmc::weights::cast(const TensorView &tensor,
                                                ElementType to) {
   if (tensor.type() == to)
     return tensor;
+  if (isBlockQuantized(to))
+    return llvm::createStringError(llvm::Twine("cannot convert ") +
+                                   elementTypeName(tensor.type()) + " to " +
+                                   elementTypeName(to));
+  if (isBlockQuantized(tensor.type())) {
+    // Dequantized exactly (see Quantized.h), then narrowed if asked.
+    TensorView wide = TensorView::create(
+        ElementType::F32, tensor.shape(), [&](char *out) {
+          dequantizeBlocks(tensor.type(), tensor.data(),
+                           tensor.numElements() / 32,
+                           reinterpret_cast<float *>(out));
+        });
+    return cast(wide, to);
+  }
   // Every scalar type widens to f32 exactly, so one rounding at most.
   return TensorView::create(to, tensor.shape(), [&](char *out) {
     for (uint64_t i = 0, count = tensor.numElements(); i < count; ++i)
@@ -63,6 +80,8 @@ llvm::Expected<TensorView> tfmc::weights::cast(const TensorView &tensor,
 }
 
 TensorView tfmc::weights::transpose(const TensorView &matrix) {
+  assert(!isBlockQuantized(matrix.type()) &&
+         "blocks do not transpose: dequantize first");
   int64_t rows = matrix.shape()[0], cols = matrix.shape()[1];
   return TensorView::create(matrix.type(), {cols, rows}, [&](char *out) {
     if (blockBytes(matrix.type()) == 4)

@@ -132,8 +132,9 @@ TEST(CastTest, HalfRoundsToNearestEven) {
   EXPECT_EQ(floatToHalf(-NAN) & 0xfe00, 0xfe00); // a negative quiet NaN
   // Every half survives the round trip.
   for (uint32_t bits = 0; bits < 0x10000; ++bits)
-    if ((bits & 0x7c00) != 0x7c00 || (bits & 0x3ff) == 0)
+    if ((bits & 0x7c00) != 0x7c00 || (bits & 0x3ff) == 0) {
       ASSERT_EQ(floatToHalf(halfToFloat(uint16_t(bits))), bits) << bits;
+    }
 }
 
 TEST(CastTest, Bfloat16RoundsToNearestEven) {
@@ -144,8 +145,9 @@ TEST(CastTest, Bfloat16RoundsToNearestEven) {
   EXPECT_EQ(floatToBfloat16(0x1.fffffep127f), 0x7f80); // rounds to infinity
   EXPECT_EQ(floatToBfloat16(NAN) & 0x7fc0, 0x7fc0);
   for (uint32_t bits = 0; bits < 0x10000; ++bits)
-    if ((bits & 0x7f80) != 0x7f80 || (bits & 0x7f) == 0)
+    if ((bits & 0x7f80) != 0x7f80 || (bits & 0x7f) == 0) {
       ASSERT_EQ(floatToBfloat16(bfloat16ToFloat(uint16_t(bits))), bits) << bits;
+    }
 }
 
 TEST(CastTest, NarrowsTensorsOnce) {
@@ -292,6 +294,63 @@ TEST(WeightTest, CastsAfterTheSteps) {
   auto tensor = weight.materialize(ElementType::F32);
   ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
   EXPECT_EQ(floats(*tensor), (std::vector<float>{1, 3, 2, 4}));
+}
+
+} // namespace
+
+namespace {
+
+TEST(QuantizedTest, BlockGeometry) {
+  EXPECT_EQ(blockElements(ElementType::Q8_0), 32u);
+  EXPECT_EQ(storageBytes(ElementType::Q8_0, 64), 68u);
+  EXPECT_EQ(storageBytes(ElementType::Q4_0, 64), 36u);
+  EXPECT_EQ(elementTypeName(ElementType::Q4_0), "q4_0");
+}
+
+TEST(QuantizedTest, DequantizesAsGgmlDefines) {
+  // Q8_0: d = 0.5 (f16 0x3800), q[j] = j - 16.
+  std::vector<uint8_t> q8 = {0x00, 0x38};
+  for (int j = 0; j < 32; ++j)
+    q8.push_back(uint8_t(int8_t(j - 16)));
+  TensorView eight(ElementType::Q8_0, {1, 32},
+                   reinterpret_cast<const char *>(q8.data()), nullptr);
+  auto wide = cast(eight, ElementType::F32);
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  std::vector<float> values = floats(*wide);
+  EXPECT_EQ(values[0], -8.0f);
+  EXPECT_EQ(values[31], 7.5f);
+  EXPECT_EQ(elementAsFloat(eight, 17), 0.5f);
+
+  // Q4_0: d = -2 (f16 0xc000); byte j holds q[j] = j (low) and q[j + 16] =
+  // 15 - j (high); values (q - 8) * d.
+  std::vector<uint8_t> q4 = {0x00, 0xc0};
+  for (int j = 0; j < 16; ++j)
+    q4.push_back(uint8_t(j | ((15 - j) << 4)));
+  TensorView four(ElementType::Q4_0, {32},
+                  reinterpret_cast<const char *>(q4.data()), nullptr);
+  auto half = cast(four, ElementType::F16); // dequantized, then rounded
+  ASSERT_TRUE(bool(half)) << llvm::toString(half.takeError());
+  uint16_t bits[32];
+  std::memcpy(bits, half->data(), sizeof(bits));
+  EXPECT_EQ(halfToFloat(bits[0]), 16.0f);   // (0 - 8) * -2
+  EXPECT_EQ(halfToFloat(bits[15]), -14.0f); // (15 - 8) * -2
+  EXPECT_EQ(halfToFloat(bits[16]), -14.0f); // (15 - 8) * -2
+  EXPECT_EQ(halfToFloat(bits[31]), 16.0f);
+}
+
+TEST(QuantizedTest, IsNotAConversionTarget) {
+  auto narrowed = cast(numbered(1, 32), ElementType::Q8_0);
+  ASSERT_FALSE(bool(narrowed));
+  EXPECT_EQ(llvm::toString(narrowed.takeError()), "cannot convert f32 to q8_0");
+}
+
+TEST(QuantizedTest, NonFiniteScaleIsFound) {
+  std::vector<uint8_t> blocks(2 * 34, 0);
+  blocks[34] = 0x00;
+  blocks[35] = 0x7c; // block 1's scale is +inf
+  TensorView tensor(ElementType::Q8_0, {64},
+                    reinterpret_cast<const char *>(blocks.data()), nullptr);
+  EXPECT_EQ(findNonFinite(tensor), std::optional<uint64_t>(32));
 }
 
 } // namespace
