@@ -348,10 +348,11 @@ llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
     }
     // Blocks run along the innermost dimension: each row is whole blocks.
     uint32_t block = weights::blockElements(*type);
-    if (!info.dims.empty() && info.dims[0] % block != 0)
+    if (block > 1 && (info.dims.empty() || info.dims[0] % block != 0))
       return llvm::createStringError(
           "GGUF tensor '" + info.name + "' in '" + path_ + "' has rows of " +
-          llvm::Twine(info.dims[0]) + " elements, not a whole number of " +
+          llvm::Twine(info.dims.empty() ? 1 : info.dims[0]) +
+          " elements, not a whole number of " +
           ggmlTypeName(info.type) + " blocks of " + llvm::Twine(block));
     if (info.offset % alignment != 0)
       return llvm::createStringError(
