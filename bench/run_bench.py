@@ -10,6 +10,7 @@ encode calls of the whole compiled sequence against a PyTorch f32 forward of
 the same weights. See bench/README.md.
 
   /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
+      [--weights f32,f16,bf16]
 """
 import argparse
 import json
@@ -155,9 +156,15 @@ def load_peer_weights(shape, path):
     return w
 
 
-def weight_bytes(w, shape):
+# Bytes per projection weight element as --weights stores it.
+WEIGHT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+
+
+def weight_bytes(w, shape, weights="f32"):
     """(bytes decode reads per token, layer-weight parameters a token uses,
-    all parameters). A mixture of experts reads top_k of its experts."""
+    all parameters). A mixture of experts reads top_k of its experts; the
+    projections (all the layer weights and the classifier) are stored as
+    `weights`."""
     experts, top_k = EXPERTS.get(shape, (1, 1))
     total = active = 0
     for lw in w["layers"]:
@@ -167,7 +174,7 @@ def weight_bytes(w, shape):
             moe = "router" in lw and name in ("gate", "up", "down")
             active += n * top_k // experts if moe else n
     head = w["head"].numel()
-    return 4 * (active + head), active, total + head
+    return WEIGHT_BYTES[weights] * (active + head), active, total + head
 
 
 # ---------------------------------------------------------------------------
@@ -357,6 +364,9 @@ def main():
     parser.add_argument("--tfmc", default=os.path.join(ROOT, "build", "bin", "tfmc"))
     parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models"),
                         help="directory with tokenizer.bin and gpt2-tokenizer/")
+    parser.add_argument("--weights", default="f32",
+                        help="comma-separated projection weight types to compile each "
+                             "shape with (tfmc --weights), from: " + ",".join(WEIGHT_BYTES))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument("--attention-context", type=int, default=0, metavar="T",
                         help="also compile each shape for context T and report attention's "
@@ -366,6 +376,9 @@ def main():
     for s in shapes:
         if s not in SHAPES:
             parser.error("unknown shape '%s' (known: %s)" % (s, ",".join(SHAPES)))
+    for t in args.weights.split(","):
+        if t not in WEIGHT_BYTES:
+            parser.error("unknown weight type '%s' (known: %s)" % (t, ",".join(WEIGHT_BYTES)))
     configure_peer_environment(args.threads)
 
     import ctypes
@@ -399,32 +412,39 @@ def run_shapes(args, shapes, work):
             rows.append(encoder_shape(args, shape, work))
             continue
         model, extra = write_model(shape, work, os.path.abspath(args.models))
-        exe = os.path.join(work, shape + ".exe")
-        start = time.perf_counter()
-        subprocess.run([args.tfmc, "compile", model, *extra, "--context", str(context),
-                        "-o", exe], check=True, env=caller_environment())
-        compile_s = time.perf_counter() - start
-        out = subprocess.run([exe, "--bench", "--prompt-tokens", str(args.prompt_tokens),
-                              "-n", str(args.steps), "--threads", str(args.threads)],
-                             check=True, capture_output=True, text=True,
-                             env=caller_environment())
-        ours = json.loads(out.stdout.strip().splitlines()[-1])
         w = load_peer_weights(shape, model)
         peer = TorchPeer(shape, w, context)
         torch_prefill, torch_decode = bench_peer(peer, SHAPES[shape][6],
                                                  args.prompt_tokens, args.steps)
-        decode_bytes, layer_params, all_params = weight_bytes(w, shape)
-        flops = 2 * layer_params
-        row = {"shape": shape, "compile_s": compile_s,
-               "decode_ours": ours["decode_tokens_per_s"], "decode_torch": torch_decode,
-               "prefill_ours": ours["prefill_tokens_per_s"], "prefill_torch": torch_prefill,
-               "decode_bytes": decode_bytes, "prefill_flops_per_token": flops,
-               "total_bytes": 4 * all_params}
-        row.update(interleaved_roofline(args, exe, decode_bytes, work))
-        if args.attention_context and args.attention_context <= SHAPES[shape][7]:
-            row.update(attention_share(args, model, extra, exe + ".long"))
-        rows.append(row)
-        print("# %s: %s" % (shape, json.dumps(row)), flush=True)
+        for weights in args.weights.split(","):
+            exe = os.path.join(work, "%s-%s.exe" % (shape, weights))
+            start = time.perf_counter()
+            subprocess.run([args.tfmc, "compile", model, *extra, "--context", str(context),
+                            # The benchmark's models are f32: f32 is the default
+                            # (and what a tfmc without --weights compiles).
+                            *([] if weights == "f32" else ["--weights=" + weights]),
+                            "-o", exe],
+                           check=True, env=caller_environment())
+            compile_s = time.perf_counter() - start
+            out = subprocess.run([exe, "--bench", "--prompt-tokens", str(args.prompt_tokens),
+                                  "-n", str(args.steps), "--threads", str(args.threads)],
+                                 check=True, capture_output=True, text=True,
+                                 env=caller_environment())
+            ours = json.loads(out.stdout.strip().splitlines()[-1])
+            decode_bytes, layer_params, all_params = weight_bytes(w, shape, weights)
+            torch_bytes = weight_bytes(w, shape)[0]
+            flops = 2 * layer_params
+            row = {"shape": shape, "weights": weights, "compile_s": compile_s,
+                   "decode_ours": ours["decode_tokens_per_s"], "decode_torch": torch_decode,
+                   "prefill_ours": ours["prefill_tokens_per_s"],
+                   "prefill_torch": torch_prefill, "decode_bytes": decode_bytes,
+                   "torch_decode_bytes": torch_bytes, "prefill_flops_per_token": flops,
+                   "total_bytes": 4 * all_params}
+            row.update(interleaved_roofline(args, exe, decode_bytes, work))
+            if args.attention_context and args.attention_context <= SHAPES[shape][7]:
+                row.update(attention_share(args, model, extra, exe + ".long"))
+            rows.append(row)
+            print("# %s %s: %s" % (shape, weights, json.dumps(row)), flush=True)
         del peer, w
     bandwidth = max(bandwidth, read_bandwidth(args.threads, work))
     sgemm = max(sgemm, sgemm_rate())
@@ -435,7 +455,8 @@ def run_shapes(args, shapes, work):
                                              * row["encode_flops_per_token"] / sgemm)
             continue
         row["decode_roofline_pct"] = 100 * row["decode_ours"] * row["decode_bytes"] / bandwidth
-        row["torch_decode_roofline_pct"] = 100 * row["decode_torch"] * row["decode_bytes"] / bandwidth
+        row["torch_decode_roofline_pct"] = (100 * row["decode_torch"]
+                                            * row["torch_decode_bytes"] / bandwidth)
         row["prefill_sgemm_pct"] = 100 * row["prefill_ours"] * row["prefill_flops_per_token"] / sgemm
         row["torch_prefill_sgemm_pct"] = (100 * row["prefill_torch"]
                                           * row["prefill_flops_per_token"] / sgemm)
@@ -590,8 +611,8 @@ def print_table(args, rows, machine):
                      r["torch_encode_sgemm_pct"], r["compile_s"]))
     if not rows:
         return
-    head = ("%-12s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
-            % ("shape", "dec ours", "dec torch", "ratio", "%bw", "%bw pt",
+    head = ("%-12s %-5s %8s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
+            % ("shape", "wts", "MB/tok", "dec ours", "dec torch", "ratio", "%bw", "%bw pt",
                "pre ours", "pre torch", "ratio", "%sgemm", "%sg pt", "compile"))
     print()
     print(machine)
@@ -600,8 +621,10 @@ def print_table(args, rows, machine):
     print(head)
     print("-" * len(head))
     for r in rows:
-        print("%-12s %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %7.1fs"
-              % (r["shape"], r["decode_ours"], r["decode_torch"],
+        print("%-12s %-5s %8.1f %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f"
+              " %6.1f%% %6.1f%% | %7.1fs"
+              % (r["shape"], r["weights"], r["decode_bytes"] / 1e6, r["decode_ours"],
+                 r["decode_torch"],
                  r["decode_ours"] / r["decode_torch"], r["decode_roofline_pct"],
                  r["torch_decode_roofline_pct"], r["prefill_ours"], r["prefill_torch"],
                  r["prefill_ours"] / r["prefill_torch"], r["prefill_sgemm_pct"],
@@ -609,11 +632,11 @@ def print_table(args, rows, machine):
     print()
     print("decode roofline, paired: %d rounds of (read kernel, decode); each round's"
           " weight bytes x tok/s over its own bandwidth" % ROOFLINE_ROUNDS)
-    print("%-12s %7s %17s" % ("shape", "median", "range"))
+    print("%-12s %-5s %7s %17s" % ("shape", "wts", "median", "range"))
     for r in rows:
         pcts = r["paired_roofline_pcts"]
-        print("%-12s %6.1f%% %7.1f%% - %5.1f%%" % (r["shape"], r["paired_roofline_median_pct"],
-                                                  pcts[0], pcts[-1]))
+        print("%-12s %-5s %6.1f%% %7.1f%% - %5.1f%%"
+              % (r["shape"], r["weights"], r["paired_roofline_median_pct"], pcts[0], pcts[-1]))
     moe_rows = [r for r in rows if r["shape"] in EXPERTS]
     if moe_rows:
         print()

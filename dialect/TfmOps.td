@@ -209,13 +209,16 @@ def Tfm_PackedLinearOp : Tfm_Op<"packed_linear", [Pure, InferTypeOpAdaptor]> {
     `[out_features, in]` weight is stored as `[P, in, W]` panels (see
     `tfm.global_weight`'s `panels`): `P * W` covers `out_features`, and the
     rows past it are zero padding, which the result leaves out. Produced
-    by `tfm-pack-weights` from `tfm.linear` and `tfm.lm_head`.
+    by `tfm-pack-weights` from `tfm.linear` and `tfm.lm_head`. f16 and bf16
+    panels are widened to f32 as they are read (the product and the sum are
+    f32).
     ```mlir
     %logits = tfm.packed_linear %x, %w {out_features = 500 : i64}
         : tensor<8x64xf32>, tensor<32x64x16xf32> -> tensor<8x500xf32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$input, 3DTensorOf<[F32]>:$weight,
+  let arguments = (ins Tfm_Activation:$input,
+                       3DTensorOf<[F32, F16, BF16]>:$weight,
                        Optional<Tfm_Vector>:$bias, I64Attr:$out_features);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{

@@ -16,6 +16,9 @@ static Type elementType(MLIRContext &context, weights::ElementType type) {
     return Float16Type::get(&context);
   case weights::ElementType::BF16:
     return BFloat16Type::get(&context);
+  case weights::ElementType::Q8_0:
+  case weights::ElementType::Q4_0:
+    break; // the network's weights are scalar (f32, f16, bf16)
   }
   llvm_unreachable("unknown element type");
 }

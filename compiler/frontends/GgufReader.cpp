@@ -119,14 +119,17 @@ const char *ggmlTypeName(uint32_t type) {
   return type < sizeof(kNames) / sizeof(kNames[0]) ? kNames[type] : "unknown";
 }
 
-/// The element type of a ggml type the compiler reads; the block-quantized
-/// types (Q8_0, Q4_K, ...) will map to block element types here.
+/// The element type of a ggml type the compiler reads.
 std::optional<ElementType> elementType(uint32_t ggmlType) {
   switch (ggmlType) {
   case 0:
     return ElementType::F32;
   case 1:
     return ElementType::F16;
+  case 2:
+    return ElementType::Q4_0;
+  case 8:
+    return ElementType::Q8_0;
   case 30:
     return ElementType::BF16;
   default:
@@ -338,10 +341,19 @@ llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
       entry.unreadable = "GGUF tensor '" + info.name + "' in '" + path_ +
                          "' has ggml type " + ggmlTypeName(info.type) + " (" +
                          std::to_string(info.type) +
-                         "); only F32, F16 and BF16 are supported";
+                         "); only F32, F16, BF16, Q8_0 and Q4_0 are "
+                         "supported";
       table_.add(std::move(entry));
       continue;
     }
+    // Blocks run along the innermost dimension: each row is whole blocks.
+    uint32_t block = weights::blockElements(*type);
+    if (block > 1 && (info.dims.empty() || info.dims[0] % block != 0))
+      return llvm::createStringError(
+          "GGUF tensor '" + info.name + "' in '" + path_ + "' has rows of " +
+          llvm::Twine(info.dims.empty() ? 1 : info.dims[0]) +
+          " elements, not a whole number of " +
+          ggmlTypeName(info.type) + " blocks of " + llvm::Twine(block));
     if (info.offset % alignment != 0)
       return llvm::createStringError(
           "GGUF tensor '" + info.name + "' in '" + path_ + "' has offset " +

@@ -15,14 +15,35 @@ llvm::StringRef tfmc::weights::elementTypeName(ElementType type) {
     return "f16";
   case ElementType::BF16:
     return "bf16";
+  case ElementType::Q8_0:
+    return "q8_0";
+  case ElementType::Q4_0:
+    return "q4_0";
   }
   return "unknown";
 }
 
-uint32_t tfmc::weights::blockElements(ElementType) { return 1; }
+bool tfmc::weights::isBlockQuantized(ElementType type) {
+  return type == ElementType::Q8_0 || type == ElementType::Q4_0;
+}
+
+uint32_t tfmc::weights::blockElements(ElementType type) {
+  return isBlockQuantized(type) ? 32 : 1;
+}
 
 uint32_t tfmc::weights::blockBytes(ElementType type) {
-  return type == ElementType::F32 ? 4 : 2;
+  switch (type) {
+  case ElementType::F32:
+    return 4;
+  case ElementType::F16:
+  case ElementType::BF16:
+    return 2;
+  case ElementType::Q8_0:
+    return 2 + 32;
+  case ElementType::Q4_0:
+    return 2 + 16;
+  }
+  return 1;
 }
 
 uint64_t tfmc::weights::storageBytes(ElementType type, uint64_t count) {
@@ -57,4 +78,35 @@ float tfmc::weights::bfloat16ToFloat(uint16_t bits) {
   float value;
   std::memcpy(&value, &out, sizeof(value));
   return value;
+}
+
+uint16_t tfmc::weights::floatToHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) // NaN: keep the top payload bits, quiet
+    return sign | 0x7e00u | static_cast<uint16_t>((magnitude >> 13) & 0x1ffu);
+  if (magnitude >= 0x477ff000u) // rounds to or above 2^16: infinity
+    return sign | 0x7c00u;
+  if (magnitude < 0x38800000u) {
+    // Below the smallest normal half (2^-14): a subnormal, a multiple of
+    // 2^-24. Scaling by 2^24 is exact, rint rounds half to even.
+    float scaled = std::ldexp(std::fabs(value), 24);
+    return sign | static_cast<uint16_t>(std::nearbyint(scaled));
+  }
+  // Normal: rebias the exponent, round the 13 dropped mantissa bits to
+  // nearest even; a carry into the exponent is the correct result.
+  uint32_t rebased = magnitude - (112u << 23);
+  uint32_t rounded = rebased + 0xfffu + ((rebased >> 13) & 1u);
+  return sign | static_cast<uint16_t>(rounded >> 13);
+}
+
+uint16_t tfmc::weights::floatToBfloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  uint32_t rounded = bits + 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(rounded >> 16);
 }

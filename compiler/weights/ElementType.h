@@ -20,10 +20,20 @@ enum class ElementType : uint8_t {
   F32,  ///< IEEE binary32
   F16,  ///< IEEE binary16
   BF16, ///< bfloat16: the top half of a binary32
+  /// GGUF Q8_0: blocks of 32 values, an f16 scale d then 32 int8 q; the
+  /// value is q * d (34 bytes per block).
+  Q8_0,
+  /// GGUF Q4_0: blocks of 32 values, an f16 scale d then 16 bytes whose low
+  /// nibbles are values 0..15 and high nibbles values 16..31; the value is
+  /// (nibble - 8) * d (18 bytes per block).
+  Q4_0,
 };
 
-/// "f32", "f16", "bf16".
+/// "f32", "f16", "bf16", "q8_0", "q4_0".
 llvm::StringRef elementTypeName(ElementType type);
+
+/// Whether values are stored in blocks that share a scale (Q8_0, Q4_0).
+bool isBlockQuantized(ElementType type);
 
 /// Values per storage block (1 for scalar types).
 uint32_t blockElements(ElementType type);
@@ -42,6 +52,15 @@ float halfToFloat(uint16_t bits);
 
 /// bfloat16 -> float (exact: the bits become the top half of an f32).
 float bfloat16ToFloat(uint16_t bits);
+
+/// float -> IEEE half, rounded to nearest even (as numpy's and PyTorch's
+/// casts): overflow gives infinity, tiny values subnormals or zero, NaN a
+/// quiet NaN of the same sign.
+uint16_t floatToHalf(float value);
+
+/// float -> bfloat16, rounded to nearest even (as PyTorch's cast); NaN
+/// stays a quiet NaN of the same sign.
+uint16_t floatToBfloat16(float value);
 
 } // namespace tfmc::weights
 

@@ -1,7 +1,10 @@
 //===- TensorView.cpp - Element type + shape + bytes of one tensor --------===//
 #include "compiler/weights/TensorView.h"
 
+#include "compiler/weights/Quantized.h"
+
 #include <algorithm>
+#include <cmath>
 #include <cassert>
 #include <cstring>
 #include <limits>
@@ -111,11 +114,25 @@ std::optional<uint64_t> tfmc::weights::findNonFinite(const TensorView &tensor) {
     return firstAllOnesExponent<uint16_t>(tensor.data(), count, 0x7c00u);
   case ElementType::BF16:
     return firstAllOnesExponent<uint16_t>(tensor.data(), count, 0x7f80u);
+  case ElementType::Q8_0:
+  case ElementType::Q4_0:
+    // The integers are finite: a block is as finite as its scale.
+    for (uint64_t b = 0, blocks = count / 32; b < blocks; ++b)
+      if (!std::isfinite(blockScale(tensor.type(), tensor.data(), b)))
+        return b * 32;
+    return std::nullopt;
   }
   return std::nullopt;
 }
 
 float tfmc::weights::elementAsFloat(const TensorView &tensor, uint64_t index) {
+  if (isBlockQuantized(tensor.type())) {
+    float block[32];
+    dequantizeBlocks(tensor.type(),
+                     tensor.data() + index / 32 * blockBytes(tensor.type()), 1,
+                     block);
+    return block[index % 32];
+  }
   const char *at = tensor.data() + index * storageBytes(tensor.type(), 1);
   if (tensor.type() == ElementType::F32) {
     float value;

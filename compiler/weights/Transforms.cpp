@@ -6,8 +6,11 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Transforms.h"
 
+#include "compiler/weights/Quantized.h"
+
 #include "llvm/Support/SwapByteOrder.h"
 
+#include <cassert>
 #include <cstring>
 
 using namespace tfmc::weights;
@@ -17,15 +20,28 @@ static_assert(llvm::sys::IsLittleEndianHost,
 
 namespace {
 
-template <typename Bits>
-void castElements(const char *in, uint64_t count, float (*widen)(uint16_t),
-                  char *out) {
-  for (uint64_t i = 0; i < count; ++i) {
-    Bits bits;
-    std::memcpy(&bits, in + i * sizeof(Bits), sizeof(Bits));
-    float value = widen(bits);
-    std::memcpy(out + i * sizeof(float), &value, sizeof(float));
+/// Element `i` of `data` (of type `type`) as a float, exactly.
+float readElement(ElementType type, const char *data, uint64_t i) {
+  if (type == ElementType::F32) {
+    float value;
+    std::memcpy(&value, data + i * sizeof(float), sizeof(float));
+    return value;
   }
+  uint16_t bits;
+  std::memcpy(&bits, data + i * sizeof(bits), sizeof(bits));
+  return type == ElementType::F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
+}
+
+/// Writes `value` as element `i` of `data` (of type `type`), rounded to
+/// nearest even when `type` is narrower.
+void writeElement(ElementType type, char *data, uint64_t i, float value) {
+  if (type == ElementType::F32) {
+    std::memcpy(data + i * sizeof(float), &value, sizeof(float));
+    return;
+  }
+  uint16_t bits =
+      type == ElementType::F16 ? floatToHalf(value) : floatToBfloat16(value);
+  std::memcpy(data + i * sizeof(bits), &bits, sizeof(bits));
 }
 
 template <unsigned Size>
@@ -42,18 +58,30 @@ llvm::Expected<TensorView> tfmc::weights::cast(const TensorView &tensor,
                                                ElementType to) {
   if (tensor.type() == to)
     return tensor;
-  if (to != ElementType::F32 || tensor.type() == ElementType::F32)
+  if (isBlockQuantized(to))
     return llvm::createStringError(llvm::Twine("cannot convert ") +
                                    elementTypeName(tensor.type()) + " to " +
                                    elementTypeName(to));
-  float (*widen)(uint16_t) =
-      tensor.type() == ElementType::F16 ? halfToFloat : bfloat16ToFloat;
+  if (isBlockQuantized(tensor.type())) {
+    // Dequantized exactly (see Quantized.h), then narrowed if asked.
+    TensorView wide = TensorView::create(
+        ElementType::F32, tensor.shape(), [&](char *out) {
+          dequantizeBlocks(tensor.type(), tensor.data(),
+                           tensor.numElements() / 32,
+                           reinterpret_cast<float *>(out));
+        });
+    return cast(wide, to);
+  }
+  // Every scalar type widens to f32 exactly, so one rounding at most.
   return TensorView::create(to, tensor.shape(), [&](char *out) {
-    castElements<uint16_t>(tensor.data(), tensor.numElements(), widen, out);
+    for (uint64_t i = 0, count = tensor.numElements(); i < count; ++i)
+      writeElement(to, out, i, readElement(tensor.type(), tensor.data(), i));
   });
 }
 
 TensorView tfmc::weights::transpose(const TensorView &matrix) {
+  assert(!isBlockQuantized(matrix.type()) &&
+         "blocks do not transpose: dequantize first");
   int64_t rows = matrix.shape()[0], cols = matrix.shape()[1];
   return TensorView::create(matrix.type(), {cols, rows}, [&](char *out) {
     if (blockBytes(matrix.type()) == 4)

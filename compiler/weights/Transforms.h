@@ -18,8 +18,9 @@
 namespace tfmc::weights {
 
 /// `tensor` in element type `to`: the view itself when the types agree, an
-/// exact widening for f16/bf16 -> f32; any other conversion is an error
-/// naming both types.
+/// exact widening for f16/bf16 -> f32, a round-to-nearest-even narrowing
+/// otherwise (f32 -> f16 overflows to infinity past 65504, which the
+/// package writer reports).
 llvm::Expected<TensorView> cast(const TensorView &tensor, ElementType to);
 
 /// The [cols, rows] transpose of the 2-D `matrix`.

@@ -109,10 +109,61 @@ TEST(CastTest, SameTypeIsTheSameBytes) {
   EXPECT_EQ(same->data(), matrix.data());
 }
 
-TEST(CastTest, NarrowingIsAnError) {
-  auto narrowed = cast(numbered(1, 1), ElementType::F16);
-  ASSERT_FALSE(bool(narrowed));
-  EXPECT_EQ(llvm::toString(narrowed.takeError()), "cannot convert f32 to f16");
+TEST(CastTest, HalfRoundsToNearestEven) {
+  EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
+  EXPECT_EQ(floatToHalf(-0.0f), 0x8000);
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);
+  EXPECT_EQ(floatToHalf(65519.99f), 0x7bff); // below the halfway point
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);  // halfway, to even: infinity
+  EXPECT_EQ(floatToHalf(-1e10f), 0xfc00);
+  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: to the even 1.
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
+  // 1 + 3 * 2^-11 is halfway between odd and even: up to the even one.
+  EXPECT_EQ(floatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20)),
+            0x3c01);
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -14)), 0x0400); // smallest normal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001); // smallest subnormal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -25)), 0x0000); // halfway: to even 0
+  EXPECT_EQ(floatToHalf(std::ldexp(3.0f, -25)), 0x0002); // halfway: to even 2
+  EXPECT_EQ(floatToHalf(std::ldexp(1023.75f, -24)), 0x0400); // carries
+  EXPECT_EQ(floatToHalf(INFINITY), 0x7c00);
+  EXPECT_EQ(floatToHalf(-NAN) & 0xfe00, 0xfe00); // a negative quiet NaN
+  // Every half survives the round trip.
+  for (uint32_t bits = 0; bits < 0x10000; ++bits)
+    if ((bits & 0x7c00) != 0x7c00 || (bits & 0x3ff) == 0) {
+      ASSERT_EQ(floatToHalf(halfToFloat(uint16_t(bits))), bits) << bits;
+    }
+}
+
+TEST(CastTest, Bfloat16RoundsToNearestEven) {
+  EXPECT_EQ(floatToBfloat16(1.0f), 0x3f80);
+  // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: to the even 1.
+  EXPECT_EQ(floatToBfloat16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
+  EXPECT_EQ(floatToBfloat16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);
+  EXPECT_EQ(floatToBfloat16(0x1.fffffep127f), 0x7f80); // rounds to infinity
+  EXPECT_EQ(floatToBfloat16(NAN) & 0x7fc0, 0x7fc0);
+  for (uint32_t bits = 0; bits < 0x10000; ++bits)
+    if ((bits & 0x7f80) != 0x7f80 || (bits & 0x7f) == 0) {
+      ASSERT_EQ(floatToBfloat16(bfloat16ToFloat(uint16_t(bits))), bits) << bits;
+    }
+}
+
+TEST(CastTest, NarrowsTensorsOnce) {
+  auto half = cast(TensorView::fromF32({3}, {1.0f, 0.1f, -70000.0f}),
+                   ElementType::F16);
+  ASSERT_TRUE(bool(half)) << llvm::toString(half.takeError());
+  uint16_t bits[3];
+  std::memcpy(bits, half->data(), sizeof(bits));
+  EXPECT_EQ(std::vector<uint16_t>(bits, bits + 3),
+            (std::vector<uint16_t>{0x3c00, 0x2e66, 0xfc00}));
+  // bf16 -> f16 goes through the exact f32 value: one rounding.
+  auto across = cast(halves(ElementType::BF16, {1}, {0x3dcd}), // 0.10009765625
+                     ElementType::F16);
+  ASSERT_TRUE(bool(across)) << llvm::toString(across.takeError());
+  std::memcpy(bits, across->data(), 2);
+  EXPECT_EQ(bits[0], 0x2e68);
 }
 
 TEST(TransposeTest, SwapsRowsAndColumns) {
@@ -243,6 +294,63 @@ TEST(WeightTest, CastsAfterTheSteps) {
   auto tensor = weight.materialize(ElementType::F32);
   ASSERT_TRUE(bool(tensor)) << llvm::toString(tensor.takeError());
   EXPECT_EQ(floats(*tensor), (std::vector<float>{1, 3, 2, 4}));
+}
+
+} // namespace
+
+namespace {
+
+TEST(QuantizedTest, BlockGeometry) {
+  EXPECT_EQ(blockElements(ElementType::Q8_0), 32u);
+  EXPECT_EQ(storageBytes(ElementType::Q8_0, 64), 68u);
+  EXPECT_EQ(storageBytes(ElementType::Q4_0, 64), 36u);
+  EXPECT_EQ(elementTypeName(ElementType::Q4_0), "q4_0");
+}
+
+TEST(QuantizedTest, DequantizesAsGgmlDefines) {
+  // Q8_0: d = 0.5 (f16 0x3800), q[j] = j - 16.
+  std::vector<uint8_t> q8 = {0x00, 0x38};
+  for (int j = 0; j < 32; ++j)
+    q8.push_back(uint8_t(int8_t(j - 16)));
+  TensorView eight(ElementType::Q8_0, {1, 32},
+                   reinterpret_cast<const char *>(q8.data()), nullptr);
+  auto wide = cast(eight, ElementType::F32);
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  std::vector<float> values = floats(*wide);
+  EXPECT_EQ(values[0], -8.0f);
+  EXPECT_EQ(values[31], 7.5f);
+  EXPECT_EQ(elementAsFloat(eight, 17), 0.5f);
+
+  // Q4_0: d = -2 (f16 0xc000); byte j holds q[j] = j (low) and q[j + 16] =
+  // 15 - j (high); values (q - 8) * d.
+  std::vector<uint8_t> q4 = {0x00, 0xc0};
+  for (int j = 0; j < 16; ++j)
+    q4.push_back(uint8_t(j | ((15 - j) << 4)));
+  TensorView four(ElementType::Q4_0, {32},
+                  reinterpret_cast<const char *>(q4.data()), nullptr);
+  auto half = cast(four, ElementType::F16); // dequantized, then rounded
+  ASSERT_TRUE(bool(half)) << llvm::toString(half.takeError());
+  uint16_t bits[32];
+  std::memcpy(bits, half->data(), sizeof(bits));
+  EXPECT_EQ(halfToFloat(bits[0]), 16.0f);   // (0 - 8) * -2
+  EXPECT_EQ(halfToFloat(bits[15]), -14.0f); // (15 - 8) * -2
+  EXPECT_EQ(halfToFloat(bits[16]), -14.0f); // (15 - 8) * -2
+  EXPECT_EQ(halfToFloat(bits[31]), 16.0f);
+}
+
+TEST(QuantizedTest, IsNotAConversionTarget) {
+  auto narrowed = cast(numbered(1, 32), ElementType::Q8_0);
+  ASSERT_FALSE(bool(narrowed));
+  EXPECT_EQ(llvm::toString(narrowed.takeError()), "cannot convert f32 to q8_0");
+}
+
+TEST(QuantizedTest, NonFiniteScaleIsFound) {
+  std::vector<uint8_t> blocks(2 * 34, 0);
+  blocks[34] = 0x00;
+  blocks[35] = 0x7c; // block 1's scale is +inf
+  TensorView tensor(ElementType::Q8_0, {64},
+                    reinterpret_cast<const char *>(blocks.data()), nullptr);
+  EXPECT_EQ(findNonFinite(tensor), std::optional<uint64_t>(32));
 }
 
 } // namespace

@@ -116,8 +116,24 @@ LinkInputs CpuBackend::linkInputs() const {
 
 llvm::Error CpuBackend::compile(BackendSession &session) {
   mlir::ModuleOp module = session.module();
+  // Projection weights stay in the type the file stores them in unless
+  // --weights says otherwise.
+  mlir::tfm::CpuCodegenOptions layoutOptions;
+  layoutOptions.copyOptionValuesFrom(codegen);
+  if (!llvm::is_contained({"", "f32", "f16", "bf16"},
+                          llvm::StringRef(layoutOptions.weights)))
+    return makeError("unknown --weights '" + layoutOptions.weights +
+                     "' (expected f32, f16 or bf16)");
+  if (!layoutOptions.packWeights && layoutOptions.weights != "" &&
+      layoutOptions.weights != "f32")
+    return makeError("--weights=" + layoutOptions.weights +
+                     " stores the projection panels in that type and needs "
+                     "--pack-weights");
+  if (layoutOptions.weights.empty())
+    layoutOptions.weights =
+        weights::elementTypeName(storedMatrixType(session.model())).str();
   if (auto error = session.runPasses([&](mlir::OpPassManager &pm) {
-        mlir::tfm::buildCpuWeightLayoutPipeline(pm, codegen);
+        mlir::tfm::buildCpuWeightLayoutPipeline(pm, layoutOptions);
       }))
     return error;
   // The blob holds what the code reads (stacked and packed weights

@@ -27,7 +27,9 @@ using namespace mlir::tfm;
 void mlir::tfm::buildCpuWeightLayoutPipeline(
     OpPassManager &pm, const CpuCodegenOptions &options) {
   if (options.packWeights) {
-    pm.addPass(createTfmCpuPackWeights());
+    TfmCpuPackWeightsOptions packing;
+    packing.weightType = options.weights;
+    pm.addPass(createTfmCpuPackWeights(packing));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

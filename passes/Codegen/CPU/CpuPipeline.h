@@ -28,6 +28,12 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
       *this, "pack-weights",
       llvm::cl::desc("Store projection weights as column panels"),
       llvm::cl::init(true)};
+  Option<std::string> weights{
+      *this, "weights",
+      llvm::cl::desc("Element type of the projection weights: f32, f16 or "
+                     "bf16 (default: as the model file stores its matrices; "
+                     "see docs/weight-types.md)"),
+      llvm::cl::init("")};
   Option<bool> tileProjections{
       *this, "tile-projections",
       llvm::cl::desc("Register-blocked, vectorised projection kernels "

@@ -2,12 +2,15 @@
 //
 // Every tfm.linear / tfm.lm_head becomes a tfm.packed_linear reading its
 // weight as column panels, a layout the compiler writes into the weights
-// blob at compile time (see tfm.global_weight's `panels`).
+// blob at compile time (see tfm.global_weight's `panels`), in the element
+// type `weight-type` asks for (f32, f16, bf16).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Panels.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Transforms/StackLinears.h"
+
+#include "llvm/ADT/StringSwitch.h"
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_TFMCPUPACKWEIGHTS
@@ -21,8 +24,9 @@ namespace {
 
 /// Declares (once) the panels of the [rows, columns] `matrix` next to it,
 /// named `<matrix>.panels` and built from the same model tensors.
+/// The panels are in `element` (null: the matrix's own type).
 GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
-                             int64_t width, int64_t group) {
+                             int64_t width, int64_t group, Type element) {
   std::string name = (matrix.getSymName() + ".panels").str();
   if (auto existing = module.lookupSymbol<GlobalWeightOp>(name))
     return existing;
@@ -30,7 +34,7 @@ GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
   int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
   auto panelType = RankedTensorType::get(
       {tfmc::weights::panelCount(rows, width, group), columns, width},
-      type.getElementType());
+      element ? element : type.getElementType());
   OpBuilder builder(matrix);
   ArrayAttr sources = matrix.getStackedAttr();
   if (!sources)
@@ -44,14 +48,15 @@ GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
 /// tfm.packed_linear; leaves it alone when its weight is not a declared
 /// matrix.
 void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
-                    Value bias, int64_t width, int64_t group) {
+                    Value bias, int64_t width, int64_t group, Type element) {
   auto read = weight.getDefiningOp<WeightOp>();
   if (!read)
     return;
   auto matrix = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
   if (!matrix || matrix.getPanels())
     return;
-  GlobalWeightOp panels = declarePanels(module, matrix, width, group);
+  GlobalWeightOp panels =
+      declarePanels(module, matrix, width, group, element);
   OpBuilder builder(op);
   Value panelRead = WeightOp::create(builder, read.getLoc(), panels.getType(),
                                      panels.getSymName());
@@ -79,29 +84,30 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
           << static_cast<int64_t>(panelGroup);
       return signalPassFailure();
     }
+    Builder b(&getContext());
+    Type element = llvm::StringSwitch<Type>(weightType)
+                       .Case("", Type())
+                       .Case("f32", b.getF32Type())
+                       .Case("f16", b.getF16Type())
+                       .Case("bf16", b.getBF16Type())
+                       .Default(b.getI1Type());
+    if (element == b.getI1Type()) {
+      module.emitError() << "tfm-cpu-pack-weights: unknown weight-type '"
+                         << weightType << "' (expected f32, f16 or bf16)";
+      return signalPassFailure();
+    }
     SmallVector<Operation *> projections;
     module.walk([&](Operation *op) {
       if (isa<LinearOp, LMHeadOp>(op))
         projections.push_back(op);
     });
-    // Panels are f32 (the micro-kernels' FMAs read them as they are).
-    for (Operation *op : projections) {
-      auto weightType = cast<RankedTensorType>(op->getOperand(1).getType());
-      if (!weightType.getElementType().isF32()) {
-        op->emitOpError()
-            << "reads a " << weightType.getElementType()
-            << " weight; tfm-cpu-pack-weights packs f32 weights only (run "
-               "with pack-weights=false, or load the weights as f32)";
-        return signalPassFailure();
-      }
-    }
     for (Operation *op : projections) {
       if (auto linear = dyn_cast<LinearOp>(op))
         packProjection(module, op, linear.getInput(), linear.getWeight(),
-                       linear.getBias(), panelWidth, panelGroup);
+                       linear.getBias(), panelWidth, panelGroup, element);
       else if (auto head = dyn_cast<LMHeadOp>(op))
         packProjection(module, op, head.getInput(), head.getWeight(), Value(),
-                       panelWidth, panelGroup);
+                       panelWidth, panelGroup, element);
     }
     eraseUnreadWeights(module);
   }

@@ -21,10 +21,19 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
 
     A matrix that is also read in its original layout (a tied token
     embedding) keeps that declaration as well; the blob then holds both.
+
+    `weight-type` (f32, f16 or bf16) declares the panels in that element
+    type, whatever the matrix's: the package writer rounds the weights to
+    it (nearest even) and the micro-kernels widen each loaded vector to f32
+    in registers, so decode streams half the bytes of f32 panels. Empty:
+    the matrix's own type.
   }];
   let options = [
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"16",
            "Output rows per panel (f32 lanes of one vector load)">,
+    Option<"weightType", "weight-type", "std::string", /*default=*/"\"\"",
+           "Element type of the panels: f32, f16 or bf16 (empty: the "
+           "matrix's)">,
     Option<"panelGroup", "panel-group", "int64_t", /*default=*/"8",
            "Pad the panel count to a multiple of this when that adds at "
            "most 1/64 to the matrix (1: no padding)">,

@@ -92,7 +92,11 @@ Value projectPanels(OpBuilder &b, Location loc, Value input, Value panels,
       linalg::GenericOp::create(
           b, loc, init.getType(), ValueRange{input, panels}, init, maps, loops,
           [](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value term = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+            // 16-bit panels are widened in registers as they are read.
+            Value w = args[1];
+            if (w.getType() != args[0].getType())
+              w = arith::ExtFOp::create(nb, nloc, args[0].getType(), w);
+            Value term = arith::MulFOp::create(nb, nloc, args[0], w);
             yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[2], term));
           })
           .getResult(0);

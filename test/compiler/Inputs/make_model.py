@@ -4,6 +4,7 @@
   make_model.py gguf OUT [--magic XXXX] [--tensor-type N] [--drop-tail N]
                         [--arch A] [--rope-dim N] [--bad-shape]
                         [--drop-tensor NAME] [--extra-tensor NAME]
+                        [--matrix-type f16|bf16]
   make_model.py hf DIR [--model-type T] [--config-text TEXT] [--no-weights]
                        [--dtype F32|I32|...] [--bad-shape] [--drop-tail N]
                        [--drop-tensor NAME] [--extra-tensor NAME]
@@ -95,10 +96,19 @@ def gguf(args):
             count *= d
         # The last layer tensor takes the requested ggml type (Q4_0 = 2).
         ttype = args.tensor_type if name.endswith("ffn_up.weight") else 0
+        matrix = len(dims) == 2 and args.matrix_type != "f32"
+        if matrix:  # F16 = 1, BF16 = 30
+            ttype = {"f16": 1, "bf16": 30}[args.matrix_type]
         out += gguf_string(name) + struct.pack("<I", len(dims))
         out += b"".join(struct.pack("<Q", d) for d in dims)
         out += struct.pack("<IQ", ttype, len(data))
-        data += f32(count)
+        if matrix and args.matrix_type == "f16":
+            data += struct.pack("<%de" % count, *values(count))
+        elif matrix:  # bf16: the top half of each f32 (truncated; the loader
+            # tests need some bf16 values, not the nearest ones)
+            data += b"".join(f32(count)[i + 2:i + 4] for i in range(0, 4 * count, 4))
+        else:
+            data += f32(count)
         data += b"\0" * (-len(data) % 32)
     out += b"\0" * (-len(out) % 32)
     out += data
@@ -188,6 +198,8 @@ def main():
     p.add_argument("--bad-shape", action="store_true")
     p.add_argument("--drop-tensor")
     p.add_argument("--extra-tensor")
+    p.add_argument("--matrix-type", choices=["f32", "f16", "bf16"], default="f32",
+                   help="store every matrix in this type")
     p.set_defaults(func=gguf)
     p = sub.add_parser("hf")
     p.add_argument("out")

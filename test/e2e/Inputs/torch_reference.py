@@ -27,7 +27,7 @@ Two commands:
                  comes from make_hf_tokenizer.py bert.
       The files are written by hand (the safetensors package is not needed).
 
-  compare MODEL LOGITS --token-ids 1,5,9 [--tol 1e-4]
+  compare MODEL LOGITS --token-ids 1,5,9 [--tol 1e-4] [--projections f16|bf16]
       Reads MODEL back with its own parsers, runs an independent float64
       PyTorch implementation of the family over the whole sequence, and checks
       the raw f32 logits [n][vocab] in LOGITS (what a tfmc binary writes with
@@ -87,15 +87,27 @@ import torch
 # ---------------------------------------------------------------------------
 
 
-def write_safetensors(path, tensors):
-    """tensors: list of (name, float32 ndarray). Layout: u64 LE header length,
-    JSON header {name: {dtype, shape, data_offsets}}, raw little-endian data."""
+def encode_tensor(array, dtype):
+    """The little-endian bytes of a float32 array in `dtype` (F32, F16 or
+    BF16), rounded to nearest even by numpy / PyTorch."""
+    array = np.ascontiguousarray(array, dtype="<f4")
+    if dtype == "F16":
+        return array.astype("<f2").tobytes()
+    if dtype == "BF16":
+        return torch.from_numpy(array).to(torch.bfloat16).view(torch.int16).numpy().tobytes()
+    return array.tobytes()
+
+
+def write_safetensors(path, tensors, dtype="F32"):
+    """tensors: list of (name, float32 ndarray), stored as `dtype`. Layout: u64
+    LE header length, JSON header {name: {dtype, shape, data_offsets}}, raw
+    little-endian data."""
     header = {"__metadata__": {"format": "pt"}}
     offset = 0
     blobs = []
     for name, array in tensors:
-        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(array.shape),
+        data = encode_tensor(array, dtype)
+        header[name] = {"dtype": dtype, "shape": list(array.shape),
                         "data_offsets": [offset, offset + len(data)]}
         offset += len(data)
         blobs.append(data)
@@ -262,7 +274,8 @@ def make_llama(args):
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "config.json"), "w") as fh:
         json.dump(config, fh, indent=2)
-    write_safetensors(os.path.join(args.out, "model.safetensors"), tensors)
+    write_safetensors(os.path.join(args.out, "model.safetensors"), tensors,
+                      args.dtype.upper())
     write_llama2c_tokenizer(os.path.join(args.out, "tokenizer.bin"), args.vocab)
 
 
@@ -463,9 +476,15 @@ def read_safetensors(path):
     for name, info in header.items():
         if name == "__metadata__":
             continue
-        assert info["dtype"] == "F32", (name, info["dtype"])
         begin, end = info["data_offsets"]
-        array = np.frombuffer(raw[base + begin:base + end], dtype="<f4")
+        data = raw[base + begin:base + end]
+        if info["dtype"] == "BF16":  # the top half of a float32
+            bits = np.frombuffer(data, dtype="<u2").astype(np.uint32) << 16
+            array = bits.view(np.float32)
+        else:
+            dtypes = {"F32": "<f4", "F16": "<f2"}
+            assert info["dtype"] in dtypes, (name, info["dtype"])
+            array = np.frombuffer(data, dtype=dtypes[info["dtype"]])
         out[name] = torch.from_numpy(array.reshape(info["shape"]).astype(np.float64))
     return out
 
@@ -759,7 +778,27 @@ def bert_forward(config, t, ids):
     return x, h @ t[e + "word_embeddings.weight"].T + t["cls.predictions.bias"]
 
 
-def reference_logits(model, ids):
+def round_to(w, dtype):
+    """`w` (float64 holding float32 values) rounded to float16 / bfloat16 by
+    PyTorch's own casts (nearest even), back in float64."""
+    torch_type = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    return w.to(torch.float32).to(torch_type).to(torch.float64)
+
+
+def round_projections(model, dtype):
+    """The llama-family weights with every projection matrix (what tfmc packs
+    into panels: q, k, v, o, gate, up, down, the classifier) rounded to
+    `dtype`; the embedding table and the norms stay as stored, also when the
+    classifier is tied to the table."""
+    cfg, embed, layers, final_norm, head = model
+    if dtype == "f32":
+        return model
+    layers = [{k: round_to(v, dtype) if k in ("wq", "wk", "wv", "wo", "w1", "w2", "w3")
+               else v for k, v in w.items()} for w in layers]
+    return cfg, embed, layers, final_norm, round_to(head, dtype)
+
+
+def reference_logits(model, ids, projections="f32"):
     ids = torch.tensor(ids, dtype=torch.long)
     if os.path.isdir(model):
         config, tensors = load_hf(model)
@@ -770,14 +809,15 @@ def reference_logits(model, ids):
         if config["model_type"] == "bert":
             hidden, logits = bert_forward(config, tensors, ids)
             return hidden if logits is None else logits
-        return llama_forward(*llama_from_hf(config, tensors), ids)
-    return llama_forward(*load_llama2c(model), ids)
+        return llama_forward(*round_projections(llama_from_hf(config, tensors),
+                                                projections), ids)
+    return llama_forward(*round_projections(load_llama2c(model), projections), ids)
 
 
 def compare(args):
     ids = [int(s) for s in args.token_ids.split(",")]
     with torch.no_grad():
-        ref = reference_logits(args.model, ids).numpy()
+        ref = reference_logits(args.model, ids, args.projections).numpy()
     n, vocab = ref.shape
     ours = np.fromfile(args.logits, dtype="<f4")
     if ours.size != n * vocab:
@@ -885,6 +925,8 @@ def main():
                       help="mistral: sliding window (0: none)")
     make.add_argument("--head-dim", type=int, default=0,
                       help="default: dim / heads (gemma writes it to config.json)")
+    make.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32",
+                      help="llama families: the safetensors dtype of every tensor")
     make.add_argument("--config-style", type=int, choices=[4, 5], default=4,
                       help="transformers version whose config.json keys to write")
     make.add_argument("--no-mlm-head", dest="mlm_head", action="store_false",
@@ -909,6 +951,9 @@ def main():
     fill.add_argument("json", help="file holding the --json output")
     fill.add_argument("--ids-file", required=True, help="the prompt's ids, space-separated")
     fill.add_argument("--tol", type=float, default=1e-4)
+    cmp.add_argument("--projections", choices=["f32", "f16", "bf16"], default="f32",
+                     help="llama families: round the projection matrices to this "
+                          "type first (what tfmc --weights=f16|bf16 computes with)")
     args = parser.parse_args()
     if args.command == "check-fill-mask":
         return check_fill_mask(args)

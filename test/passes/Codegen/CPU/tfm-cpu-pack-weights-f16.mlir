@@ -1,11 +1,36 @@
-// RUN: tfmc-opt %s -tfm-cpu-pack-weights -verify-diagnostics
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights -split-input-file | FileCheck %s
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=f16 -split-input-file | FileCheck %s --check-prefix=F16
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
 
-// The dialect accepts 16-bit weights; the CPU's panels are f32 until the
-// micro-kernels read 16-bit panels.
+// Without weight-type the panels keep the matrix's element type: a bf16
+// matrix gives bf16 panels, which the packed projection widens as it reads.
+// CHECK-LABEL: module
+// CHECK: tfm.global_weight @w.panels : tensor<1x16x16xbf16> {panels, stacked = ["w"]}
+// CHECK: tfm.packed_linear %{{.*}}, %{{.*}} {out_features = 8 : i64} : tensor<4x16xf32>, tensor<1x16x16xbf16> -> tensor<4x8xf32>
+// F16-LABEL: module
+// F16: tfm.global_weight @w.panels : tensor<1x16x16xf16> {panels, stacked = ["w"]}
 tfm.global_weight @w : tensor<8x16xbf16>
 func.func @bf16_weight(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
   %w = tfm.weight @w : tensor<8x16xbf16>
-  // expected-error @below {{reads a 'bf16' weight; tfm-cpu-pack-weights packs f32 weights only (run with pack-weights=false, or load the weights as f32)}}
   %y = tfm.linear %x, %w : tensor<4x16xf32>, tensor<8x16xbf16> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// weight-type converts f32 matrices; a tied table read by tfm.embedding
+// keeps its f32 declaration beside the 16-bit panels of the head.
+// CHECK-LABEL: module
+// CHECK: tfm.global_weight @table.panels : tensor<1x4x16xf32>
+// CHECK: tfm.global_weight @table : tensor<16x4xf32>
+// F16-LABEL: module
+// F16: tfm.global_weight @table.panels : tensor<1x4x16xf16> {panels, stacked = ["table"]}
+// F16: tfm.global_weight @table : tensor<16x4xf32>
+// BF16: tfm.global_weight @table.panels : tensor<1x4x16xbf16> {panels, stacked = ["table"]}
+tfm.global_weight @table : tensor<16x4xf32>
+func.func @tied_head(%tokens: tensor<2xi32>) -> tensor<2x16xf32> {
+  %t = tfm.weight @table : tensor<16x4xf32>
+  %x = tfm.embedding %tokens, %t : tensor<2xi32>, tensor<16x4xf32> -> tensor<2x4xf32>
+  %y = tfm.lm_head %x, %t : tensor<2x4xf32>, tensor<16x4xf32> -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
 }

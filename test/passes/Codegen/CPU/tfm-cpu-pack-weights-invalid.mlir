@@ -5,3 +5,6 @@
 // expected-error @below {{tfm-cpu-pack-weights: panel-width must be positive, got 0}}
 module {
 }
+
+// RUN: not tfmc-opt %s -tfm-cpu-pack-weights=weight-type=f8 2>&1 | FileCheck %s --check-prefix=TYPE
+// TYPE: error: tfm-cpu-pack-weights: unknown weight-type 'f8' (expected f32, f16 or bf16)
