@@ -13,6 +13,7 @@ typedef struct tfm_model_info {
   uint32_t abi_version, vocab_size, context_length, prefill_chunk;
   uint64_t weights_bytes, cache_floats, weights_hash, scratch_bytes,
       scratch_alignment;
+  uint32_t kind, hidden_size, encode_logits;
 } tfm_model_info;
 extern const tfm_model_info tfm_model;
 void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
