@@ -12,6 +12,7 @@
 #include "runtime/Generate.h"
 #include "runtime/ModelABI.h"
 #include "runtime/Package.h"
+#include "runtime/PackageCheck.h"
 #include "runtime/Tokenizer.h"
 
 #include <cinttypes>
@@ -55,58 +56,6 @@ std::string packagePath() {
   return std::string(buffer, static_cast<size_t>(length));
 }
 
-/// Rejects a package written for different compiled code: the generated
-/// entries index the blob by offsets baked in at compile time.
-bool checkPackage(const Package &package, const std::string &path,
-                  std::string &error) {
-  char text[256];
-  if (tfm_model.abi_version != TFM_ABI_VERSION) {
-    std::snprintf(text, sizeof(text),
-                  "error: the compiled model uses ABI version %u but this "
-                  "runtime expects %d; rebuild with a matching tfmc",
-                  tfm_model.abi_version, TFM_ABI_VERSION);
-    error = text;
-    return false;
-  }
-  if (package.weightsHash() != tfm_model.weights_hash) {
-    std::snprintf(text, sizeof(text),
-                  "package weights hash 0x%016" PRIx64
-                  " does not match the compiled model's 0x%016" PRIx64
-                  " (package built for a different model?)",
-                  package.weightsHash(), tfm_model.weights_hash);
-    error = "error: '" + path + "': " + text;
-    return false;
-  }
-  if (package.weightsBytes() != tfm_model.weights_bytes) {
-    std::snprintf(text, sizeof(text),
-                  "weights blob is %" PRIu64
-                  " bytes but the compiled model expects %" PRIu64,
-                  package.weightsBytes(), tfm_model.weights_bytes);
-    error = "error: '" + path + "': " + text;
-    return false;
-  }
-  return true;
-}
-
-/// Parses a "token.bos"/"token.eos" value; absent means the model has none.
-bool parseTokenId(const Package &package, const std::string &key,
-                  const std::string &path, int &id, std::string &error) {
-  std::string text(package.get(key));
-  id = -1;
-  if (text.empty())
-    return true;
-  char *end = nullptr;
-  long value = std::strtol(text.c_str(), &end, 10);
-  if (*end != '\0' || value < -1 || value >= static_cast<long>(tfm_model.vocab_size)) {
-    error = "error: '" + path + "': metadata '" + key + "' is '" + text +
-            "', not a token id in [-1, " +
-            std::to_string(tfm_model.vocab_size) + ")";
-    return false;
-  }
-  id = static_cast<int>(value);
-  return true;
-}
-
 int printInfo(const Package &package, const std::string &path) {
   std::string description(package.get("model.description"));
   std::string tokenizer(package.get("tokenizer.kind"));
@@ -138,9 +87,9 @@ std::unique_ptr<Tokenizer> openTokenizer(const Package &package,
                                          const std::string &path, int &bos,
                                          int &eos) {
   std::string error;
-  if (!parseTokenId(package, "token.bos", path, bos, error) ||
-      !parseTokenId(package, "token.eos", path, eos, error)) {
-    std::fprintf(stderr, "%s\n", error.c_str());
+  if (!readPackageTokenId(package, "token.bos", path, bos, error) ||
+      !readPackageTokenId(package, "token.eos", path, eos, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
     return nullptr;
   }
   std::string_view kind = package.get("tokenizer.kind");
@@ -227,8 +176,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 1;
   }
-  if (!checkPackage(package, path, error)) {
-    std::fprintf(stderr, "%s\n", error.c_str());
+  if (!checkPackageMatchesModel(package, path, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
     return 1;
   }
   if (options.verifyWeights && !package.verifyWeights(error)) {

@@ -10,6 +10,7 @@
 #include "runtime/Generate.h"
 #include "runtime/ModelABI.h"
 #include "runtime/Package.h"
+#include "runtime/PackageCheck.h"
 #include "runtime/Sampler.h"
 #include "runtime/Tokenizer.h"
 
@@ -50,53 +51,6 @@ struct tfmc_context {
 
 namespace {
 
-/// A package is only usable with the code it was compiled for: the entries
-/// index the blob by offsets baked in at compile time.
-bool checkPackage(const Package &package, const std::string &name,
-                  std::string &error) {
-  char text[256];
-  if (tfm_model.abi_version != TFM_ABI_VERSION) {
-    std::snprintf(text, sizeof(text),
-                  "the compiled model uses ABI version %u but this runtime "
-                  "expects %d",
-                  tfm_model.abi_version, TFM_ABI_VERSION);
-  } else if (package.weightsHash() != tfm_model.weights_hash) {
-    std::snprintf(text, sizeof(text),
-                  "package weights hash 0x%016" PRIx64
-                  " does not match the compiled model's 0x%016" PRIx64
-                  " (package built for a different model?)",
-                  package.weightsHash(), tfm_model.weights_hash);
-  } else if (package.weightsBytes() != tfm_model.weights_bytes) {
-    std::snprintf(text, sizeof(text),
-                  "weights blob is %" PRIu64
-                  " bytes but the compiled model expects %" PRIu64,
-                  package.weightsBytes(), tfm_model.weights_bytes);
-  } else {
-    return true;
-  }
-  error = "'" + name + "': " + text;
-  return false;
-}
-
-/// A "token.bos"/"token.eos" record; absent means the model has none.
-bool readTokenId(const Package &package, const char *key,
-                 const std::string &name, int &id, std::string &error) {
-  std::string text(package.get(key));
-  id = -1;
-  if (text.empty())
-    return true;
-  char *end = nullptr;
-  long value = std::strtol(text.c_str(), &end, 10);
-  if (*end != '\0' || value < -1 ||
-      value >= static_cast<long>(tfm_model.vocab_size)) {
-    error = "'" + name + "': metadata '" + key + "' is '" + text +
-            "', not a token id in [-1, " +
-            std::to_string(tfm_model.vocab_size) + ")";
-    return false;
-  }
-  id = static_cast<int>(value);
-  return true;
-}
 
 tfmc_status createContext(const char *path, tfmc_context &context) {
   std::string &error = context.error;
@@ -107,9 +61,9 @@ tfmc_status createContext(const char *path, tfmc_context &context) {
                  tfmc_embedded_package,
                  uint64_t(tfmc_embedded_package_end - tfmc_embedded_package),
                  name, error);
-  if (!opened || !checkPackage(context.package, name, error) ||
-      !readTokenId(context.package, "token.bos", name, context.bos, error) ||
-      !readTokenId(context.package, "token.eos", name, context.eos, error))
+  if (!opened || !checkPackageMatchesModel(context.package, name, error) ||
+      !readPackageTokenId(context.package, "token.bos", name, context.bos, error) ||
+      !readPackageTokenId(context.package, "token.eos", name, context.eos, error))
     return TFMC_ERROR_PACKAGE;
   std::string_view kind = context.package.get("tokenizer.kind");
   if (kind.empty())
