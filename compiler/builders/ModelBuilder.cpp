@@ -18,6 +18,9 @@ static Type elementType(MLIRContext &context, weights::ElementType type) {
     return BFloat16Type::get(&context);
   case weights::ElementType::Q8_0:
   case weights::ElementType::Q4_0:
+  case weights::ElementType::Q4_K:
+  case weights::ElementType::Q5_K:
+  case weights::ElementType::Q6_K:
     break; // the network's weights are scalar (f32, f16, bf16)
   }
   llvm_unreachable("unknown element type");

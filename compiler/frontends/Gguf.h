@@ -5,9 +5,9 @@
 // ggml type, offset), then the aligned data section. The metadata are the
 // config keys (`llama.embedding_length`, ...); the tensors keep their GGUF
 // names (`blk.0.attn_q.weight`) with shapes outermost first. F32, F16,
-// BF16, Q8_0 and Q4_0 tensors get views (rows of whole blocks, checked); the
-// other block-quantized types are recognised and reported as unsupported
-// when a family takes them.
+// BF16, Q8_0, Q4_0, Q4_K, Q5_K and Q6_K tensors get views (rows of whole
+// blocks, checked); the other ggml types are recognised and reported as
+// unsupported when a family takes them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_FRONTENDS_GGUF_H

@@ -130,6 +130,12 @@ std::optional<ElementType> elementType(uint32_t ggmlType) {
     return ElementType::Q4_0;
   case 8:
     return ElementType::Q8_0;
+  case 12:
+    return ElementType::Q4_K;
+  case 13:
+    return ElementType::Q5_K;
+  case 14:
+    return ElementType::Q6_K;
   case 30:
     return ElementType::BF16;
   default:
@@ -341,8 +347,8 @@ llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
       entry.unreadable = "GGUF tensor '" + info.name + "' in '" + path_ +
                          "' has ggml type " + ggmlTypeName(info.type) + " (" +
                          std::to_string(info.type) +
-                         "); only F32, F16, BF16, Q8_0 and Q4_0 are "
-                         "supported";
+                         "); only F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K and "
+                         "Q6_K are supported";
       table_.add(std::move(entry));
       continue;
     }

@@ -1,6 +1,8 @@
 //===- ElementType.cpp - Element types a weight can be stored in ----------===//
 #include "compiler/weights/ElementType.h"
 
+#include "compiler/weights/KQuants.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -19,16 +21,35 @@ llvm::StringRef tfmc::weights::elementTypeName(ElementType type) {
     return "q8_0";
   case ElementType::Q4_0:
     return "q4_0";
+  case ElementType::Q4_K:
+    return "q4_k";
+  case ElementType::Q5_K:
+    return "q5_k";
+  case ElementType::Q6_K:
+    return "q6_k";
   }
   return "unknown";
 }
 
 bool tfmc::weights::isBlockQuantized(ElementType type) {
-  return type == ElementType::Q8_0 || type == ElementType::Q4_0;
+  return blockElements(type) > 1;
 }
 
 uint32_t tfmc::weights::blockElements(ElementType type) {
-  return isBlockQuantized(type) ? 32 : 1;
+  switch (type) {
+  case ElementType::F32:
+  case ElementType::F16:
+  case ElementType::BF16:
+    return 1;
+  case ElementType::Q8_0:
+  case ElementType::Q4_0:
+    return 32;
+  case ElementType::Q4_K:
+  case ElementType::Q5_K:
+  case ElementType::Q6_K:
+    return kSuperBlockElements;
+  }
+  return 1;
 }
 
 uint32_t tfmc::weights::blockBytes(ElementType type) {
@@ -42,6 +63,12 @@ uint32_t tfmc::weights::blockBytes(ElementType type) {
     return 2 + 32;
   case ElementType::Q4_0:
     return 2 + 16;
+  case ElementType::Q4_K:
+    return kQ4KBlockBytes;
+  case ElementType::Q5_K:
+    return kQ5KBlockBytes;
+  case ElementType::Q6_K:
+    return kQ6KBlockBytes;
   }
   return 1;
 }

@@ -27,12 +27,19 @@ enum class ElementType : uint8_t {
   /// nibbles are values 0..15 and high nibbles values 16..31; the value is
   /// (nibble - 8) * d (18 bytes per block).
   Q4_0,
+  /// GGUF's k-quants: super-blocks of 256 values with quantized sub-block
+  /// scales (see KQuants.h). Read and dequantized exactly; never a
+  /// conversion target.
+  Q4_K,
+  Q5_K,
+  Q6_K,
 };
 
-/// "f32", "f16", "bf16", "q8_0", "q4_0".
+/// "f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q5_k", "q6_k".
 llvm::StringRef elementTypeName(ElementType type);
 
-/// Whether values are stored in blocks that share a scale (Q8_0, Q4_0).
+/// Whether values are stored in blocks that share a scale (Q8_0, Q4_0 and
+/// the k-quants).
 bool isBlockQuantized(ElementType type);
 
 /// Values per storage block (1 for scalar types).

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cassert>
 #include <cstring>
+#include <vector>
 #include <limits>
 
 using namespace tfmc::weights;
@@ -116,22 +117,29 @@ std::optional<uint64_t> tfmc::weights::findNonFinite(const TensorView &tensor) {
     return firstAllOnesExponent<uint16_t>(tensor.data(), count, 0x7f80u);
   case ElementType::Q8_0:
   case ElementType::Q4_0:
-    // The integers are finite: a block is as finite as its scale.
-    for (uint64_t b = 0, blocks = count / 32; b < blocks; ++b)
-      if (!std::isfinite(blockScale(tensor.type(), tensor.data(), b)))
-        return b * 32;
+  case ElementType::Q4_K:
+  case ElementType::Q5_K:
+  case ElementType::Q6_K: {
+    // The integers are finite: a block is as finite as its scales.
+    uint32_t block = blockElements(tensor.type());
+    for (uint64_t b = 0, blocks = count / block; b < blocks; ++b)
+      if (!blockScalesFinite(tensor.type(), tensor.data(), b))
+        return b * block;
     return std::nullopt;
+  }
   }
   return std::nullopt;
 }
 
 float tfmc::weights::elementAsFloat(const TensorView &tensor, uint64_t index) {
   if (isBlockQuantized(tensor.type())) {
-    float block[32];
+    uint32_t elements = blockElements(tensor.type());
+    std::vector<float> block(elements);
     dequantizeBlocks(tensor.type(),
-                     tensor.data() + index / 32 * blockBytes(tensor.type()), 1,
-                     block);
-    return block[index % 32];
+                     tensor.data() +
+                         index / elements * blockBytes(tensor.type()),
+                     1, block.data());
+    return block[index % elements];
   }
   const char *at = tensor.data() + index * storageBytes(tensor.type(), 1);
   if (tensor.type() == ElementType::F32) {

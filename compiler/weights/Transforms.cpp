@@ -67,7 +67,8 @@ llvm::Expected<TensorView> tfmc::weights::cast(const TensorView &tensor,
     TensorView wide = TensorView::create(
         ElementType::F32, tensor.shape(), [&](char *out) {
           dequantizeBlocks(tensor.type(), tensor.data(),
-                           tensor.numElements() / 32,
+                           tensor.numElements() /
+                               blockElements(tensor.type()),
                            reinterpret_cast<float *>(out));
         });
     return cast(wide, to);

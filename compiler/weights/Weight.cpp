@@ -37,7 +37,7 @@ llvm::Expected<TensorView> Weight::materialize(ElementType type) const {
   // The steps only move elements: applied in the stored type, they move
   // half the bytes of an f16 source.
   TensorView tensor = source_;
-  // Steps move elements, which blocks of 32 sharing a scale cannot do.
+  // Steps move elements, which blocks sharing a scale cannot do.
   if (isBlockQuantized(tensor.type()) && !steps_.empty()) {
     auto wide = cast(tensor, ElementType::F32);
     if (!wide)

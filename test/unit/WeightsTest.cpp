@@ -338,6 +338,58 @@ TEST(QuantizedTest, DequantizesAsGgmlDefines) {
   EXPECT_EQ(halfToFloat(bits[31]), 16.0f);
 }
 
+TEST(QuantizedTest, KQuantGeometry) {
+  EXPECT_EQ(blockElements(ElementType::Q4_K), 256u);
+  EXPECT_EQ(storageBytes(ElementType::Q4_K, 512), 288u);
+  EXPECT_EQ(storageBytes(ElementType::Q5_K, 256), 176u);
+  EXPECT_EQ(storageBytes(ElementType::Q6_K, 512), 420u);
+  EXPECT_EQ(elementTypeName(ElementType::Q6_K), "q6_k");
+}
+
+TEST(QuantizedTest, DequantizesQ4KAsGgmlDefines) {
+  // d = 1, dmin = 0.5; sub-block j has scale j + 1 and min j, except
+  // sub-block 4 whose scale 37 needs the two top bits kept in byte 0.
+  std::vector<uint8_t> block = {0x00, 0x3c, 0x00, 0x38};
+  uint8_t packed[12] = {1 | (2 << 6), 2, 3, 4, 0, 1, 2, 3,
+                        (37 & 15) | (4 << 4), 6 | (5 << 4), 7 | (6 << 4),
+                        8 | (7 << 4)};
+  block.insert(block.end(), packed, packed + 12);
+  block.resize(144, 0x21); // each byte: low nibble 1, high nibble 2
+  TensorView tensor(ElementType::Q4_K, {256},
+                    reinterpret_cast<const char *>(block.data()), nullptr);
+  auto wide = cast(tensor, ElementType::F32);
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  std::vector<float> values = floats(*wide);
+  // Each 64 values: the low nibbles are sub-block 2c, the high 2c + 1;
+  // value (d * scale) * q - dmin * min.
+  EXPECT_EQ(values[0], 1.0f);    // 1 * 1 - 0.5 * 0
+  EXPECT_EQ(values[32], 3.5f);   // 2 * 2 - 0.5 * 1
+  EXPECT_EQ(values[128], 35.0f); // 37 * 1 - 0.5 * 4
+  EXPECT_EQ(values[192], 4.0f);  // 7 * 1 - 0.5 * 6
+  EXPECT_EQ(values[255], 12.5f); // 8 * 2 - 0.5 * 7
+}
+
+TEST(QuantizedTest, DequantizesQ6KAsGgmlDefines) {
+  // d = 0.5 (last); scale k = k + 1; every value's 6 bits are 0 (q = -32)
+  // except value 0: low nibble 5 and high bits 01, q = 5 + 16 - 32.
+  std::vector<uint8_t> block(210, 0);
+  block[0] = 0x05;
+  block[128] = 0x01;
+  for (int k = 0; k < 16; ++k)
+    block[192 + k] = uint8_t(k + 1);
+  block[208] = 0x00;
+  block[209] = 0x38;
+  TensorView tensor(ElementType::Q6_K, {256},
+                    reinterpret_cast<const char *>(block.data()), nullptr);
+  auto wide = cast(tensor, ElementType::F32);
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  std::vector<float> values = floats(*wide);
+  EXPECT_EQ(values[0], -5.5f);    // 0.5 * 1 * -11
+  EXPECT_EQ(values[64], -80.0f);  // value 0 + 32 * 2: scale 4 + 1
+  EXPECT_EQ(values[200], -208.0f); // half 1, l = 8, i = 2: scale 8 + 4 + 1
+  EXPECT_EQ(elementAsFloat(tensor, 16), -32.0f); // scale 1 + 1
+}
+
 TEST(QuantizedTest, IsNotAConversionTarget) {
   auto narrowed = cast(numbered(1, 32), ElementType::Q8_0);
   ASSERT_FALSE(bool(narrowed));
@@ -351,6 +403,13 @@ TEST(QuantizedTest, NonFiniteScaleIsFound) {
   TensorView tensor(ElementType::Q8_0, {64},
                     reinterpret_cast<const char *>(blocks.data()), nullptr);
   EXPECT_EQ(findNonFinite(tensor), std::optional<uint64_t>(32));
+
+  std::vector<uint8_t> k(2 * 144, 0);
+  k[144 + 2] = 0x00;
+  k[144 + 3] = 0xfc; // block 1's dmin is -inf
+  TensorView kTensor(ElementType::Q4_K, {512},
+                     reinterpret_cast<const char *>(k.data()), nullptr);
+  EXPECT_EQ(findNonFinite(kTensor), std::optional<uint64_t>(256));
 }
 
 } // namespace

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Re-quantizes the matrices of an f32 GGUF file to Q8_0 or Q4_0.
+"""Re-quantizes the matrices of an f32 GGUF file to Q8_0, Q4_0 or k-quants.
 
-  gguf_quantize.py IN.gguf OUT.gguf --type q8_0|q4_0 [--dequantized DEQ.gguf]
+  gguf_quantize.py IN.gguf OUT.gguf --type TYPE [--dequantized DEQ.gguf]
+
+TYPE: q8_0, q4_0, q4_k, q5_k, q6_k, q4_k_m or q5_k_m.
 
 Every F32 tensor of rank 2 whose rows (innermost dimension) are whole blocks
-of 32 is quantized; the others (norms, rows of 172) are copied as they are.
+is quantized; the others (norms, rows of 172) are copied as they are.
 With --dequantized, DEQ.gguf is the same model with the quantized tensors
 replaced by their dequantized F32 values, so a reader of OUT.gguf that
 dequantizes as the format says computes exactly what DEQ.gguf holds.
@@ -19,6 +21,27 @@ tfmc:
         on ties), d = m / -8, q = min(15, trunc(x * (1 / d) + 8.5)) in f32;
         stored as d in f16, then 16 bytes, byte j holding q[j] in its low
         nibble and q[j + 16] in its high nibble. Value: (q - 8) * d.
+
+The k-quants (super-blocks of 256) are written by a simple min/max quantizer
+(not ggml's iterative search: any valid encoding serves to test a reader)
+and dequantized from the format definition (ggml's dequantize_row_q4_K /
+_q5_K / _q6_K), in f32 and in ggml's order of operations:
+  Q4_K  (144 bytes) f16 d, f16 dmin, 12 bytes holding eight 6-bit scales sc
+        and mins m (sub-blocks 0-3 in the low 6 bits of bytes 0-3 / 4-7;
+        4-7 in the nibbles of bytes 8-11 plus the top 2 bits of bytes 0-3 /
+        4-7), then 128 bytes: each 64 values share 32 bytes, low nibbles
+        first. Value: (d * sc) * q - (dmin * m).
+  Q5_K  (176 bytes) as Q4_K, with 32 bytes of fifth bits before the
+        nibbles: value l of 64-value chunk c takes bit 2c (first 32) or
+        2c + 1 (second 32) of byte l.
+  Q6_K  (210 bytes) 128 bytes of low nibbles, 64 bytes of 2-bit highs, 16
+        int8 scales (sub-blocks of 16), f16 d. In each half of 128 values,
+        value l + 32 i has the nibble (i // 2) of low byte l + 32 (i % 2),
+        bits 2i, 2i+1 of high byte l, and scale (l // 16) + 2 i. Value:
+        (d * sc) * (q - 32).
+--type q4_k_m / q5_k_m mixes them as llama.cpp's Q4_K_M / Q5_K_M do in
+spirit: attn_v and ffn_down in Q6_K, the other matrices in Q4_K / Q5_K, and
+matrices whose rows are not whole super-blocks in Q8_0.
 """
 import argparse
 import struct
@@ -27,7 +50,12 @@ import sys
 import numpy as np
 
 GGML_F32, GGML_Q4_0, GGML_Q8_0 = 0, 2, 8
-TYPES = {"q8_0": (GGML_Q8_0, 34), "q4_0": (GGML_Q4_0, 18)}
+GGML_Q4_K, GGML_Q5_K, GGML_Q6_K = 12, 13, 14
+# name: (ggml type, bytes per block, values per block)
+TYPES = {"q8_0": (GGML_Q8_0, 34, 32), "q4_0": (GGML_Q4_0, 18, 32),
+         "q4_k": (GGML_Q4_K, 144, 256), "q5_k": (GGML_Q5_K, 176, 256),
+         "q6_k": (GGML_Q6_K, 210, 256)}
+MIXES = {"q4_k_m": "q4_k", "q5_k_m": "q5_k"}
 # GGUF metadata value types with a fixed size.
 FIXED = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
 
@@ -87,7 +115,141 @@ def quantize_q4_0(x):
     return out.tobytes()
 
 
+def f16(value):
+    """The f16 bytes of a float32 and the float32 it reads back as."""
+    half = np.float16(value)
+    return half.tobytes(), np.float32(half)
+
+
+def pack_scale_mins(sc, m):
+    """Eight 6-bit scales and mins -> the 12 bytes Q4_K / Q5_K store."""
+    packed = np.zeros(12, dtype=np.uint8)
+    for j in range(4):
+        packed[j] = (sc[j] & 63) | ((sc[j + 4] >> 4) << 6)
+        packed[j + 4] = (m[j] & 63) | ((m[j + 4] >> 4) << 6)
+        packed[j + 8] = (sc[j + 4] & 15) | ((m[j + 4] & 15) << 4)
+    return packed
+
+
+def unpack_scale_mins(packed):
+    sc, m = [], []
+    for j in range(8):
+        if j < 4:
+            sc.append(packed[j] & 63)
+            m.append(packed[j + 4] & 63)
+        else:
+            sc.append((packed[j + 4] & 15) | ((packed[j - 4] >> 6) << 4))
+            m.append((packed[j + 4] >> 4) | ((packed[j] >> 6) << 4))
+    return sc, m
+
+
+def quantize_q45_k(x, bits):
+    """x: float32 [blocks, 256] -> Q4_K (bits 4) or Q5_K (bits 5) bytes."""
+    top = (1 << bits) - 1
+    out = bytearray()
+    for block in x:
+        sub = block.reshape(8, 32)
+        low = np.minimum(sub.min(axis=1), 0).astype(np.float32)
+        scale = ((sub.max(axis=1) - low) / np.float32(top)).astype(np.float32)
+        d_bytes, d = f16(scale.max() / 63)
+        dmin_bytes, dmin = f16(-low.min() / 63)
+        sc = np.clip(np.round(scale / d), 0, 63).astype(np.int64) if d > 0 else np.zeros(8, np.int64)
+        m = np.clip(np.round(-low / dmin), 0, 63).astype(np.int64) if dmin > 0 else np.zeros(8, np.int64)
+        step = (d * sc.astype(np.float32)).astype(np.float32)
+        offset = (dmin * m.astype(np.float32)).astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(step[:, None] > 0, np.round((sub + offset[:, None]) / step[:, None]), 0)
+        q = np.clip(q, 0, top).astype(np.uint8).reshape(4, 64)
+        nibbles = (q[:, :32] & 15) | ((q[:, 32:] & 15) << 4)
+        out += d_bytes + dmin_bytes + pack_scale_mins(sc, m).tobytes()
+        if bits == 5:
+            high = np.zeros(32, dtype=np.uint8)
+            for c in range(4):
+                high |= ((q[c, :32] >> 4) << (2 * c)).astype(np.uint8)
+                high |= ((q[c, 32:] >> 4) << (2 * c + 1)).astype(np.uint8)
+            out += high.tobytes()
+        out += nibbles.astype(np.uint8).tobytes()
+    return bytes(out)
+
+
+def quantize_q6_k(x):
+    """x: float32 [blocks, 256] -> Q6_K bytes."""
+    out = bytearray()
+    for block in x:
+        sub = block.reshape(16, 16)
+        scale = (np.abs(sub).max(axis=1) / np.float32(31)).astype(np.float32)
+        d_bytes, d = f16(scale.max() / 127)
+        sc = np.clip(np.round(scale / d), -128, 127).astype(np.int8) if d > 0 else np.zeros(16, np.int8)
+        step = (d * sc.astype(np.float32)).astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(step[:, None] != 0, np.round(sub / step[:, None]), 0)
+        q = (np.clip(q, -32, 31) + 32).astype(np.uint8).reshape(2, 4, 32)  # [half, i, l]
+        low = np.zeros((2, 64), dtype=np.uint8)
+        high = np.zeros((2, 32), dtype=np.uint8)
+        for i in range(4):
+            low[:, 32 * (i % 2):32 * (i % 2) + 32] |= (q[:, i] & 15) << (4 * (i // 2))
+            high |= (q[:, i] >> 4) << (2 * i)
+        out += low.tobytes() + high.tobytes() + sc.tobytes() + d_bytes
+    return bytes(out)
+
+
+def dequantize_k(data, kind):
+    """Q4_K / Q5_K / Q6_K bytes -> float32 values, as ggml computes them."""
+    size = TYPES[kind][1]
+    blocks = np.frombuffer(data, dtype=np.uint8).reshape(-1, size)
+    out = np.zeros((blocks.shape[0], 256), dtype=np.float32)
+    for b, block in enumerate(blocks):
+        y = out[b]
+        if kind == "q6_k":
+            low, high = block[0:128], block[128:192]
+            sc = block[192:208].view(np.int8).astype(np.float32)
+            d = block[208:210].copy().view("<f2").astype(np.float32)[0]
+            for half in range(2):
+                for i in range(4):
+                    nib = (low[64 * half + 32 * (i % 2):][:32] >> (4 * (i // 2))) & 15
+                    hi = (high[32 * half:32 * half + 32] >> (2 * i)) & 3
+                    q = (nib | (hi << 4)).astype(np.float32) - np.float32(32)
+                    scale = np.array([d * sc[8 * half + 2 * i], d * sc[8 * half + 2 * i + 1]], dtype=np.float32)
+                    y[128 * half + 32 * i:][:32] = (np.repeat(scale, 16) * q).astype(np.float32)
+            continue
+        d = block[0:2].copy().view("<f2").astype(np.float32)[0]
+        dmin = block[2:4].copy().view("<f2").astype(np.float32)[0]
+        sc, m = unpack_scale_mins(block[4:16])
+        high = block[16:48] if kind == "q5_k" else None
+        nibbles = block[48:176] if kind == "q5_k" else block[16:144]
+        for c in range(4):
+            for part in range(2):
+                j = 2 * c + part
+                q = ((nibbles[32 * c:32 * c + 32] >> (4 * part)) & 15).astype(np.int32)
+                if high is not None:
+                    q += ((high >> (2 * c + part)) & 1).astype(np.int32) * 16
+                step = np.float32(d * np.float32(sc[j]))
+                offset = np.float32(dmin * np.float32(m[j]))
+                y[64 * c + 32 * part:][:32] = (step * q.astype(np.float32)).astype(np.float32) - offset
+    return out.astype("<f4").tobytes()
+
+
+QUANTIZERS = {"q8_0": quantize_q8_0, "q4_0": quantize_q4_0,
+              "q4_k": lambda x: quantize_q45_k(x, 4),
+              "q5_k": lambda x: quantize_q45_k(x, 5),
+              "q6_k": quantize_q6_k}
+
+
+def tensor_type(name, row, kind):
+    """The block type for a matrix named `name` with rows of `row` values, or
+    None to keep it F32."""
+    if kind in MIXES:
+        if row % 256 != 0:
+            return "q8_0" if row % 32 == 0 else None
+        if "attn_v" in name or "ffn_down" in name:
+            return "q6_k"
+        return MIXES[kind]
+    return kind if row % TYPES[kind][2] == 0 else None
+
+
 def dequantize(data, kind):
+    if kind.endswith("_k"):
+        return dequantize_k(data, kind)
     size = TYPES[kind][1]
     blocks = np.frombuffer(data, dtype=np.uint8).reshape(-1, size)
     d = blocks[:, 0:2].copy().view("<f2").astype(np.float32)  # [blocks, 1]
@@ -105,7 +267,7 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("input")
     parser.add_argument("output")
-    parser.add_argument("--type", choices=sorted(TYPES), required=True)
+    parser.add_argument("--type", choices=sorted(TYPES) + sorted(MIXES), required=True)
     parser.add_argument("--dequantized")
     args = parser.parse_args()
     raw = open(args.input, "rb").read()
@@ -131,8 +293,8 @@ def main():
         infos.append((name, dims, ttype, offset))
     data_start = (r.pos + alignment - 1) // alignment * alignment
 
-    ggml_type, _ = TYPES[args.type]
     quantized, dequantized = [], []
+    kinds_used = set()
     count_quantized = 0
     for name, dims, ttype, offset in infos:
         count = int(np.prod(dims))
@@ -140,12 +302,14 @@ def main():
             sys.exit("%s: tensor %s is not F32" % (args.input, name))
         begin = data_start + offset
         values = np.frombuffer(raw[begin:begin + 4 * count], dtype="<f4")
-        if len(dims) == 2 and dims[0] % 32 == 0:
-            blocks = values.reshape(-1, 32).astype(np.float32)
-            data = (quantize_q8_0 if args.type == "q8_0" else quantize_q4_0)(blocks)
+        kind = tensor_type(name, dims[0], args.type) if len(dims) == 2 else None
+        if kind:
+            ggml_type, _, block = TYPES[kind]
+            data = QUANTIZERS[kind](values.reshape(-1, block).astype(np.float32))
             quantized.append((name, dims, ggml_type, data))
-            dequantized.append((name, dims, GGML_F32, dequantize(data, args.type)))
+            dequantized.append((name, dims, GGML_F32, dequantize(data, kind)))
             count_quantized += 1
+            kinds_used.add(kind)
         else:
             quantized.append((name, dims, GGML_F32, values.tobytes()))
             dequantized.append(quantized[-1])
@@ -171,7 +335,8 @@ def main():
     write(args.output, quantized)
     if args.dequantized:
         write(args.dequantized, dequantized)
-    print("quantized %d of %d tensors to %s" % (count_quantized, len(infos), args.type))
+    print("quantized %d of %d tensors to %s" % (count_quantized, len(infos),
+                                               ", ".join(sorted(kinds_used))))
     return 0
 
 
