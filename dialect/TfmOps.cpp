@@ -286,6 +286,11 @@ static LogicalResult verifyAttention(AttentionLike op) {
   if (keyType.getRank() != valueType.getRank())
     return op.emitOpError() << "key has rank " << keyType.getRank()
                             << " but value has rank " << valueType.getRank();
+  if (keyType.getElementType() != valueType.getElementType())
+    return op.emitOpError() << "key has element type "
+                            << keyType.getElementType()
+                            << " but value has element type "
+                            << valueType.getElementType();
   int64_t headDim = op.getHeadDim();
   if (op.isHeadMajor()) {
     for (RankedTensorType type : {keyType, valueType})

@@ -12,8 +12,9 @@ include "mlir/Interfaces/TilingInterface.td"
 // Activations are 2-D [sequence, features] f32 tensors.
 def Tfm_Activation : 2DTensorOf<[F32]>;
 // Keys or values: [keys, kv_heads * head_dim] (token-major) or
-// [kv_heads, keys, head_dim] (head-major, the KV cache's layout).
-def Tfm_KeysOrValues : TensorRankOf<[F32], [2, 3]>;
+// [kv_heads, keys, head_dim] (head-major, the KV cache's layout). A cache
+// may store them in f16 (`--kv-cache=f16`); attention computes in f32.
+def Tfm_KeysOrValues : TensorRankOf<[F32, F16], [2, 3]>;
 def Tfm_Vector : 1DTensorOf<[F32]>;
 def Tfm_Matrix : 2DTensorOf<[F32]>;
 // A projection's weight may be stored in 16 bits; the product is computed in
@@ -385,7 +386,9 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
     by a constant per query row: the softmax is the same). `cache` says what
     generation caches for it (`#tfm.cache_role<self>`: its own keys and
     values per position; `cross`: keys and values of another sequence,
-    computed once; `none`: nothing).
+    computed once; `none`: nothing). Keys and values share one element
+    type: f32, or f16 when read from an f16 KV cache (each element is
+    widened to f32 as it is read; scores and sums stay f32).
     ```mlir
     %o = tfm.attention %q, %k, %v[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64,
         mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>}

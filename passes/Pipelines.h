@@ -25,6 +25,11 @@ struct TfmTransformOptions : public PhaseOptions<TfmTransformOptions> {
   Option<int64_t> prefillChunk{*this, "prefill-chunk",
                                llvm::cl::desc("tokens per prefill call"),
                                llvm::cl::init(32)};
+  Option<std::string> kvCache{
+      *this, "kv-cache",
+      llvm::cl::desc("Element type of the KV cache: f32 or f16 (half the "
+                     "bytes; keys and values rounded to f16)"),
+      llvm::cl::init("f32")};
   Option<bool> fuseProjections{
       *this, "fuse-projections",
       llvm::cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),

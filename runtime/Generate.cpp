@@ -66,10 +66,10 @@ bool ModelRunner::allocate(std::string &error) {
   // aligned_alloc wants a multiple of the alignment; vector-width loads in
   // generated code want 64-byte alignment. A cache of a huge page or more is
   // aligned to huge pages (see below).
-  uint64_t bytes = std::max<uint64_t>(info_.cache_floats * sizeof(float), 64);
+  uint64_t bytes = std::max<uint64_t>(info_.cache_bytes, 64);
   uint64_t alignment = bytes >= kHugePageBytes ? kHugePageBytes : 64;
   bytes = (bytes + alignment - 1) / alignment * alignment;
-  cache_.reset(static_cast<float *>(std::aligned_alloc(alignment, bytes)));
+  cache_.reset(std::aligned_alloc(alignment, bytes));
   if (!cache_) {
     error = "error: cannot allocate " + std::to_string(bytes) +
             " bytes for the KV cache";

@@ -59,15 +59,16 @@ std::string packagePath() {
 int printInfo(const Package &package, const std::string &path) {
   std::string description(package.get("model.description"));
   std::string tokenizer(package.get("tokenizer.kind"));
-  double cacheMiB = tfm_model.cache_floats * 4.0 / (1024.0 * 1024.0);
+  double cacheMiB = double(tfm_model.cache_bytes) / (1024.0 * 1024.0);
   std::printf("description: %s\n", description.empty() ? "(none)"
                                                         : description.c_str());
   std::printf("vocab: %u\ncontext: %u\nprefill chunk: %u\n",
               tfm_model.vocab_size, tfm_model.context_length,
               tfm_model.prefill_chunk);
   std::printf("weights: %" PRIu64 " bytes\n", tfm_model.weights_bytes);
-  std::printf("kv cache: %" PRIu64 " floats (%.2f MiB)\n",
-              tfm_model.cache_floats, cacheMiB);
+  std::printf("kv cache: %" PRIu64 " bytes (%.2f MiB, %s)\n",
+              tfm_model.cache_bytes, cacheMiB,
+              tfm_model.cache_element_bytes == 2 ? "f16" : "f32");
   std::printf("weights hash: 0x%016" PRIx64 "\n", tfm_model.weights_hash);
   std::printf("abi version: %u\n", tfm_model.abi_version);
   if (tfm_model.kind == TFM_KIND_ENCODER)

@@ -17,8 +17,9 @@ extern "C" {
 /* Bumped whenever the layout of tfm_model_info or an entry's signature or
  * contract changes (3: tfm_prefill accepts count == 0; 4: the entries take
  * the caller's scratch, tfm_model_info publishes its size and alignment;
- * 5: encoders, kind, hidden_size, encode_logits and tfm_encode). */
-#define TFM_ABI_VERSION 5
+ * 5: encoders, kind, hidden_size, encode_logits and tfm_encode; 6: the
+ * cache's size in bytes and its element type, an untyped cache pointer). */
+#define TFM_ABI_VERSION 6
 
 /* tfm_model_info.kind: which entries the object defines. */
 #define TFM_KIND_DECODER 0 /* tfm_prefill and tfm_decode */
@@ -30,13 +31,14 @@ typedef struct tfm_model_info {
   uint32_t context_length; /* KV-cache positions; an encoder's sequence */
   uint32_t prefill_chunk;  /* tokens consumed by one tfm_prefill call (0: encoder) */
   uint64_t weights_bytes;  /* size of the weights blob the entries read */
-  uint64_t cache_floats;   /* size of the KV cache, in floats (0: encoder) */
+  uint64_t cache_bytes;    /* size of the KV cache, in bytes (0: encoder) */
   uint64_t weights_hash;   /* fingerprint of the weight layout (names, shapes, offsets) */
   uint64_t scratch_bytes;  /* bytes of `scratch` every entry needs (may be 0) */
   uint64_t scratch_alignment; /* alignment `scratch` must have, in bytes */
   uint32_t kind;           /* TFM_KIND_DECODER or TFM_KIND_ENCODER */
   uint32_t hidden_size;    /* features of an encoder's hidden states */
   uint32_t encode_logits;  /* 1: tfm_encode also writes masked-LM logits */
+  uint32_t cache_element_bytes; /* 4: f32 keys and values, 2: f16 */
 } tfm_model_info;
 
 /* Compile-time facts about the compiled model. */
@@ -60,10 +62,10 @@ extern const tfm_model_info tfm_model;
  * count == 0, past the last real one) may hold any id: their cache rows are
  * overwritten by later calls before any query can attend to them. */
 void tfm_prefill(const uint8_t *weights, const int32_t *tokens, int64_t pos,
-                 int64_t count, float *cache, float *logits, uint8_t *scratch);
+                 int64_t count, void *cache, float *logits, uint8_t *scratch);
 /* Runs one token at position `pos` (< context_length); writes vocab_size logits. */
 void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
-                float *cache, float *logits, uint8_t *scratch);
+                void *cache, float *logits, uint8_t *scratch);
 
 /* Encoders (kind TFM_KIND_ENCODER) define this instead of the two above.
  * Runs the context_length tokens of `tokens`, of which the first `length`

@@ -106,6 +106,13 @@ public:
                     llvm::Twine(contextLength));
       contextLength = transform.contextLength;
     }
+    if (transform.kvCache != "f32" && transform.kvCache != "f16")
+      return fail("--kv-cache must be f32 or f16, not '" +
+                  llvm::Twine(transform.kvCache) + "'");
+    if (transform.kvCache != "f32" &&
+        spec.config.kind == ModelKind::EncoderOnly)
+      return fail("--kv-cache=" + llvm::Twine(transform.kvCache) + ": '" +
+                  options.model + "' is an encoder, which has no KV cache");
     if (llvm::Error error = checkCacheSize(contextLength))
       return fail(std::move(error));
     if (transform.prefillChunk <= 0)
@@ -144,13 +151,13 @@ public:
     return finish(backend.compile(*this));
   }
 
-  /// The KV cache (keys and values of every layer, f32) for `positions`
+  /// The KV cache (keys and values of every layer) for `positions`
   /// must be addressable and plausible; sizes from a model file are
   /// untrusted (a context of 2^58 wrapped to a 4 KiB cache).
   llvm::Error checkCacheSize(int64_t positions) const {
     constexpr int64_t kMaxCacheBytes = int64_t(1) << 40;
     const DecoderConfig &c = spec.config;
-    int64_t bytes = 2 * 4;
+    int64_t bytes = 2 * (transform.kvCache == "f16" ? 2 : 4);
     bool overflow = positions > std::numeric_limits<int32_t>::max();
     for (int64_t factor :
          {c.numLayers, c.attention.numKVHeads, c.attention.headDim, positions})

@@ -16,6 +16,12 @@
 // overwrites a position that one of its own queries still sees, and the
 // cache's memory is bounded by the window however long generation runs.
 //
+// With cache-type=f16 the cache stores keys and values in half precision:
+// each step's rows are rounded to nearest even as they are written, and
+// attention widens them back to f32 as it reads them. Half the bytes per
+// position: long-context decode reads the cache about as much as the
+// weights, and an f16 cache halves that traffic.
+//
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
 #include "dialect/TfmContracts.h"
@@ -43,6 +49,8 @@ struct CacheShape {
   int64_t window = 0;
   /// Positions the cache holds; less than `context` for a ring.
   int64_t slots = 0;
+  /// Keys and values are stored in f16 rather than f32.
+  bool half = false;
 
   bool isRing() const { return slots < context; }
 
@@ -50,7 +58,13 @@ struct CacheShape {
   /// that one head's keys are contiguous.
   RankedTensorType type(MLIRContext *context_) const {
     return RankedTensorType::get({2, layers, kvHeads, slots, headDim},
-                                 Float32Type::get(context_));
+                                 elementType(context_));
+  }
+
+  Type elementType(MLIRContext *context_) const {
+    if (half)
+      return Float16Type::get(context_);
+    return Float32Type::get(context_);
   }
 };
 
@@ -227,6 +241,8 @@ private:
     headMajor = linalg::TransposeOp::create(builder, loc, split, headMajor,
                                             ArrayRef<int64_t>{1, 0, 2})
                     .getResult()[0];
+    if (cache.half)
+      headMajor = roundToHalf(loc, headMajor);
     if (!cache.isRing())
       return insertRows(loc, headMajor, half, builder.getIndexAttr(0),
                         builder.getIndexAttr(sequence), position);
@@ -246,6 +262,26 @@ private:
                             beforeWrap, first);
     return insertRows(loc, headMajor, half, beforeWrap, afterWrap,
                       builder.getIndexAttr(0));
+  }
+
+  /// `rows` rounded to f16 (nearest even), as an f16 cache stores them.
+  Value roundToHalf(Location loc, Value rows) {
+    auto type = cast<RankedTensorType>(rows.getType());
+    Type f16 = Float16Type::get(builder.getContext());
+    Value init = tensor::EmptyOp::create(builder, loc, type.getShape(), f16);
+    AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                              utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               builder, loc, init.getType(), rows, init,
+               ArrayRef<AffineMap>{identity, identity}, parallel,
+               [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                 linalg::YieldOp::create(
+                     nb, nloc,
+                     ValueRange{arith::TruncFOp::create(nb, nloc, f16,
+                                                        args[0])});
+               })
+        .getResult(0);
   }
 
   /// Inserts rows [begin, begin + count) of the [kv_heads, sequence,
@@ -294,7 +330,7 @@ private:
     SmallVector<OpFoldResult> strides(5, builder.getIndexAttr(1));
     auto type = RankedTensorType::get(
         {cache.kvHeads, ShapedType::kDynamic, cache.headDim},
-        Float32Type::get(builder.getContext()));
+        cache.elementType(builder.getContext()));
     return tensor::ExtractSliceOp::create(builder, loc, type, cacheValue,
                                           offsets, sizes, strides);
   }
@@ -468,10 +504,16 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                          "its results)");
       return signalPassFailure();
     }
+    if (cacheType != "f32" && cacheType != "f16") {
+      module.emitError("tfm-kv-cache: cache-type must be f32 or f16, not '")
+          << cacheType << "'";
+      return signalPassFailure();
+    }
     int64_t chunk = std::min<int64_t>(prefillChunk, positions);
     FailureOr<CacheShape> cache = analyzeCache(*forward, positions, chunk);
     if (failed(cache))
       return signalPassFailure();
+    cache->half = cacheType == "f16";
 
     EntryBuilder builder(*forward, *cache);
     FailureOr<func::FuncOp> prefill =

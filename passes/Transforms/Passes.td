@@ -42,6 +42,11 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     the position, not with the context length).
     Result types are re-inferred for the new sequence lengths.
 
+    With `cache-type=f16` the cache is `tensor<2xLxHxTxDxf16>`: each
+    step's keys and values are rounded to f16 (nearest even) as they are
+    written, and `tfm.attention` reads f16 keys and values (widened to f32
+    as they are read). Half the cache's bytes, for the precision of f16.
+
     An encoder's network (every `tfm.attention` bidirectional with
     `#tfm.cache_role<none>`) gets no cache and one entry instead,
     `#tfm.entries<encode = @encode, context_length = T>`:
@@ -62,6 +67,9 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
            "KV-cache positions, or an encoder's sequence length (0: the context_length of the module's tfm.model)">,
     Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
            "tokens per prefill call (capped at the context length)">,
+    Option<"cacheType", "cache-type", "std::string", /*default=*/"\"f32\"",
+           "element type of the cached keys and values: f32 or f16 (rounded "
+           "to nearest even when written, widened to f32 when read)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

@@ -177,6 +177,14 @@ func.func @attention_kv_ranks(%q: tensor<4x16xf32>, %k: tensor<2x4x4xf32>, %v: t
 
 // -----
 
+func.func @attention_kv_element_types(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf16>, %v: tensor<2x?x4xf32>, %pos: index) -> tensor<1x16xf32> {
+  // expected-error @+1 {{key has element type 'f16' but value has element type 'f32'}}
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<1x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf32>
+  return %o : tensor<1x16xf32>
+}
+
+// -----
+
 func.func @attention_head_major_shape(%q: tensor<4x16xf32>, %k: tensor<4x4x2xf32>, %v: tensor<4x4x2xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{head-major key and value must be [num_kv_heads = 2, keys, head_dim = 4]}}
   %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>

@@ -137,6 +137,17 @@ func.func @attention_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v:
 
 // -----
 
+// Keys and values read from an f16 KV cache.
+// CHECK-LABEL: func @attention_f16_cache
+func.func @attention_f16_cache(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf16>, %v: tensor<2x?x4xf16>,
+                               %pos: index) -> tensor<1x16xf32> {
+  // CHECK: tfm.attention {{.*}} : tensor<1x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf16>
+  %o = tfm.attention %q, %k, %v[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<1x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf16>
+  return %o : tensor<1x16xf32>
+}
+
+// -----
+
 // Multi-query attention (one KV head) without a causal mask, caching
 // nothing (an encoder's).
 // CHECK-LABEL: func @attention_mqa_bidirectional

@@ -61,7 +61,10 @@ modelInfo(mlir::ModuleOp module, const ModelSpec &spec,
   auto cacheType = mlir::cast<mlir::ShapedType>(
       decode.getArgumentTypes()[*cacheIndex]);
   info.prefill_chunk = uint32_t(entries.getPrefillChunk());
-  info.cache_floats = uint64_t(cacheType.getNumElements());
+  info.cache_element_bytes =
+      uint32_t(cacheType.getElementTypeBitWidth() / 8);
+  info.cache_bytes =
+      uint64_t(cacheType.getNumElements()) * info.cache_element_bytes;
   return info;
 }
 

@@ -38,7 +38,7 @@ static void defineModelInfo(llvm::Module &module,
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
   auto *type = llvm::StructType::create(
-      context, {i32, i32, i32, i32, i64, i64, i64, i64, i64, i32, i32, i32},
+      context, {i32, i32, i32, i32, i64, i64, i64, i64, i64, i32, i32, i32, i32},
       "tfm_model_info");
   llvm::Constant *value = llvm::ConstantStruct::get(
       type, {llvm::ConstantInt::get(i32, info.abi_version),
@@ -46,13 +46,14 @@ static void defineModelInfo(llvm::Module &module,
              llvm::ConstantInt::get(i32, info.context_length),
              llvm::ConstantInt::get(i32, info.prefill_chunk),
              llvm::ConstantInt::get(i64, info.weights_bytes),
-             llvm::ConstantInt::get(i64, info.cache_floats),
+             llvm::ConstantInt::get(i64, info.cache_bytes),
              llvm::ConstantInt::get(i64, info.weights_hash),
              llvm::ConstantInt::get(i64, info.scratch_bytes),
              llvm::ConstantInt::get(i64, info.scratch_alignment),
              llvm::ConstantInt::get(i32, info.kind),
              llvm::ConstantInt::get(i32, info.hidden_size),
-             llvm::ConstantInt::get(i32, info.encode_logits)});
+             llvm::ConstantInt::get(i32, info.encode_logits),
+             llvm::ConstantInt::get(i32, info.cache_element_bytes)});
   new llvm::GlobalVariable(module, type, /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, value,
                            "tfm_model");

@@ -33,7 +33,8 @@
 // keys do not wait on each other's FMA. The whole-block loop is software-
 // pipelined (block i + 1's scores are computed while block i is folded),
 // which lets the next keys' loads overlap this block's exp and FMAs. The
-// last, partial block walks its keys in a loop.
+// last, partial block walks its keys in a loop. Keys and values of an f16
+// cache are widened to f32 as they are loaded.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
@@ -174,9 +175,18 @@ private:
         indices = {row, arith::AddIOp::create(b, loc, kvColumn,
                                               index(b, loc, feature))};
       // In bounds: the padding value is never read.
-      return vector::TransferReadOp::create(b, loc, type, tensor, indices,
-                                            f32Constant(b, loc, 0.0),
-                                            ArrayRef<bool>{true});
+      Type stored = cast<ShapedType>(tensor.getType()).getElementType();
+      if (stored.isF32())
+        return vector::TransferReadOp::create(b, loc, type, tensor, indices,
+                                              f32Constant(b, loc, 0.0),
+                                              ArrayRef<bool>{true});
+      // An f16 cache: widened in registers (vcvtph2ps), so the scores and
+      // the output accumulate in f32 as for an f32 cache.
+      Value narrow = vector::TransferReadOp::create(
+          b, loc, VectorType::get(type.getShape(), stored), tensor, indices,
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(stored)),
+          ArrayRef<bool>{true});
+      return arith::ExtFOp::create(b, loc, type, narrow);
     }
 
     /// New maximum and sum for the block's `scores`; returns the block's

@@ -32,8 +32,9 @@ namespace {
 /// (cached keys and values: the rows written so far).
 Value splitHeads(OpBuilder &b, Location loc, Value value, int64_t heads) {
   ArrayRef<int64_t> shape = shapeOf(value);
-  auto type = RankedTensorType::get({shape[0], heads, shape[1] / heads},
-                                    b.getF32Type());
+  auto type = RankedTensorType::get(
+      {shape[0], heads, shape[1] / heads},
+      cast<RankedTensorType>(value.getType()).getElementType());
   SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
   SmallVector<OpFoldResult> outputShape = {
       tensor::getMixedSize(b, loc, value, 0), b.getIndexAttr(heads),
@@ -50,6 +51,14 @@ Value makeTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
     return empty;
   return linalg::FillOp::create(b, loc, f32Constant(b, loc, *fill), empty)
       .getResult(0);
+}
+
+/// `value` in f32: keys and values of an f16 cache are widened as they are
+/// read.
+Value widened(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isF32())
+    return value;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
 }
 
 class DecomposeAttention : public OpRewritePattern<AttentionKernelOp> {
@@ -97,7 +106,8 @@ public:
             b, loc, scoreInit.getType(), ValueRange{q, k}, scoreInit,
             scoreMaps, iterators(3, 1),
             [](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value product = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+              Value product = arith::MulFOp::create(
+                  nb, nloc, args[0], widened(nb, nloc, args[1]));
               yield(
                   nb, nloc, arith::AddFOp::create(nb, nloc, args[2], product));
             })
@@ -237,7 +247,8 @@ public:
                 utils::IteratorType::parallel, utils::IteratorType::parallel,
                 utils::IteratorType::reduction, utils::IteratorType::parallel},
             [](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value product = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+              Value product = arith::MulFOp::create(
+                  nb, nloc, args[0], widened(nb, nloc, args[1]));
               yield(
                   nb, nloc, arith::AddFOp::create(nb, nloc, args[2], product));
             })

@@ -11,18 +11,18 @@
 
 typedef struct tfm_model_info {
   uint32_t abi_version, vocab_size, context_length, prefill_chunk;
-  uint64_t weights_bytes, cache_floats, weights_hash, scratch_bytes,
+  uint64_t weights_bytes, cache_bytes, weights_hash, scratch_bytes,
       scratch_alignment;
-  uint32_t kind, hidden_size, encode_logits;
+  uint32_t kind, hidden_size, encode_logits, cache_element_bytes;
 } tfm_model_info;
 extern const tfm_model_info tfm_model;
 void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
-                float *cache, float *logits, uint8_t *scratch);
+                void *cache, float *logits, uint8_t *scratch);
 
 static uint8_t *weights, *shared_scratch;
 
 static void *decode_steps(void *unused) {
-  float *cache = calloc(tfm_model.cache_floats, sizeof(float));
+  void *cache = calloc(tfm_model.cache_bytes, 1);
   float *logits = calloc(tfm_model.vocab_size, sizeof(float));
   int32_t token = 1;
   int64_t pos;

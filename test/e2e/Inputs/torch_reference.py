@@ -601,6 +601,9 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
         q = rope(project(h, w, "wq").reshape(T, H, hd), cfg["theta"], cfg["interleaved"])
         k = rope(project(h, w, "wk").reshape(T, KV, hd), cfg["theta"], cfg["interleaved"])
         v = project(h, w, "wv").reshape(T, KV, hd)
+        if cfg.get("kv_cache", "f32") != "f32":
+            # What an f16 KV cache holds: keys (after RoPE) and values rounded.
+            k, v = round_to(k, cfg["kv_cache"]), round_to(v, cfg["kv_cache"])
         x = x + causal_attention(q, k, v, cfg.get("window", 0)) @ w["wo"].T
         h = norm(x, w["ffn_norm"])
         if "router" in w:
@@ -798,10 +801,13 @@ def round_projections(model, dtype):
     return cfg, embed, layers, final_norm, round_to(head, dtype)
 
 
-def reference_logits(model, ids, projections="f32"):
+def reference_logits(model, ids, projections="f32", kv_cache="f32"):
     ids = torch.tensor(ids, dtype=torch.long)
     if os.path.isdir(model):
         config, tensors = load_hf(model)
+        if kv_cache != "f32" and config["model_type"] in ("gpt2", "bloom", "bert"):
+            raise SystemExit("--kv-cache %s: the reference rounds the cache of "
+                             "llama families only" % kv_cache)
         if config["model_type"] == "gpt2":
             return gpt2_forward(config, tensors, ids)
         if config["model_type"] == "bloom":
@@ -809,15 +815,18 @@ def reference_logits(model, ids, projections="f32"):
         if config["model_type"] == "bert":
             hidden, logits = bert_forward(config, tensors, ids)
             return hidden if logits is None else logits
-        return llama_forward(*round_projections(llama_from_hf(config, tensors),
-                                                projections), ids)
-    return llama_forward(*round_projections(load_llama2c(model), projections), ids)
+        model = round_projections(llama_from_hf(config, tensors), projections)
+    else:
+        model = round_projections(load_llama2c(model), projections)
+    model[0]["kv_cache"] = kv_cache
+    return llama_forward(*model, ids)
 
 
 def compare(args):
     ids = [int(s) for s in args.token_ids.split(",")]
     with torch.no_grad():
-        ref = reference_logits(args.model, ids, args.projections).numpy()
+        ref = reference_logits(args.model, ids, args.projections,
+                               args.kv_cache).numpy()
     n, vocab = ref.shape
     ours = np.fromfile(args.logits, dtype="<f4")
     if ours.size != n * vocab:
@@ -954,6 +963,9 @@ def main():
     cmp.add_argument("--projections", choices=["f32", "f16", "bf16"], default="f32",
                      help="llama families: round the projection matrices to this "
                           "type first (what tfmc --weights=f16|bf16 computes with)")
+    cmp.add_argument("--kv-cache", choices=["f32", "f16"], default="f32",
+                     help="llama families: round keys and values to this type "
+                          "(what tfmc --kv-cache=f16 attends over)")
     args = parser.parse_args()
     if args.command == "check-fill-mask":
         return check_fill_mask(args)

@@ -99,6 +99,25 @@ func.func @flash_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: ten
 
 // -----
 
+// Keys and values of an f16 cache: every key and value load reads f16
+// lanes and widens them to f32 in registers; the scores, the softmax state
+// and the output stay f32.
+// CHECK-LABEL: func.func @flash_f16_cache
+// CHECK: scf.forall
+// CHECK:       %[[K16:.*]] = vector.transfer_read %{{.*}} : tensor<1x?x4xf16>, vector<4xf16>
+// CHECK:       arith.extf %[[K16]] : vector<4xf16> to vector<4xf32>
+// CHECK:       %[[V16:.*]] = vector.transfer_read %{{.*}} : tensor<1x?x4xf16>, vector<4xf16>
+// CHECK:       arith.extf %[[V16]] : vector<4xf16> to vector<4xf32>
+// CHECK-NOT: {{(arith.mulf|arith.addf|vector.fma).*}}xf16>
+// CHECK: return
+func.func @flash_f16_cache(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf16>, %v: tensor<2x?x4xf16>, %pos: index) -> tensor<1x16xf32> {
+  %init = tensor.empty() : tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf16>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<1x16xf32>
+  return %o : tensor<1x16xf32>
+}
+
+// -----
+
 // Blocks whose width does not divide head_dim (6 features, blocks of 4) are
 // not unrolled: every block walks its keys one at a time.
 // CHECK-LABEL: func.func @flash_not_unrolled

@@ -63,6 +63,25 @@ func.func @attention_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v:
 
 // -----
 
+// Keys and values of an f16 cache are widened to f32 where the score and
+// output contractions read them.
+// CHECK-LABEL: func.func @attention_f16_cache
+func.func @attention_f16_cache(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf16>, %v: tensor<2x?x4xf16>, %pos: index) -> tensor<1x16xf32> {
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x4xf32>, tensor<2x?x4xf16>)
+  // CHECK: ^bb0(%[[Q:.*]]: f32, %[[K:.*]]: f16, %[[ACC:.*]]: f32):
+  // CHECK:   %[[WIDE:.*]] = arith.extf %[[K]] : f16 to f32
+  // CHECK:   arith.mulf %[[Q]], %[[WIDE]] : f32
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x1x?xf32>, tensor<2x?x4xf16>)
+  // CHECK: ^bb0(%[[P:.*]]: f32, %[[V:.*]]: f16, %{{.*}}: f32):
+  // CHECK:   %[[WIDEV:.*]] = arith.extf %[[V]] : f16 to f32
+  // CHECK:   arith.mulf %[[P]], %[[WIDEV]] : f32
+  %init = tensor.empty() : tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf16>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<1x16xf32>
+  return %o : tensor<1x16xf32>
+}
+
+// -----
+
 // A sliding window also hides keys at or before position - window.
 // CHECK-LABEL: func.func @attention_window
 func.func @attention_window(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
