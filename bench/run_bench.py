@@ -371,11 +371,18 @@ def main():
     parser.add_argument("--attention-context", type=int, default=0, metavar="T",
                         help="also compile each shape for context T and report attention's "
                              "share of a decode step near position T (e.g. 1024)")
+    parser.add_argument("--kv-cache", default="f32",
+                        help="with --attention-context: comma-separated KV-cache element "
+                             "types to compile the long-context binary with (tfmc "
+                             "--kv-cache), from: f32,f16")
     args = parser.parse_args()
     shapes = args.shapes.split(",")
     for s in shapes:
         if s not in SHAPES:
             parser.error("unknown shape '%s' (known: %s)" % (s, ",".join(SHAPES)))
+    for t in args.kv_cache.split(","):
+        if t not in ("f32", "f16"):
+            parser.error("unknown KV-cache type '%s' (known: f32,f16)" % t)
     for t in args.weights.split(","):
         if t not in WEIGHT_BYTES:
             parser.error("unknown weight type '%s' (known: %s)" % (t, ",".join(WEIGHT_BYTES)))
@@ -442,7 +449,9 @@ def run_shapes(args, shapes, work):
                    "total_bytes": 4 * all_params}
             row.update(interleaved_roofline(args, exe, decode_bytes, work))
             if args.attention_context and args.attention_context <= SHAPES[shape][7]:
-                row.update(attention_share(args, model, extra, exe + ".long"))
+                row["attention"] = {kv: attention_share(args, model, extra,
+                                                        exe + ".long-" + kv, kv)
+                                    for kv in args.kv_cache.split(",")}
             rows.append(row)
             print("# %s %s: %s" % (shape, weights, json.dumps(row)), flush=True)
         del peer, w
@@ -567,18 +576,19 @@ def interleaved_roofline(args, exe, decode_bytes, work):
             "paired_roofline_median_pct": pcts[len(pcts) // 2]}
 
 
-def attention_share(args, model, extra, exe):
+def attention_share(args, model, extra, exe, kv_cache):
     """Decode at the start of a context of T positions and at its end, same
     binary, same process: the step's growth is what attending ~T cached keys
     costs (KV-cache traffic included). The binary alternates 16-step bursts
     at both places (--far-position), so a busy moment on a shared machine
-    slows both alike."""
+    slows both alike. `kv_cache` is the cache's element type."""
     total = args.attention_context
     steps = args.steps
     far = total - steps - 8
     if far <= 8:
         raise SystemExit("--attention-context must exceed -n + 16")
-    subprocess.run([args.tfmc, "compile", model, *extra, "--context", str(total), "-o", exe],
+    subprocess.run([args.tfmc, "compile", model, *extra, "--context", str(total),
+                    *([] if kv_cache == "f32" else ["--kv-cache=" + kv_cache]), "-o", exe],
                    check=True, env=caller_environment())
     out = subprocess.run([exe, "--bench", "--prompt-tokens", "8", "-n", str(steps),
                           "--far-position", str(far), "--threads", str(args.threads)],
@@ -649,7 +659,7 @@ def print_table(args, rows, machine):
             print("%-14s %4d of %d %12.1f %12.1f %6.1f%%"
                   % (r["shape"], top_k, experts, r["decode_bytes"] / 1e6,
                      r["total_bytes"] / 1e6, 100 * r["decode_bytes"] / r["total_bytes"]))
-    long_rows = [r for r in rows if "attention_share_pct" in r]
+    long_rows = [r for r in rows if "attention" in r]
     if args.attention_context:
         print()
         if not long_rows:
@@ -659,12 +669,14 @@ def print_table(args, rows, machine):
         print("attention at context %d: decode tok/s at positions 8..%d and %d..%d of the"
               " same binary, interleaved; share = 1 - end / start"
               % (args.attention_context, 8 + args.steps - 1,
-                 *long_rows[0]["end_positions"]))
-        print("%-12s %10s %10s %7s" % ("shape", "dec start", "dec end", "share"))
+                 *next(iter(long_rows[0]["attention"].values()))["end_positions"]))
+        print("%-12s %4s %8s %10s %10s %7s" % ("shape", "wts", "kv cache", "dec start",
+                                               "dec end", "share"))
         for r in long_rows:
-            print("%-12s %10.1f %10.1f %6.1f%%" % (r["shape"], r["decode_near_start"],
-                                                   r["decode_near_end"],
-                                                   r["attention_share_pct"]))
+            for kv, a in r["attention"].items():
+                print("%-12s %4s %8s %10.1f %10.1f %6.1f%%"
+                      % (r["shape"], r["weights"], kv, a["decode_near_start"],
+                         a["decode_near_end"], a["attention_share_pct"]))
 
 
 if __name__ == "__main__":
