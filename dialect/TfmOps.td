@@ -262,6 +262,10 @@ def Tfm_SiluOp : Tfm_UnaryElementwiseOp<"silu", "x * sigmoid(x)"> {
   let summary = "SiLU / swish activation";
 }
 
+def Tfm_ReluOp : Tfm_UnaryElementwiseOp<"relu", "max(x, 0)"> {
+  let summary = "ReLU activation (T5 v1.0's feed-forward)";
+}
+
 class Tfm_BinaryElementwiseOp<string mnemonic, string formula>
     : Tfm_Op<mnemonic, [Pure, SameOperandsAndResultType, Commutative]> {
   let arguments = (ins Tfm_Activation:$lhs, Tfm_Activation:$rhs);

@@ -87,7 +87,9 @@ func.func @elementwise(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x1
   %2 = tfm.gelu %1 : tensor<4x16xf32>
   // CHECK: tfm.silu
   %3 = tfm.silu %2 : tensor<4x16xf32>
-  return %3 : tensor<4x16xf32>
+  // CHECK: tfm.relu %{{.*}} : tensor<4x16xf32>
+  %4 = tfm.relu %3 : tensor<4x16xf32>
+  return %4 : tensor<4x16xf32>
 }
 
 // -----
