@@ -45,6 +45,11 @@ Value slice(OpBuilder &b, Location loc, Value source,
                                         strides);
 }
 
+/// The number of buckets (rows) of a relative bias table.
+int64_t shapeOfTable(Value table) {
+  return cast<RankedTensorType>(table.getType()).getDimSize(0);
+}
+
 } // namespace
 
 SmallVector<utils::IteratorType> AttentionKernelOp::getLoopIteratorTypes() {
@@ -98,10 +103,16 @@ AttentionKernelOp::getTiledImplementation(OpBuilder &b,
                              {keys, b.getIndexAttr(kvHeads * headDim)}));
   }
   slices.push_back(slice(b, loc, getInit(), {row, column}, {rows, columns}));
-  Value slopes;
+  Value slopes, relativeBias;
   if (getSlopes()) {
     slopes = slice(b, loc, getSlopes(), {offsets[1]}, {sizes[1]});
     slices.push_back(slopes);
+  }
+  if (Value table = getRelativeBias()) {
+    // The tile's heads' columns of the [buckets, heads] table.
+    relativeBias = slice(b, loc, table, {b.getIndexAttr(0), offsets[1]},
+                         {b.getIndexAttr(shapeOfTable(table)), sizes[1]});
+    slices.push_back(relativeBias);
   }
   AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
   Value offset = getValueOrCreateConstantIndexOp(
@@ -111,9 +122,9 @@ AttentionKernelOp::getTiledImplementation(OpBuilder &b,
 
   auto tile = AttentionKernelOp::create(
       b, loc, slices[3].getType(), slices[0], slices[1], slices[2], offset,
-      slopes, slices[3], b.getI64IntegerAttr(*heads),
-      b.getI64IntegerAttr(kvHeads),
-      getMaskAttr(), getWindowAttr(), getRingAttr());
+      slopes, relativeBias, slices[3], b.getI64IntegerAttr(*heads),
+      b.getI64IntegerAttr(kvHeads), getMaskAttr(), getWindowAttr(),
+      getRingAttr(), getMaxDistanceAttr(), getScaleAttr());
   SmallVector<Operation *> generated;
   for (Value value : slices)
     generated.push_back(value.getDefiningOp());

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
+#include "dialect/RelativeBuckets.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -268,6 +269,36 @@ LogicalResult RopeOp::verify() {
   return success();
 }
 
+/// T5's relative position bias: a [num_buckets, num_heads] table, a
+/// max_distance, and buckets that the mask kind makes bidirectional or
+/// causal.
+template <typename AttentionLike>
+static LogicalResult verifyRelativeBias(AttentionLike op) {
+  Value table = op.getRelativeBias();
+  std::optional<uint64_t> maxDistance = op.getMaxDistance();
+  if (!table)
+    return maxDistance ? op.emitOpError(
+                             "max_distance is only read by a relative_bias")
+                       : success();
+  if (!maxDistance)
+    return op.emitOpError("a relative_bias needs a max_distance");
+  if (op.getSlopes())
+    return op.emitOpError("takes ALiBi slopes or a relative_bias, not both");
+  if (dim(table, 1) != op.getNumHeads())
+    return op.emitOpError() << "relative_bias must be [num_buckets, num_heads = "
+                            << op.getNumHeads() << "], got "
+                            << table.getType();
+  MaskKind mask = op.getMask();
+  if (mask != MaskKind::causal && mask != MaskKind::bidirectional)
+    return op.emitOpError("a relative_bias takes a causal or bidirectional "
+                          "mask");
+  if (std::optional<std::string> error =
+          checkRelativeBuckets(dim(table, 0), int64_t(*maxDistance),
+                               mask == MaskKind::bidirectional))
+    return op.emitOpError() << *error;
+  return success();
+}
+
 /// The checks shared by tfm.attention and tfm.attention_kernel.
 template <typename AttentionLike>
 static LogicalResult verifyAttention(AttentionLike op) {
@@ -320,6 +351,11 @@ static LogicalResult verifyAttention(AttentionLike op) {
     if (dim(slopes, 0) != heads)
       return op.emitOpError() << "has " << dim(slopes, 0)
                               << " ALiBi slopes for " << heads << " heads";
+  if (failed(verifyRelativeBias(op)))
+    return failure();
+  if (std::optional<llvm::APFloat> scale = op.getScale())
+    if (!scale->isFiniteNonZero() || scale->isNegative())
+      return op.emitOpError("scale must be a positive finite number");
   if (std::optional<uint64_t> ring = op.getRing()) {
     if (!window)
       return op.emitOpError("only a sliding_window mask reads a ring of keys");

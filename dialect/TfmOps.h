@@ -12,6 +12,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
+#include <cmath>
+
 #include "dialect/TfmDialect.h.inc"
 #include "dialect/TfmEnums.h.inc"
 

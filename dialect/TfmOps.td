@@ -263,6 +263,10 @@ def Tfm_SiluOp : Tfm_UnaryElementwiseOp<"silu", "x * sigmoid(x)"> {
   let summary = "SiLU / swish activation";
 }
 
+def Tfm_ReluOp : Tfm_UnaryElementwiseOp<"relu", "max(x, 0)"> {
+  let summary = "ReLU activation (T5 v1.0's feed-forward)";
+}
+
 class Tfm_BinaryElementwiseOp<string mnemonic, string formula>
     : Tfm_Op<mnemonic, [Pure, SameOperandsAndResultType, Commutative]> {
   let arguments = (ins Tfm_Activation:$lhs, Tfm_Activation:$rhs);
@@ -359,9 +363,16 @@ defvar Tfm_AttentionAccessors = [{
     }
     /// The dimension of `key` and `value` that indexes keys.
     unsigned getKeysDim() { return isHeadMajor() ? 1 : 0; }
+    /// The factor of the query-key products: `scale`, else 1/sqrt(head_dim).
+    double getScoreScale() {
+      if (std::optional<llvm::APFloat> scale = getScale())
+        return scale->convertToDouble();
+      return 1.0 / std::sqrt(double(getHeadDim()));
+    }
 }];
 
-def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
+def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor,
+                                            AttrSizedOperandSegments]> {
   let summary = "Scaled dot-product multi-head attention (MHA, GQA, MQA)";
   let description = [{
     `query : [sequence, num_heads * head_dim]` attends over
@@ -369,8 +380,8 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
     projections produce them) or `[num_kv_heads, keys, head_dim]`
     (head-major, as `tfm-kv-cache` stores them: each head's keys are
     contiguous); query head `h` reads key/value head
-    `h / (num_heads / num_kv_heads)`. Scores are scaled by
-    `1 / sqrt(head_dim)`. Query row `s` sits at absolute position
+    `h / (num_heads / num_kv_heads)`. Scores are scaled by `scale`,
+    `1 / sqrt(head_dim)` when absent (T5 sets `scale = 1.0`). Query row `s` sits at absolute position
     `offset + s` and key row `j` at position `j`; `mask` says which keys a
     query sees (`#tfm.mask<causal>`: `j <= offset + s`;
     `#tfm.mask<bidirectional>`: all; `#tfm.mask<sliding_window>` with
@@ -383,7 +394,16 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
     query of the sequence sees in the ring. With `alibi(slopes)` (ALiBi,
     BLOOM), head `h` adds `slopes[h] * (key position - query position)` to
     its scaled scores (BLOOM adds `slopes[h] * key position`, which differs
-    by a constant per query row: the softmax is the same). `cache` says what
+    by a constant per query row: the softmax is the same). With
+    `relative_bias(table)` (T5), `table : [num_buckets, num_heads]` and
+    `max_distance`, head `h` adds `table[bucket(key position - query
+    position), h]` to its scaled scores, with transformers' bucket
+    function: bidirectional buckets for a `bidirectional` mask (half of the
+    buckets for keys after the query), causal ones for a `causal` mask
+    (keys after the query are hidden anyway); of the `n` buckets of a
+    side, distances below `n / 2` have one bucket each and larger ones
+    share the rest logarithmically up to `max_distance` (beyond it, the
+    last bucket). `cache` says what
     generation caches for it (`#tfm.cache_role<self>`: its own keys and
     values per position; `cross`: keys and values of another sequence,
     computed once; `none`: nothing). Keys and values share one element
@@ -399,22 +419,30 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
     %a = tfm.attention %q, %k, %v[%pos] alibi(%slopes : tensor<8xf32>) {num_heads = 8 : i64,
         num_kv_heads = 8 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>}
         : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+    %t = tfm.attention %q, %k, %v[%pos] relative_bias(%table : tensor<32x8xf32>)
+        {num_heads = 8 : i64, num_kv_heads = 8 : i64, max_distance = 128 : i64,
+         scale = 1.0 : f32, mask = #tfm.mask<bidirectional>, cache = #tfm.cache_role<none>}
+        : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$query, Tfm_KeysOrValues:$key,
                        Tfm_KeysOrValues:$value, Index:$offset,
                        Optional<Tfm_Vector>:$slopes,
+                       Optional<Tfm_Matrix>:$relative_bias,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
                        Tfm_MaskKindAttr:$mask,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
                        Tfm_CacheRoleAttr:$cache,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$ring);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$ring,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$max_distance,
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value `[` $offset `]`
-    (`alibi` `(` $slopes^ `:` type($slopes) `)`)? attr-dict `:`
-    type($query) `,` type($key) `,` type($value)
+    (`alibi` `(` $slopes^ `:` type($slopes) `)`)?
+    (`relative_bias` `(` $relative_bias^ `:` type($relative_bias) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = Tfm_AttentionAccessors;
@@ -425,20 +453,22 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 def Tfm_AttentionKernelOp : Tfm_Op<"attention_kernel", [
-    Pure, DestinationStyleOpInterface,
+    Pure, DestinationStyleOpInterface, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<TilingInterface,
         ["getLoopIteratorTypes", "getIterationDomain",
          "getTiledImplementation", "getResultTilePosition"]>]> {
   let summary = "Attention as one destination-style, tileable kernel";
   let description = [{
-    Computes exactly `tfm.attention` (same operands, ALiBi `slopes`,
-    `mask`, `window` and `ring`)
+    Computes exactly `tfm.attention` (same operands, ALiBi `slopes`, T5's
+    `relative_bias` table and `max_distance`, `scale`, `mask`, `window` and
+    `ring`)
     into `init`, in the form code generation schedules: it is
     destination-style and implements `TilingInterface` over its two
     parallel loops, query rows and heads (as `iree_linalg_ext.attention`),
     so that upstream tiling applies. A tile of rows `[r, r + R)` and heads
     `[h, h + H)` is the same op over those query rows and columns, the
-    key/value heads they read, their heads' ALiBi slopes, and the offset
+    key/value heads they read, their heads' ALiBi slopes or relative bias
+    columns, and the offset
     `offset + r`; head tiles must
     cover whole groups of heads that share a key/value head, or lie within
     one. Produced by `convert-tfm-to-linalg`; the CPU codegen tiles it into
@@ -454,17 +484,22 @@ def Tfm_AttentionKernelOp : Tfm_Op<"attention_kernel", [
   let arguments = (ins Tfm_Activation:$query, Tfm_KeysOrValues:$key,
                        Tfm_KeysOrValues:$value, Index:$offset,
                        Optional<Tfm_Vector>:$slopes,
+                       Optional<Tfm_Matrix>:$relative_bias,
                        Tfm_Activation:$init,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_kv_heads,
                        Tfm_MaskKindAttr:$mask,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$ring);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$ring,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$max_distance,
+                       OptionalAttr<F32Attr>:$scale);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
     type($value) `)` `offset` `(` $offset `)`
-    (`alibi` `(` $slopes^ `:` type($slopes) `)`)? `outs` `(` $init `:`
+    (`alibi` `(` $slopes^ `:` type($slopes) `)`)?
+    (`relative_bias` `(` $relative_bias^ `:` type($relative_bias) `)`)?
+    `outs` `(` $init `:`
     type($init) `)` attr-dict `->` type($result)
   }];
   let hasVerifier = 1;

@@ -34,6 +34,14 @@ config.substitutions.append(("%models", config.shared_models_dir))
 # tools/install-deps.sh installs: tests read them from here and never fetch.
 config.substitutions.append(("%npm_modules", config.npm_modules_dir))
 
+# mlir-runner and its printing library, for kernels run on their own.
+runner_libs = [os.path.join(config.llvm_tools_dir, "..", "lib", name)
+               for name in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so")]
+config.substitutions.append(("%mlir_runner_libs", ",".join(runner_libs)))
+if (os.path.isfile(os.path.join(config.llvm_tools_dir, "mlir-runner"))
+        and all(os.path.isfile(lib) for lib in runner_libs)):
+    config.available_features.add("mlir-runner")
+
 # Real checkpoints live in ../shared/models; tests that need them say
 # `REQUIRES: shared-models` and are reported UNSUPPORTED (with this note) when
 # the directory is absent, e.g. on a user's fresh clone.

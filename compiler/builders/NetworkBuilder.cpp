@@ -144,7 +144,7 @@ Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
   if (encoder)
     mask = mlir::tfm::MaskKind::bidirectional;
   return mlir::tfm::AttentionOp::create(
-      builder_, loc, q, k, v, offset_, slopes,
+      builder_, loc, q, k, v, offset_, slopes, /*relative_bias=*/Value(),
       builder_.getI64IntegerAttr(numHeads),
       builder_.getI64IntegerAttr(numKVHeads),
       mlir::tfm::MaskKindAttr::get(context, mask),
@@ -152,7 +152,8 @@ Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
       mlir::tfm::CacheRoleAttr::get(context, encoder
                                                  ? mlir::tfm::CacheRole::none
                                                  : mlir::tfm::CacheRole::self),
-      /*ring=*/mlir::IntegerAttr());
+      /*ring=*/mlir::IntegerAttr(), /*max_distance=*/mlir::IntegerAttr(),
+      /*scale=*/mlir::FloatAttr());
 }
 
 Value NetworkBuilder::constantVector(Location loc,

@@ -200,9 +200,11 @@ private:
     auto clone = AttentionOp::create(
         builder, loc, mapping.lookup(attention.getQuery()), cachedKeys,
         cachedValues, position, mapping.lookupOrNull(attention.getSlopes()),
-        attention.getNumHeadsAttr(),
-        attention.getNumKvHeadsAttr(), attention.getMaskAttr(),
-        attention.getWindowAttr(), attention.getCacheAttr(), ring);
+        mapping.lookupOrNull(attention.getRelativeBias()),
+        attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
+        attention.getMaskAttr(), attention.getWindowAttr(),
+        attention.getCacheAttr(), ring, attention.getMaxDistanceAttr(),
+        attention.getScaleAttr());
     mapping.map(attention.getResult(), clone.getResult());
     ++layer;
     return success();
@@ -397,9 +399,11 @@ private:
         builder, loc, mapping.lookup(attention.getQuery()), keys, values,
         mapping.lookup(attention.getOffset()),
         mapping.lookupOrNull(attention.getSlopes()),
+        mapping.lookupOrNull(attention.getRelativeBias()),
         attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
         attention.getMaskAttr(), attention.getWindowAttr(),
-        attention.getCacheAttr(), attention.getRingAttr());
+        attention.getCacheAttr(), attention.getRingAttr(),
+        attention.getMaxDistanceAttr(), attention.getScaleAttr());
     mapping.map(attention.getResult(), clone.getResult());
   }
 

@@ -317,6 +317,70 @@ func.func @attention_alibi_slopes(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %s
 
 // -----
 
+func.func @relative_bias_table_heads(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: tensor<32x2xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{relative_bias must be [num_buckets, num_heads = 4], got 'tensor<32x2xf32>'}}
+  %o = tfm.attention %q, %k, %k[%pos] relative_bias(%table : tensor<32x2xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 128 : i64, mask = #tfm.mask<bidirectional>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @relative_bias_without_max_distance(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: tensor<32x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{a relative_bias needs a max_distance}}
+  %o = tfm.attention %q, %k, %k[%pos] relative_bias(%table : tensor<32x4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<bidirectional>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @max_distance_without_relative_bias(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{max_distance is only read by a relative_bias}}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 128 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @relative_bias_sliding_window(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: tensor<32x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{a relative_bias takes a causal or bidirectional mask}}
+  %o = tfm.attention %q, %k, %k[%pos] relative_bias(%table : tensor<32x4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 128 : i64, mask = #tfm.mask<sliding_window>, window = 4 : i64, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @relative_bias_too_few_buckets(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: tensor<3x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{3 bidirectional buckets leave no bucket for exact distances (needs at least 4)}}
+  %o = tfm.attention %q, %k, %k[%pos] relative_bias(%table : tensor<3x4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 128 : i64, mask = #tfm.mask<bidirectional>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @relative_bias_max_distance_within_exact(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: tensor<32x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{max_distance (16) must exceed the 16 distances that have a bucket each}}
+  %o = tfm.attention %q, %k, %k[%pos] relative_bias(%table : tensor<32x4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 16 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: tensor<32x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{scale must be a positive finite number}}
+  %o = tfm.attention %q, %k, %k[%pos] relative_bias(%table : tensor<32x4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 128 : i64, scale = -1.0 : f32, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @relative_bias_and_alibi(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %slopes: tensor<4xf32>, %table: tensor<32x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{takes ALiBi slopes or a relative_bias, not both}}
+  %o = tfm.attention %q, %k, %k[%pos] alibi(%slopes : tensor<4xf32>) relative_bias(%table : tensor<32x4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 128 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @moe_top_k(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
   // expected-error @+1 {{chooses 5 of 4 experts}}
   %y = tfm.moe %x, %router, %gate, %gate, %down {top_k = 5 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>

@@ -87,7 +87,9 @@ func.func @elementwise(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x1
   %2 = tfm.gelu %1 : tensor<4x16xf32>
   // CHECK: tfm.silu
   %3 = tfm.silu %2 : tensor<4x16xf32>
-  return %3 : tensor<4x16xf32>
+  // CHECK: tfm.relu %{{.*}} : tensor<4x16xf32>
+  %4 = tfm.relu %3 : tensor<4x16xf32>
+  return %4 : tensor<4x16xf32>
 }
 
 // -----
@@ -243,6 +245,20 @@ func.func @attention_alibi(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %slopes: 
   %init = tensor.empty() : tensor<4x16xf32>
   // CHECK: tfm.attention_kernel ins({{.*}}) offset(%{{.*}}) alibi(%{{.*}} : tensor<4xf32>) outs(
   %r = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// T5's relative position bias: a [buckets, heads] table, its max_distance,
+// and no 1/sqrt(head_dim) scaling.
+// CHECK-LABEL: func @attention_relative_bias
+func.func @attention_relative_bias(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: tensor<32x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.attention %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}] relative_bias(%{{.*}} : tensor<32x4xf32>) {cache = #tfm.cache_role<none>, mask = #tfm.mask<bidirectional>, max_distance = 128 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, scale = 1.000000e+00 : f32}
+  %o = tfm.attention %q, %k, %k[%pos] relative_bias(%table : tensor<32x4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 128 : i64, scale = 1.0 : f32, mask = #tfm.mask<bidirectional>, cache = #tfm.cache_role<none>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  %init = tensor.empty() : tensor<4x16xf32>
+  // CHECK: tfm.attention_kernel ins({{.*}}) offset(%{{.*}}) relative_bias(%{{.*}} : tensor<32x4xf32>) outs({{.*}}) {mask = #tfm.mask<causal>, max_distance = 64 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64, scale = 1.000000e+00 : f32}
+  %r = tfm.attention_kernel ins(%o, %k, %k : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) offset(%pos) relative_bias(%table : tensor<32x4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 64 : i64, scale = 1.0 : f32, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
 

@@ -3,9 +3,9 @@
 // tfm-cpu-tile-attention tiles each attention kernel over (query row, head)
 // through its TilingInterface into one `scf.forall`, then lowers each
 // one-row, one-head tile to a flash-attention loop nest. The tile keeps its
-// (pre-scaled by 1/sqrt(head_dim)) query, a running maximum m, a running
-// sum l and an output accumulator in registers and walks the keys it may
-// see in blocks of B:
+// query (pre-scaled by the score scale, 1/sqrt(head_dim) unless the op says
+// otherwise), a running maximum m, a running sum l and an output
+// accumulator in registers and walks the keys it may see in blocks of B:
 //
 //   scores[j] = q . k[jb + j]       for j < n = min(B, visible - jb)
 //   m'        = max(m, max_j scores[j])
@@ -23,7 +23,10 @@
 // position) to a block's scores: key row j of a run holds position
 // j + (the run's first position - its first row), so the bias of a block
 // from row `first` is slope * (iota + first - origin) with one origin per
-// run.
+// run. A relative position bias (T5) looks each lane's bias up in the
+// head's table at the bucket of first + lane - origin, whose integer steps
+// are constants of the kernel (dialect/RelativeBuckets.h): no bias matrix
+// either.
 //
 // Whole blocks (n = B) are unrolled: each key's dot product is kept as B
 // partial sums (head_dim / B multiply-adds of B lanes) and one tree of
@@ -37,6 +40,7 @@
 // cache are widened to f32 as they are loaded.
 //
 //===----------------------------------------------------------------------===//
+#include "dialect/RelativeBuckets.h"
 #include "dialect/TfmOps.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Codegen/CPU/Passes.h"
@@ -88,13 +92,17 @@ public:
         b, loc, kernel.rowType, op.getQuery(), ValueRange{zero, zero},
         f32Constant(b, loc, 0.0), ArrayRef<bool>{true});
     kernel.query = arith::MulFOp::create(
-        b, loc, q,
-        splat(b, loc, kernel.rowType,
-              1.0 / std::sqrt(double(kernel.headDim))));
+        b, loc, q, splat(b, loc, kernel.rowType, op.getScoreScale()));
     if (Value slopes = op.getSlopes())
       kernel.slope = vector::BroadcastOp::create(
           b, loc, kernel.blockType,
           tensor::ExtractOp::create(b, loc, slopes, ValueRange{zero}));
+    if (Value table = op.getRelativeBias()) {
+      kernel.relativeBias = table;
+      kernel.buckets = relativeBuckets(
+          cast<RankedTensorType>(table.getType()).getDimSize(0),
+          *op.getMaxDistance(), op.getMask() == MaskKind::bidirectional);
+    }
 
     double negInf = -std::numeric_limits<double>::infinity();
     SoftmaxState state = {f32Constant(b, loc, negInf),
@@ -340,9 +348,13 @@ private:
     }
 
     /// `scores` of the block from row `first` plus its ALiBi biases,
-    /// slope * (first + lane - origin); the scores themselves without ALiBi.
+    /// slope * (first + lane - origin), or its relative position biases,
+    /// table[bucket(first + lane - origin)]; the scores themselves without
+    /// either.
     Value withBias(OpBuilder &b, Location loc, Value scores,
                    Value first) const {
+      if (relativeBias)
+        return withRelativeBias(b, loc, scores, first);
       if (!slope)
         return scores;
       Value relative = arith::IndexCastOp::create(
@@ -359,6 +371,25 @@ private:
                   b, loc, VectorType::get({blockKeys}, b.getI64Type()),
                   relative)));
       return vector::FMAOp::create(b, loc, slope, distances, scores);
+    }
+
+    /// The relative position bias of each lane's key, looked up by its
+    /// bucket (lanes past a partial block's keys look up a bucket too: their
+    /// scores are -inf whatever is added).
+    Value withRelativeBias(OpBuilder &b, Location loc, Value scores,
+                           Value first) const {
+      Value relative = arith::SubIOp::create(b, loc, first, origin);
+      Value zero = index(b, loc, 0);
+      Value biases = splat(b, loc, blockType, 0.0);
+      for (int64_t lane = 0; lane < blockKeys; ++lane) {
+        Value bucket = emitRelativeBucket(
+            b, loc, arith::AddIOp::create(b, loc, relative, index(b, loc, lane)),
+            *buckets);
+        Value bias = tensor::ExtractOp::create(b, loc, relativeBias,
+                                               ValueRange{bucket, zero});
+        biases = vector::InsertOp::create(b, loc, bias, biases, lane);
+      }
+      return arith::AddFOp::create(b, loc, scores, biases);
     }
 
     /// Given N vectors of N lanes (N a power of two), the vector whose lane
@@ -411,7 +442,9 @@ private:
     Value kvHead, kvColumn; ///< the tile's key/value head (0 in the tile)
     Value query;            ///< the tile's query, pre-scaled
     Value slope;            ///< the head's ALiBi slope, splat; null: none
-    Value origin;           ///< with ALiBi: row - origin = key - query position
+    Value relativeBias;     ///< the head's [buckets, 1] T5 bias; null: none
+    std::optional<RelativeBuckets> buckets; ///< with relativeBias
+    Value origin; ///< with a bias: row - origin = key - query position
   };
 
   /// Key rows [begin, end), each at position row - origin relative to the
@@ -427,7 +460,8 @@ private:
     Value zero = index(b, loc, 0);
     Value position = op.getOffset();
     // Rows are positions unless the keys are a ring.
-    Value origin = op.getSlopes() ? position : Value();
+    Value origin =
+        op.getSlopes() || op.getRelativeBias() ? position : Value();
     if (op.getMask() == MaskKind::bidirectional)
       return {{zero, numKeys, origin}};
     Value ownPosition =

@@ -6,8 +6,11 @@
 // stable softmax, then contracted with the values. Heads are split by reshaping [rows, heads * head_dim] to
 // [rows, heads, head_dim] (head-major keys and values already are
 // [kv_heads, keys, head_dim]); a query head h reads KV head h floordiv group.
+// A relative position bias (T5) is looked up per (head, query, key) from
+// the bucket of the key's distance, computed with integer compares.
 //
 //===----------------------------------------------------------------------===//
+#include "dialect/RelativeBuckets.h"
 #include "dialect/TfmOps.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Codegen/Common/Passes.h"
@@ -113,17 +116,22 @@ public:
             })
             .getResult(0);
 
-    // Masked, scaled scores (plus ALiBi biases); -inf where a key is hidden
-    // from the query.
-    double scale = 1.0 / std::sqrt(double(headDim));
+    // Masked, scaled scores (plus ALiBi or relative position biases); -inf
+    // where a key is hidden from the query.
+    double scale = op.getScoreScale();
     MaskKind mask = op.getMask();
     int64_t window = op.getWindow().value_or(0);
     std::optional<uint64_t> ring = op.getRing();
     Value offset = op.getOffset(), slopes = op.getSlopes();
+    Value table = op.getRelativeBias();
+    std::optional<RelativeBuckets> buckets;
+    if (table)
+      buckets = relativeBuckets(shapeOf(table)[0], *op.getMaxDistance(),
+                                mask == MaskKind::bidirectional);
     auto maskedScore = [&](OpBuilder &nb, Location nloc, Value score) -> Value {
       Value scaled =
           arith::MulFOp::create(nb, nloc, score, f32Constant(nb, nloc, scale));
-      if (mask == MaskKind::bidirectional && !slopes)
+      if (mask == MaskKind::bidirectional && !slopes && !table)
         return scaled;
       Value query = linalg::IndexOp::create(nb, nloc, 1);
       Value key = linalg::IndexOp::create(nb, nloc, 2);
@@ -149,7 +157,7 @@ public:
             arith::ConstantIndexOp::create(nb, nloc, window));
         hidden = arith::OrIOp::create(nb, nloc, beforeStart, tooOld);
       } else {
-        if (slopes)
+        if (slopes || table)
           distance = arith::SubIOp::create(nb, nloc, position, key);
         if (mask != MaskKind::bidirectional) {
           // Causal: key > position is hidden. A window of W also hides
@@ -176,6 +184,17 @@ public:
         // slope * (key position - query position) = -slope * distance.
         scaled = arith::SubFOp::create(
             nb, nloc, scaled, arith::MulFOp::create(nb, nloc, slope, backwards));
+      }
+      if (table) {
+        // The bucket of key position - query position = -distance.
+        Value relative = arith::SubIOp::create(
+            nb, nloc, arith::ConstantIndexOp::create(nb, nloc, 0), distance);
+        Value bucket = emitRelativeBucket(nb, nloc, relative, *buckets);
+        Value head = linalg::IndexOp::create(nb, nloc, 0);
+        scaled = arith::AddFOp::create(
+            nb, nloc, scaled,
+            tensor::ExtractOp::create(nb, nloc, table,
+                                      ValueRange{bucket, head}));
       }
       if (!hidden)
         return scaled;

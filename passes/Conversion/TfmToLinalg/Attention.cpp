@@ -24,9 +24,10 @@ public:
     Value init = emptyTensor(b, op.getLoc(), shapeOf(op.getQuery()));
     b.replaceOpWithNewOp<AttentionKernelOp>(
         op, op.getType(), op.getQuery(), op.getKey(), op.getValue(),
-        op.getOffset(), op.getSlopes(), init, op.getNumHeadsAttr(),
-        op.getNumKvHeadsAttr(),
-        op.getMaskAttr(), op.getWindowAttr(), op.getRingAttr());
+        op.getOffset(), op.getSlopes(), op.getRelativeBias(), init,
+        op.getNumHeadsAttr(), op.getNumKvHeadsAttr(), op.getMaskAttr(),
+        op.getWindowAttr(), op.getRingAttr(), op.getMaxDistanceAttr(),
+        op.getScaleAttr());
     return success();
   }
 };

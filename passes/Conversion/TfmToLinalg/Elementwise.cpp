@@ -78,6 +78,11 @@ Value silu(OpBuilder &b, Location loc, ValueRange args) {
   return arith::DivFOp::create(b, loc, x, denominator);
 }
 
+/// max(x, 0); a NaN stays NaN, as torch.relu keeps it.
+Value relu(OpBuilder &b, Location loc, ValueRange args) {
+  return arith::MaximumFOp::create(b, loc, args[0], f32Constant(b, loc, 0.0));
+}
+
 template <typename SourceOp, typename ArithOp>
 struct BinaryLowering : OpRewritePattern<SourceOp> {
   using OpRewritePattern<SourceOp>::OpRewritePattern;
@@ -110,5 +115,6 @@ void mlir::tfm::populateTfmElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<BinaryLowering<AddOp, arith::AddFOp>,
                BinaryLowering<MulOp, arith::MulFOp>, GeluLowering,
-               UnaryLowering<SiluOp, silu>>(patterns.getContext());
+               UnaryLowering<SiluOp, silu>, UnaryLowering<ReluOp, relu>>(
+      patterns.getContext());
 }

@@ -697,6 +697,24 @@ def gpt2_forward(config, t, ids):
     return x @ t["wte.weight"].T
 
 
+def t5_relative_bucket(relative, bidirectional, num_buckets, max_distance):
+    """T5's bucket of each key - query distance in `relative` (a long
+    tensor), computed as transformers does (the logarithm in float32)."""
+    buckets = torch.zeros_like(relative)
+    if bidirectional:
+        num_buckets //= 2
+        buckets += (relative > 0).long() * num_buckets
+        distance = relative.abs()
+    else:
+        distance = -torch.min(relative, torch.zeros_like(relative))
+    exact = num_buckets // 2
+    large = exact + (torch.log(distance.float() / exact)
+                     / math.log(max_distance / exact)
+                     * (num_buckets - exact)).long()
+    large = torch.min(large, torch.full_like(large, num_buckets - 1))
+    return buckets + torch.where(distance < exact, distance, large)
+
+
 def alibi_slopes(heads):
     """The ALiBi paper's slopes: 2^(-8i/n) for the largest power of two n <=
     heads, then every other slope of 2n for the remaining heads."""

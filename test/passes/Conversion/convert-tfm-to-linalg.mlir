@@ -65,6 +65,19 @@ func.func @silu(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
 
 // -----
 
+// ReLU: max(x, 0) with NaN kept (maximumf, not maxnumf).
+// CHECK-LABEL: func.func @relu
+func.func @relu(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+  // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK: arith.maximumf %[[X]], %[[ZERO]] : f32
+  %0 = tfm.relu %a : tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
 // A row reduction of squares, then one normalising generic.
 // CHECK-LABEL: func.func @rms_norm
 func.func @rms_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> tensor<4x16xf32> {

@@ -205,3 +205,23 @@ func.func @flash_alibi(%q: tensor<4x16xf32>, %k: tensor<?x16xf32>, %slopes: tens
   %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// T5's relative position bias: each tile reads its head's column of the
+// [buckets, heads] table and adds to every block of scores the bias of each
+// lane's bucket (causal: the distance back from the query), looked up
+// lane by lane; no bias matrix exists.
+// CHECK-LABEL: func.func @flash_relative_bias
+// CHECK: scf.forall (%{{.*}}, %[[HEAD:.*]]) in (4, 4)
+// CHECK: %[[TABLE:.*]] = tensor.extract_slice %{{.*}}[0, %[[HEAD]]] [16, 1] [1, 1] : tensor<16x4xf32> to tensor<16x1xf32>
+// CHECK-NOT: arith.constant dense<5.000000e-01>
+// CHECK: scf.for
+// CHECK: arith.cmpi uge
+// CHECK: %[[BIAS:.*]] = tensor.extract %[[TABLE]][%{{.*}}, %{{.*}}] : tensor<16x1xf32>
+// CHECK: vector.insert %[[BIAS]]
+func.func @flash_relative_bias(%q: tensor<4x16xf32>, %k: tensor<?x16xf32>, %table: tensor<16x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) offset(%pos) relative_bias(%table : tensor<16x4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 12 : i64, scale = 1.0 : f32, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}

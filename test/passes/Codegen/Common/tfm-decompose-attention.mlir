@@ -133,3 +133,37 @@ func.func @attention_alibi(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %slopes: 
   %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// T5's relative position bias: no 1/sqrt(head_dim) scaling; each score adds
+// table[bucket, head], the bucket of key - query position counted from
+// integer steps (8 bidirectional buckets, 4 a side: distances 0 and 1
+// exact, 2 and 3 sharing bucket 2, then one step, at 4, to the last bucket
+// with max_distance 6).
+// CHECK-LABEL: func.func @attention_relative_bias
+func.func @attention_relative_bias(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: tensor<8x4xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: linalg.yield
+  // CHECK: linalg.generic
+  // CHECK-NEXT: ^bb0(%[[SCORE:.*]]: f32, %{{.*}}: f32):
+  // CHECK-NOT: arith.mulf
+  // CHECK: %[[KEY:.*]] = linalg.index 2 : index
+  // CHECK: %[[POSITION:.*]] = arith.addi
+  // CHECK: %[[DISTANCE:.*]] = arith.subi %[[POSITION]], %[[KEY]] : index
+  // CHECK: %[[RELATIVE:.*]] = arith.subi %{{.*}}, %[[DISTANCE]] : index
+  // CHECK: arith.cmpi sgt, %[[RELATIVE]]
+  // CHECK: arith.minui
+  // CHECK-NOT: arith.cmpi uge
+  // CHECK: arith.cmpi uge, %{{.*}}, %c4
+  // CHECK-NOT: arith.cmpi uge
+  // CHECK: %[[BUCKET:.*]] = arith.addi
+  // CHECK: %[[HEAD:.*]] = linalg.index 0 : index
+  // CHECK: %[[BIAS:.*]] = tensor.extract %{{.*}}[%[[BUCKET]], %[[HEAD]]] : tensor<8x4xf32>
+  // CHECK: arith.addf %[[SCORE]], %[[BIAS]] : f32
+  // CHECK-NOT: arith.select
+  // CHECK: linalg.yield
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) offset(%pos) relative_bias(%table : tensor<8x4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 6 : i64, scale = 1.0 : f32, mask = #tfm.mask<bidirectional>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
