@@ -2,9 +2,11 @@
 """Re-quantizes the matrices of an f32 GGUF file to Q8_0 or Q4_0.
 
   gguf_quantize.py IN.gguf OUT.gguf --type q8_0|q4_0 [--dequantized DEQ.gguf]
+                   [--keep NAME]...
 
 Every F32 tensor of rank 2 whose rows (innermost dimension) are whole blocks
-of 32 is quantized; the others (norms, rows of 172) are copied as they are.
+of 32 is quantized; the others (norms, rows of 172, those named by --keep) are
+copied as they are.
 With --dequantized, DEQ.gguf is the same model with the quantized tensors
 replaced by their dequantized F32 values, so a reader of OUT.gguf that
 dequantizes as the format says computes exactly what DEQ.gguf holds.
@@ -107,6 +109,8 @@ def main():
     parser.add_argument("output")
     parser.add_argument("--type", choices=sorted(TYPES), required=True)
     parser.add_argument("--dequantized")
+    parser.add_argument("--keep", action="append", default=[], metavar="NAME",
+                        help="copy this tensor as it is (repeatable)")
     args = parser.parse_args()
     raw = open(args.input, "rb").read()
     r = Reader(raw)
@@ -140,7 +144,7 @@ def main():
             sys.exit("%s: tensor %s is not F32" % (args.input, name))
         begin = data_start + offset
         values = np.frombuffer(raw[begin:begin + 4 * count], dtype="<f4")
-        if len(dims) == 2 and dims[0] % 32 == 0:
+        if len(dims) == 2 and dims[0] % 32 == 0 and name not in args.keep:
             blocks = values.reshape(-1, 32).astype(np.float32)
             data = (quantize_q8_0 if args.type == "q8_0" else quantize_q4_0)(blocks)
             quantized.append((name, dims, ggml_type, data))
