@@ -10,7 +10,7 @@ encode calls of the whole compiled sequence against a PyTorch f32 forward of
 the same weights. See bench/README.md.
 
   /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
-      [--weights f32,f16,bf16]
+      [--weights f32,f16,bf16,q8_0,q4_0]
 """
 import argparse
 import json
@@ -156,8 +156,18 @@ def load_peer_weights(shape, path):
     return w
 
 
-# Bytes per projection weight element as --weights stores it.
-WEIGHT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+# Bytes per projection weight element as --weights stores it (Q8_0 / Q4_0:
+# a block of 32 is an f16 scale and 32 bytes, or 16 bytes of nibbles).
+WEIGHT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "q8_0": 34 / 32, "q4_0": 18 / 32}
+
+
+def matrix_bytes(t, weights):
+    """Bytes of the [out, in] matrix `t` as --weights stores it: a matrix
+    whose rows are not whole blocks of 32 stays f32 (docs/weight-types.md);
+    a vector (a bias) is always f32."""
+    if t.dim() != 2 or (weights in ("q8_0", "q4_0") and t.shape[-1] % 32 != 0):
+        return 4 * t.numel()
+    return WEIGHT_BYTES[weights] * t.numel()
 
 
 def weight_bytes(w, shape, weights="f32"):
@@ -167,14 +177,17 @@ def weight_bytes(w, shape, weights="f32"):
     `weights`."""
     experts, top_k = EXPERTS.get(shape, (1, 1))
     total = active = 0
+    read = 0.0
     for lw in w["layers"]:
         for name, pair in lw.items():
             n = sum(t.numel() for t in pair if t is not None)
+            b = sum(matrix_bytes(t, weights) for t in pair if t is not None)
             total += n
             moe = "router" in lw and name in ("gate", "up", "down")
             active += n * top_k // experts if moe else n
+            read += b * top_k / experts if moe else b
     head = w["head"].numel()
-    return WEIGHT_BYTES[weights] * (active + head), active, total + head
+    return int(read + matrix_bytes(w["head"], weights)), active, total + head
 
 
 # ---------------------------------------------------------------------------

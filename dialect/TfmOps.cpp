@@ -44,6 +44,10 @@ static LogicalResult verifyFeatureVector(Operation *op, Value vector,
 LogicalResult GlobalWeightOp::verify() {
   auto type = cast<RankedTensorType>(getType());
   Type element = type.getElementType();
+  if (!getBlockQuant().empty())
+    return verifyBlockQuantized();
+  if (getBlockScales())
+    return emitOpError() << "block_scales needs block_quant";
   if (!element.isF32() && !element.isF16() && !element.isBF16())
     return emitOpError() << "weights are f32, f16 or bf16 tensors, got "
                          << type;
@@ -52,6 +56,35 @@ LogicalResult GlobalWeightOp::verify() {
   if (getPanels() && type.getRank() != 3)
     return emitOpError() << "panels are [panels, columns, width] tensors, got "
                          << type;
+  return success();
+}
+
+/// Quants per block in the panels of `format` (two Q4_0 values a byte), or
+/// 0 for a format that is not Q8_0 or Q4_0.
+static int64_t quantsPerBlock(StringRef format) {
+  return format == "q8_0" ? 32 : format == "q4_0" ? 16 : 0;
+}
+
+LogicalResult GlobalWeightOp::verifyBlockQuantized() {
+  auto type = cast<RankedTensorType>(getType());
+  int64_t quants = quantsPerBlock(getBlockQuant());
+  if (!quants)
+    return emitOpError() << "block_quant is q8_0 or q4_0, got '"
+                         << getBlockQuant() << "'";
+  if (!getPanels())
+    return emitOpError() << "block-quantized weights are panels";
+  if (getBlockScales()) {
+    if (type.getRank() != 3 || !type.getElementType().isF16())
+      return emitOpError() << "block scales are [panels, blocks, width] f16 "
+                              "tensors, got "
+                           << type;
+    return success();
+  }
+  if (type.getRank() != 4 || !type.getElementType().isInteger(8) ||
+      type.getDimSize(2) != quants)
+    return emitOpError() << getBlockQuant()
+                         << " quants are [panels, blocks, " << quants
+                         << ", width] i8 tensors, got " << type;
   return success();
 }
 
@@ -205,6 +238,46 @@ LogicalResult PackedLinearOp::verify() {
   if (outputs > paddedRows)
     return emitOpError() << "out_features " << outputs << " exceeds the "
                          << paddedRows << " rows of " << dim(getWeight(), 0)
+                         << " panels of " << width;
+  if (getBias() && dim(getBias(), 0) != outputs)
+    return emitOpError() << "bias has " << dim(getBias(), 0)
+                         << " elements but the layer has " << outputs
+                         << " outputs";
+  return success();
+}
+
+LogicalResult QuantizedLinearOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(activationType(context, dim(adaptor.getInput(), 0),
+                                    adaptor.getOutFeatures()));
+  return success();
+}
+
+LogicalResult QuantizedLinearOp::verify() {
+  int64_t quants = quantsPerBlock(getFormat());
+  if (!quants)
+    return emitOpError() << "format is q8_0 or q4_0, got '" << getFormat()
+                         << "'";
+  int64_t panels = dim(getQuants(), 0), blocks = dim(getQuants(), 1),
+          width = dim(getQuants(), 3);
+  if (dim(getQuants(), 2) != quants)
+    return emitOpError() << getFormat() << " quants hold " << quants
+                         << " bytes per block and row, got "
+                         << dim(getQuants(), 2);
+  int64_t features = dim(getInput(), 1);
+  if (features != blocks * 32)
+    return emitOpError() << "input has " << features << " features but the "
+                         << "weight has " << blocks << " blocks of 32 per row";
+  auto scales = cast<RankedTensorType>(getScales().getType());
+  if (scales.getShape() != ArrayRef<int64_t>{panels, blocks, width})
+    return emitOpError() << "scales must be [" << panels << ", " << blocks
+                         << ", " << width << "] (one per panel row and "
+                         << "block), got " << scales;
+  int64_t outputs = getOutFeatures();
+  if (outputs > panels * width)
+    return emitOpError() << "out_features " << outputs << " exceeds the "
+                         << panels * width << " rows of " << panels
                          << " panels of " << width;
   if (getBias() && dim(getBias(), 0) != outputs)
     return emitOpError() << "bias has " << dim(getBias(), 0)

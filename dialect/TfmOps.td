@@ -51,13 +51,31 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     ```mlir
     tfm.global_weight @output : tensor<32x288x16xf32> {panels}
     ```
+    Block-quantized panels (`block_quant` = `"q8_0"` or `"q4_0"`, GGUF's
+    formats: blocks of 32 values along each row sharing one scale) are two
+    declarations of the same matrix, read together by `tfm.quantized_linear`:
+    the quants, `[P, KB, Q, W]` i8 with `KB = columns / 32` blocks per row
+    (Q8_0: `Q = 32`, byte `[p, b, i, j]` is the int8 of row `p * W + j`,
+    column `b * 32 + i`; Q4_0: `Q = 16`, its low nibble is column
+    `b * 32 + i` and its high nibble column `b * 32 + 16 + i`, each the
+    value plus 8), and, marked `block_scales`, the `[P, KB, W]` f16 scales.
+    ```mlir
+    tfm.global_weight @wo.quants : tensor<18x9x32x16xi8> {block_quant = "q8_0", panels}
+    tfm.global_weight @wo.scales : tensor<18x9x16xf16> {block_quant = "q8_0", block_scales, panels}
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
                        OptionalAttr<StrArrayAttr>:$stacked,
-                       UnitAttr:$panels);
+                       UnitAttr:$panels,
+                       DefaultValuedStrAttr<StrAttr, "">:$block_quant,
+                       UnitAttr:$block_scales);
   let assemblyFormat = "$sym_name `:` $type attr-dict";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The verifier's checks of a `block_quant` declaration.
+    ::mlir::LogicalResult verifyBlockQuantized();
+  }];
 }
 
 def Tfm_WeightOp : Tfm_Op<"weight", [Pure,
@@ -225,6 +243,35 @@ def Tfm_PackedLinearOp : Tfm_Op<"packed_linear", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
     (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Fully connected layer over block-quantized column panels";
+  let description = [{
+    `tfm.packed_linear` over a weight stored in GGUF's Q8_0 or Q4_0 format
+    (`format`): `quants` and `scales` are the two `block_quant` panel
+    declarations of the `[out_features, in]` matrix (see
+    `tfm.global_weight`): `[P, in / 32, Q, W]` i8 (Q = 32 for Q8_0, 16 for
+    Q4_0, two values a byte) and `[P, in / 32, W]` f16. Weight `[o, k]` is
+    `q * d` (Q8_0) or `(nibble - 8) * d` (Q4_0) with `d` the scale of its
+    block; it is dequantized in registers as it is read, and the product and
+    the sum are f32. Produced by `tfm-cpu-pack-weights` with
+    `weight-type=q8_0|q4_0`.
+    ```mlir
+    %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 288 : i64}
+        : tensor<8x288xf32>, tensor<18x9x16x16xi8>, tensor<18x9x16xf16> -> tensor<8x288xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, 4DTensorOf<[I8]>:$quants,
+                       3DTensorOf<[F16]>:$scales, Optional<Tfm_Vector>:$bias,
+                       StrAttr:$format, I64Attr:$out_features);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $quants `,` $scales (`,` $bias^)? attr-dict `:` type($input) `,`
+    type($quants) `,` type($scales) (`,` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -1,6 +1,7 @@
 //===- Link.cpp - Produce executables from a model object -----------------===//
 #include "compiler/link/Link.h"
 
+#include "compiler/weights/BlockPanels.h"
 #include "compiler/weights/Panels.h"
 #include "compiler/weights/Transforms.h"
 #include "runtime/Package.h"
@@ -150,6 +151,60 @@ materializeSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   return tensor;
 }
 
+/// The bytes of a block-quantized panel slot (quants or scales): each model
+/// tensor it stacks kept as stored when the file holds it in the slot's
+/// format, else quantized from f32 (compiler/weights/BlockPanels.h).
+static llvm::Expected<std::string>
+materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
+  auto because = [&](llvm::Error error) {
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(std::move(error)));
+  };
+  weights::ElementType format = slot.blockQuant == "q4_0"
+                                    ? weights::ElementType::Q4_0
+                                    : weights::ElementType::Q8_0;
+  std::vector<std::string> names = slot.stacked;
+  if (names.empty())
+    names.push_back(slot.name);
+  std::vector<weights::TensorView> parts;
+  for (const std::string &name : names) {
+    auto found = spec.weights.find(name);
+    if (found == spec.weights.end())
+      return llvm::createStringError("the network reads weight '" + name +
+                                     "' that the model does not provide");
+    const weights::Weight &weight = found->second;
+    if (weight.source().type() == format && weight.steps().empty()) {
+      parts.push_back(weight.source());
+      continue;
+    }
+    auto wide = weight.materialize(weights::ElementType::F32);
+    if (!wide)
+      return because(wide.takeError());
+    if (std::optional<uint64_t> index = weights::findNonFinite(*wide))
+      return llvm::createStringError(
+          spec.description + ": weight '" + name + "' holds " +
+          std::to_string(weights::elementAsFloat(*wide, *index)) +
+          " at element " + llvm::Twine(*index));
+    auto blocks = weights::quantizeRows(*wide, format);
+    if (!blocks)
+      return llvm::createStringError("weight '" + name +
+                                     "': " + llvm::toString(blocks.takeError()));
+    parts.push_back(std::move(*blocks));
+  }
+  auto matrix = weights::stack(parts);
+  if (!matrix)
+    return because(matrix.takeError());
+  auto bytes = weights::packBlockPanels(*matrix, slot.shape.front(),
+                                        slot.shape.back(), slot.blockScales);
+  if (!bytes)
+    return because(bytes.takeError());
+  if (bytes->size() != slot.bytes)
+    return llvm::createStringError(
+        "weight '" + slot.name + "' has " + llvm::Twine(bytes->size()) +
+        " bytes but the network expects " + llvm::Twine(slot.bytes));
+  return std::move(*bytes);
+}
+
 llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
                                      const ModelSpec &spec,
                                      const mlir::tfm::WeightLayout &layout) {
@@ -158,6 +213,15 @@ llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
   if (!writer.begin(executablePath, layout.totalBytes, error))
     return makeError(error);
   for (const mlir::tfm::WeightSlot &slot : layout.slots) {
+    if (!slot.blockQuant.empty()) {
+      auto bytes = materializeBlockSlot(slot, spec);
+      if (!bytes)
+        return bytes.takeError();
+      if (!writer.writeZeros(slot.offset - writer.written(), error) ||
+          !writer.write(bytes->data(), bytes->size(), error))
+        return makeError(error);
+      continue;
+    }
     auto tensor = materializeSlot(slot, spec);
     if (!tensor)
       return tensor.takeError();

@@ -59,6 +59,8 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
       for (llvm::StringRef part : stacked->getAsValueRange<StringAttr>())
         slot.stacked.push_back(part.str());
     slot.panels = global.getPanels();
+    slot.blockQuant = global.getBlockQuant().str();
+    slot.blockScales = global.getBlockScales();
 
     hash.add(slot.name.data(), slot.name.size());
     for (int64_t extent : slot.shape)
@@ -72,6 +74,11 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     if (slot.elementType != ElementType::F32)
       hash.add(slot.elementType ? 1 + static_cast<uint64_t>(*slot.elementType)
                                 : 0xff);
+
+    if (!slot.blockQuant.empty()) {
+      hash.add(slot.blockQuant.data(), slot.blockQuant.size());
+      hash.add(static_cast<uint64_t>(slot.blockScales));
+    }
 
     layout.index[slot.name] = layout.slots.size();
     layout.slots.push_back(std::move(slot));

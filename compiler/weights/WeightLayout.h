@@ -35,6 +35,11 @@ struct WeightSlot {
   /// matrix (see tfm.global_weight and compiler/weights/Panels.h): element
   /// [p, k, j] is row p * W + j.
   bool panels = false;
+  /// "q8_0" / "q4_0" for block-quantized panels (tfm.global_weight's
+  /// `block_quant`, compiler/weights/BlockPanels.h): the i8 quants, or with
+  /// `blockScales` the f16 scales, of the matrix. Empty otherwise.
+  std::string blockQuant;
+  bool blockScales = false;
 };
 
 struct WeightLayout {

@@ -123,10 +123,10 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
   // --weights says otherwise.
   mlir::tfm::CpuCodegenOptions layoutOptions;
   layoutOptions.copyOptionValuesFrom(codegen);
-  if (!llvm::is_contained({"", "f32", "f16", "bf16"},
+  if (!llvm::is_contained({"", "f32", "f16", "bf16", "q8_0", "q4_0"},
                           llvm::StringRef(layoutOptions.weights)))
     return makeError("unknown --weights '" + layoutOptions.weights +
-                     "' (expected f32, f16 or bf16)");
+                     "' (expected f32, f16, bf16, q8_0 or q4_0)");
   if (!layoutOptions.packWeights && layoutOptions.weights != "" &&
       layoutOptions.weights != "f32")
     return makeError("--weights=" + layoutOptions.weights +

@@ -30,9 +30,9 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
       llvm::cl::init(true)};
   Option<std::string> weights{
       *this, "weights",
-      llvm::cl::desc("Element type of the projection weights: f32, f16 or "
-                     "bf16 (default: as the model file stores its matrices; "
-                     "see docs/weight-types.md)"),
+      llvm::cl::desc("Element type of the projection weights: f32, f16, "
+                     "bf16, q8_0 or q4_0 (default: as the model file stores "
+                     "its matrices; see docs/weight-types.md)"),
       llvm::cl::init("")};
   Option<bool> tileProjections{
       *this, "tile-projections",

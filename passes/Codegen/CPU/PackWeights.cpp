@@ -3,7 +3,8 @@
 // Every tfm.linear / tfm.lm_head becomes a tfm.packed_linear reading its
 // weight as column panels, a layout the compiler writes into the weights
 // blob at compile time (see tfm.global_weight's `panels`), in the element
-// type `weight-type` asks for (f32, f16, bf16).
+// type `weight-type` asks for (f32, f16, bf16); with q8_0 / q4_0 it becomes
+// a tfm.quantized_linear over block-quantized panels instead.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Panels.h"
@@ -67,6 +68,70 @@ void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
   op->erase();
 }
 
+/// Declares (once) the `format` quants or scales of the [rows, columns]
+/// `matrix` next to it, named `<matrix>.<suffix>` (see tfm.global_weight's
+/// `block_quant`).
+GlobalWeightOp declareBlockPanels(ModuleOp module, GlobalWeightOp matrix,
+                                  int64_t width, int64_t group,
+                                  StringRef format, bool scales) {
+  std::string name =
+      (matrix.getSymName() + (scales ? ".scales" : ".quants")).str();
+  if (auto existing = module.lookupSymbol<GlobalWeightOp>(name))
+    return existing;
+  auto type = cast<RankedTensorType>(matrix.getType());
+  int64_t rows = type.getDimSize(0), blocks = type.getDimSize(1) / 32;
+  int64_t panels = tfmc::weights::panelCount(rows, width, group);
+  Builder b(module.getContext());
+  RankedTensorType panelType =
+      scales ? RankedTensorType::get({panels, blocks, width}, b.getF16Type())
+             : RankedTensorType::get(
+                   {panels, blocks, format == "q4_0" ? 16 : 32, width},
+                   b.getI8Type());
+  OpBuilder builder(matrix);
+  ArrayAttr sources = matrix.getStackedAttr();
+  if (!sources)
+    sources = builder.getStrArrayAttr({matrix.getSymName()});
+  auto global = GlobalWeightOp::create(builder, matrix.getLoc(), name,
+                                       panelType, sources, /*panels=*/true);
+  global.setBlockQuant(format);
+  global.setBlockScales(scales);
+  return global;
+}
+
+/// Replaces the projection `op` of `input` by `weight` (+ `bias`) with a
+/// tfm.quantized_linear over its `format` panels. A matrix whose rows are
+/// not whole blocks of 32 cannot take the format: it gets f32 panels
+/// instead (docs/weight-types.md). Leaves `op` alone when its weight is not
+/// a declared matrix.
+void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
+                             Value weight, Value bias, int64_t width,
+                             int64_t group, StringRef format) {
+  auto read = weight.getDefiningOp<WeightOp>();
+  if (!read)
+    return;
+  auto matrix = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
+  if (!matrix || matrix.getPanels())
+    return;
+  auto type = cast<RankedTensorType>(matrix.getType());
+  if (type.getDimSize(1) % 32 != 0)
+    return packProjection(module, op, input, weight, bias, width, group,
+                          Builder(module.getContext()).getF32Type());
+  GlobalWeightOp quants =
+      declareBlockPanels(module, matrix, width, group, format, false);
+  GlobalWeightOp scales =
+      declareBlockPanels(module, matrix, width, group, format, true);
+  OpBuilder builder(op);
+  Value quantsRead = WeightOp::create(builder, read.getLoc(), quants.getType(),
+                                      quants.getSymName());
+  Value scalesRead = WeightOp::create(builder, read.getLoc(), scales.getType(),
+                                      scales.getSymName());
+  auto packed = QuantizedLinearOp::create(builder, op->getLoc(), input,
+                                          quantsRead, scalesRead, bias, format,
+                                          type.getDimSize(0));
+  op->replaceAllUsesWith(packed);
+  op->erase();
+}
+
 struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeights> {
   using TfmCpuPackWeightsBase::TfmCpuPackWeightsBase;
 
@@ -90,18 +155,34 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
                        .Case("f32", b.getF32Type())
                        .Case("f16", b.getF16Type())
                        .Case("bf16", b.getBF16Type())
+                       .Case("q8_0", b.getI8Type())
+                       .Case("q4_0", b.getI8Type())
                        .Default(b.getI1Type());
     if (element == b.getI1Type()) {
       module.emitError() << "tfm-cpu-pack-weights: unknown weight-type '"
-                         << weightType << "' (expected f32, f16 or bf16)";
+                         << weightType
+                         << "' (expected f32, f16, bf16, q8_0 or q4_0)";
       return signalPassFailure();
     }
+    StringRef blockFormat = element == b.getI8Type() ? StringRef(weightType)
+                                                     : StringRef();
     SmallVector<Operation *> projections;
     module.walk([&](Operation *op) {
       if (isa<LinearOp, LMHeadOp>(op))
         projections.push_back(op);
     });
     for (Operation *op : projections) {
+      if (!blockFormat.empty()) {
+        if (auto linear = dyn_cast<LinearOp>(op))
+          packProjectionQuantized(module, op, linear.getInput(),
+                                  linear.getWeight(), linear.getBias(),
+                                  panelWidth, panelGroup, blockFormat);
+        else if (auto head = dyn_cast<LMHeadOp>(op))
+          packProjectionQuantized(module, op, head.getInput(),
+                                  head.getWeight(), Value(), panelWidth,
+                                  panelGroup, blockFormat);
+        continue;
+      }
       if (auto linear = dyn_cast<LinearOp>(op))
         packProjection(module, op, linear.getInput(), linear.getWeight(),
                        linear.getBias(), panelWidth, panelGroup, element);

@@ -26,14 +26,17 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
     type, whatever the matrix's: the package writer rounds the weights to
     it (nearest even) and the micro-kernels widen each loaded vector to f32
     in registers, so decode streams half the bytes of f32 panels. Empty:
-    the matrix's own type.
+    the matrix's own type. `q8_0` and `q4_0` declare GGUF block-quantized
+    panels instead (quants and scales, see `tfm.global_weight`'s
+    `block_quant`) read by `tfm.quantized_linear`; a matrix whose rows are
+    not whole blocks of 32 keeps f32 panels.
   }];
   let options = [
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"16",
            "Output rows per panel (f32 lanes of one vector load)">,
     Option<"weightType", "weight-type", "std::string", /*default=*/"\"\"",
-           "Element type of the panels: f32, f16 or bf16 (empty: the "
-           "matrix's)">,
+           "Element type of the panels: f32, f16, bf16, q8_0 or q4_0 "
+           "(empty: the matrix's)">,
     Option<"panelGroup", "panel-group", "int64_t", /*default=*/"8",
            "Pad the panel count to a multiple of this when that adds at "
            "most 1/64 to the matrix (1: no padding)">,

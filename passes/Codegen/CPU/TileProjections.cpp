@@ -72,6 +72,33 @@ bool isPanelProjection(linalg::GenericOp op) {
   });
 }
 
+/// Whether `op` is the dequantizing projection of Q8_0 / Q4_0 panels that
+/// the tfm.quantized_linear lowering writes: loops (panel, row, block,
+/// quant, lane), the output `[row, panel, lane]`, i8 quants among the
+/// inputs, static extents.
+bool isBlockPanelProjection(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumLoops() != 5 ||
+      !op.hasPureTensorSemantics())
+    return false;
+  using utils::IteratorType;
+  SmallVector<IteratorType> expected = {
+      IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
+      IteratorType::reduction, IteratorType::parallel};
+  if (op.getIteratorTypesArray() != expected)
+    return false;
+  AffineMap output = AffineMap::getMultiDimIdentityMap(5, op.getContext())
+                         .getSubMap({1, 0, 4});
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != output)
+    return false;
+  if (llvm::none_of(op.getDpsInputs(), [](Value input) {
+        return getElementTypeOrSelf(input.getType()).isInteger(8);
+      }))
+    return false;
+  return llvm::all_of(op.getStaticLoopRanges(), [](int64_t extent) {
+    return !ShapedType::isDynamic(extent);
+  });
+}
+
 /// The largest divisor of `extent` that is at most `limit` (at least 1).
 int64_t largestDivisorAtMost(int64_t extent, int64_t limit) {
   for (int64_t candidate = std::min(extent, limit); candidate > 1; --candidate)
@@ -116,10 +143,14 @@ FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter, linalg::GenericOp op,
 
 /// Tiles one task's projection (all rows, a group of panels) into
 /// register tiles over the input features and vectorises the tile.
+/// Block-quantized panels (five loops) step one quant at a time as well.
 LogicalResult buildRegisterTile(RewriterBase &rewriter, linalg::GenericOp task,
                                 int64_t rows) {
-  FailureOr<linalg::GenericOp> kernel = tile(
-      rewriter, task, {0, rows, 1, 0}, scf::SCFTilingOptions::LoopType::ForOp);
+  SmallVector<int64_t> sizes = {0, rows, 1, 0};
+  if (task.getNumLoops() == 5)
+    sizes = {0, rows, 1, 1, 0};
+  FailureOr<linalg::GenericOp> kernel =
+      tile(rewriter, task, sizes, scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(kernel))
     return task.emitOpError("could not be tiled into register tiles");
   rewriter.setInsertionPoint(*kernel);
@@ -137,9 +168,10 @@ LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::GenericOp op,
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   TileSizes sizes = chooseTileSizes(extents[kPanel], extents[kRow],
                                     accumulators, parallelTiles);
-  FailureOr<linalg::GenericOp> task =
-      tile(rewriter, op, {sizes.panels, 0, 0, 0},
-           scf::SCFTilingOptions::LoopType::ForallOp);
+  SmallVector<int64_t> taskSizes(op.getNumLoops(), 0);
+  taskSizes[kPanel] = sizes.panels;
+  FailureOr<linalg::GenericOp> task = tile(
+      rewriter, op, taskSizes, scf::SCFTilingOptions::LoopType::ForallOp);
   if (failed(task))
     return op.emitOpError("could not be tiled over output panels");
   return buildRegisterTile(rewriter, *task, sizes.rows);
@@ -470,14 +502,14 @@ struct TfmCpuTileProjections
       accumulators = accumulatorsForTarget(getTarget(root));
     SmallVector<linalg::GenericOp> projections;
     root->walk([&](linalg::GenericOp op) {
-      if (isPanelProjection(op))
+      if (isPanelProjection(op) || isBlockPanelProjection(op))
         projections.push_back(op);
     });
     if (projections.empty())
       return;
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : projections) {
-      if (fuseEpilogues) {
+      if (fuseEpilogues && isPanelProjection(op)) {
         if (std::optional<ProjectionEpilogue> match =
                 matchProjectionEpilogue(op, accumulators, parallelTiles)) {
           linalg::GenericOp epilogue =

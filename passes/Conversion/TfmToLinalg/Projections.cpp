@@ -73,6 +73,9 @@ Value addBias(OpBuilder &b, Location loc, Value product, Value bias) {
       .getResult(0);
 }
 
+Value panelsToColumns(OpBuilder &b, Location loc, Value product,
+                      int64_t outputs, Value bias);
+
 /// `out[s, p, j] = sum_k x[s, k] * w[p, k, j]` over loops (p, s, k, j), seen
 /// as [S, P * W] and cut to `outputs` columns. tfm-cpu-tile-projections turns
 /// this form into register-blocked micro-kernels.
@@ -100,6 +103,15 @@ Value projectPanels(OpBuilder &b, Location loc, Value input, Value panels,
             yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[2], term));
           })
           .getResult(0);
+  return panelsToColumns(b, loc, product, outputs, bias);
+}
+
+/// The `[S, P, W]` panel product of a projection seen as `[S, P * W]`, cut
+/// to `outputs` columns, plus `bias` if any.
+Value panelsToColumns(OpBuilder &b, Location loc, Value product,
+                      int64_t outputs, Value bias) {
+  int64_t rows = shapeOf(product)[0];
+  int64_t numPanels = shapeOf(product)[1], width = shapeOf(product)[2];
   Value flat = tensor::CollapseShapeOp::create(
       b, loc, product, SmallVector<ReassociationIndices>{{0}, {1, 2}});
   if (numPanels * width != outputs) {
@@ -112,6 +124,108 @@ Value projectPanels(OpBuilder &b, Location loc, Value input, Value panels,
   }
   return bias ? addBias(b, loc, flat, bias) : flat;
 }
+
+/// Q8_0 / Q4_0 panels (see tfm.global_weight's `block_quant`):
+/// `out[s, p, j] = sum_{b, i} x[s, b * 32 + i] * q[p, b, i, j] * d[p, b, j]`
+/// over loops (p, s, b, i, j), the weight dequantized in the body (widen
+/// the int8, or the nibble minus 8, and multiply by the f32 scale: exact,
+/// so each term is the f32 product with the dequantized weight). A Q4_0
+/// byte holds columns `b * 32 + i` and `b * 32 + 16 + i`: the body takes
+/// both, with the two halves of the block's inputs as two operands.
+/// tfm-cpu-tile-projections turns this form into register-blocked
+/// micro-kernels that read each byte once.
+Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
+                         Value scales, StringRef format, int64_t outputs,
+                         Value bias) {
+  MLIRContext *context = b.getContext();
+  int64_t rows = shapeOf(input)[0];
+  ArrayRef<int64_t> quantsShape = shapeOf(quants);
+  int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
+          perBlock = quantsShape[2], width = quantsShape[3];
+  bool nibbles = format == "q4_0";
+  Type f32 = b.getF32Type();
+  SmallVector<Value> inputs;
+  if (!nibbles) {
+    inputs.push_back(tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({rows, blocks, perBlock}, f32), input,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}}));
+  } else {
+    Value halves = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({rows, blocks, 2, perBlock}, f32), input,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    for (int64_t half = 0; half < 2; ++half) {
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(half),
+                                           b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes = {
+          b.getIndexAttr(rows), b.getIndexAttr(blocks), b.getIndexAttr(1),
+          b.getIndexAttr(perBlock)};
+      SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+      inputs.push_back(tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({rows, blocks, perBlock}, f32), halves,
+          offsets, sizes, strides));
+    }
+  }
+  inputs.push_back(quants);
+  inputs.push_back(scales);
+  Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
+  // Loops (p, s, b, i, j).
+  SmallVector<AffineMap> maps(inputs.size() - 2,
+                              projection(context, 5, {1, 2, 3}));
+  maps.push_back(projection(context, 5, {0, 2, 3, 4}));
+  maps.push_back(projection(context, 5, {0, 2, 4}));
+  maps.push_back(projection(context, 5, {1, 0, 4}));
+  SmallVector<utils::IteratorType> loops = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::reduction,
+      utils::IteratorType::parallel};
+  Value product =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), inputs, init, maps, loops,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value byte = args[args.size() - 3];
+            Value scale =
+                arith::ExtFOp::create(nb, nloc, f32, args[args.size() - 2]);
+            Value acc = args.back();
+            auto weight = [&](Value quant) {
+              Value value = arith::SIToFPOp::create(nb, nloc, f32, quant);
+              return arith::MulFOp::create(nb, nloc, value, scale);
+            };
+            Value term;
+            if (!nibbles) {
+              term = arith::MulFOp::create(nb, nloc, args[0], weight(byte));
+            } else {
+              Type i8 = byte.getType();
+              auto constant = [&](int64_t value) {
+                return arith::ConstantOp::create(
+                    nb, nloc, nb.getIntegerAttr(i8, value));
+              };
+              Value low = arith::AndIOp::create(nb, nloc, byte, constant(15));
+              Value high = arith::ShRUIOp::create(nb, nloc, byte, constant(4));
+              low = arith::SubIOp::create(nb, nloc, low, constant(8));
+              high = arith::SubIOp::create(nb, nloc, high, constant(8));
+              term = arith::AddFOp::create(
+                  nb, nloc,
+                  arith::MulFOp::create(nb, nloc, args[0], weight(low)),
+                  arith::MulFOp::create(nb, nloc, args[1], weight(high)));
+            }
+            yield(nb, nloc, arith::AddFOp::create(nb, nloc, acc, term));
+          })
+          .getResult(0);
+  return panelsToColumns(b, loc, product, outputs, bias);
+}
+
+struct QuantizedLinearLowering : OpRewritePattern<QuantizedLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizedLinearOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, projectBlockPanels(rewriter, op.getLoc(), op.getInput(),
+                               op.getQuants(), op.getScales(), op.getFormat(),
+                               op.getOutFeatures(), op.getBias()));
+    return success();
+  }
+};
 
 struct LinearLowering : OpRewritePattern<LinearOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -148,6 +262,6 @@ struct PackedLinearLowering : OpRewritePattern<PackedLinearOp> {
 
 void mlir::tfm::populateTfmProjectionsToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LinearLowering, LMHeadLowering, PackedLinearLowering>(
-      patterns.getContext());
+  patterns.add<LinearLowering, LMHeadLowering, PackedLinearLowering,
+               QuantizedLinearLowering>(patterns.getContext());
 }

@@ -2,11 +2,13 @@
 """Re-quantizes the matrices of an f32 GGUF file to Q8_0, Q4_0 or k-quants.
 
   gguf_quantize.py IN.gguf OUT.gguf --type TYPE [--dequantized DEQ.gguf]
+                   [--keep NAME]...
 
 TYPE: q8_0, q4_0, q4_k, q5_k, q6_k, q4_k_m or q5_k_m.
 
 Every F32 tensor of rank 2 whose rows (innermost dimension) are whole blocks
-is quantized; the others (norms, rows of 172) are copied as they are.
+is quantized; the others (norms, rows of 172, those named by --keep) are
+copied as they are.
 With --dequantized, DEQ.gguf is the same model with the quantized tensors
 replaced by their dequantized F32 values, so a reader of OUT.gguf that
 dequantizes as the format says computes exactly what DEQ.gguf holds.
@@ -269,6 +271,8 @@ def main():
     parser.add_argument("output")
     parser.add_argument("--type", choices=sorted(TYPES) + sorted(MIXES), required=True)
     parser.add_argument("--dequantized")
+    parser.add_argument("--keep", action="append", default=[], metavar="NAME",
+                        help="copy this tensor as it is (repeatable)")
     args = parser.parse_args()
     raw = open(args.input, "rb").read()
     r = Reader(raw)
@@ -302,7 +306,8 @@ def main():
             sys.exit("%s: tensor %s is not F32" % (args.input, name))
         begin = data_start + offset
         values = np.frombuffer(raw[begin:begin + 4 * count], dtype="<f4")
-        kind = tensor_type(name, dims[0], args.type) if len(dims) == 2 else None
+        kind = (tensor_type(name, dims[0], args.type)
+                if len(dims) == 2 and name not in args.keep else None)
         if kind:
             ggml_type, _, block = TYPES[kind]
             data = QUANTIZERS[kind](values.reshape(-1, block).astype(np.float32))

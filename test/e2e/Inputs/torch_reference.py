@@ -27,7 +27,7 @@ Two commands:
                  comes from make_hf_tokenizer.py bert.
       The files are written by hand (the safetensors package is not needed).
 
-  compare MODEL LOGITS --token-ids 1,5,9 [--tol 1e-4] [--projections f16|bf16]
+  compare MODEL LOGITS --token-ids 1,5,9 [--tol 1e-4] [--projections f16|bf16|q8_0|q4_0]
       Reads MODEL back with its own parsers, runs an independent float64
       PyTorch implementation of the family over the whole sequence, and checks
       the raw f32 logits [n][vocab] in LOGITS (what a tfmc binary writes with
@@ -801,7 +801,22 @@ def bert_forward(config, t, ids):
 
 def round_to(w, dtype):
     """`w` (float64 holding float32 values) rounded to float16 / bfloat16 by
-    PyTorch's own casts (nearest even), back in float64."""
+    PyTorch's own casts (nearest even), back in float64; or, for q8_0 /
+    q4_0, quantized row by row and dequantized by the independent Python
+    implementation of the GGUF block formats (gguf_quantize.py). A matrix
+    whose rows are not whole blocks of 32 stays as it is, as tfmc keeps it
+    f32 (docs/weight-types.md)."""
+    if dtype in ("q8_0", "q4_0"):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import gguf_quantize
+        if w.shape[-1] % 32 != 0:
+            return w
+        blocks = w.to(torch.float32).numpy().reshape(-1, 32)
+        quantize = {"q8_0": gguf_quantize.quantize_q8_0,
+                    "q4_0": gguf_quantize.quantize_q4_0}[dtype]
+        values = np.frombuffer(gguf_quantize.dequantize(quantize(blocks), dtype),
+                               dtype="<f4").reshape(w.shape)
+        return torch.from_numpy(values.copy()).to(torch.float64)
     torch_type = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
     return w.to(torch.float32).to(torch_type).to(torch.float64)
 
@@ -978,9 +993,10 @@ def main():
     fill.add_argument("json", help="file holding the --json output")
     fill.add_argument("--ids-file", required=True, help="the prompt's ids, space-separated")
     fill.add_argument("--tol", type=float, default=1e-4)
-    cmp.add_argument("--projections", choices=["f32", "f16", "bf16"], default="f32",
+    cmp.add_argument("--projections", choices=["f32", "f16", "bf16", "q8_0", "q4_0"],
+                     default="f32",
                      help="llama families: round the projection matrices to this "
-                          "type first (what tfmc --weights=f16|bf16 computes with)")
+                          "type first (what tfmc --weights=f16|bf16|q8_0|q4_0 computes with)")
     cmp.add_argument("--kv-cache", choices=["f32", "f16"], default="f32",
                      help="llama families: round keys and values to this type "
                           "(what tfmc --kv-cache=f16 attends over)")

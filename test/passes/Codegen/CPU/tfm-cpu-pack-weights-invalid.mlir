@@ -7,4 +7,4 @@ module {
 }
 
 // RUN: not tfmc-opt %s -tfm-cpu-pack-weights=weight-type=f8 2>&1 | FileCheck %s --check-prefix=TYPE
-// TYPE: error: tfm-cpu-pack-weights: unknown weight-type 'f8' (expected f32, f16 or bf16)
+// TYPE: error: tfm-cpu-pack-weights: unknown weight-type 'f8' (expected f32, f16, bf16, q8_0 or q4_0)

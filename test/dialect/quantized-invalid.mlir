@@ -1,0 +1,80 @@
+// RUN: tfmc-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{block_quant is q8_0 or q4_0, got 'q5_k'}}
+tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q5_k", panels}
+
+// -----
+
+// expected-error @+1 {{block-quantized weights are panels}}
+tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q8_0"}
+
+// -----
+
+// A Q8_0 block is 32 bytes per row in the panels.
+// expected-error @+1 {{q8_0 quants are [panels, blocks, 32, width] i8 tensors, got 'tensor<3x2x16x16xi8>'}}
+tfm.global_weight @w : tensor<3x2x16x16xi8> {block_quant = "q8_0", panels}
+
+// -----
+
+// expected-error @+1 {{q4_0 quants are [panels, blocks, 16, width] i8 tensors, got 'tensor<3x2x16x16xf32>'}}
+tfm.global_weight @w : tensor<3x2x16x16xf32> {block_quant = "q4_0", panels}
+
+// -----
+
+// expected-error @+1 {{block scales are [panels, blocks, width] f16 tensors, got 'tensor<3x2x16xf32>'}}
+tfm.global_weight @w : tensor<3x2x16xf32> {block_quant = "q8_0", block_scales, panels}
+
+// -----
+
+// expected-error @+1 {{block_scales needs block_quant}}
+tfm.global_weight @w : tensor<3x2x16xf16> {block_scales, panels}
+
+// -----
+
+func.func @format(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{format is q8_0 or q4_0, got 'q4_1'}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "q4_1", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @quants_per_block(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{q4_0 quants hold 16 bytes per block and row, got 32}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// The input features are whole blocks of 32.
+func.func @features(%x: tensor<4x60xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{input has 60 features but the weight has 2 blocks of 32 per row}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0", out_features = 40 : i64} : tensor<4x60xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// One scale per panel row and block.
+func.func @scales(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x1x16xf16>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{scales must be [3, 2, 16] (one per panel row and block), got 'tensor<3x1x16xf16>'}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x1x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @too_few_panels(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x49xf32> {
+  // expected-error @+1 {{out_features 49 exceeds the 48 rows of 3 panels of 16}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0", out_features = 49 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x49xf32>
+  return %y : tensor<4x49xf32>
+}
+
+// -----
+
+func.func @bias(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>, %b: tensor<48xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{bias has 48 elements but the layer has 40 outputs}}
+  %y = tfm.quantized_linear %x, %q, %d, %b {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16>, tensor<48xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}

@@ -1,0 +1,29 @@
+// RUN: tfmc-opt %s -split-input-file | FileCheck %s
+// RUN: tfmc-opt %s -split-input-file | tfmc-opt -split-input-file | FileCheck %s
+
+// Q8_0 panels: [panels, blocks, 32, width] i8 quants and [panels, blocks,
+// width] f16 scales of one matrix, read together.
+// CHECK: tfm.global_weight @wo.quants : tensor<3x2x32x16xi8> {block_quant = "q8_0", panels}
+tfm.global_weight @wo.quants : tensor<3x2x32x16xi8> {block_quant = "q8_0", panels}
+// CHECK: tfm.global_weight @wo.scales : tensor<3x2x16xf16> {block_quant = "q8_0", block_scales, panels}
+tfm.global_weight @wo.scales : tensor<3x2x16xf16> {block_quant = "q8_0", block_scales, panels}
+// CHECK-LABEL: func @q8_0_projection
+func.func @q8_0_projection(%x: tensor<4x64xf32>, %b: tensor<40xf32>) -> tensor<4x40xf32> {
+  %q = tfm.weight @wo.quants : tensor<3x2x32x16xi8>
+  %d = tfm.weight @wo.scales : tensor<3x2x16xf16>
+  // CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16>, tensor<40xf32> -> tensor<4x40xf32>
+  %y = tfm.quantized_linear %x, %q, %d, %b {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16>, tensor<40xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// Q4_0 panels hold two values a byte: 16 bytes per block and row.
+// CHECK: tfm.global_weight @w1.quants : tensor<2x3x16x16xi8> {block_quant = "q4_0", panels, stacked = ["w1", "w3"]}
+tfm.global_weight @w1.quants : tensor<2x3x16x16xi8> {block_quant = "q4_0", panels, stacked = ["w1", "w3"]}
+// CHECK-LABEL: func @q4_0_projection
+func.func @q4_0_projection(%x: tensor<1x96xf32>, %q: tensor<2x3x16x16xi8>, %d: tensor<2x3x16xf16>) -> tensor<1x32xf32> {
+  // CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} {format = "q4_0", out_features = 32 : i64} : tensor<1x96xf32>, tensor<2x3x16x16xi8>, tensor<2x3x16xf16> -> tensor<1x32xf32>
+  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 32 : i64} : tensor<1x96xf32>, tensor<2x3x16x16xi8>, tensor<2x3x16xf16> -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
+}

@@ -1,0 +1,40 @@
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=q8_0 -split-input-file | FileCheck %s --check-prefix=Q8
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=q4_0 -split-input-file | FileCheck %s --check-prefix=Q4
+
+// A projection of 64 input features (two blocks of 32) becomes a
+// tfm.quantized_linear over the matrix's quants and scales; the bias stays
+// f32.
+// Q8-LABEL: module
+// Q8: tfm.global_weight @w.quants : tensor<3x2x32x16xi8> {block_quant = "q8_0", panels, stacked = ["w"]}
+// Q8: tfm.global_weight @w.scales : tensor<3x2x16xf16> {block_quant = "q8_0", block_scales, panels, stacked = ["w"]}
+// Q8-NOT: tfm.global_weight @w :
+// Q8: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16>, tensor<40xf32> -> tensor<4x40xf32>
+// Q4-LABEL: module
+// Q4: tfm.global_weight @w.quants : tensor<3x2x16x16xi8> {block_quant = "q4_0", panels, stacked = ["w"]}
+// Q4: tfm.global_weight @w.scales : tensor<3x2x16xf16> {block_quant = "q4_0", block_scales, panels, stacked = ["w"]}
+// Q4: tfm.quantized_linear {{.*}} {format = "q4_0", out_features = 40 : i64}
+tfm.global_weight @w : tensor<40x64xf32>
+tfm.global_weight @b : tensor<40xf32>
+func.func @projection(%x: tensor<4x64xf32>) -> tensor<4x40xf32> {
+  %w = tfm.weight @w : tensor<40x64xf32>
+  %b = tfm.weight @b : tensor<40xf32>
+  %y = tfm.linear %x, %w, %b : tensor<4x64xf32>, tensor<40x64xf32>, tensor<40xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// Rows of 48 are not whole blocks of 32: the matrix keeps f32 panels
+// (docs/weight-types.md).
+// Q8-LABEL: module
+// Q8-NOT: quants
+// Q8: tfm.global_weight @down.panels : tensor<1x48x16xf32> {panels, stacked = ["down"]}
+// Q8: tfm.packed_linear %{{.*}}, %{{.*}} {out_features = 16 : i64} : tensor<4x48xf32>, tensor<1x48x16xf32> -> tensor<4x16xf32>
+// Q4-LABEL: module
+// Q4: tfm.global_weight @down.panels : tensor<1x48x16xf32> {panels, stacked = ["down"]}
+tfm.global_weight @down : tensor<16x48xf32>
+func.func @partial_blocks(%x: tensor<4x48xf32>) -> tensor<4x16xf32> {
+  %d = tfm.weight @down : tensor<16x48xf32>
+  %h = tfm.linear %x, %d : tensor<4x48xf32>, tensor<16x48xf32> -> tensor<4x16xf32>
+  return %h : tensor<4x16xf32>
+}
