@@ -50,6 +50,9 @@ Value tfmc::embedTokens(NetworkBuilder &net, Value &table) {
   if (c.position == PositionKind::Learned)
     x = net.positionEmbedding(net.at("position_embedding"), x,
                               net.weight(WeightRole::PositionEmbedding));
+  if (c.position == PositionKind::Sinusoidal)
+    x = net.sinusoidalPosition(net.at("sinusoidal_position"), x,
+                               c.sinusoidBase);
   // Rotary positions and ALiBi act inside attentionBlock.
   if (!c.embeddingLayerNorm)
     return x;

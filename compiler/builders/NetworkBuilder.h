@@ -56,6 +56,9 @@ public:
                         mlir::Value table, float scale);
   mlir::Value positionEmbedding(mlir::Location loc, mlir::Value x,
                                 mlir::Value table);
+  /// Fixed sin/cos encodings of the sequence's positions, added to `x`.
+  mlir::Value sinusoidalPosition(mlir::Location loc, mlir::Value x,
+                                 float base);
   mlir::Value rmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
                       float eps, bool unitOffset);
   mlir::Value layerNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,

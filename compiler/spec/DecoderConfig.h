@@ -34,6 +34,7 @@ enum class PositionKind {
   Learned, ///< a [context, dim] table added to the token embeddings
   Rope,    ///< rotary embeddings applied to Q and K
   Alibi,   ///< per-head linear biases on the attention scores (BLOOM)
+  Sinusoidal, ///< fixed sin/cos encodings added to the token embeddings
 };
 
 enum class RopeLayout {
@@ -87,6 +88,8 @@ struct DecoderConfig {
   PositionKind position = PositionKind::Rope;
   RopeLayout ropeLayout = RopeLayout::Interleaved;
   float ropeTheta = 10000.0f;
+  /// The base of the sinusoidal encodings' wavelengths (the paper's 10000).
+  float sinusoidBase = 10000.0f;
 
   MlpKind mlp = MlpKind::SwiGLU;
   bool mlpBias = false;

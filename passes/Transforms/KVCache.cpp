@@ -159,6 +159,8 @@ private:
       rope.getOffsetMutable().assign(position);
     if (auto positions = dyn_cast<PositionEmbeddingOp>(clone))
       positions.getOffsetMutable().assign(position);
+    if (auto sinusoids = dyn_cast<SinusoidalPositionOp>(clone))
+      sinusoids.getOffsetMutable().assign(position);
     return refineResultTypes(clone);
   }
 

@@ -36,6 +36,9 @@ Two commands:
       Prints the worst error and its position; exits 1 on a mismatch.
       For bert, LOGITS holds the masked-LM logits of every position (the
       final hidden states [n][hidden] for a model without the head).
+      MODEL may also be preset:gpt2-sinusoidal-tiny (with --seed, tfmc's
+      --seed): its weights are regenerated as tfmc's presets draw them
+      (splitmix64, canonical names in sorted order).
 
   check-fill-mask MODEL JSON --ids-file IDS
       Checks an encoder's fill-mask --json lines: one per [MASK] among the
@@ -66,6 +69,9 @@ with tfmc:
            tanh, tied head.
   gpt2     learned positions, LayerNorm with bias, Conv1D [in, out] weights
            with fused c_attn, GELU tanh approximation (gelu_new), tied head.
+  gpt2-sinusoidal  gpt2 with the original Transformer's fixed encodings
+           PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos(same) added
+           to the token embeddings instead of a learned table.
   bert     word + position + token_type[0] embeddings, their LayerNorm,
            post-LN blocks x = LN(x + attn(x)), x = LN(x + FFN(x)) with
            bidirectional attention (q/k/v/o biases) and GELU (erf; tanh for
@@ -694,6 +700,94 @@ def gpt2_forward(config, t, ids):
     return x @ t["wte.weight"].T
 
 
+def sinusoidal_positions(n, d, base=10000.0):
+    """The original Transformer's encodings of positions 0..n-1:
+    PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i+1) = cos(p / base^(2i/d))."""
+    p = torch.arange(n, dtype=torch.float64)[:, None]
+    two_i = torch.arange(0, d, 2, dtype=torch.float64)[None, :]
+    angle = p / base ** (two_i / d)
+    pe = torch.empty(n, d, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe
+
+
+# The shapes of tfmc's sinusoidal GPT-2 preset (models/gpt2/Presets.cpp).
+SINUSOIDAL_PRESETS = {"gpt2-sinusoidal-tiny": dict(dim=64, hidden=256, layers=2,
+                                                   heads=4, vocab=257)}
+
+
+def splitmix_symmetric(seed, count, start):
+    """Draws start..start+count-1 of splitmix64(seed), each mapped to
+    [-1, 1) as tfmc's presets do: (z >> 40) * 2^-24 * 2 - 1."""
+    gamma = np.uint64(0x9e3779b97f4a7c15)
+    k = np.arange(start + 1, start + count + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + k * gamma
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xbf58476d1ce4e5b9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94d049bb133111eb)
+        z = z ^ (z >> np.uint64(31))
+    return ((z >> np.uint64(40)).astype(np.float64) * 2.0 ** -24 * 2.0 - 1.0) \
+        .astype(np.float32)
+
+
+def preset_weights(shapes, seed):
+    """tfmc's seeded preset weights: in name order, a norm weight is
+    1 + 0.1 u, another vector 0.1 u, a matrix u / sqrt(columns), all in f32,
+    with u the next draws of one splitmix64 stream."""
+    out, drawn = {}, 0
+    for name in sorted(shapes):
+        shape = shapes[name]
+        count = int(np.prod(shape))
+        u = splitmix_symmetric(seed, count, drawn)
+        drawn += count
+        amplitude = np.float32(0.1) if len(shape) == 1 else \
+            np.float32(1.0) / np.sqrt(np.float32(shape[-1]))
+        centre = np.float32(1.0 if "norm" in name and name.endswith(".weight") else 0.0)
+        values = centre + amplitude * u
+        out[name] = torch.from_numpy(values.reshape(shape).astype(np.float64))
+    return out
+
+
+def gpt2_sinusoidal_preset(name, seed):
+    """The canonical weights ([out, in] matrices) of a sinusoidal GPT-2
+    preset: no position table, LayerNorms and projections with biases,
+    tied head."""
+    p = SINUSOIDAL_PRESETS[name]
+    d, f = p["dim"], p["hidden"]
+    shapes = {"token_embedding": [p["vocab"], d],
+              "final_norm.weight": [d], "final_norm.bias": [d]}
+    for i in range(p["layers"]):
+        layer = "layers.%d." % i
+        for part, shape in [("attn_norm.weight", [d]), ("attn_norm.bias", [d]),
+                            ("attn.wq", [d, d]), ("attn.wk", [d, d]),
+                            ("attn.wv", [d, d]), ("attn.wo", [d, d]),
+                            ("attn.bq", [d]), ("attn.bk", [d]), ("attn.bv", [d]),
+                            ("attn.bo", [d]), ("ffn_norm.weight", [d]),
+                            ("ffn_norm.bias", [d]), ("ffn.w_up", [f, d]),
+                            ("ffn.b_up", [f]), ("ffn.w_down", [d, f]),
+                            ("ffn.b_down", [d])]:
+            shapes[layer + part] = shape
+    return p, preset_weights(shapes, seed)
+
+
+def gpt2_sinusoidal_forward(preset, t, ids, eps=1e-5):
+    H, T = preset["heads"], len(ids)
+    x = t["token_embedding"][ids] + sinusoidal_positions(T, preset["dim"])
+    hd = preset["dim"] // H
+    for i in range(preset["layers"]):
+        p = "layers.%d." % i
+        h = layer_norm(x, t[p + "attn_norm.weight"], t[p + "attn_norm.bias"], eps)
+        q, k, v = ((h @ t[p + "attn.w" + n].T + t[p + "attn.b" + n]).reshape(T, H, hd)
+                   for n in "qkv")
+        x = x + causal_attention(q, k, v) @ t[p + "attn.wo"].T + t[p + "attn.bo"]
+        h = layer_norm(x, t[p + "ffn_norm.weight"], t[p + "ffn_norm.bias"], eps)
+        h = gelu_tanh(h @ t[p + "ffn.w_up"].T + t[p + "ffn.b_up"])
+        x = x + h @ t[p + "ffn.w_down"].T + t[p + "ffn.b_down"]
+    x = layer_norm(x, t["final_norm.weight"], t["final_norm.bias"], eps)
+    return x @ t["token_embedding"].T
+
+
 def alibi_slopes(heads):
     """The ALiBi paper's slopes: 2^(-8i/n) for the largest power of two n <=
     heads, then every other slope of 2n for the remaining heads."""
@@ -798,8 +892,11 @@ def round_projections(model, dtype):
     return cfg, embed, layers, final_norm, round_to(head, dtype)
 
 
-def reference_logits(model, ids, projections="f32"):
+def reference_logits(model, ids, projections="f32", seed=42):
     ids = torch.tensor(ids, dtype=torch.long)
+    if model.startswith("preset:"):
+        preset, tensors = gpt2_sinusoidal_preset(model[len("preset:"):], seed)
+        return gpt2_sinusoidal_forward(preset, tensors, ids)
     if os.path.isdir(model):
         config, tensors = load_hf(model)
         if config["model_type"] == "gpt2":
@@ -817,7 +914,7 @@ def reference_logits(model, ids, projections="f32"):
 def compare(args):
     ids = [int(s) for s in args.token_ids.split(",")]
     with torch.no_grad():
-        ref = reference_logits(args.model, ids, args.projections).numpy()
+        ref = reference_logits(args.model, ids, args.projections, args.seed).numpy()
     n, vocab = ref.shape
     ours = np.fromfile(args.logits, dtype="<f4")
     if ours.size != n * vocab:
@@ -934,7 +1031,10 @@ def main():
     make.add_argument("--hidden-act", default="gelu",
                       help="bert: config.json's hidden_act")
     cmp = sub.add_parser("compare", help="check dumped logits against the reference")
-    cmp.add_argument("model", help="Hugging Face directory or llama2.c .bin")
+    cmp.add_argument("model", help="Hugging Face directory, llama2.c .bin or "
+                     "preset:gpt2-sinusoidal-tiny")
+    cmp.add_argument("--seed", type=int, default=42,
+                     help="a preset's weight seed (tfmc compile --seed)")
     cmp.add_argument("logits")
     cmp.add_argument("--token-ids", required=True)
     cmp.add_argument("--tol", type=float, default=1e-4)
