@@ -45,7 +45,8 @@ Two commands:
       prompt's ids (IDS, space-separated), each listing the reference's
       largest masked-LM logits in order (logits within --tol).
 
-  compare-embedding MODEL JSON --token-ids 1,5,9 --pooling mean|cls
+  compare-embedding MODEL JSON (--token-ids 1,5,9 | --ids-file IDS)
+                    --pooling mean|cls
       Checks the {"embedding": [...]} line an encoder's --embed printed to
       JSON against the reference's pooled final hidden states (mean over
       the n tokens, or the first token's) within --tol, relative to the
@@ -940,7 +941,11 @@ def compare(args):
 
 
 def compare_embedding(args):
-    ids = [int(s) for s in args.token_ids.split(",")]
+    if args.ids_file:
+        with open(args.ids_file) as fh:
+            ids = [int(s) for s in fh.read().split()]
+    else:
+        ids = [int(s) for s in args.token_ids.split(",")]
     config, tensors = load_hf(args.model)
     with torch.no_grad():
         hidden, _ = bert_forward(config, tensors, torch.tensor(ids, dtype=torch.long))
@@ -1042,7 +1047,9 @@ def main():
                          help="check an encoder's --embed output against the reference")
     emb.add_argument("model", help="Hugging Face bert directory")
     emb.add_argument("json", help="file holding the --embed output")
-    emb.add_argument("--token-ids", required=True)
+    ids = emb.add_mutually_exclusive_group(required=True)
+    ids.add_argument("--token-ids")
+    ids.add_argument("--ids-file", help="the ids, space-separated")
     emb.add_argument("--pooling", choices=["mean", "cls"], required=True)
     emb.add_argument("--tol", type=float, default=1e-4)
     fill = sub.add_parser("check-fill-mask",
