@@ -116,7 +116,8 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
     slopes = net.constantVector(net.at("attn.alibi_slopes"),
                                 alibiSlopes(a.numHeads));
   Value attended = net.attention(net.at("attn"), q, k, v, a.numHeads,
-                                 a.numKVHeads, a.slidingWindow, slopes);
+                                 a.numKVHeads, a.windowOf(net.layer()),
+                                 slopes);
   return projection(net, attended, WeightRole::Wo,
                     a.outputBias ? std::optional(WeightRole::Bo)
                                  : std::nullopt);

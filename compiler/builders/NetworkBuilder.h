@@ -39,6 +39,7 @@ public:
 
   /// Ops from here on belong to `layer` (-1: outside the layers).
   void setLayer(int64_t layer) { layer_ = layer; }
+  int64_t layer() const { return layer_; }
   /// The location `what` in the current layer: "layers.3.<what>".
   mlir::Location at(llvm::StringRef what);
   /// The location named after the weight `role` of the current layer.

@@ -59,7 +59,9 @@ with tfmc:
            attention with GQA/MQA by repeating kv heads, SwiGLU, tied or
            separate classifier.
   mistral  the query at position i sees keys (i - W, i] only.
-  qwen2    q/k/v projections add their biases.
+  qwen2    q/k/v projections add their biases; with use_sliding_window,
+           the sliding_attention layers (layer_types, else those from
+           max_window_layers on) see keys (i - W, i] only.
   mixtral  the MLP is a mixture of experts: router logits, the top-k
            experts per token, weighted by the softmax over their logits.
   gemma    x * sqrt(hidden) after the embedding, norms scale by (1 + w),
@@ -264,9 +266,17 @@ def make_llama(args):
         config["num_local_experts"] = args.experts
         config["num_experts_per_tok"] = args.top_k
     if family == "qwen2":
-        config["use_sliding_window"] = False
-        config["sliding_window"] = 4096
-        config["max_window_layers"] = args.layers
+        # With --window, the layers from --max-window-layers on are windowed
+        # (transformers 4.x); --config-style 5 also lists every layer's kind
+        # as layer_types, as transformers 5.x writes it.
+        config["use_sliding_window"] = bool(args.window)
+        config["sliding_window"] = args.window or 4096
+        config["max_window_layers"] = (args.max_window_layers if args.window
+                                       else args.layers)
+        if args.window and args.config_style == 5:
+            config["layer_types"] = [
+                "sliding_attention" if i >= args.max_window_layers else "full_attention"
+                for i in range(args.layers)]
     if family == "gemma":
         config["head_dim"] = hd
         config["hidden_act"] = "gelu"  # transformers runs hidden_activation
@@ -603,12 +613,13 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
         return out if bias is None else out + bias
 
     used = set()
-    for w in layers:
+    for i, w in enumerate(layers):
         h = norm(x, w["attn_norm"])
         q = rope(project(h, w, "wq").reshape(T, H, hd), cfg["theta"], cfg["interleaved"])
         k = rope(project(h, w, "wk").reshape(T, KV, hd), cfg["theta"], cfg["interleaved"])
         v = project(h, w, "wv").reshape(T, KV, hd)
-        x = x + causal_attention(q, k, v, cfg.get("window", 0)) @ w["wo"].T
+        window = cfg["windows"][i] if "windows" in cfg else 0
+        x = x + causal_attention(q, k, v, window) @ w["wo"].T
         h = norm(x, w["ffn_norm"])
         if "router" in w:
             x = x + mixture(h, w, cfg["top_k"], used)
@@ -636,6 +647,24 @@ def mixture(h, w, top_k, used):
             inner = gate * torch.sigmoid(gate) * (h[t] @ expert["w3"].T)
             out[t] += weight * (inner @ expert["w2"].T)
     return out
+
+
+def layer_windows(config, family):
+    """Each layer's sliding window (0: full attention), as transformers
+    reads config.json: Mistral's and Mixtral's sliding_window for every
+    layer; Qwen2's only with use_sliding_window, for the layers that
+    layer_types calls sliding_attention, else those from max_window_layers
+    (default 28) on."""
+    n = config["num_hidden_layers"]
+    window = config.get("sliding_window") or 0
+    if family in ("mistral", "mixtral"):
+        return [window] * n
+    if family != "qwen2" or not config.get("use_sliding_window", False):
+        return [0] * n
+    kinds = config.get("layer_types") or [
+        "sliding_attention" if i >= config.get("max_window_layers", 28) else "full_attention"
+        for i in range(n)]
+    return [window if kind == "sliding_attention" else 0 for kind in kinds]
 
 
 def llama_from_hf(config, t):
@@ -670,8 +699,7 @@ def llama_from_hf(config, t):
     cfg = dict(heads=H, kv_heads=config.get("num_key_value_heads", H),
                eps=config.get("rms_norm_eps", 1e-6), theta=theta,
                interleaved=False, head_dim=config.get("head_dim"),
-               window=(config.get("sliding_window") or 0)
-               if family in ("mistral", "mixtral") else 0,
+               windows=layer_windows(config, family),
                top_k=config.get("num_experts_per_tok", 0),
                gemma=family == "gemma")
     return cfg, t["model.embed_tokens.weight"], layers, t["model.norm.weight"], head
@@ -1024,7 +1052,10 @@ def main():
     make.add_argument("--top-k", type=int, default=2,
                       help="mixtral: experts per token")
     make.add_argument("--window", type=int, default=0,
-                      help="mistral: sliding window (0: none)")
+                      help="mistral, qwen2: sliding window (0: none)")
+    make.add_argument("--max-window-layers", type=int, default=0,
+                      help="qwen2 with --window: the layers below this one "
+                           "attend fully")
     make.add_argument("--head-dim", type=int, default=0,
                       help="default: dim / heads (gemma writes it to config.json)")
     make.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32",
