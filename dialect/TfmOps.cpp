@@ -13,6 +13,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tfm;
 
@@ -130,6 +132,26 @@ LogicalResult PositionEmbeddingOp::verify() {
     return emitOpError() << "table has " << dim(getTable(), 0)
                          << " positions, fewer than the " << dim(getInput(), 0)
                          << " tokens of the input";
+  return success();
+}
+
+LogicalResult SinusoidalPositionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult SinusoidalPositionOp::verify() {
+  int64_t features = dim(getInput(), 1);
+  if (features % 2 != 0)
+    return emitOpError() << "needs an even feature count for its sin/cos "
+                            "pairs, got "
+                         << features;
+  double base = getBase().convertToDouble();
+  // The frequencies take its logarithm.
+  if (!(base > 0.0) || !std::isfinite(base))
+    return emitOpError() << "base must be positive and finite, got " << base;
   return success();
 }
 

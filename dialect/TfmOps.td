@@ -137,6 +137,27 @@ def Tfm_PositionEmbeddingOp : Tfm_Op<"position_embedding",
   let hasVerifier = 1;
 }
 
+def Tfm_SinusoidalPositionOp : Tfm_Op<"sinusoidal_position",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "Adds fixed sinusoidal position encodings";
+  let description = [{
+    The original Transformer's encodings, computed rather than learned:
+    token `s` of the input sits at position `p = offset + s`, and with
+    `f_i = exp(2i * -(ln(base) / d))` for the `d` features,
+    `result[s, 2i] = input[s, 2i] + sin(p * f_i)` and
+    `result[s, 2i + 1] = input[s, 2i + 1] + cos(p * f_i)`.
+    The feature count must be even (sin and cos alternate in pairs); `base`
+    is 10000 in the paper. There is no table, so no position limit.
+    ```mlir
+    %y = tfm.sinusoidal_position %x[%pos] {base = 1.0e+04 : f32} : tensor<8x768xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, Index:$offset, F32Attr:$base);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = "$input `[` $offset `]` attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Normalisation
 //===----------------------------------------------------------------------===//

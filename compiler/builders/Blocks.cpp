@@ -50,6 +50,9 @@ Value tfmc::embedTokens(NetworkBuilder &net, Value &table) {
   if (c.position == PositionKind::Learned)
     x = net.positionEmbedding(net.at("position_embedding"), x,
                               net.weight(WeightRole::PositionEmbedding));
+  if (c.position == PositionKind::Sinusoidal)
+    x = net.sinusoidalPosition(net.at("sinusoidal_position"), x,
+                               c.sinusoidBase);
   // Rotary positions and ALiBi act inside attentionBlock.
   if (!c.embeddingLayerNorm)
     return x;
@@ -113,7 +116,8 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
     slopes = net.constantVector(net.at("attn.alibi_slopes"),
                                 alibiSlopes(a.numHeads));
   Value attended = net.attention(net.at("attn"), q, k, v, a.numHeads,
-                                 a.numKVHeads, a.slidingWindow, slopes);
+                                 a.numKVHeads, a.windowOf(net.layer()),
+                                 slopes);
   return projection(net, attended, WeightRole::Wo,
                     a.outputBias ? std::optional(WeightRole::Bo)
                                  : std::nullopt);

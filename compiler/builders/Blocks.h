@@ -21,8 +21,8 @@ namespace tfmc {
 /// Where a norm sits; picks its weights and its name.
 enum class NormSite { Attention, Mlp, Final };
 
-/// Token embeddings of the sequence, plus learned positions when the
-/// positions are learned, normalised when the embeddings have a norm.
+/// Token embeddings of the sequence, plus learned or sinusoidal positions
+/// when the positions are either, normalised when the embeddings have a norm.
 /// `table` receives the embedding table (a tied LM head reads it).
 mlir::Value embedTokens(NetworkBuilder &net, mlir::Value &table);
 

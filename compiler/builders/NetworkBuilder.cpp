@@ -105,6 +105,11 @@ Value NetworkBuilder::positionEmbedding(Location loc, Value x, Value table) {
                                                 offset_);
 }
 
+Value NetworkBuilder::sinusoidalPosition(Location loc, Value x, float base) {
+  return mlir::tfm::SinusoidalPositionOp::create(
+      builder_, loc, x, offset_, builder_.getF32FloatAttr(base));
+}
+
 Value NetworkBuilder::rmsNorm(Location loc, Value x, Value weight, float eps,
                               bool unitOffset) {
   return mlir::tfm::RMSNormOp::create(builder_, loc, x, weight,

@@ -39,6 +39,7 @@ public:
 
   /// Ops from here on belong to `layer` (-1: outside the layers).
   void setLayer(int64_t layer) { layer_ = layer; }
+  int64_t layer() const { return layer_; }
   /// The location `what` in the current layer: "layers.3.<what>".
   mlir::Location at(llvm::StringRef what);
   /// The location named after the weight `role` of the current layer.
@@ -56,6 +57,9 @@ public:
                         mlir::Value table, float scale);
   mlir::Value positionEmbedding(mlir::Location loc, mlir::Value x,
                                 mlir::Value table);
+  /// Fixed sin/cos encodings of the sequence's positions, added to `x`.
+  mlir::Value sinusoidalPosition(mlir::Location loc, mlir::Value x,
+                                 float base);
   mlir::Value rmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
                       float eps, bool unitOffset);
   mlir::Value layerNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,

@@ -2,7 +2,8 @@
 //
 // A "llama" tokenizer model in GGUF is a SentencePiece vocabulary (pieces
 // with U+2581 for spaces, scores); it becomes an "spm" blob. A "gpt2" one
-// is a byte-level BPE (GgufBpeTokenizer.cpp).
+// is a byte-level BPE (GgufBpeTokenizer.cpp), a "bert" one a WordPiece
+// (GgufWordPieceTokenizer.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/frontends/Tokenizers.h"
@@ -54,9 +55,11 @@ tfmc::frontends::readGgufTokenizer(const GgufFile &file,
   auto model = file.string("tokenizer.ggml.model", std::nullopt);
   if (!model)
     return model.takeError();
+  if (*model == "bert")
+    return readGgufWordPieceTokenizer(file);
   if (*model != "llama" && *model != "gpt2")
     return llvm::createStringError(file.describe() + " has tokenizer model '" +
-                                   *model + "' (supported: gpt2, llama)");
+                                   *model + "' (supported: bert, gpt2, llama)");
   auto bos = file.integer("tokenizer.ggml.bos_token_id", defaults.bos);
   if (!bos)
     return bos.takeError();

@@ -32,18 +32,27 @@ std::string HfConfig::describe() const { return "'" + path_ + "'"; }
 
 const llvm::json::Value *HfConfig::value(llvm::StringRef key) const {
   // "a.b" is field b of the object in field a (transformers 5.x nests
-  // e.g. rope_parameters.rope_theta).
+  // e.g. rope_parameters.rope_theta); "a.3" is element 3 of the array in
+  // field a (Qwen2's layer_types).
   const llvm::json::Object *object = &json();
-  auto [head, rest] = key.split('.');
-  while (!rest.empty()) {
-    const llvm::json::Value *inner = object->get(head);
-    object = inner ? inner->getAsObject() : nullptr;
-    if (!object)
+  const llvm::json::Array *array = nullptr;
+  llvm::StringRef rest = key;
+  while (true) {
+    auto [head, tail] = rest.split('.');
+    const llvm::json::Value *found = nullptr;
+    size_t index = 0;
+    if (object)
+      found = object->get(head);
+    else if (array && !head.getAsInteger(10, index) && index < array->size())
+      found = &(*array)[index];
+    if (!found)
       return nullptr;
-    std::tie(head, rest) = rest.split('.');
+    if (tail.empty())
+      return found->kind() != llvm::json::Value::Null ? found : nullptr;
+    object = found->getAsObject();
+    array = found->getAsArray();
+    rest = tail;
   }
-  const llvm::json::Value *found = object->get(head);
-  return found && found->kind() != llvm::json::Value::Null ? found : nullptr;
 }
 
 bool HfConfig::isSet(llvm::StringRef key) const {

@@ -45,7 +45,8 @@ llvm::Expected<TokenizerSpec> readHfTokenizer(const std::string &directory,
 
 /// The vocabulary embedded in GGUF metadata, with the file's special ids or
 /// `defaults`: a SentencePiece one (tokenizer model `llama`) as "spm", a
-/// byte-level BPE (`gpt2`) as "hf". Empty when the file has none.
+/// byte-level BPE (`gpt2`) or a BERT WordPiece (`bert`) as "hf". Empty when
+/// the file has none.
 llvm::Expected<TokenizerSpec> readGgufTokenizer(const GgufFile &file,
                                                 SpecialTokens defaults);
 
@@ -54,6 +55,12 @@ llvm::Expected<TokenizerSpec> readGgufTokenizer(const GgufFile &file,
 /// kind, with special ids `bos` and `eos`.
 llvm::Expected<TokenizerSpec> readGgufBpeTokenizer(const GgufFile &file,
                                                    int bos, int eos);
+
+/// The BERT WordPiece vocabulary (tokenizer model `bert`, llama.cpp's
+/// phantom-space pieces) of a GGUF file as BERT's uncased tokenizer.json,
+/// in the "hf" kind: [CLS] $A [SEP] with the file's [CLS], [SEP], [UNK] and
+/// [MASK] ids.
+llvm::Expected<TokenizerSpec> readGgufWordPieceTokenizer(const GgufFile &file);
 
 } // namespace tfmc::frontends
 

@@ -9,7 +9,9 @@
 #ifndef TFMC_COMPILER_SPEC_DECODERCONFIG_H
 #define TFMC_COMPILER_SPEC_DECODERCONFIG_H
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace tfmc {
 
@@ -34,6 +36,7 @@ enum class PositionKind {
   Learned, ///< a [context, dim] table added to the token embeddings
   Rope,    ///< rotary embeddings applied to Q and K
   Alibi,   ///< per-head linear biases on the attention scores (BLOOM)
+  Sinusoidal, ///< fixed sin/cos encodings added to the token embeddings
 };
 
 enum class RopeLayout {
@@ -66,8 +69,19 @@ struct AttentionSettings {
   int64_t numKVHeads = 0; ///< < numHeads: grouped-query attention
   int64_t headDim = 0;      ///< may differ from dim / numHeads (Gemma)
   int64_t slidingWindow = 0; ///< > 0: each query sees that many positions
+  /// Layers that attend to every earlier position although slidingWindow
+  /// is set (Qwen2's layers below max_window_layers); empty: none.
+  std::vector<bool> fullAttentionLayers;
   bool qkvBias = false;    ///< biases on the Q, K and V projections
   bool outputBias = false; ///< a bias on the output projection
+
+  /// The window of `layer`'s attention; 0: every earlier position.
+  int64_t windowOf(int64_t layer) const {
+    bool full = layer >= 0 &&
+                std::size_t(layer) < fullAttentionLayers.size() &&
+                fullAttentionLayers[std::size_t(layer)];
+    return full ? 0 : slidingWindow;
+  }
 };
 
 struct DecoderConfig {
@@ -87,6 +101,8 @@ struct DecoderConfig {
   PositionKind position = PositionKind::Rope;
   RopeLayout ropeLayout = RopeLayout::Interleaved;
   float ropeTheta = 10000.0f;
+  /// The base of the sinusoidal encodings' wavelengths (the paper's 10000).
+  float sinusoidBase = 10000.0f;
 
   MlpKind mlp = MlpKind::SwiGLU;
   bool mlpBias = false;

@@ -14,6 +14,17 @@ llvm::Expected<DecoderConfig> readHuggingFaceConfig(const Checkpoint &file);
 llvm::Expected<WeightMap> mapHuggingFaceWeights(const Checkpoint &file,
                                                 const DecoderConfig &config);
 
+/// llama.cpp's `bert` GGUF files: the encoder without a masked-LM head.
+llvm::Expected<DecoderConfig> readGgufConfig(const Checkpoint &file);
+llvm::Expected<WeightMap> mapGgufWeights(const Checkpoint &file,
+                                         const DecoderConfig &config);
+
+/// Adds row 0 of `segments` (the token type embeddings, [types, dim]) to
+/// every row of the position table in `weights`: every sequence the
+/// executable runs is one segment.
+llvm::Error foldFirstSegment(const weights::TensorView &segments,
+                             const DecoderConfig &config, WeightMap &weights);
+
 std::vector<Preset> presets();
 TokenizerSpec presetTokenizer();
 

@@ -3,7 +3,8 @@
 // An encoder: word + position (+ segment 0) embeddings and their LayerNorm,
 // post-LayerNorm blocks of bidirectional attention and a GELU MLP, and (in
 // BertForMaskedLM) the masked-LM head. Read from Hugging Face directories
-// (model_type bert); compiled to an `encode` entry (fill-mask, embeddings).
+// (model_type bert) and llama.cpp's GGUF files (architecture bert, no
+// masked-LM head); compiled to an `encode` entry (fill-mask, embeddings).
 //
 //===----------------------------------------------------------------------===//
 #include "models/bert/Bert.h"
@@ -32,14 +33,19 @@ class BertFamily final : public ModelFamily {
 public:
   llvm::StringRef name() const override { return "bert"; }
   llvm::StringRef huggingFaceModelType() const override { return "bert"; }
+  llvm::StringRef ggufArchitecture() const override { return "bert"; }
 
   llvm::Expected<DecoderConfig>
   readConfig(const Checkpoint &file) const override {
+    if (file.format == CheckpointFormat::Gguf)
+      return bert::readGgufConfig(file);
     return bert::readHuggingFaceConfig(file);
   }
   llvm::Expected<WeightMap>
   mapWeights(const Checkpoint &file,
              const DecoderConfig &config) const override {
+    if (file.format == CheckpointFormat::Gguf)
+      return bert::mapGgufWeights(file, config);
     return bert::mapHuggingFaceWeights(file, config);
   }
 

@@ -38,6 +38,28 @@ llvm::Error unsupported(const ConfigSource &config, llvm::StringRef key,
 
 } // namespace
 
+llvm::Error tfmc::bert::foldFirstSegment(const weights::TensorView &segments,
+                                         const DecoderConfig &config,
+                                         WeightMap &weights) {
+  std::string positionName = weightName(WeightRole::PositionEmbedding);
+  auto positions = weights[positionName].materialize(weights::ElementType::F32);
+  if (!positions)
+    return positions.takeError();
+  auto segment = weights::cast(segments.select(0), weights::ElementType::F32);
+  if (!segment)
+    return segment.takeError();
+  int64_t rows = config.contextLength, dim = config.dim;
+  weights[positionName] = weights::Weight(weights::TensorView::create(
+      weights::ElementType::F32, {rows, dim}, [&](char *out) {
+        auto *sum = reinterpret_cast<float *>(out);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t i = 0; i < dim; ++i)
+            sum[r * dim + i] = weights::elementAsFloat(*positions, r * dim + i) +
+                               weights::elementAsFloat(*segment, i);
+      }));
+  return llvm::Error::success();
+}
+
 llvm::Expected<DecoderConfig>
 tfmc::bert::readHuggingFaceConfig(const Checkpoint &file) {
   const ConfigSource &config = file.config;
@@ -140,22 +162,8 @@ tfmc::bert::mapHuggingFaceWeights(const Checkpoint &file,
                              {*types, config.dim});
   if (!segments)
     return segments.takeError();
-  std::string positionName = weightName(R::PositionEmbedding);
-  auto positions = weights[positionName].materialize(weights::ElementType::F32);
-  if (!positions)
-    return positions.takeError();
-  auto segment = weights::cast(segments->select(0), weights::ElementType::F32);
-  if (!segment)
-    return segment.takeError();
-  int64_t rows = config.contextLength, dim = config.dim;
-  weights[positionName] = weights::Weight(weights::TensorView::create(
-      weights::ElementType::F32, {rows, dim}, [&](char *out) {
-        auto *sum = reinterpret_cast<float *>(out);
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t i = 0; i < dim; ++i)
-            sum[r * dim + i] = weights::elementAsFloat(*positions, r * dim + i) +
-                               weights::elementAsFloat(*segment, i);
-      }));
+  if (auto err = bert::foldFirstSegment(*segments, config, weights))
+    return err;
 
   for (int64_t layer = 0; layer < config.numLayers; ++layer)
     if (auto err = takeWeights(table, config, kLayer, layer, weights, prefix))

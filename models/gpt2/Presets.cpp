@@ -1,7 +1,9 @@
 //===- Presets.cpp - GPT-2 presets and their byte-level tokenizer ---------===//
 //
 // gpt2-tiny for tests; gpt2-124m has the shape of GPT-2 small, a benchmark
-// shape.
+// shape. gpt2-sinusoidal-tiny swaps the learned position table for the
+// original Transformer's fixed sin/cos encodings: no supported checkpoint
+// format carries those, so a preset is how a user reaches them.
 //
 //===----------------------------------------------------------------------===//
 #include "models/gpt2/Gpt2.h"
@@ -14,10 +16,14 @@ std::vector<Preset> tfmc::gpt2::presets() {
   struct Shape {
     const char *name;
     int64_t dim, hidden, layers, heads, vocab, context;
+    PositionKind position;
   };
   static const Shape kShapes[] = {
-      {"gpt2-tiny", 64, 256, 2, 4, 257, 256},
-      {"gpt2-124m", 768, 3072, 12, 12, 50257, 1024},
+      {"gpt2-tiny", 64, 256, 2, 4, 257, 256, PositionKind::Learned},
+      // No table: the context is only the default cache size.
+      {"gpt2-sinusoidal-tiny", 64, 256, 2, 4, 257, 1024,
+       PositionKind::Sinusoidal},
+      {"gpt2-124m", 768, 3072, 12, 12, 50257, 1024, PositionKind::Learned},
   };
   std::vector<Preset> presets;
   for (const Shape &shape : kShapes) {
@@ -29,6 +35,7 @@ std::vector<Preset> tfmc::gpt2::presets() {
     c.attention.headDim = shape.dim / shape.heads;
     c.vocabSize = shape.vocab;
     c.contextLength = shape.context;
+    c.position = shape.position;
     presets.push_back({shape.name, c});
   }
   return presets;

@@ -2,10 +2,12 @@
 //
 // LLaMA's blocks with biases on the query, key and value projections (not
 // on the output projection), an untied head by default and a large RoPE
-// base. Qwen2's optional sliding window (`use_sliding_window`, applied to
-// the layers from `max_window_layers` on) mixes windowed and full layers,
-// which one KV cache cannot hold yet: it is refused by name. Hugging Face
-// directories, model_type qwen2, and GGUF files, architecture qwen2.
+// base. With `use_sliding_window`, transformers gives the layers from
+// `max_window_layers` on a window of `sliding_window` positions and the
+// others full attention (4.x); transformers 5.x (and 4.x since layer_types)
+// writes the kind of every layer as `layer_types`, which then decides.
+// Hugging Face directories, model_type qwen2, and GGUF files, architecture
+// qwen2.
 //
 //===----------------------------------------------------------------------===//
 #include "models/LlamaLayout.h"
@@ -44,10 +46,50 @@ protected:
     auto windowed = config.flag("use_sliding_window", false);
     if (!windowed)
       return windowed.takeError();
-    if (*windowed)
+    // Without it, transformers drops sliding_window: every layer is full.
+    if (!*windowed)
+      return llvm::Error::success();
+    AttentionSettings &a = c.attention;
+    if (!config.isSet("sliding_window"))
       return llvm::createStringError(
           "use_sliding_window in " + config.describe() +
-          " is not supported (windowed and full layers in one model)");
+          " needs a sliding_window (the window's positions)");
+    if (auto err = config.read("sliding_window", a.slidingWindow))
+      return err;
+    a.fullAttentionLayers.assign(size_t(c.numLayers), false);
+    if (std::optional<uint64_t> listed = config.arraySize("layer_types")) {
+      if (int64_t(*listed) != c.numLayers)
+        return llvm::createStringError(
+            "layer_types in " + config.describe() + " lists " +
+            llvm::Twine(*listed) + " layers but num_hidden_layers is " +
+            llvm::Twine(c.numLayers));
+      for (int64_t layer = 0; layer < c.numLayers; ++layer) {
+        std::string key = "layer_types." + std::to_string(layer);
+        auto kind = config.string(key);
+        if (!kind)
+          return kind.takeError();
+        if (*kind != "full_attention" && *kind != "sliding_attention")
+          return llvm::createStringError(
+              "unsupported " + key + " '" + *kind + "' in " +
+              config.describe() +
+              " (supported: full_attention, sliding_attention)");
+        a.fullAttentionLayers[size_t(layer)] = *kind == "full_attention";
+      }
+      return llvm::Error::success();
+    }
+    // Qwen2Config's default is 28. The config reads positive integers
+    // only, so 0 (every layer windowed) is refused by name.
+    auto fullLayers = config.positive("max_window_layers", 28);
+    if (!fullLayers) {
+      llvm::consumeError(fullLayers.takeError());
+      return llvm::createStringError(
+          "max_window_layers in " + config.describe() +
+          " must be a positive integer (0, every layer windowed, is "
+          "supported through layer_types only)");
+    }
+    for (int64_t layer = 0; layer < std::min(*fullLayers, c.numLayers);
+         ++layer)
+      a.fullAttentionLayers[size_t(layer)] = true;
     return llvm::Error::success();
   }
 };

@@ -15,6 +15,10 @@
 // p mod R with R = window + prefill_chunk - 1, so that writing a chunk never
 // overwrites a position that one of its own queries still sees, and the
 // cache's memory is bounded by the window however long generation runs.
+// Layers of different windows (Qwen2: full attention below
+// max_window_layers, windowed above) share one full-length cache instead,
+// each attention keeping its own window: the windowed layers cost the
+// memory of full ones, and every layer stays exact.
 //
 // With cache-type=f16 the cache stores keys and values in half precision:
 // each step's rows are rounded to nearest even as they are written, and
@@ -45,8 +49,11 @@ struct CacheShape {
   int64_t kvHeads = 0;
   int64_t headDim = 0;
   int64_t context = 0;
-  /// The window of sliding-window attention (every layer's); 0 for none.
+  /// The window of sliding-window attention (every layer's); 0 for none
+  /// or when the layers' windows differ.
   int64_t window = 0;
+  /// The layers' windows differ: no ring.
+  bool mixedWindows = false;
   /// Positions the cache holds; less than `context` for a ring.
   int64_t slots = 0;
   /// Keys and values are stored in f16 rather than f32.
@@ -173,6 +180,8 @@ private:
       rope.getOffsetMutable().assign(position);
     if (auto positions = dyn_cast<PositionEmbeddingOp>(clone))
       positions.getOffsetMutable().assign(position);
+    if (auto sinusoids = dyn_cast<SinusoidalPositionOp>(clone))
+      sinusoids.getOffsetMutable().assign(position);
     return refineResultTypes(clone);
   }
 
@@ -597,12 +606,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       int64_t kvHeads = attention.getNumKvHeads();
       int64_t headDim = attention.getHeadDim();
       int64_t window = attention.getWindow().value_or(0);
-      if (cache.layers > 0 && window != cache.window) {
-        attention.emitOpError("has a window of ")
-            << window << " positions but an earlier layer has "
-            << cache.window << " (0: none); one KV cache needs equal layers";
-        return WalkResult::interrupt();
-      }
+      if (cache.layers > 0 && window != cache.window)
+        cache.mixedWindows = true;
       cache.window = window;
       if (cache.layers > 0 &&
           (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
@@ -624,6 +629,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       return failure();
     }
     cache.slots = cache.context;
+    if (cache.mixedWindows)
+      cache.window = 0;
     if (cache.window > 0)
       cache.slots = std::min(cache.context, cache.window + chunk - 1);
     return cache;

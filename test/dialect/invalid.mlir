@@ -47,6 +47,22 @@ func.func @position_table_too_short(%x: tensor<4x16xf32>, %table: tensor<2x16xf3
 
 // -----
 
+func.func @sinusoidal_odd_features(%x: tensor<4x15xf32>, %pos: index) -> tensor<4x15xf32> {
+  // expected-error @+1 {{needs an even feature count for its sin/cos pairs, got 15}}
+  %y = tfm.sinusoidal_position %x[%pos] {base = 1.0e4 : f32} : tensor<4x15xf32>
+  return %y : tensor<4x15xf32>
+}
+
+// -----
+
+func.func @sinusoidal_base_not_positive(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{base must be positive and finite, got 0}}
+  %y = tfm.sinusoidal_position %x[%pos] {base = 0.0 : f32} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @rms_norm_weight(%x: tensor<4x16xf32>, %w: tensor<8xf32>) -> tensor<4x16xf32> {
   // expected-error @+1 {{weight has 8 elements but the input has 16 features}}
   %y = tfm.rms_norm %x, %w {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<8xf32>

@@ -24,6 +24,15 @@ func.func @embeddings(%tokens: tensor<4xi32>, %table: tensor<32x16xf32>,
 
 // -----
 
+// CHECK-LABEL: func @sinusoidal_position
+func.func @sinusoidal_position(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.sinusoidal_position %{{.*}}[%{{.*}}] {base = 1.000000e+04 : f32} : tensor<4x16xf32>
+  %y = tfm.sinusoidal_position %x[%pos] {base = 1.0e4 : f32} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @norms
 func.func @norms(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
   // CHECK: tfm.rms_norm %{{.*}}, %{{.*}} {eps = 9.99999974E-6 : f32} : tensor<4x16xf32>, tensor<16xf32>

@@ -1,4 +1,4 @@
-//===- Positional.cpp - Embeddings and RoPE to linalg -----------------------===//
+//===- Positional.cpp - Embeddings and positions to linalg ------------------===//
 #include "dialect/TfmOps.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
@@ -78,6 +78,68 @@ struct PositionEmbeddingLowering : OpRewritePattern<PositionEmbeddingOp> {
             [](OpBuilder &nb, Location nloc, ValueRange args) {
               yield(
                   nb, nloc, arith::AddFOp::create(nb, nloc, args[0], args[1]));
+            })
+            .getResult(0);
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// `input[s, d] + (d even ? sin : cos)((offset + s) * f[d])`, with `f[d]`
+/// the frequency of pair d / 2. The encodings are computed in the generated
+/// code, as RoPE's angles are, instead of folded into a [context, dim]
+/// constant: one sin and one cos per element of the rows being embedded is
+/// nothing beside a layer's projections, while a folded table would add
+/// context * dim floats to every binary and bound the positions. The
+/// frequencies are compile-time constants, in f32 as PyTorch computes the
+/// formula: exp(2i * (f32)(-ln(base) / d)).
+struct SinusoidalPositionLowering : OpRewritePattern<SinusoidalPositionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SinusoidalPositionOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    ArrayRef<int64_t> shape = shapeOf(op.getInput());
+    int64_t features = shape[1];
+    float step = static_cast<float>(
+        -std::log(op.getBase().convertToDouble()) / double(features));
+    SmallVector<float> frequencies;
+    for (int64_t feature = 0; feature < features; ++feature)
+      frequencies.push_back(
+          std::exp(static_cast<float>(feature - feature % 2) * step));
+    Value frequencyTable = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({features}, b.getF32Type()),
+            ArrayRef<float>(frequencies)));
+    Value offset = op.getOffset();
+    SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(2),
+                                   projection(context, 2, {1}),
+                                   b.getMultiDimIdentityMap(2)};
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, op.getType(), ValueRange{op.getInput(), frequencyTable},
+            emptyTensor(b, loc, shape), maps, iterators(2),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value row = linalg::IndexOp::create(nb, nloc, 0);
+              Value feature = linalg::IndexOp::create(nb, nloc, 1);
+              Value position = arith::AddIOp::create(nb, nloc, row, offset);
+              Value positionF = arith::UIToFPOp::create(
+                  nb, nloc, nb.getF32Type(),
+                  arith::IndexCastUIOp::create(nb, nloc, nb.getI64Type(),
+                                               position));
+              Value angle = arith::MulFOp::create(nb, nloc, positionF, args[1]);
+              Value parity = arith::AndIOp::create(
+                  nb, nloc, feature, indexConstant(nb, nloc, 1));
+              Value even = arith::CmpIOp::create(nb, nloc,
+                                                 arith::CmpIPredicate::eq,
+                                                 parity,
+                                                 indexConstant(nb, nloc, 0));
+              Value encoding = arith::SelectOp::create(
+                  nb, nloc, even, math::SinOp::create(nb, nloc, angle),
+                  math::CosOp::create(nb, nloc, angle));
+              yield(nb, nloc,
+                    arith::AddFOp::create(nb, nloc, args[0], encoding));
             })
             .getResult(0);
     b.replaceOp(op, result);
@@ -212,6 +274,6 @@ private:
 
 void mlir::tfm::populateTfmPositionalToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<EmbeddingLowering, PositionEmbeddingLowering, RopeLowering>(
-      patterns.getContext());
+  patterns.add<EmbeddingLowering, PositionEmbeddingLowering,
+               SinusoidalPositionLowering, RopeLowering>(patterns.getContext());
 }

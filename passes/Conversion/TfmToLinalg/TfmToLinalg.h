@@ -12,7 +12,7 @@ void populateTfmElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTfmNormsToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.linear, tfm.lm_head.
 void populateTfmProjectionsToLinalgPatterns(RewritePatternSet &patterns);
-/// tfm.embedding, tfm.position_embedding, tfm.rope.
+/// tfm.embedding, tfm.position_embedding, tfm.sinusoidal_position, tfm.rope.
 void populateTfmPositionalToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.attention -> tfm.attention_kernel (destination-style, tileable).
 void populateTfmAttentionToLinalgPatterns(RewritePatternSet &patterns);

@@ -1,8 +1,9 @@
 """Converts a Hugging Face model directory to GGUF as llama.cpp's converter does.
 
-  hf_to_gguf.py model HF_DIR OUT.gguf [--split-experts]
+  hf_to_gguf.py model HF_DIR OUT.gguf [--split-experts] [--pooling P]
       [--tokenizer-json TOKENIZER_JSON --pre NAME] [--set KEY=TYPE:VALUE]...
-  hf_to_gguf.py vocab TOKENIZER_JSON OUT.gguf --pre NAME [--bos TEXT]
+      [--unset KEY]...
+  hf_to_gguf.py vocab TOKENIZER_JSON OUT.gguf [--pre NAME] [--bos TEXT]
       [--eos TEXT] [--add-bos] [--add-eos]
 
 `model` writes the f32 weights and hyperparameters of a llama, mixtral,
@@ -16,12 +17,24 @@ here from its documented behaviour, not from its code:
   - qwen2: Q/K/V biases, nothing permuted (llama.cpp rotates halves);
   - gemma: every norm weight stored as 1 + w, head size as key_length;
   - bloom: the per-head fused query_key_value reordered to all queries,
-    then all keys, then all values; the tied head written as output.weight.
+    then all keys, then all values; the tied head written as output.weight;
+  - bert (BertModel or BertForMaskedLM): the encoder only, "bert." stripped,
+    the masked-LM head, the pooler and position_ids dropped; token_types,
+    position_embd, token_embd_norm, attn_output_norm (post-attention
+    LayerNorm), layer_output_norm (post-FFN LayerNorm); bert.attention.causal
+    false, tokenizer.ggml.token_type_count = type_vocab_size (1 when
+    config.json leaves it out, as the converter does), bert.pooling_type
+    from --pooling (what a sentence-transformers Pooling module gives).
 With --tokenizer-json, a byte-level BPE tokenizer.json is embedded as
 llama.cpp's `gpt2` tokenizer model (tokens, merges, token types) with
-`tokenizer.ggml.pre` NAME. `vocab` writes only that tokenizer (no tensors).
+`tokenizer.ggml.pre` NAME, and a WordPiece one as the `bert` model: every
+piece in "phantom space" form (a word-initial piece gets a leading U+2581,
+a continuation piece loses its "##", control tokens stay as they are), ids
+the model has beyond the tokenizer as [PAD<id>] (unused), and the ids of
+[UNK], [SEP], [PAD], [CLS] and [MASK]. `vocab` writes only that tokenizer
+(no tensors).
 --set KEY=TYPE:VALUE (TYPE u32, f32, str or bool) replaces or adds a key,
-for the error tests.
+--unset KEY leaves one out, for the error tests.
 """
 import argparse
 import json
@@ -32,7 +45,7 @@ import sys
 import numpy as np
 
 GGUF_UINT32, GGUF_INT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING, GGUF_ARRAY = 4, 5, 6, 7, 8, 9
-TOKEN_NORMAL, TOKEN_CONTROL = 1, 3
+TOKEN_NORMAL, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED = 1, 3, 4, 5
 ALIGNMENT = 32
 
 
@@ -222,6 +235,62 @@ def convert_bloom(config, t, writer):
     writer.tensor("output.weight", t["word_embeddings.weight"])
 
 
+def convert_bert(config, t, writer, pooling):
+    t = {k[len("bert."):] if k.startswith("bert.") else k: v for k, v in t.items()}
+    decoder_metadata(writer, "bert", config, config["num_attention_heads"],
+                     config["num_attention_heads"], "layer_norm_epsilon",
+                     config.get("layer_norm_eps", 1e-12))
+    writer.u32("bert.feed_forward_length", config["intermediate_size"])
+    writer.flag("bert.attention.causal", False)
+    writer.u32("tokenizer.ggml.token_type_count", config.get("type_vocab_size", 1))
+    if pooling:
+        writer.u32("bert.pooling_type", {"none": 0, "mean": 1, "cls": 2}[pooling])
+    for theirs, ours in (("word_embeddings", "token_embd"), ("token_type_embeddings", "token_types"),
+                         ("position_embeddings", "position_embd")):
+        writer.tensor(ours + ".weight", t["embeddings.%s.weight" % theirs])
+    writer.tensor("token_embd_norm.weight", t["embeddings.LayerNorm.weight"])
+    writer.tensor("token_embd_norm.bias", t["embeddings.LayerNorm.bias"])
+    names = [("attention.self.query", "attn_q"), ("attention.self.key", "attn_k"),
+             ("attention.self.value", "attn_v"), ("attention.output.dense", "attn_output"),
+             ("attention.output.LayerNorm", "attn_output_norm"),
+             ("intermediate.dense", "ffn_up"), ("output.dense", "ffn_down"),
+             ("output.LayerNorm", "layer_output_norm")]
+    for layer in range(config["num_hidden_layers"]):
+        p, b = "encoder.layer.%d." % layer, "blk.%d." % layer
+        for theirs, ours in names:
+            writer.tensor(b + ours + ".weight", t[p + theirs + ".weight"])
+            writer.tensor(b + ours + ".bias", t[p + theirs + ".bias"])
+
+
+def embed_wordpiece_tokenizer(writer, path, vocab_size):
+    """A WordPiece tokenizer.json as llama.cpp's `bert` tokenizer model."""
+    with open(path, encoding="utf-8") as fh:
+        tok = json.load(fh)
+    model = tok["model"]
+    added = {a["id"]: a for a in tok.get("added_tokens", [])}
+    size = max([vocab_size] + [i + 1 for i in list(model["vocab"].values()) + list(added)])
+    tokens = ["[PAD%d]" % i for i in range(size)]
+    types = [TOKEN_UNUSED] * size
+    for piece, index in model["vocab"].items():
+        tokens[index], types[index] = piece, TOKEN_NORMAL
+    for index, a in added.items():
+        tokens[index] = a["content"]
+        types[index] = TOKEN_CONTROL if a.get("special") else TOKEN_USER_DEFINED
+
+    def phantom(token, token_type):
+        if token_type == TOKEN_CONTROL:
+            return token
+        return token[2:] if token.startswith("##") else "\u2581" + token
+    writer.string("tokenizer.ggml.model", "bert")
+    writer.string("tokenizer.ggml.pre", "default")
+    writer.array("tokenizer.ggml.tokens", GGUF_STRING, list(map(phantom, tokens, types)))
+    writer.array("tokenizer.ggml.token_type", GGUF_INT32, types)
+    ids = {a["content"]: i for i, a in added.items()}
+    for key, text in (("unknown", "[UNK]"), ("seperator", "[SEP]"), ("padding", "[PAD]"),
+                      ("cls", "[CLS]"), ("mask", "[MASK]")):
+        writer.u32("tokenizer.ggml.%s_token_id" % key, ids[text])
+
+
 def embed_bpe_tokenizer(writer, path, pre, bos=None, eos=None, add_bos=False,
                         add_eos=False):
     """A byte-level BPE tokenizer.json as llama.cpp's `gpt2` tokenizer."""
@@ -261,24 +330,36 @@ def model(args):
     if family == "bloom":
         writer = Writer("bloom")
         convert_bloom(config, tensors, writer)
+    elif family == "bert":
+        writer = Writer("bert")
+        convert_bert(config, tensors, writer, args.pooling)
     elif family in ("llama", "mixtral", "qwen2", "gemma"):
         writer = Writer("llama" if family in ("llama", "mixtral") else family)
         convert_llama_layout(config, tensors, writer, family, args.split_experts)
     else:
         print("hf_to_gguf.py: model_type %s is not converted" % family, file=sys.stderr)
         return 1
-    if args.tokenizer_json:
+    if args.tokenizer_json and family == "bert":
+        embed_wordpiece_tokenizer(writer, args.tokenizer_json, config["vocab_size"])
+    elif args.tokenizer_json:
         embed_bpe_tokenizer(writer, args.tokenizer_json, args.pre)
     for setting in args.set:
         writer.override(setting)
+    for key in args.unset:
+        writer.meta = [(k, v) for k, v in writer.meta if k != key]
     writer.write(args.out)
     return 0
 
 
 def vocab(args):
-    writer = Writer("llama")
-    embed_bpe_tokenizer(writer, args.tokenizer_json, args.pre, args.bos, args.eos,
-                        args.add_bos, args.add_eos)
+    with open(args.tokenizer_json, encoding="utf-8") as fh:
+        wordpiece = json.load(fh)["model"]["type"] == "WordPiece"
+    writer = Writer("bert" if wordpiece else "llama")
+    if wordpiece:
+        embed_wordpiece_tokenizer(writer, args.tokenizer_json, 0)
+    else:
+        embed_bpe_tokenizer(writer, args.tokenizer_json, args.pre, args.bos, args.eos,
+                            args.add_bos, args.add_eos)
     for setting in args.set:
         writer.override(setting)
     writer.write(args.out)
@@ -295,10 +376,14 @@ def main():
     m.add_argument("--split-experts", action="store_true")
     m.add_argument("--tokenizer-json")
     m.add_argument("--pre", default="gpt-2")
+    m.add_argument("--pooling", choices=["none", "mean", "cls"],
+                   help="bert: the bert.pooling_type to record")
+    m.add_argument("--unset", action="append", default=[],
+                   help="KEY: leave a metadata key out")
     v = sub.add_parser("vocab")
     v.add_argument("tokenizer_json")
     v.add_argument("out")
-    v.add_argument("--pre", required=True)
+    v.add_argument("--pre", default="gpt-2", help="BPE: tokenizer.ggml.pre")
     v.add_argument("--bos", help="the BOS token's text")
     v.add_argument("--eos", help="the EOS token's text")
     v.add_argument("--add-bos", action="store_true")

@@ -36,13 +36,17 @@ Two commands:
       Prints the worst error and its position; exits 1 on a mismatch.
       For bert, LOGITS holds the masked-LM logits of every position (the
       final hidden states [n][hidden] for a model without the head).
+      MODEL may also be preset:gpt2-sinusoidal-tiny (with --seed, tfmc's
+      --seed): its weights are regenerated as tfmc's presets draw them
+      (splitmix64, canonical names in sorted order).
 
   check-fill-mask MODEL JSON --ids-file IDS
       Checks an encoder's fill-mask --json lines: one per [MASK] among the
       prompt's ids (IDS, space-separated), each listing the reference's
       largest masked-LM logits in order (logits within --tol).
 
-  compare-embedding MODEL JSON --token-ids 1,5,9 --pooling mean|cls
+  compare-embedding MODEL JSON (--token-ids 1,5,9 | --ids-file IDS)
+                    --pooling mean|cls
       Checks the {"embedding": [...]} line an encoder's --embed printed to
       JSON against the reference's pooled final hidden states (mean over
       the n tokens, or the first token's) within --tol, relative to the
@@ -55,7 +59,9 @@ with tfmc:
            attention with GQA/MQA by repeating kv heads, SwiGLU, tied or
            separate classifier.
   mistral  the query at position i sees keys (i - W, i] only.
-  qwen2    q/k/v projections add their biases.
+  qwen2    q/k/v projections add their biases; with use_sliding_window,
+           the sliding_attention layers (layer_types, else those from
+           max_window_layers on) see keys (i - W, i] only.
   mixtral  the MLP is a mixture of experts: router logits, the top-k
            experts per token, weighted by the softmax over their logits.
   gemma    x * sqrt(hidden) after the embedding, norms scale by (1 + w),
@@ -66,6 +72,9 @@ with tfmc:
            tanh, tied head.
   gpt2     learned positions, LayerNorm with bias, Conv1D [in, out] weights
            with fused c_attn, GELU tanh approximation (gelu_new), tied head.
+  gpt2-sinusoidal  gpt2 with the original Transformer's fixed encodings
+           PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos(same) added
+           to the token embeddings instead of a learned table.
   bert     word + position + token_type[0] embeddings, their LayerNorm,
            post-LN blocks x = LN(x + attn(x)), x = LN(x + FFN(x)) with
            bidirectional attention (q/k/v/o biases) and GELU (erf; tanh for
@@ -257,9 +266,17 @@ def make_llama(args):
         config["num_local_experts"] = args.experts
         config["num_experts_per_tok"] = args.top_k
     if family == "qwen2":
-        config["use_sliding_window"] = False
-        config["sliding_window"] = 4096
-        config["max_window_layers"] = args.layers
+        # With --window, the layers from --max-window-layers on are windowed
+        # (transformers 4.x); --config-style 5 also lists every layer's kind
+        # as layer_types, as transformers 5.x writes it.
+        config["use_sliding_window"] = bool(args.window)
+        config["sliding_window"] = args.window or 4096
+        config["max_window_layers"] = (args.max_window_layers if args.window
+                                       else args.layers)
+        if args.window and args.config_style == 5:
+            config["layer_types"] = [
+                "sliding_attention" if i >= args.max_window_layers else "full_attention"
+                for i in range(args.layers)]
     if family == "gemma":
         config["head_dim"] = hd
         config["hidden_act"] = "gelu"  # transformers runs hidden_activation
@@ -596,7 +613,7 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
         return out if bias is None else out + bias
 
     used = set()
-    for w in layers:
+    for i, w in enumerate(layers):
         h = norm(x, w["attn_norm"])
         q = rope(project(h, w, "wq").reshape(T, H, hd), cfg["theta"], cfg["interleaved"])
         k = rope(project(h, w, "wk").reshape(T, KV, hd), cfg["theta"], cfg["interleaved"])
@@ -604,7 +621,8 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
         if cfg.get("kv_cache", "f32") != "f32":
             # What an f16 KV cache holds: keys (after RoPE) and values rounded.
             k, v = round_to(k, cfg["kv_cache"]), round_to(v, cfg["kv_cache"])
-        x = x + causal_attention(q, k, v, cfg.get("window", 0)) @ w["wo"].T
+        window = cfg["windows"][i] if "windows" in cfg else 0
+        x = x + causal_attention(q, k, v, window) @ w["wo"].T
         h = norm(x, w["ffn_norm"])
         if "router" in w:
             x = x + mixture(h, w, cfg["top_k"], used)
@@ -632,6 +650,24 @@ def mixture(h, w, top_k, used):
             inner = gate * torch.sigmoid(gate) * (h[t] @ expert["w3"].T)
             out[t] += weight * (inner @ expert["w2"].T)
     return out
+
+
+def layer_windows(config, family):
+    """Each layer's sliding window (0: full attention), as transformers
+    reads config.json: Mistral's and Mixtral's sliding_window for every
+    layer; Qwen2's only with use_sliding_window, for the layers that
+    layer_types calls sliding_attention, else those from max_window_layers
+    (default 28) on."""
+    n = config["num_hidden_layers"]
+    window = config.get("sliding_window") or 0
+    if family in ("mistral", "mixtral"):
+        return [window] * n
+    if family != "qwen2" or not config.get("use_sliding_window", False):
+        return [0] * n
+    kinds = config.get("layer_types") or [
+        "sliding_attention" if i >= config.get("max_window_layers", 28) else "full_attention"
+        for i in range(n)]
+    return [window if kind == "sliding_attention" else 0 for kind in kinds]
 
 
 def llama_from_hf(config, t):
@@ -666,8 +702,7 @@ def llama_from_hf(config, t):
     cfg = dict(heads=H, kv_heads=config.get("num_key_value_heads", H),
                eps=config.get("rms_norm_eps", 1e-6), theta=theta,
                interleaved=False, head_dim=config.get("head_dim"),
-               window=(config.get("sliding_window") or 0)
-               if family in ("mistral", "mixtral") else 0,
+               windows=layer_windows(config, family),
                top_k=config.get("num_experts_per_tok", 0),
                gemma=family == "gemma")
     return cfg, t["model.embed_tokens.weight"], layers, t["model.norm.weight"], head
@@ -713,6 +748,94 @@ def t5_relative_bucket(relative, bidirectional, num_buckets, max_distance):
                      * (num_buckets - exact)).long()
     large = torch.min(large, torch.full_like(large, num_buckets - 1))
     return buckets + torch.where(distance < exact, distance, large)
+
+
+def sinusoidal_positions(n, d, base=10000.0):
+    """The original Transformer's encodings of positions 0..n-1:
+    PE(p, 2i) = sin(p / base^(2i/d)), PE(p, 2i+1) = cos(p / base^(2i/d))."""
+    p = torch.arange(n, dtype=torch.float64)[:, None]
+    two_i = torch.arange(0, d, 2, dtype=torch.float64)[None, :]
+    angle = p / base ** (two_i / d)
+    pe = torch.empty(n, d, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe
+
+
+# The shapes of tfmc's sinusoidal GPT-2 preset (models/gpt2/Presets.cpp).
+SINUSOIDAL_PRESETS = {"gpt2-sinusoidal-tiny": dict(dim=64, hidden=256, layers=2,
+                                                   heads=4, vocab=257)}
+
+
+def splitmix_symmetric(seed, count, start):
+    """Draws start..start+count-1 of splitmix64(seed), each mapped to
+    [-1, 1) as tfmc's presets do: (z >> 40) * 2^-24 * 2 - 1."""
+    gamma = np.uint64(0x9e3779b97f4a7c15)
+    k = np.arange(start + 1, start + count + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + k * gamma
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xbf58476d1ce4e5b9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94d049bb133111eb)
+        z = z ^ (z >> np.uint64(31))
+    return ((z >> np.uint64(40)).astype(np.float64) * 2.0 ** -24 * 2.0 - 1.0) \
+        .astype(np.float32)
+
+
+def preset_weights(shapes, seed):
+    """tfmc's seeded preset weights: in name order, a norm weight is
+    1 + 0.1 u, another vector 0.1 u, a matrix u / sqrt(columns), all in f32,
+    with u the next draws of one splitmix64 stream."""
+    out, drawn = {}, 0
+    for name in sorted(shapes):
+        shape = shapes[name]
+        count = int(np.prod(shape))
+        u = splitmix_symmetric(seed, count, drawn)
+        drawn += count
+        amplitude = np.float32(0.1) if len(shape) == 1 else \
+            np.float32(1.0) / np.sqrt(np.float32(shape[-1]))
+        centre = np.float32(1.0 if "norm" in name and name.endswith(".weight") else 0.0)
+        values = centre + amplitude * u
+        out[name] = torch.from_numpy(values.reshape(shape).astype(np.float64))
+    return out
+
+
+def gpt2_sinusoidal_preset(name, seed):
+    """The canonical weights ([out, in] matrices) of a sinusoidal GPT-2
+    preset: no position table, LayerNorms and projections with biases,
+    tied head."""
+    p = SINUSOIDAL_PRESETS[name]
+    d, f = p["dim"], p["hidden"]
+    shapes = {"token_embedding": [p["vocab"], d],
+              "final_norm.weight": [d], "final_norm.bias": [d]}
+    for i in range(p["layers"]):
+        layer = "layers.%d." % i
+        for part, shape in [("attn_norm.weight", [d]), ("attn_norm.bias", [d]),
+                            ("attn.wq", [d, d]), ("attn.wk", [d, d]),
+                            ("attn.wv", [d, d]), ("attn.wo", [d, d]),
+                            ("attn.bq", [d]), ("attn.bk", [d]), ("attn.bv", [d]),
+                            ("attn.bo", [d]), ("ffn_norm.weight", [d]),
+                            ("ffn_norm.bias", [d]), ("ffn.w_up", [f, d]),
+                            ("ffn.b_up", [f]), ("ffn.w_down", [d, f]),
+                            ("ffn.b_down", [d])]:
+            shapes[layer + part] = shape
+    return p, preset_weights(shapes, seed)
+
+
+def gpt2_sinusoidal_forward(preset, t, ids, eps=1e-5):
+    H, T = preset["heads"], len(ids)
+    x = t["token_embedding"][ids] + sinusoidal_positions(T, preset["dim"])
+    hd = preset["dim"] // H
+    for i in range(preset["layers"]):
+        p = "layers.%d." % i
+        h = layer_norm(x, t[p + "attn_norm.weight"], t[p + "attn_norm.bias"], eps)
+        q, k, v = ((h @ t[p + "attn.w" + n].T + t[p + "attn.b" + n]).reshape(T, H, hd)
+                   for n in "qkv")
+        x = x + causal_attention(q, k, v) @ t[p + "attn.wo"].T + t[p + "attn.bo"]
+        h = layer_norm(x, t[p + "ffn_norm.weight"], t[p + "ffn_norm.bias"], eps)
+        h = gelu_tanh(h @ t[p + "ffn.w_up"].T + t[p + "ffn.b_up"])
+        x = x + h @ t[p + "ffn.w_down"].T + t[p + "ffn.b_down"]
+    x = layer_norm(x, t["final_norm.weight"], t["final_norm.bias"], eps)
+    return x @ t["token_embedding"].T
 
 
 def alibi_slopes(heads):
@@ -834,8 +957,11 @@ def round_projections(model, dtype):
     return cfg, embed, layers, final_norm, round_to(head, dtype)
 
 
-def reference_logits(model, ids, projections="f32", kv_cache="f32"):
+def reference_logits(model, ids, projections="f32", kv_cache="f32", seed=42):
     ids = torch.tensor(ids, dtype=torch.long)
+    if model.startswith("preset:"):
+        preset, tensors = gpt2_sinusoidal_preset(model[len("preset:"):], seed)
+        return gpt2_sinusoidal_forward(preset, tensors, ids)
     if os.path.isdir(model):
         config, tensors = load_hf(model)
         if kv_cache != "f32" and config["model_type"] in ("gpt2", "bloom", "bert"):
@@ -859,7 +985,7 @@ def compare(args):
     ids = [int(s) for s in args.token_ids.split(",")]
     with torch.no_grad():
         ref = reference_logits(args.model, ids, args.projections,
-                               args.kv_cache).numpy()
+                               args.kv_cache, args.seed).numpy()
     n, vocab = ref.shape
     ours = np.fromfile(args.logits, dtype="<f4")
     if ours.size != n * vocab:
@@ -885,7 +1011,11 @@ def compare(args):
 
 
 def compare_embedding(args):
-    ids = [int(s) for s in args.token_ids.split(",")]
+    if args.ids_file:
+        with open(args.ids_file) as fh:
+            ids = [int(s) for s in fh.read().split()]
+    else:
+        ids = [int(s) for s in args.token_ids.split(",")]
     config, tensors = load_hf(args.model)
     with torch.no_grad():
         hidden, _ = bert_forward(config, tensors, torch.tensor(ids, dtype=torch.long))
@@ -964,7 +1094,10 @@ def main():
     make.add_argument("--top-k", type=int, default=2,
                       help="mixtral: experts per token")
     make.add_argument("--window", type=int, default=0,
-                      help="mistral: sliding window (0: none)")
+                      help="mistral, qwen2: sliding window (0: none)")
+    make.add_argument("--max-window-layers", type=int, default=0,
+                      help="qwen2 with --window: the layers below this one "
+                           "attend fully")
     make.add_argument("--head-dim", type=int, default=0,
                       help="default: dim / heads (gemma writes it to config.json)")
     make.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32",
@@ -976,7 +1109,10 @@ def main():
     make.add_argument("--hidden-act", default="gelu",
                       help="bert: config.json's hidden_act")
     cmp = sub.add_parser("compare", help="check dumped logits against the reference")
-    cmp.add_argument("model", help="Hugging Face directory or llama2.c .bin")
+    cmp.add_argument("model", help="Hugging Face directory, llama2.c .bin or "
+                     "preset:gpt2-sinusoidal-tiny")
+    cmp.add_argument("--seed", type=int, default=42,
+                     help="a preset's weight seed (tfmc compile --seed)")
     cmp.add_argument("logits")
     cmp.add_argument("--token-ids", required=True)
     cmp.add_argument("--tol", type=float, default=1e-4)
@@ -984,7 +1120,9 @@ def main():
                          help="check an encoder's --embed output against the reference")
     emb.add_argument("model", help="Hugging Face bert directory")
     emb.add_argument("json", help="file holding the --embed output")
-    emb.add_argument("--token-ids", required=True)
+    ids = emb.add_mutually_exclusive_group(required=True)
+    ids.add_argument("--token-ids")
+    ids.add_argument("--ids-file", help="the ids, space-separated")
     emb.add_argument("--pooling", choices=["mean", "cls"], required=True)
     emb.add_argument("--tol", type=float, default=1e-4)
     fill = sub.add_parser("check-fill-mask",

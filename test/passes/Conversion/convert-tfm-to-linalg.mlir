@@ -152,6 +152,36 @@ func.func @position_embedding(%x: tensor<4x16xf32>, %table: tensor<64x16xf32>, %
 
 // -----
 
+// Sinusoidal encodings are computed, not read from a table: the
+// frequencies base^(-2i/d) are a constant with one entry per feature (each
+// pair's twice), and one generic adds sin(p * f) to the even features and
+// cos(p * f) to the odd ones at the row's position p = offset + row.
+// CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[FEATURE:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @sinusoidal_position
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[POS:.*]]: index)
+func.func @sinusoidal_position(%x: tensor<4x4xf32>, %pos: index) -> tensor<4x4xf32> {
+  // CHECK: %[[FREQ:.*]] = arith.constant dense<[1.000000e+00, 1.000000e+00, 0.00999999977, 0.00999999977]> : tensor<4xf32>
+  // CHECK: linalg.generic {indexing_maps = [#[[ROWS]], #[[FEATURE]], #[[ROWS]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[FREQ]] : tensor<4x4xf32>, tensor<4xf32>)
+  // CHECK-NEXT: ^bb0(%[[IN:[^:]+]]: f32, %[[F:[^:]+]]: f32,
+  // CHECK-DAG: %[[ROW:.*]] = linalg.index 0 : index
+  // CHECK-DAG: %[[COL:.*]] = linalg.index 1 : index
+  // CHECK: %[[P:.*]] = arith.addi %[[ROW]], %[[POS]] : index
+  // CHECK: %[[PF:.*]] = arith.uitofp %{{.*}} : i64 to f32
+  // CHECK: %[[ANGLE:.*]] = arith.mulf %[[PF]], %[[F]] : f32
+  // CHECK: %[[PARITY:.*]] = arith.andi %[[COL]], %{{.*}} : index
+  // CHECK: %[[EVEN:.*]] = arith.cmpi eq, %[[PARITY]], %{{.*}} : index
+  // CHECK-DAG: %[[COS:.*]] = math.cos %[[ANGLE]] : f32
+  // CHECK-DAG: %[[SIN:.*]] = math.sin %[[ANGLE]] : f32
+  // CHECK: %[[ENC:.*]] = arith.select %[[EVEN]], %[[SIN]], %[[COS]] : f32
+  // CHECK: %[[SUM:.*]] = arith.addf %[[IN]], %[[ENC]] : f32
+  // CHECK: linalg.yield %[[SUM]] : f32
+  %y = tfm.sinusoidal_position %x[%pos] {base = 1.0e4 : f32} : tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
 // Interleaved pairs are (2i, 2i+1): the heads are viewed as
 // [rows, heads, head_dim/2, 2]; half-split pairs are (i, i + head_dim/2):
 // [rows, heads, 2, head_dim/2]. Slicing the pair dimension gives both

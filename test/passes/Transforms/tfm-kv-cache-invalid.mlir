@@ -82,19 +82,6 @@ module attributes {tfm.model = #tfm.model<context_length = 16, network = @forwar
   func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x8xf32> {
     %c0 = arith.constant 0 : index
     %x = arith.constant dense<1.0> : tensor<2x8xf32>
-    %a = tfm.attention %x, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 4 : i64, cache = #tfm.cache_role<self>} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
-    // expected-error @+1 {{has a window of 0 positions but an earlier layer has 4 (0: none); one KV cache needs equal layers}}
-    %b = tfm.attention %a, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
-    return %b : tensor<2x8xf32>
-  }
-}
-
-// -----
-
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
-  func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x8xf32> {
-    %c0 = arith.constant 0 : index
-    %x = arith.constant dense<1.0> : tensor<2x8xf32>
     // expected-error @+1 {{has cache role none but a causal mask; tfm-kv-cache builds an encoder's entry from bidirectional attention only}}
     %a = tfm.attention %x, %x, %x[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<none>} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
     return %a : tensor<2x8xf32>

@@ -60,3 +60,32 @@ module attributes {tfm.model = #tfm.model<context_length = 6, network = @forward
 // CHECK: tfm.attention
 // CHECK-NOT: ring
 // CHECK-SAME: window = 3
+
+// -----
+
+// Layers of different windows (Qwen2: full attention in the first layers,
+// a window in the others) share one full-length cache, no ring; each
+// attention keeps its own mask and window.
+module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+  func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
+    %c0 = arith.constant 0 : index
+    %x = arith.constant dense<1.0> : tensor<4x16xf32>
+    %k = arith.constant dense<1.0> : tensor<4x8xf32>
+    %a = tfm.attention %x, %k, %k[%c0] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    %b = tfm.attention %a, %k, %k[%c0] {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    return %b : tensor<4x16xf32>
+  }
+}
+
+// CHECK-LABEL: func.func @prefill
+// CHECK-SAME: tensor<2x2x2x16x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}
+// CHECK-NOT: arith.remui
+// CHECK: tfm.attention {{.*}}mask = #tfm.mask<causal>
+// CHECK-NOT: ring
+// CHECK: tfm.attention {{.*}}mask = #tfm.mask<sliding_window>
+// CHECK-NOT: ring
+// CHECK-SAME: window = 3
+// CHECK-LABEL: func.func @decode
+// CHECK-NOT: arith.remui
+// CHECK: tfm.attention {{.*}}mask = #tfm.mask<causal>
+// CHECK: tfm.attention {{.*}}mask = #tfm.mask<sliding_window>{{.*}}window = 3
