@@ -379,7 +379,7 @@ static LogicalResult verifyRelativeBias(AttentionLike op) {
     return op.emitOpError("a relative_bias needs a max_distance");
   if (op.getSlopes())
     return op.emitOpError("takes ALiBi slopes or a relative_bias, not both");
-  if (dim(table, 1) != op.getNumHeads())
+  if (dim(table, 1) != static_cast<int64_t>(op.getNumHeads()))
     return op.emitOpError() << "relative_bias must be [num_buckets, num_heads = "
                             << op.getNumHeads() << "], got "
                             << table.getType();
