@@ -96,6 +96,25 @@ llvm::Error tfmc::linkExecutable(const std::string &objectPath,
   return llvm::Error::success();
 }
 
+/// The model weights a slot holds: those it stacks, or the one it names.
+static std::vector<std::string>
+sourceNames(const mlir::tfm::WeightSlot &slot) {
+  if (slot.stacked.empty())
+    return {slot.name};
+  return slot.stacked;
+}
+
+/// The model's weight `name`, or an error when the network reads a weight
+/// the model does not provide.
+static llvm::Expected<const weights::Weight *>
+findModelWeight(const ModelSpec &spec, const std::string &name) {
+  auto found = spec.weights.find(name);
+  if (found == spec.weights.end())
+    return llvm::createStringError("the network reads weight '" + name +
+                                   "' that the model does not provide");
+  return &found->second;
+}
+
 /// The bytes of `slot`: its model weights (several when stacked) in the
 /// slot's element type, stacked, and packed into panels when it is panels.
 static llvm::Expected<weights::TensorView>
@@ -109,16 +128,12 @@ materializeSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   };
   if (!slot.elementType)
     return fail("has an element type the weights blob cannot hold");
-  std::vector<std::string> names = slot.stacked;
-  if (names.empty())
-    names.push_back(slot.name);
   std::vector<weights::TensorView> parts;
-  for (const std::string &name : names) {
-    auto found = spec.weights.find(name);
-    if (found == spec.weights.end())
-      return llvm::createStringError("the network reads weight '" + name +
-                                     "' that the model does not provide");
-    auto part = found->second.materialize(*slot.elementType);
+  for (const std::string &name : sourceNames(slot)) {
+    auto weight = findModelWeight(spec, name);
+    if (!weight)
+      return weight.takeError();
+    auto part = (*weight)->materialize(*slot.elementType);
     if (!part)
       return because(part.takeError());
     // The network would propagate a NaN or infinity into every logit; the
@@ -163,16 +178,12 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   weights::ElementType format = slot.blockQuant == "q4_0"
                                     ? weights::ElementType::Q4_0
                                     : weights::ElementType::Q8_0;
-  std::vector<std::string> names = slot.stacked;
-  if (names.empty())
-    names.push_back(slot.name);
   std::vector<weights::TensorView> parts;
-  for (const std::string &name : names) {
-    auto found = spec.weights.find(name);
-    if (found == spec.weights.end())
-      return llvm::createStringError("the network reads weight '" + name +
-                                     "' that the model does not provide");
-    const weights::Weight &weight = found->second;
+  for (const std::string &name : sourceNames(slot)) {
+    auto found = findModelWeight(spec, name);
+    if (!found)
+      return found.takeError();
+    const weights::Weight &weight = **found;
     if (weight.source().type() == format && weight.steps().empty()) {
       parts.push_back(weight.source());
       continue;

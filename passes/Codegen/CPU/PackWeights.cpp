@@ -45,21 +45,30 @@ GlobalWeightOp declarePanels(ModuleOp module, GlobalWeightOp matrix,
       TypeAttr::get(panelType), sources, builder.getUnitAttr());
 }
 
+/// The declaration of the matrix that `weight` reads with tfm.weight, or
+/// null when it reads something else or the matrix is already panels.
+GlobalWeightOp unpackedMatrix(ModuleOp module, Value weight) {
+  auto read = weight.getDefiningOp<WeightOp>();
+  if (!read)
+    return {};
+  auto matrix = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
+  if (!matrix || matrix.getPanels())
+    return {};
+  return matrix;
+}
+
 /// Replaces the projection `op` (input, weight, optional bias) by a
 /// tfm.packed_linear; leaves it alone when its weight is not a declared
 /// matrix.
 void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
                     Value bias, int64_t width, int64_t group, Type element) {
-  auto read = weight.getDefiningOp<WeightOp>();
-  if (!read)
-    return;
-  auto matrix = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
-  if (!matrix || matrix.getPanels())
+  GlobalWeightOp matrix = unpackedMatrix(module, weight);
+  if (!matrix)
     return;
   GlobalWeightOp panels =
       declarePanels(module, matrix, width, group, element);
   OpBuilder builder(op);
-  Value panelRead = WeightOp::create(builder, read.getLoc(), panels.getType(),
+  Value panelRead = WeightOp::create(builder, weight.getLoc(), panels.getType(),
                                      panels.getSymName());
   int64_t outputs = cast<RankedTensorType>(weight.getType()).getDimSize(0);
   auto packed = PackedLinearOp::create(builder, op->getLoc(), input, panelRead,
@@ -106,11 +115,8 @@ GlobalWeightOp declareBlockPanels(ModuleOp module, GlobalWeightOp matrix,
 void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
                              Value weight, Value bias, int64_t width,
                              int64_t group, StringRef format) {
-  auto read = weight.getDefiningOp<WeightOp>();
-  if (!read)
-    return;
-  auto matrix = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
-  if (!matrix || matrix.getPanels())
+  GlobalWeightOp matrix = unpackedMatrix(module, weight);
+  if (!matrix)
     return;
   auto type = cast<RankedTensorType>(matrix.getType());
   if (type.getDimSize(1) % 32 != 0)
@@ -121,9 +127,9 @@ void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
   GlobalWeightOp scales =
       declareBlockPanels(module, matrix, width, group, format, true);
   OpBuilder builder(op);
-  Value quantsRead = WeightOp::create(builder, read.getLoc(), quants.getType(),
+  Value quantsRead = WeightOp::create(builder, weight.getLoc(), quants.getType(),
                                       quants.getSymName());
-  Value scalesRead = WeightOp::create(builder, read.getLoc(), scales.getType(),
+  Value scalesRead = WeightOp::create(builder, weight.getLoc(), scales.getType(),
                                       scales.getSymName());
   auto packed = QuantizedLinearOp::create(builder, op->getLoc(), input,
                                           quantsRead, scalesRead, bias, format,
