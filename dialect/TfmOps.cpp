@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
 
@@ -46,6 +47,17 @@ static LogicalResult verifyFeatureVector(Operation *op, Value vector,
 LogicalResult GlobalWeightOp::verify() {
   auto type = cast<RankedTensorType>(getType());
   Type element = type.getElementType();
+  if (!getStored().empty()) {
+    if (!llvm::is_contained({"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k",
+                             "q5_k", "q6_k"},
+                            getStored()))
+      return emitOpError() << "stored is f32, f16, bf16, q8_0, q4_0, q4_k, "
+                              "q5_k or q6_k, got '"
+                           << getStored() << "'";
+    if (getPanels())
+      return emitOpError()
+             << "stored describes a model tensor; panels are the compiler's";
+  }
   if (!getBlockQuant().empty())
     return verifyBlockQuantized();
   if (getBlockScales())

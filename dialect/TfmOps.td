@@ -63,13 +63,24 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     tfm.global_weight @wo.quants : tensor<18x9x32x16xi8> {block_quant = "q8_0", panels}
     tfm.global_weight @wo.scales : tensor<18x9x16xf16> {block_quant = "q8_0", block_scales, panels}
     ```
+    `stored` names the element type the model file holds the tensor in
+    (`f32`, `f16`, `bf16`, `q8_0`, `q4_0`, `q4_k`, `q5_k`, `q6_k`) when it
+    differs from the declared one; a stack has it when all its tensors share
+    it. The network computes with the declared type (block-quantized values
+    are exact in f32); `tfm-cpu-pack-weights` keeps a projection's panels in
+    the stored type when no `weight-type` is asked for and its kernels read
+    that type, so the binary reads the bytes the file holds.
+    ```mlir
+    tfm.global_weight @layers.0.attn.wq : tensor<288x288xf32> {stored = "q8_0"}
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
                        OptionalAttr<StrArrayAttr>:$stacked,
                        UnitAttr:$panels,
                        DefaultValuedStrAttr<StrAttr, "">:$block_quant,
-                       UnitAttr:$block_scales);
+                       UnitAttr:$block_scales,
+                       DefaultValuedStrAttr<StrAttr, "">:$stored);
   let assemblyFormat = "$sym_name `:` $type attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -26,6 +26,48 @@ static Type elementType(MLIRContext &context, weights::ElementType type) {
   llvm_unreachable("unknown element type");
 }
 
+/// The type the model file stores the tensors of `global` in, when they
+/// share one and the network can keep it: any scalar type (transposes and
+/// row slices of a scalar tensor are exact in its type), a block-quantized
+/// type only for a tensor used as stored (a transpose would cut its blocks).
+static std::optional<weights::ElementType>
+storedType(mlir::tfm::GlobalWeightOp global, const ModelSpec &spec) {
+  SmallVector<StringRef> names{global.getSymName()};
+  if (ArrayAttr stacked = global.getStackedAttr())
+    names = llvm::to_vector(stacked.getAsValueRange<StringAttr>());
+  std::optional<weights::ElementType> shared;
+  for (StringRef name : names) {
+    auto found = spec.weights.find(name.str());
+    if (found == spec.weights.end())
+      return std::nullopt;
+    const weights::Weight &weight = found->second;
+    weights::ElementType type = weight.source().type();
+    if (weights::isBlockQuantized(type) && !weight.steps().empty())
+      return std::nullopt;
+    if (shared && *shared != type)
+      return std::nullopt;
+    shared = type;
+  }
+  return shared;
+}
+
+/// Marks each declaration whose tensors the file stores in another type than
+/// the network declares with that type (`stored`), so that the backends can
+/// keep the file's bytes (tfm-cpu-pack-weights' default).
+static void recordStoredTypes(ModuleOp module, const ModelSpec &spec) {
+  MLIRContext &context = *module.getContext();
+  module.walk([&](mlir::tfm::GlobalWeightOp global) {
+    std::optional<weights::ElementType> stored = storedType(global, spec);
+    if (!stored)
+      return;
+    Type declared = cast<RankedTensorType>(global.getType()).getElementType();
+    if (!weights::isBlockQuantized(*stored) &&
+        elementType(context, *stored) == declared)
+      return;
+    global.setStored(weights::elementTypeName(*stored));
+  });
+}
+
 llvm::Expected<OwningOpRef<ModuleOp>>
 tfmc::buildModel(MLIRContext &context, const ModelSpec &spec, int64_t sequence,
                  int64_t contextLength, GraphBuilder graph) {
@@ -48,5 +90,6 @@ tfmc::buildModel(MLIRContext &context, const ModelSpec &spec, int64_t sequence,
       return llvm::createStringError(spec.description +
                                      ": the model's weight '" + name +
                                      "' is read by nothing");
+  recordStoredTypes(*module, spec);
   return std::move(module);
 }

@@ -53,11 +53,6 @@ struct ModelSpec {
   std::string note;
 };
 
-/// The element type the model file stores its matrices in, which the
-/// projection weights keep by default: f16 (bf16) when every rank-2 weight
-/// is stored in f16 (bf16), else f32 (block-quantized files included: their
-/// values are exact in f32).
-weights::ElementType storedMatrixType(const ModelSpec &spec);
 
 } // namespace tfmc
 

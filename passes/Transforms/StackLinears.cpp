@@ -60,6 +60,12 @@ static FailureOr<Value> readStacked(OpBuilder &builder, ModuleOp module,
     OpBuilder declare(front);
     global = GlobalWeightOp::create(declare, front.getLoc(), name,
                                     type, declare.getStrArrayAttr(names));
+    // The stack keeps the file's type when its tensors share it.
+    if (!front.getStored().empty() &&
+        llvm::all_of(parts, [&](GlobalWeightOp part) {
+          return part.getStored() == front.getStored();
+        }))
+      global.setStored(front.getStored());
   }
   return WeightOp::create(builder, global.getLoc(), type, name).getResult();
 }

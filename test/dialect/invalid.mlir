@@ -5,6 +5,16 @@ tfm.global_weight @w : tensor<4xi32>
 
 // -----
 
+// expected-error @+1 {{stored is f32, f16, bf16, q8_0, q4_0, q4_k, q5_k or q6_k, got 'q3_k'}}
+tfm.global_weight @w : tensor<4x32xf32> {stored = "q3_k"}
+
+// -----
+
+// expected-error @+1 {{stored describes a model tensor; panels are the compiler's}}
+tfm.global_weight @w.panels : tensor<1x32x16xf32> {panels, stored = "q8_0"}
+
+// -----
+
 func.func @undeclared_weight() -> tensor<4xf32> {
   // expected-error @+1 {{'missing' does not name a tfm.global_weight}}
   %w = tfm.weight @missing : tensor<4xf32>

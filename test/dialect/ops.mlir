@@ -208,6 +208,12 @@ func.func @attention_kernel(%q: tensor<2x16xf32>, %k: tensor<2x?x4xf32>, %v: ten
 
 // -----
 
+// A weight the model file stores as Q4_0 blocks, declared (exactly) in f32.
+// CHECK-LABEL: tfm.global_weight @quantized_in_file : tensor<8x32xf32> {stored = "q4_0"}
+tfm.global_weight @quantized_in_file : tensor<8x32xf32> {stored = "q4_0"}
+
+// -----
+
 // Weights may be stored in f16 or bf16; projections compute in f32.
 // CHECK-LABEL: tfm.global_weight @half : tensor<8x16xf16>
 tfm.global_weight @half : tensor<8x16xf16>

@@ -119,8 +119,8 @@ LinkInputs CpuBackend::linkInputs() const {
 
 llvm::Error CpuBackend::compile(BackendSession &session) {
   mlir::ModuleOp module = session.module();
-  // Projection weights stay in the type the file stores them in unless
-  // --weights says otherwise.
+  // Without --weights, each projection keeps the type the file stores its
+  // matrix in (tfm.global_weight's `stored`, see tfm-cpu-pack-weights).
   mlir::tfm::CpuCodegenOptions layoutOptions;
   layoutOptions.copyOptionValuesFrom(codegen);
   if (!llvm::is_contained({"", "f32", "f16", "bf16", "q8_0", "q4_0"},
@@ -132,9 +132,6 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
     return makeError("--weights=" + layoutOptions.weights +
                      " stores the projection panels in that type and needs "
                      "--pack-weights");
-  if (layoutOptions.weights.empty())
-    layoutOptions.weights =
-        weights::elementTypeName(storedMatrixType(session.model())).str();
   if (auto error = session.runPasses([&](mlir::OpPassManager &pm) {
         mlir::tfm::buildCpuWeightLayoutPipeline(pm, layoutOptions);
       }))

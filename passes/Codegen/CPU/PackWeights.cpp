@@ -3,8 +3,9 @@
 // Every tfm.linear / tfm.lm_head becomes a tfm.packed_linear reading its
 // weight as column panels, a layout the compiler writes into the weights
 // blob at compile time (see tfm.global_weight's `panels`), in the element
-// type `weight-type` asks for (f32, f16, bf16); with q8_0 / q4_0 it becomes
-// a tfm.quantized_linear over block-quantized panels instead.
+// type `weight-type` asks for (f32, f16, bf16), by default the type the model
+// file stores the matrix in (its `stored`); with q8_0 / q4_0 it becomes a
+// tfm.quantized_linear over block-quantized panels instead.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Panels.h"
@@ -138,6 +139,32 @@ void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
   op->erase();
 }
 
+/// The panel element type that `weightType` names ("": the matrix's own
+/// type; i8 for the block formats q8_0 / q4_0), or null for an unknown name.
+Type panelElementType(Builder &b, StringRef weightType) {
+  return llvm::StringSwitch<Type>(weightType)
+      .Case("", NoneType::get(b.getContext()))
+      .Case("f32", b.getF32Type())
+      .Case("f16", b.getF16Type())
+      .Case("bf16", b.getBF16Type())
+      .Case("q8_0", b.getI8Type())
+      .Case("q4_0", b.getI8Type())
+      .Default(Type());
+}
+
+/// The type a projection reading `weight` keeps when no weight-type is asked
+/// for: the type the model file stores its matrix in, when the kernels read
+/// it (f16, bf16, q8_0, q4_0); else "" (the matrix's own type; the k-quants
+/// are dequantized exactly to it).
+StringRef storedPanelType(ModuleOp module, Value weight) {
+  GlobalWeightOp matrix = unpackedMatrix(module, weight);
+  if (!matrix)
+    return "";
+  StringRef stored = matrix.getStored();
+  return llvm::is_contained({"f16", "bf16", "q8_0", "q4_0"}, stored) ? stored
+                                                                     : "";
+}
+
 struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeights> {
   using TfmCpuPackWeightsBase::TfmCpuPackWeightsBase;
 
@@ -156,45 +183,37 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
       return signalPassFailure();
     }
     Builder b(&getContext());
-    Type element = llvm::StringSwitch<Type>(weightType)
-                       .Case("", Type())
-                       .Case("f32", b.getF32Type())
-                       .Case("f16", b.getF16Type())
-                       .Case("bf16", b.getBF16Type())
-                       .Case("q8_0", b.getI8Type())
-                       .Case("q4_0", b.getI8Type())
-                       .Default(b.getI1Type());
-    if (element == b.getI1Type()) {
+    if (!panelElementType(b, weightType)) {
       module.emitError() << "tfm-cpu-pack-weights: unknown weight-type '"
                          << weightType
                          << "' (expected f32, f16, bf16, q8_0 or q4_0)";
       return signalPassFailure();
     }
-    StringRef blockFormat = element == b.getI8Type() ? StringRef(weightType)
-                                                     : StringRef();
     SmallVector<Operation *> projections;
     module.walk([&](Operation *op) {
       if (isa<LinearOp, LMHeadOp>(op))
         projections.push_back(op);
     });
     for (Operation *op : projections) {
-      if (!blockFormat.empty()) {
-        if (auto linear = dyn_cast<LinearOp>(op))
-          packProjectionQuantized(module, op, linear.getInput(),
-                                  linear.getWeight(), linear.getBias(),
-                                  panelWidth, panelGroup, blockFormat);
-        else if (auto head = dyn_cast<LMHeadOp>(op))
-          packProjectionQuantized(module, op, head.getInput(),
-                                  head.getWeight(), Value(), panelWidth,
-                                  panelGroup, blockFormat);
-        continue;
+      Value input, weight, bias;
+      if (auto linear = dyn_cast<LinearOp>(op)) {
+        input = linear.getInput();
+        weight = linear.getWeight();
+        bias = linear.getBias();
+      } else {
+        auto head = cast<LMHeadOp>(op);
+        input = head.getInput();
+        weight = head.getWeight();
       }
-      if (auto linear = dyn_cast<LinearOp>(op))
-        packProjection(module, op, linear.getInput(), linear.getWeight(),
-                       linear.getBias(), panelWidth, panelGroup, element);
-      else if (auto head = dyn_cast<LMHeadOp>(op))
-        packProjection(module, op, head.getInput(), head.getWeight(), Value(),
-                       panelWidth, panelGroup, element);
+      StringRef type = weightType.empty() ? storedPanelType(module, weight)
+                                          : StringRef(weightType);
+      Type element = panelElementType(b, type);
+      if (element == b.getI8Type())
+        packProjectionQuantized(module, op, input, weight, bias, panelWidth,
+                                panelGroup, type);
+      else
+        packProjection(module, op, input, weight, bias, panelWidth,
+                       panelGroup, isa<NoneType>(element) ? Type() : element);
     }
     eraseUnreadWeights(module);
   }

@@ -26,7 +26,9 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
     type, whatever the matrix's: the package writer rounds the weights to
     it (nearest even) and the micro-kernels widen each loaded vector to f32
     in registers, so decode streams half the bytes of f32 panels. Empty:
-    the matrix's own type. `q8_0` and `q4_0` declare GGUF block-quantized
+    each matrix keeps the type the model file stores it in (its `stored`)
+    when the kernels read that type (f16, bf16, q8_0, q4_0), else its own
+    type. `q8_0` and `q4_0` declare GGUF block-quantized
     panels instead (quants and scales, see `tfm.global_weight`'s
     `block_quant`) read by `tfm.quantized_linear`; a matrix whose rows are
     not whole blocks of 32 keeps f32 panels.

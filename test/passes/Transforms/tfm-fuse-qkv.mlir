@@ -91,3 +91,33 @@ func.func @mixed_element_types(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<
   %v = tfm.linear %x, %wv : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
   return %q, %k, %v : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// The stack keeps the file's type when Q, K and V share it (a Q4_0 file);
+// a Q4_K_M file's Q6_K V makes a stack of mixed types, which is only f32.
+// CHECK-LABEL: module
+// CHECK-DAG: tfm.global_weight @same.wqkv : tensor<12x32xf32> {stacked = ["same.wq", "same.wk", "same.wv"], stored = "q4_0"}
+// CHECK-DAG: tfm.global_weight @mixed.wqkv : tensor<12x32xf32> {stacked = ["mixed.wq", "mixed.wk", "mixed.wv"]}
+tfm.global_weight @same.wq : tensor<4x32xf32> {stored = "q4_0"}
+tfm.global_weight @same.wk : tensor<4x32xf32> {stored = "q4_0"}
+tfm.global_weight @same.wv : tensor<4x32xf32> {stored = "q4_0"}
+tfm.global_weight @mixed.wq : tensor<4x32xf32> {stored = "q4_k"}
+tfm.global_weight @mixed.wk : tensor<4x32xf32> {stored = "q4_k"}
+tfm.global_weight @mixed.wv : tensor<4x32xf32> {stored = "q6_k"}
+// CHECK-LABEL: func.func @stored_types
+func.func @stored_types(%x: tensor<2x32xf32>, %y: tensor<2x32xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %sq = tfm.weight @same.wq : tensor<4x32xf32>
+  %sk = tfm.weight @same.wk : tensor<4x32xf32>
+  %sv = tfm.weight @same.wv : tensor<4x32xf32>
+  %mq = tfm.weight @mixed.wq : tensor<4x32xf32>
+  %mk = tfm.weight @mixed.wk : tensor<4x32xf32>
+  %mv = tfm.weight @mixed.wv : tensor<4x32xf32>
+  %q = tfm.linear %x, %sq : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  %k = tfm.linear %x, %sk : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  %v = tfm.linear %x, %sv : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  %q2 = tfm.linear %y, %mq : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  %k2 = tfm.linear %y, %mk : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  %v2 = tfm.linear %y, %mv : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  return %q, %k, %v, %q2, %k2, %v2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
