@@ -96,6 +96,9 @@ public:
   bool isSet(llvm::StringRef key) const override { return find(key); }
   llvm::Expected<int64_t>
   positive(llvm::StringRef key, std::optional<int64_t> fallback) const override;
+  llvm::Expected<int64_t>
+  nonNegative(llvm::StringRef key,
+              std::optional<int64_t> fallback) const override;
   llvm::Expected<double>
   positiveReal(llvm::StringRef key,
                std::optional<double> fallback) const override;

@@ -70,6 +70,19 @@ GgufFile::positive(llvm::StringRef key, std::optional<int64_t> fallback) const {
   return *value;
 }
 
+llvm::Expected<int64_t>
+GgufFile::nonNegative(llvm::StringRef key,
+                      std::optional<int64_t> fallback) const {
+  auto value = integer(key, fallback);
+  if (!value)
+    return value.takeError();
+  if (*value < 0)
+    return llvm::createStringError("GGUF metadata key '" + key + "' in '" +
+                                   path_ + "' must not be negative, got " +
+                                   llvm::Twine(*value));
+  return *value;
+}
+
 llvm::Expected<double>
 GgufFile::positiveReal(llvm::StringRef key,
                        std::optional<double> fallback) const {

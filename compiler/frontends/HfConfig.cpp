@@ -61,7 +61,8 @@ bool HfConfig::isSet(llvm::StringRef key) const {
 }
 
 llvm::Expected<int64_t>
-HfConfig::positive(llvm::StringRef key, std::optional<int64_t> fallback) const {
+HfConfig::integerFrom(llvm::StringRef key, std::optional<int64_t> fallback,
+                      int64_t minimum, llvm::StringRef kind) const {
   const llvm::json::Value *found = value(key);
   if (!found) {
     if (!fallback)
@@ -70,10 +71,21 @@ HfConfig::positive(llvm::StringRef key, std::optional<int64_t> fallback) const {
     return *fallback;
   }
   auto integer = found->getAsInteger();
-  if (!integer || *integer <= 0)
+  if (!integer || *integer < minimum)
     return llvm::createStringError("field '" + key + "' in " + describe() +
-                                   " must be a positive integer");
+                                   " must be a " + kind + " integer");
   return *integer;
+}
+
+llvm::Expected<int64_t>
+HfConfig::positive(llvm::StringRef key, std::optional<int64_t> fallback) const {
+  return integerFrom(key, fallback, 1, "positive");
+}
+
+llvm::Expected<int64_t>
+HfConfig::nonNegative(llvm::StringRef key,
+                      std::optional<int64_t> fallback) const {
+  return integerFrom(key, fallback, 0, "non-negative");
 }
 
 llvm::Expected<double>

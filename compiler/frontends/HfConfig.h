@@ -26,6 +26,9 @@ public:
   bool isSet(llvm::StringRef key) const override;
   llvm::Expected<int64_t>
   positive(llvm::StringRef key, std::optional<int64_t> fallback) const override;
+  llvm::Expected<int64_t>
+  nonNegative(llvm::StringRef key,
+              std::optional<int64_t> fallback) const override;
   llvm::Expected<double>
   positiveReal(llvm::StringRef key,
                std::optional<double> fallback) const override;
@@ -42,6 +45,12 @@ private:
   /// The value of `key` (dots separate the fields of nested objects), or
   /// null when it is absent or null.
   const llvm::json::Value *value(llvm::StringRef key) const;
+  /// The integer under `key`, at least `minimum` (`kind` names the bound in
+  /// the message: "positive"); absent as for positive().
+  llvm::Expected<int64_t> integerFrom(llvm::StringRef key,
+                                      std::optional<int64_t> fallback,
+                                      int64_t minimum,
+                                      llvm::StringRef kind) const;
 
   std::string path_;
   llvm::json::Value json_;

@@ -145,6 +145,12 @@ Llama2cCheckpoint::positive(llvm::StringRef key,
   return missingField(key);
 }
 
+llvm::Expected<int64_t>
+Llama2cCheckpoint::nonNegative(llvm::StringRef key,
+                               std::optional<int64_t> fallback) const {
+  return positive(key, fallback); // the header's fields are sizes
+}
+
 llvm::Expected<double>
 Llama2cCheckpoint::positiveReal(llvm::StringRef key,
                                 std::optional<double> fallback) const {

@@ -36,6 +36,12 @@ public:
   positive(llvm::StringRef key,
            std::optional<int64_t> fallback = std::nullopt) const = 0;
 
+  /// A non-negative integer (a count that may be zero); absent as for
+  /// positive().
+  virtual llvm::Expected<int64_t>
+  nonNegative(llvm::StringRef key,
+              std::optional<int64_t> fallback = std::nullopt) const = 0;
+
   /// A positive finite number (never NaN or infinity); absent as for
   /// positive().
   virtual llvm::Expected<double>

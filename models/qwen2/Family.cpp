@@ -77,16 +77,10 @@ protected:
       }
       return llvm::Error::success();
     }
-    // Qwen2Config's default is 28. The config reads positive integers
-    // only, so 0 (every layer windowed) is refused by name.
-    auto fullLayers = config.positive("max_window_layers", 28);
-    if (!fullLayers) {
-      llvm::consumeError(fullLayers.takeError());
-      return llvm::createStringError(
-          "max_window_layers in " + config.describe() +
-          " must be a positive integer (0, every layer windowed, is "
-          "supported through layer_types only)");
-    }
+    // Qwen2Config's default is 28; 0 windows every layer.
+    auto fullLayers = config.nonNegative("max_window_layers", 28);
+    if (!fullLayers)
+      return fullLayers.takeError();
     for (int64_t layer = 0; layer < std::min(*fullLayers, c.numLayers);
          ++layer)
       a.fullAttentionLayers[size_t(layer)] = true;
