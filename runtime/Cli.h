@@ -44,7 +44,9 @@ struct CliOptions {
   // as JSON lines with --json; --embed pools the final hidden states.
   bool json = false;
   bool topKGiven = false;
-  std::string pooling = "mean"; ///< "mean" or "cls"
+  /// "mean" or "cls"; empty: the model's (its package's
+  /// `embedding.pooling`, else mean).
+  std::string pooling;
 
   // Logit dump.
   std::string dumpPath;

@@ -141,8 +141,14 @@ int runEncoder(const Package &package, const std::string &path,
     if (!tokenizer)
       return 1;
   }
-  if (options.mode == CliMode::Embed)
-    return runEmbed(runner, tokenizer.get(), options);
+  if (options.mode == CliMode::Embed) {
+    CliOptions embed = options;
+    if (embed.pooling.empty())
+      embed.pooling = std::string(package.get("embedding.pooling"));
+    if (embed.pooling.empty()) // packages of tfmc before the key
+      embed.pooling = "mean";
+    return runEmbed(runner, tokenizer.get(), embed);
+  }
   if (options.stepsGiven || options.temperature != 1.0f ||
       options.topP != 1.0f || options.seedGiven) {
     std::fprintf(stderr, "error: -n, --temp, --top-p and --seed are for "

@@ -250,6 +250,8 @@ llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
   metadata["model.description"] = spec.description;
   if (!spec.note.empty())
     metadata["model.note"] = spec.note;
+  if (spec.config.kind == ModelKind::EncoderOnly)
+    metadata["embedding.pooling"] = spec.config.embeddingPooling;
   if (!writer.finish(layout.hash, metadata, error))
     return makeError(error);
   return llvm::Error::success();

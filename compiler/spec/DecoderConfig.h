@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tfmc {
@@ -124,6 +125,10 @@ struct DecoderConfig {
   /// MLP's form) + LayerNorm, then the token embedding (tied) plus a bias.
   /// Without it an encoder computes hidden states only (BertModel).
   bool maskedLmHead = false;
+  /// How an encoder's `--embed` pools its hidden states unless `--pooling`
+  /// says otherwise: "mean" or "cls", as the model was trained (a GGUF's
+  /// bert.pooling_type).
+  std::string embeddingPooling = "mean";
 };
 
 } // namespace tfmc

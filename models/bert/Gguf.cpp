@@ -9,8 +9,9 @@
 //   blk.N.layer_output_norm (the post-FFN LayerNorm).
 // The file does not record the activation: BertConfig's default, the exact
 // (erf) GELU, is what BERT checkpoints use. `bert.pooling_type` names the
-// pooling a sentence-transformers model was trained with; the executable's
-// --pooling picks it at run time, so it changes nothing compiled here.
+// pooling a sentence-transformers model was trained with: the executable's
+// --embed uses it unless --pooling picks another (it changes nothing
+// compiled).
 //
 //===----------------------------------------------------------------------===//
 #include "models/GgufLayout.h"
@@ -45,6 +46,20 @@ llvm::Expected<DecoderConfig> tfmc::bert::readGgufConfig(const Checkpoint &file)
         " (tfmc compiles BERT as a bidirectional encoder)");
   // llama.cpp's converter drops the masked-LM head.
   c.maskedLmHead = false;
+  // llama.cpp's pooling types: 0 none (token embeddings, which --embed
+  // still pools by its default), 1 mean, 2 cls; 3 (last) and 4 (rank, a
+  // reranker's classifier) are not BERT embedders tfmc builds.
+  if (config.isSet("bert.pooling_type")) {
+    auto pooling = config.nonNegative("bert.pooling_type");
+    if (!pooling)
+      return pooling.takeError();
+    if (*pooling > 2)
+      return llvm::createStringError(
+          "unsupported bert.pooling_type " + llvm::Twine(*pooling) + " in " +
+          config.describe() + " (supported: 0 none, 1 mean, 2 cls)");
+    if (*pooling == 2)
+      c.embeddingPooling = "cls";
+  }
   return c;
 }
 
