@@ -72,22 +72,22 @@ bool isPanelProjection(linalg::GenericOp op) {
   });
 }
 
-/// Whether `op` is the dequantizing projection of Q8_0 / Q4_0 panels that
+/// Whether `op` is the per-block dot product of Q8_0 / Q4_0 panels that
 /// the tfm.quantized_linear lowering writes: loops (panel, row, block,
-/// quant, lane), the output `[row, panel, lane]`, i8 quants among the
-/// inputs, static extents.
-bool isBlockPanelProjection(linalg::GenericOp op) {
+/// quant, lane) into `partial[row, panel, block, lane]`, i8 quants among
+/// the inputs, static extents.
+bool isBlockPartialProduct(linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1 || op.getNumLoops() != 5 ||
       !op.hasPureTensorSemantics())
     return false;
   using utils::IteratorType;
   SmallVector<IteratorType> expected = {
-      IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
+      IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
       IteratorType::reduction, IteratorType::parallel};
   if (op.getIteratorTypesArray() != expected)
     return false;
   AffineMap output = AffineMap::getMultiDimIdentityMap(5, op.getContext())
-                         .getSubMap({1, 0, 4});
+                         .getSubMap({1, 0, 2, 4});
   if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != output)
     return false;
   if (llvm::none_of(op.getDpsInputs(), [](Value input) {
@@ -97,6 +97,32 @@ bool isBlockPanelProjection(linalg::GenericOp op) {
   return llvm::all_of(op.getStaticLoopRanges(), [](int64_t extent) {
     return !ShapedType::isDynamic(extent);
   });
+}
+
+/// The per-block partial products that `op` scales and sums over blocks,
+/// loops (panel, row, block, lane) into the output `[row, panel, lane]`,
+/// when `op` is the second half of a Q8_0 / Q4_0 projection and the only
+/// reader of its partial products; null otherwise.
+linalg::GenericOp blockPartialsOfScaledSum(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 4 || !op.hasPureTensorSemantics())
+    return nullptr;
+  using utils::IteratorType;
+  SmallVector<IteratorType> expected = {
+      IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
+      IteratorType::parallel};
+  if (op.getIteratorTypesArray() != expected)
+    return nullptr;
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, op.getContext());
+  SmallVector<AffineMap> maps = {identity.getSubMap({1, 0, 2, 3}),
+                                 identity.getSubMap({0, 2, 3}),
+                                 identity.getSubMap({1, 0, 3})};
+  if (op.getIndexingMapsArray() != maps)
+    return nullptr;
+  auto partials = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+  if (!partials || !partials->hasOneUse() || !isBlockPartialProduct(partials))
+    return nullptr;
+  return partials;
 }
 
 /// The largest divisor of `extent` that is at most `limit` (at least 1).
@@ -143,12 +169,9 @@ FailureOr<linalg::GenericOp> tile(RewriterBase &rewriter, linalg::GenericOp op,
 
 /// Tiles one task's projection (all rows, a group of panels) into
 /// register tiles over the input features and vectorises the tile.
-/// Block-quantized panels (five loops) step one quant at a time as well.
 LogicalResult buildRegisterTile(RewriterBase &rewriter, linalg::GenericOp task,
                                 int64_t rows) {
   SmallVector<int64_t> sizes = {0, rows, 1, 0};
-  if (task.getNumLoops() == 5)
-    sizes = {0, rows, 1, 1, 0};
   FailureOr<linalg::GenericOp> kernel =
       tile(rewriter, task, sizes, scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(kernel))
@@ -175,6 +198,112 @@ LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::GenericOp op,
   if (failed(task))
     return op.emitOpError("could not be tiled over output panels");
   return buildRegisterTile(rewriter, *task, sizes.rows);
+}
+
+/// A Q8_0 / Q4_0 projection's scaled sum over blocks tiled with `sizes`,
+/// with its partial products (and their zero fill) fused into the tile.
+struct BlockTile {
+  linalg::GenericOp scaledSum;
+  linalg::GenericOp partials;
+};
+
+FailureOr<BlockTile> tileWithPartials(RewriterBase &rewriter,
+                                      linalg::GenericOp scaledSum,
+                                      ArrayRef<int64_t> sizes,
+                                      scf::SCFTilingOptions::LoopType loopType) {
+  linalg::GenericOp partials = blockPartialsOfScaledSum(scaledSum);
+  Value partialsInit = partials.getDpsInitOperand(0)->get();
+  auto partialsFill = partialsInit.getDefiningOp<linalg::FillOp>();
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(loopType);
+  tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *op = producer.getOwner();
+        if (op == partials.getOperation() || op == partialsFill.getOperation())
+          return scf::SCFTileAndFuseOptions::ControlFnResult{false};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(scaledSum);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(scaledSum.getOperation()), options);
+  if (failed(fused))
+    return failure();
+  rewriter.replaceAllUsesWith(
+      scaledSum->getResult(0),
+      fused->replacements.lookup(scaledSum->getResult(0)));
+  BlockTile tile;
+  for (Operation *op : fused->tiledAndFusedOps) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      continue;
+    if (isBlockPartialProduct(generic))
+      tile.partials = generic;
+    else if (generic->getParentOp() != scaledSum->getParentOp())
+      tile.scaledSum = generic;
+  }
+  if (!tile.partials || !tile.scaledSum)
+    return failure();
+  // The untiled partials and their fill are dead now (the slices that
+  // fusion replaced still read them until the cleanup below erases both).
+  rewriter.eraseOp(scaledSum);
+  return tile;
+}
+
+LogicalResult vectorizeInPlace(RewriterBase &rewriter, linalg::LinalgOp op) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (failed(vectorized))
+    return failure();
+  rewriter.replaceOp(op, vectorized->replacements);
+  return success();
+}
+
+/// The micro-kernel of a Q8_0 / Q4_0 projection: threads share groups of
+/// output panels; a register tile of rows steps over the blocks, and per
+/// block sums the products of its inputs with the widened quants one quant
+/// step at a time into zeroed partial accumulators, then adds each partial
+/// accumulator times the block's scales to the output accumulators. All
+/// accumulators stay in registers (after subset hoisting), and the scales
+/// are applied once per block instead of once per weight.
+LogicalResult buildBlockKernel(RewriterBase &rewriter,
+                               linalg::GenericOp scaledSum,
+                               int64_t accumulators, int64_t parallelTiles) {
+  SmallVector<int64_t> extents = scaledSum.getStaticLoopRanges();
+  // The partial accumulators take the registers of a float projection's
+  // accumulators: the output accumulators are touched once per block, so
+  // the compiler may keep them in memory without slowing the quant loop.
+  TileSizes sizes = chooseTileSizes(extents[kPanel], extents[kRow],
+                                    accumulators, parallelTiles);
+  FailureOr<BlockTile> task =
+      tileWithPartials(rewriter, scaledSum, {sizes.panels, 0, 0, 0},
+                       scf::SCFTilingOptions::LoopType::ForallOp);
+  if (failed(task))
+    return scaledSum.emitOpError("could not be tiled over output panels");
+  FailureOr<BlockTile> kernel =
+      tileWithPartials(rewriter, task->scaledSum, {0, sizes.rows, 1, 0},
+                       scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(kernel))
+    return scaledSum.emitOpError("could not be tiled into register tiles");
+  // The zero fill of the partial accumulators, once per block.
+  auto zeroPartials = kernel->partials.getDpsInitOperand(0)
+                          ->get()
+                          .getDefiningOp<linalg::FillOp>();
+  FailureOr<linalg::GenericOp> quantStep =
+      tile(rewriter, kernel->partials, {0, 0, 0, 1, 0},
+           scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(quantStep))
+    return scaledSum.emitOpError("block could not be tiled into quant steps");
+  if (failed(vectorizeInPlace(rewriter, *quantStep)) ||
+      failed(vectorizeInPlace(rewriter, kernel->scaledSum)) ||
+      (zeroPartials && failed(vectorizeInPlace(rewriter, zeroPartials))))
+    return scaledSum.emitOpError("register tile could not be vectorised");
+  return success();
 }
 
 /// A projection whose output columns only one elementwise op reads: a
@@ -486,6 +615,37 @@ int64_t accumulatorsForTarget(TargetAttr target) {
   return std::clamp<int64_t>(rows, 1, 8);
 }
 
+/// `transfer_read(transfer_write(splat, t))` where the in-bounds write
+/// covers all of `t`: every element read is the splat's, whatever the
+/// read's permutation (upstream folds only reads that match the write).
+/// This removes the zero fill of the partial accumulators, whose write and
+/// read differ in the unit dimensions they drop.
+struct ForwardWholeSplatWrite : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto write = read.getBase().getDefiningOp<vector::TransferWriteOp>();
+    if (!write || read.getMask() || write.getMask() ||
+        !isa<RankedTensorType>(write.getBase().getType()))
+      return failure();
+    auto tensorType = cast<RankedTensorType>(write.getBase().getType());
+    VectorType written = write.getVectorType();
+    if (!write.getPermutationMap().isIdentity() ||
+        written.getShape() != tensorType.getShape() ||
+        llvm::any_of(write.getIndices(),
+                     [](Value index) { return !isZeroInteger(index); }) ||
+        llvm::any_of(read.getInBoundsValues(), [](bool in) { return !in; }))
+      return failure();
+    SplatElementsAttr splat;
+    if (!matchPattern(write.getVector(), m_Constant(&splat)))
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        read, SplatElementsAttr::get(read.getVectorType(),
+                                     splat.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
 struct TfmCpuTileProjections
     : mlir::tfm::impl::TfmCpuTileProjectionsBase<TfmCpuTileProjections> {
   using TfmCpuTileProjectionsBase::TfmCpuTileProjectionsBase;
@@ -502,7 +662,7 @@ struct TfmCpuTileProjections
       accumulators = accumulatorsForTarget(getTarget(root));
     SmallVector<linalg::GenericOp> projections;
     root->walk([&](linalg::GenericOp op) {
-      if (isPanelProjection(op) || isBlockPanelProjection(op))
+      if (isPanelProjection(op) || blockPartialsOfScaledSum(op))
         projections.push_back(op);
     });
     if (projections.empty())
@@ -518,6 +678,11 @@ struct TfmCpuTileProjections
             return signalPassFailure();
           continue;
         }
+      }
+      if (blockPartialsOfScaledSum(op)) {
+        if (failed(buildBlockKernel(rewriter, op, accumulators, parallelTiles)))
+          return signalPassFailure();
+        continue;
       }
       if (failed(buildMicroKernel(rewriter, op, accumulators, parallelTiles)))
         return signalPassFailure();
@@ -550,6 +715,12 @@ struct TfmCpuTileProjections
     });
     for (LoopLikeOpInterface loop : loops)
       (void)hoistLoopInvariantSubsets(rewriter, loop);
+
+    // Hoisted out of the quant loop, the read of the zeroed partial
+    // accumulators reads the zero fill: it becomes the zero vector.
+    RewritePatternSet forwarding(&getContext());
+    forwarding.add<ForwardWholeSplatWrite>(&getContext());
+    (void)applyPatternsGreedily(root, std::move(forwarding));
   }
 };
 

@@ -126,14 +126,18 @@ Value panelsToColumns(OpBuilder &b, Location loc, Value product,
 }
 
 /// Q8_0 / Q4_0 panels (see tfm.global_weight's `block_quant`):
-/// `out[s, p, j] = sum_{b, i} x[s, b * 32 + i] * q[p, b, i, j] * d[p, b, j]`
-/// over loops (p, s, b, i, j), the weight dequantized in the body (widen
-/// the int8, or the nibble minus 8, and multiply by the f32 scale: exact,
-/// so each term is the f32 product with the dequantized weight). A Q4_0
-/// byte holds columns `b * 32 + i` and `b * 32 + 16 + i`: the body takes
-/// both, with the two halves of the block's inputs as two operands.
-/// tfm-cpu-tile-projections turns this form into register-blocked
-/// micro-kernels that read each byte once.
+/// `out[s, p, j] = sum_b d[p, b, j] * (sum_i x[s, b * 32 + i] * q[p, b, i, j])`
+/// as two contractions: the per-block dot products of the inputs with the
+/// quants (widened int8, or nibble minus 8: exact in f32), loops
+/// (p, s, b, i, j) into `partial[s, p, b, j]`, then their sum over blocks,
+/// each scaled once by its block's f32 scale, loops (p, s, b, j). Scaling
+/// once per block rather than per weight takes a multiplication out of the
+/// innermost loop; the result is the dot product with the dequantized
+/// weights `q * d`, summed in another order. A Q4_0 byte holds columns
+/// `b * 32 + i` and `b * 32 + 16 + i`: the body takes both, with the two
+/// halves of the block's inputs as two operands. tfm-cpu-tile-projections
+/// fuses the two into register-blocked micro-kernels that read each byte
+/// once and keep the partial sums in registers.
 Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
                          Value scales, StringRef format, int64_t outputs,
                          Value bias) {
@@ -167,33 +171,29 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
     }
   }
   inputs.push_back(quants);
-  inputs.push_back(scales);
-  Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
   // Loops (p, s, b, i, j).
-  SmallVector<AffineMap> maps(inputs.size() - 2,
+  SmallVector<AffineMap> maps(inputs.size() - 1,
                               projection(context, 5, {1, 2, 3}));
   maps.push_back(projection(context, 5, {0, 2, 3, 4}));
-  maps.push_back(projection(context, 5, {0, 2, 4}));
-  maps.push_back(projection(context, 5, {1, 0, 4}));
+  maps.push_back(projection(context, 5, {1, 0, 2, 4}));
   SmallVector<utils::IteratorType> loops = {
       utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::reduction,
+      utils::IteratorType::parallel, utils::IteratorType::reduction,
       utils::IteratorType::parallel};
-  Value product =
+  Value partialInit =
+      filledTensor(b, loc, {rows, numPanels, blocks, width}, 0.0);
+  Value partial =
       linalg::GenericOp::create(
-          b, loc, init.getType(), inputs, init, maps, loops,
+          b, loc, partialInit.getType(), inputs, partialInit, maps, loops,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value byte = args[args.size() - 3];
-            Value scale =
-                arith::ExtFOp::create(nb, nloc, f32, args[args.size() - 2]);
+            Value byte = args[args.size() - 2];
             Value acc = args.back();
-            auto weight = [&](Value quant) {
-              Value value = arith::SIToFPOp::create(nb, nloc, f32, quant);
-              return arith::MulFOp::create(nb, nloc, value, scale);
+            auto widen = [&](Value quant) {
+              return arith::SIToFPOp::create(nb, nloc, f32, quant);
             };
             Value term;
             if (!nibbles) {
-              term = arith::MulFOp::create(nb, nloc, args[0], weight(byte));
+              term = arith::MulFOp::create(nb, nloc, args[0], widen(byte));
             } else {
               Type i8 = byte.getType();
               auto constant = [&](int64_t value) {
@@ -206,10 +206,29 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
               high = arith::SubIOp::create(nb, nloc, high, constant(8));
               term = arith::AddFOp::create(
                   nb, nloc,
-                  arith::MulFOp::create(nb, nloc, args[0], weight(low)),
-                  arith::MulFOp::create(nb, nloc, args[1], weight(high)));
+                  arith::MulFOp::create(nb, nloc, args[0], widen(low)),
+                  arith::MulFOp::create(nb, nloc, args[1], widen(high)));
             }
             yield(nb, nloc, arith::AddFOp::create(nb, nloc, acc, term));
+          })
+          .getResult(0);
+
+  // Loops (p, s, b, j): each block's partial sum times its scale.
+  Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
+  SmallVector<AffineMap> scaleMaps = {projection(context, 4, {1, 0, 2, 3}),
+                                      projection(context, 4, {0, 2, 3}),
+                                      projection(context, 4, {1, 0, 3})};
+  SmallVector<utils::IteratorType> scaleLoops = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  Value product =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange{partial, scales}, init, scaleMaps,
+          scaleLoops,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value scale = arith::ExtFOp::create(nb, nloc, f32, args[1]);
+            Value term = arith::MulFOp::create(nb, nloc, args[0], scale);
+            yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[2], term));
           })
           .getResult(0);
   return panelsToColumns(b, loc, product, outputs, bias);
