@@ -4,7 +4,14 @@
 // over the target tokens whose every layer attends to the encoder's output
 // (cross-attention). Each stack has its own layers, final norm and relative
 // position bias (`encoder.layers.N...`, `decoder.layers.N...`); the token
-// embedding and the LM head are shared.
+// embedding and the LM head are shared. The canonical names
+// (compiler/spec/ModelSpec.h) of a stack's weights are prefixed with it,
+// and each stack has a relative position bias table:
+//   encoder.layers.N.attn.wq ..., encoder.final_norm.weight
+//   encoder.relative_bias, decoder.relative_bias [buckets, heads]
+//   decoder.layers.N.cross_attn_norm.weight      [dim]
+//   decoder.layers.N.cross_attn.wq/wk/wv         [heads*hd, dim]
+//   decoder.layers.N.cross_attn.wo               [dim, heads*hd]
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_BUILDERS_ENCODERDECODERSKELETON_H
