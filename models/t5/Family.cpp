@@ -31,14 +31,19 @@ class T5Family final : public ModelFamily {
 public:
   llvm::StringRef name() const override { return "t5"; }
   llvm::StringRef huggingFaceModelType() const override { return "t5"; }
+  llvm::StringRef ggufArchitecture() const override { return "t5"; }
 
   llvm::Expected<DecoderConfig>
   readConfig(const Checkpoint &file) const override {
+    if (file.format == CheckpointFormat::Gguf)
+      return t5::readGgufConfig(file);
     return t5::readHuggingFaceConfig(file);
   }
   llvm::Expected<WeightMap>
   mapWeights(const Checkpoint &file,
              const DecoderConfig &config) const override {
+    if (file.format == CheckpointFormat::Gguf)
+      return t5::mapGgufWeights(file, config);
     return t5::mapHuggingFaceWeights(file, config);
   }
 

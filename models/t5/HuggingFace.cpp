@@ -219,11 +219,18 @@ tfmc::t5::mapHuggingFaceWeights(const Checkpoint &file,
   }
   // A tied head's copy of `shared`, when the file keeps it.
   ignoreTensors(table, {"lm_head.weight"}, -1);
+  if (auto err = foldTiedHeadScale(config, weights))
+    return std::move(err);
+  return std::move(weights);
+}
+
+llvm::Error tfmc::t5::foldTiedHeadScale(const DecoderConfig &config,
+                                        WeightMap &weights) {
   std::string finalNorm =
-      stackWeightName("decoder", weightName(R::FinalNormWeight));
+      stackWeightName("decoder", weightName(WeightRole::FinalNormWeight));
   auto folded = scaled(weights[finalNorm], 1.0f / std::sqrt(float(config.dim)));
   if (!folded)
     return folded.takeError();
   weights[finalNorm] = std::move(*folded);
-  return std::move(weights);
+  return llvm::Error::success();
 }

@@ -15,6 +15,16 @@ llvm::Expected<DecoderConfig> readHuggingFaceConfig(const Checkpoint &file);
 llvm::Expected<WeightMap> mapHuggingFaceWeights(const Checkpoint &file,
                                                 const DecoderConfig &config);
 
+/// llama.cpp's `t5` GGUF files.
+llvm::Expected<DecoderConfig> readGgufConfig(const Checkpoint &file);
+llvm::Expected<WeightMap> mapGgufWeights(const Checkpoint &file,
+                                         const DecoderConfig &config);
+
+/// A tied head reads the decoder's output scaled by d_model^-0.5: the
+/// factor is folded into the decoder's final norm weight, which multiplies
+/// that output anyway.
+llvm::Error foldTiedHeadScale(const DecoderConfig &config, WeightMap &weights);
+
 std::vector<Preset> presets();
 TokenizerSpec presetTokenizer();
 
