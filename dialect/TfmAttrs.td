@@ -183,7 +183,10 @@ def Tfm_EntriesAttr : Tfm_Attr<"Entries", "entries"> {
     `prefill_chunk` tokens, and `decode`, which runs one; the KV cache holds
     `context_length` positions. An encoder has `encode` alone, which runs
     `context_length` tokens (the sequence it was compiled for) with no
-    cache, and no `prefill_chunk`.
+    cache, and no `prefill_chunk`. An encoder-decoder has all three:
+    `encode` runs the `context_length` source tokens once and stores each
+    decoder layer's cross-attention keys and values in the cache, `prefill`
+    and `decode` run the target tokens.
     Later stages find the entries by these symbols, never by their names.
     ```mlir
     module attributes {tfm.entries = #tfm.entries<prefill = @prefill,
@@ -203,7 +206,8 @@ def Tfm_EntriesAttr : Tfm_Attr<"Entries", "entries"> {
     /// Every entry point the module has, in a fixed order.
     ::llvm::SmallVector<::mlir::FlatSymbolRefAttr, 3> getEntryPoints() const;
     /// True for an encoder's entries (`encode`, no cache).
-    bool isEncoder() const { return static_cast<bool>(getEncode()); }
+    bool isEncoder() const { return getEncode() && !getPrefill(); }
+    bool isEncoderDecoder() const { return getEncode() && getPrefill(); }
   }];
 }
 

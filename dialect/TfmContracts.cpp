@@ -34,8 +34,10 @@ EntriesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (contextLength <= 0)
     return emitError() << "context_length must be positive, got "
                        << contextLength;
-  if (encode) {
-    if (prefill || decode || prefillChunk != 0)
+  // An encoder-decoder has all three: encode runs the source once, prefill
+  // and decode the target.
+  if (encode && !prefill && !decode) {
+    if (prefillChunk != 0)
       return emitError() << "an encoder's entries (encode) take no prefill, "
                             "decode or prefill_chunk";
     return success();

@@ -2,6 +2,7 @@
 #include "models/Family.h"
 
 #include "compiler/builders/DecoderSkeleton.h"
+#include "compiler/builders/EncoderDecoderSkeleton.h"
 #include "compiler/builders/EncoderSkeleton.h"
 
 using namespace tfmc;
@@ -9,8 +10,12 @@ using namespace tfmc;
 ModelFamily::~ModelFamily() = default;
 
 void ModelFamily::buildGraph(NetworkBuilder &net) const {
-  if (net.config().kind == ModelKind::EncoderOnly)
-    buildEncoderOnly(net);
-  else
-    buildDecoderOnly(net);
+  switch (net.config().kind) {
+  case ModelKind::EncoderOnly:
+    return buildEncoderOnly(net);
+  case ModelKind::EncoderDecoder:
+    return buildEncoderDecoder(net);
+  case ModelKind::DecoderOnly:
+    return buildDecoderOnly(net);
+  }
 }

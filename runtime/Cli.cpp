@@ -41,6 +41,7 @@ const FlagSpec kFlags[] = {
     {"--far-position", true, kBench}, {"--threads", true, kAll},
     {"--dump-logits", true, kDump},   {"--token-ids", true, kDump | kEmbed},
     {"--decode-only", false, kDump},  {"--info", false, kInfo},
+    {"--source-ids", true, kDump},
     {"--verify-weights", false, kAll},
     {"--json", false, kGenerate},     {"--embed", false, kEmbed},
     {"--pooling", true, kEmbed},
@@ -121,15 +122,15 @@ bool parseSeed(const std::string &text, uint64_t &out, std::string &error) {
 }
 
 /// Parses "1,5,9" into ids; ids are checked against the vocabulary later.
-bool parseTokenIds(const std::string &text, std::vector<int> &ids,
-                   std::string &error) {
+bool parseTokenIds(const std::string &flag, const std::string &text,
+                   std::vector<int> &ids, std::string &error) {
   ids.clear();
   size_t start = 0;
   while (true) {
     size_t comma = text.find(',', start);
     std::string item = text.substr(start, comma - start);
     long long id = 0;
-    if (!parseInt("--token-ids", item, 0, INT32_MAX, id, error))
+    if (!parseInt(flag, item, 0, INT32_MAX, id, error))
       return false;
     ids.push_back(static_cast<int>(id));
     if (comma == std::string::npos)
@@ -196,7 +197,9 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
   } else if (name == "--dump-logits") {
     options.dumpPath = value;
   } else if (name == "--token-ids") {
-    return parseTokenIds(value, options.tokenIds, error);
+    return parseTokenIds(name, value, options.tokenIds, error);
+  } else if (name == "--source-ids") {
+    return parseTokenIds(name, value, options.sourceIds, error);
   } else if (name == "--decode-only") {
     options.decodeOnly = true;
   } else if (name == "--verify-weights") {
@@ -356,6 +359,16 @@ std::string usageText(const std::string &program) {
          "  --dump-logits writes an encoder's masked-LM logits (hidden states "
          "without a head);\n"
          "  --bench times encode calls of --prompt-tokens tokens.\n"
+         "Encoder-decoders (T5):\n"
+         "  " + program +
+         " --prompt TEXT [-n N] [--temp T] ...\n"
+         "      Encode TEXT and print up to N tokens (default 256) that the "
+         "decoder\n"
+         "      writes from its start token, stopping at end of sequence.\n"
+         "  " + program +
+         " --dump-logits FILE --source-ids 5,9,1 --token-ids 0,7,3\n"
+         "      Encode the source ids, then dump the decoder's logits for "
+         "--token-ids.\n"
          "  " + program + " --info      Print the model's shapes and "
          "description.\n"
          "  " + program + " --help      Print this text.\n"

@@ -51,6 +51,9 @@ struct CliOptions {
   // Logit dump.
   std::string dumpPath;
   std::vector<int> tokenIds;
+  /// An encoder-decoder's encoder input (--source-ids); tokenIds are then
+  /// the decoder's.
+  std::vector<int> sourceIds;
   bool decodeOnly = false;
 };
 

@@ -18,6 +18,10 @@
 // calls this file only for decoders (tfm_model.kind).
 #pragma weak tfm_prefill
 #pragma weak tfm_decode
+// Defined by encoder-decoders only (tfm_model.kind).
+#pragma weak tfm_seq2seq_encode
+#pragma weak tfm_seq2seq_prefill
+#pragma weak tfm_seq2seq_decode
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "--dump-logits writes host floats and promises little-endian output"
@@ -93,6 +97,50 @@ bool ModelRunner::allocate(std::string &error) {
   return true;
 }
 
+bool ModelRunner::encodeSource(const int32_t *ids, int count,
+                               std::string &error) {
+  if (count < 1 || count > context()) {
+    error = "error: the source is " + std::to_string(count) +
+            " tokens but the encoder's context is " +
+            std::to_string(context()) + " tokens";
+    return false;
+  }
+  for (int i = 0; i < count; ++i) {
+    if (ids[i] < 0 || ids[i] >= vocab()) {
+      error = "error: source token " + std::to_string(ids[i]) +
+              " is outside the model's vocabulary of " +
+              std::to_string(vocab());
+      return false;
+    }
+  }
+  // Padding ids are harmless: no real position attends to them (ModelABI.h).
+  sourceTokens_.assign(info_.context_length, 0);
+  std::copy(ids, ids + count, sourceTokens_.begin());
+  sourceLength_ = count;
+  tfm_seq2seq_encode(weights_, sourceTokens_.data(), sourceLength_,
+                     cache_.get(), scratch_.get());
+  return true;
+}
+
+void ModelRunner::prefill(int64_t pos, int64_t count) {
+  if (isSeq2Seq())
+    tfm_seq2seq_prefill(weights_, chunkTokens_.data(), pos, count,
+                        sourceLength_, cache_.get(), logits_.data(),
+                        scratch_.get());
+  else
+    tfm_prefill(weights_, chunkTokens_.data(), pos, count, cache_.get(),
+                logits_.data(), scratch_.get());
+}
+
+void ModelRunner::decode(const int32_t *token, int64_t pos) {
+  if (isSeq2Seq())
+    tfm_seq2seq_decode(weights_, token, pos, sourceLength_, cache_.get(),
+                       logits_.data(), scratch_.get());
+  else
+    tfm_decode(weights_, token, pos, cache_.get(), logits_.data(),
+               scratch_.get());
+}
+
 const float *ModelRunner::feed(const int32_t *tokens, int count, int64_t pos,
                                bool decodeOnly, std::vector<float> *allLogits) {
   const int64_t chunk = info_.prefill_chunk;
@@ -116,19 +164,16 @@ const float *ModelRunner::feed(const int32_t *tokens, int count, int64_t pos,
       // more real token: the same prefill code, so --dump-logits checks it.
       // A chunk that more tokens follow needs none: count 0 skips them.
       if (!allLogits && rows < remaining) {
-        tfm_prefill(weights_, chunkTokens_.data(), at, 0, cache_.get(),
-                    logits_.data(), scratch_.get());
+        prefill(at, 0);
       } else {
         for (int real = allLogits ? 1 : rows; real <= rows; ++real) {
-          tfm_prefill(weights_, chunkTokens_.data(), at, real, cache_.get(),
-                      logits_.data(), scratch_.get());
+          prefill(at, real);
           keep();
         }
       }
       done += rows;
     } else {
-      tfm_decode(weights_, tokens + done, at, cache_.get(), logits_.data(),
-                 scratch_.get());
+      decode(tokens + done, at);
       keep();
       done += 1;
     }
@@ -196,6 +241,18 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
+  // An encoder-decoder reads the prompt with its encoder and writes its
+  // answer from the decoder's start token: only the answer is printed.
+  bool seq2seq = runner.isSeq2Seq();
+  if (seq2seq) {
+    if (!runner.encodeSource(ids.data(), static_cast<int>(ids.size()),
+                             error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 1;
+    }
+    ids.assign(1, static_cast<int32_t>(runner.info().decoder_start_token));
+    bos = -1;
+  }
   SamplerOptions samplerOptions;
   samplerOptions.temperature = options.temperature;
   samplerOptions.topK = options.topK;
@@ -207,7 +264,8 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
   int sampleVocab = std::min(runner.vocab(), tokenizer.vocabSize());
 
   std::unique_ptr<Detokenizer> detokenizer = tokenizer.detokenizer();
-  emitPrompt(*detokenizer, ids);
+  if (!seq2seq)
+    emitPrompt(*detokenizer, ids);
   const float *logits =
       runner.feed(ids.data(), static_cast<int>(ids.size()), 0, false);
   std::vector<float> scratch(runner.vocab());
@@ -328,6 +386,18 @@ int runBench(ModelRunner &runner, const CliOptions &options, int threads) {
       return 1;
     }
   }
+  // An encoder-decoder's decoder attends to a source: one of the prompt's
+  // length (the encoder's own time is not measured).
+  if (runner.isSeq2Seq()) {
+    std::vector<int32_t> source = syntheticIds(
+        static_cast<size_t>(std::min(promptTokens, context)), runner.vocab());
+    std::string error;
+    if (!runner.encodeSource(source.data(), static_cast<int>(source.size()),
+                             error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 1;
+    }
+  }
   bool capped = static_cast<int64_t>(promptTokens) + decodeTokens > context;
   if (capped) {
     // Shrink both phases in proportion so a small context still measures
@@ -404,6 +474,26 @@ int runBench(ModelRunner &runner, const CliOptions &options, int threads) {
 //===----------------------------------------------------------------------===//
 
 int runDumpLogits(ModelRunner &runner, const CliOptions &options) {
+  if (runner.isSeq2Seq() != !options.sourceIds.empty()) {
+    std::fprintf(stderr,
+                 runner.isSeq2Seq()
+                     ? "error: this model is an encoder-decoder: --dump-logits "
+                       "needs --source-ids (the encoder's input) as well as "
+                       "--token-ids (the decoder's)\n"
+                     : "error: --source-ids is for encoder-decoder models "
+                       "(T5); this model is a decoder\n");
+    return 1;
+  }
+  if (runner.isSeq2Seq()) {
+    std::vector<int32_t> source(options.sourceIds.begin(),
+                                options.sourceIds.end());
+    std::string error;
+    if (!runner.encodeSource(source.data(), static_cast<int>(source.size()),
+                             error)) {
+      std::fprintf(stderr, "%s (--source-ids)\n", error.c_str());
+      return 1;
+    }
+  }
   const std::vector<int> &given = options.tokenIds;
   if (given.size() > static_cast<size_t>(runner.context())) {
     std::fprintf(stderr,

@@ -45,17 +45,33 @@ public:
   const float *feed(const int32_t *tokens, int count, int64_t pos,
                     bool decodeOnly, std::vector<float> *allLogits = nullptr);
 
+  /// An encoder-decoder (T5): whether feed() runs the decoder, which needs
+  /// encodeSource() first.
+  bool isSeq2Seq() const { return info_.kind == TFM_KIND_ENCODER_DECODER; }
+  /// Runs the encoder over the `count` source ids (padded to the context)
+  /// and stores every cross-attention's keys and values, which later
+  /// feed() calls read. Returns false with `error` set when the ids do not
+  /// fit the context or the vocabulary.
+  bool encodeSource(const int32_t *ids, int count, std::string &error);
+
 private:
+  void prefill(int64_t pos, int64_t count);
+  void decode(const int32_t *token, int64_t pos);
+
   tfm_model_info info_;
   const uint8_t *weights_;
   std::unique_ptr<void, FreeDeleter> cache_; ///< f32 or f16, cache_bytes
   ScratchBuffer scratch_; ///< the entries' intermediates
   std::vector<float> logits_;         ///< [prefill_chunk][vocab] or [vocab].
   std::vector<int32_t> chunkTokens_;  ///< One prefill chunk, zero-padded.
+  std::vector<int32_t> sourceTokens_; ///< An encoder-decoder's, padded.
+  int64_t sourceLength_ = 0;          ///< Its real tokens.
 };
 
-/// Text generation: prints the prompt, then streams sampled pieces. Returns
-/// the process exit code; errors go to stderr.
+/// Text generation: prints the prompt, then streams sampled pieces (an
+/// encoder-decoder encodes the prompt and streams the decoder's text from
+/// decoder_start_token). Returns the process exit code; errors go to
+/// stderr.
 int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
                 int eos, const CliOptions &options);
 

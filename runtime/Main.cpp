@@ -75,6 +75,9 @@ int printInfo(const Package &package, const std::string &path) {
     std::printf("kind: encoder (hidden %u, %s)\n", tfm_model.hidden_size,
                 tfm_model.encode_logits ? "masked-LM head"
                                         : "no masked-LM head");
+  else if (tfm_model.kind == TFM_KIND_ENCODER_DECODER)
+    std::printf("kind: encoder-decoder (decoder start token %u)\n",
+                tfm_model.decoder_start_token);
   else
     std::printf("kind: decoder\n");
   std::printf("tokenizer: %s\n", tokenizer.empty() ? "(none)"
@@ -197,8 +200,11 @@ int main(int argc, char **argv) {
     return runEncoder(package, path, options);
   if (options.mode == CliMode::Embed || options.json) {
     std::fprintf(stderr, "error: %s is for encoder models (BERT); this model "
-                         "is a decoder\n",
-                 options.json ? "--json" : "--embed");
+                         "is %s\n",
+                 options.json ? "--json" : "--embed",
+                 tfm_model.kind == TFM_KIND_ENCODER_DECODER
+                     ? "an encoder-decoder"
+                     : "a decoder");
     return 1;
   }
 

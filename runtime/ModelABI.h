@@ -18,12 +18,15 @@ extern "C" {
  * contract changes (3: tfm_prefill accepts count == 0; 4: the entries take
  * the caller's scratch, tfm_model_info publishes its size and alignment;
  * 5: encoders, kind, hidden_size, encode_logits and tfm_encode; 6: the
- * cache's size in bytes and its element type, an untyped cache pointer). */
-#define TFM_ABI_VERSION 6
+ * cache's size in bytes and its element type, an untyped cache pointer;
+ * 7: encoder-decoders, decoder_start_token and the tfm_seq2seq_ entries). */
+#define TFM_ABI_VERSION 7
 
 /* tfm_model_info.kind: which entries the object defines. */
 #define TFM_KIND_DECODER 0 /* tfm_prefill and tfm_decode */
 #define TFM_KIND_ENCODER 1 /* tfm_encode */
+/* tfm_seq2seq_encode, tfm_seq2seq_prefill and tfm_seq2seq_decode */
+#define TFM_KIND_ENCODER_DECODER 2
 
 typedef struct tfm_model_info {
   uint32_t abi_version;    /* TFM_ABI_VERSION of the compiler that emitted it */
@@ -39,6 +42,7 @@ typedef struct tfm_model_info {
   uint32_t hidden_size;    /* features of an encoder's hidden states */
   uint32_t encode_logits;  /* 1: tfm_encode also writes masked-LM logits */
   uint32_t cache_element_bytes; /* 4: f32 keys and values, 2: f16 */
+  uint32_t decoder_start_token; /* an encoder-decoder's first target token */
 } tfm_model_info;
 
 /* Compile-time facts about the compiled model. */
@@ -78,6 +82,25 @@ void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
  * positions hold meaningless values. */
 void tfm_encode(const uint8_t *weights, const int32_t *tokens, int64_t length,
                 float *hidden, float *logits, uint8_t *scratch);
+
+/* Encoder-decoders (kind TFM_KIND_ENCODER_DECODER, T5) define these
+ * instead. tfm_seq2seq_encode runs the encoder over the context_length
+ * source tokens of `tokens`, of which the first `source_length` (1 <=
+ * source_length <= context_length) are real, and stores every decoder
+ * layer's cross-attention keys and values in `cache`, once per source.
+ * tfm_seq2seq_prefill and tfm_seq2seq_decode then run target tokens as
+ * tfm_prefill and tfm_decode do, their cross-attention reading the first
+ * `source_length` stored rows: pass the source_length of the last
+ * tfm_seq2seq_encode on this cache. Target positions start at 0 (the
+ * decoder_start_token). */
+void tfm_seq2seq_encode(const uint8_t *weights, const int32_t *tokens,
+                        int64_t source_length, void *cache, uint8_t *scratch);
+void tfm_seq2seq_prefill(const uint8_t *weights, const int32_t *tokens,
+                         int64_t pos, int64_t count, int64_t source_length,
+                         void *cache, float *logits, uint8_t *scratch);
+void tfm_seq2seq_decode(const uint8_t *weights, const int32_t *token,
+                        int64_t pos, int64_t source_length, void *cache,
+                        float *logits, uint8_t *scratch);
 
 #ifdef __cplusplus
 }

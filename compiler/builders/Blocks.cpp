@@ -154,6 +154,10 @@ Value tfmc::mlpBlock(NetworkBuilder &net, Value h) {
                      projection(net, h, WeightRole::WUp, bias(WeightRole::BUp)),
                      c.mlp == MlpKind::GeluErf);
     break;
+  case MlpKind::Relu:
+    inner = net.relu(net.at("ffn.relu"),
+                     projection(net, h, WeightRole::WUp, bias(WeightRole::BUp)));
+    break;
   }
   return projection(net, inner, WeightRole::WDown, bias(WeightRole::BDown));
 }

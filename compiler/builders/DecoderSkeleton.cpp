@@ -2,6 +2,7 @@
 #include "compiler/builders/DecoderSkeleton.h"
 
 #include "compiler/builders/Blocks.h"
+#include "compiler/builders/EncoderDecoderSkeleton.h"
 
 using namespace mlir;
 using namespace tfmc;
@@ -56,11 +57,19 @@ llvm::Error tfmc::checkDecoderConfig(const DecoderConfig &c,
     return fail("a masked-LM head needs LayerNorm norms");
   if (!encoder && c.normPlacement == NormPlacement::PostNorm)
     return fail("post-norm blocks are built for encoders only");
+  bool encoderDecoder = c.kind == ModelKind::EncoderDecoder;
+  if (encoderDecoder)
+    return checkEncoderDecoderConfig(c, where);
+  if (c.position == PositionKind::RelativeBias)
+    return fail("relative position biases are built for encoder-decoders "
+                "only");
   return llvm::Error::success();
 }
 
 std::map<std::string, weights::Shape>
 tfmc::decoderWeightShapes(const DecoderConfig &c) {
+  if (c.kind == ModelKind::EncoderDecoder)
+    return encoderDecoderWeightShapes(c);
   std::map<std::string, weights::Shape> shapes;
   auto add = [&](WeightRole role, int64_t layer = -1) {
     shapes[weightName(role, layer)] = weightShape(c, role);

@@ -26,22 +26,36 @@ NetworkBuilder::NetworkBuilder(ModuleOp module, const DecoderConfig &config,
   offset_ = arith::ConstantIndexOp::create(builder_, named("positions"), 0);
 }
 
+Value NetworkBuilder::addTokensArgument() {
+  Type tokensType = tokens_.getType();
+  Value tokens = forward_.getBody().front().addArgument(tokensType,
+                                                        forward_.getLoc());
+  SmallVector<Type> inputs(forward_.getArgumentTypes());
+  inputs.push_back(tokensType);
+  forward_.setType(FunctionType::get(builder_.getContext(), inputs,
+                                     forward_.getResultTypes()));
+  return tokens;
+}
+
 Location NetworkBuilder::named(llvm::StringRef name) {
   return NameLoc::get(builder_.getStringAttr(name));
 }
 
 Location NetworkBuilder::at(llvm::StringRef what) {
   if (layer_ < 0)
-    return named(what);
-  return named("layers." + std::to_string(layer_) + "." + what.str());
+    return named(stackWeightName(stack_, what));
+  return named(stackWeightName(
+      stack_, "layers." + std::to_string(layer_) + "." + what.str()));
 }
 
 Location NetworkBuilder::at(WeightRole role) {
-  return named(weightName(role, isLayerRole(role) ? layer_ : -1));
+  return named(
+      stackWeightName(stack_, weightName(role, isLayerRole(role) ? layer_ : -1)));
 }
 
 Value NetworkBuilder::weight(WeightRole role) {
-  std::string name = weightName(role, isLayerRole(role) ? layer_ : -1);
+  std::string name = stackWeightName(
+      stack_, weightName(role, isLayerRole(role) ? layer_ : -1));
   auto found = weights_.find(name);
   if (found != weights_.end())
     return found->second;
@@ -142,23 +156,34 @@ Value NetworkBuilder::rope(Location loc, Value x, int64_t headDim, float theta,
 Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
                                 int64_t numHeads, int64_t numKVHeads,
                                 int64_t window, Value slopes) {
-  mlir::MLIRContext *context = builder_.getContext();
-  bool encoder = config_.kind == ModelKind::EncoderOnly;
-  auto mask = window > 0 ? mlir::tfm::MaskKind::sliding_window
+  AttentionKind kind;
+  kind.window = window;
+  kind.slopes = slopes;
+  kind.mask = window > 0 ? mlir::tfm::MaskKind::sliding_window
                          : mlir::tfm::MaskKind::causal;
-  if (encoder)
-    mask = mlir::tfm::MaskKind::bidirectional;
+  if (config_.kind == ModelKind::EncoderOnly) {
+    kind.mask = mlir::tfm::MaskKind::bidirectional;
+    kind.cache = mlir::tfm::CacheRole::none;
+  }
+  return attention(loc, q, k, v, numHeads, numKVHeads, kind);
+}
+
+Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
+                                int64_t numHeads, int64_t numKVHeads,
+                                const AttentionKind &kind) {
+  mlir::MLIRContext *context = builder_.getContext();
+  auto optional = [&](int64_t value) {
+    return value > 0 ? builder_.getI64IntegerAttr(value) : mlir::IntegerAttr();
+  };
   return mlir::tfm::AttentionOp::create(
-      builder_, loc, q, k, v, offset_, slopes, /*relative_bias=*/Value(),
+      builder_, loc, q, k, v, offset_, kind.slopes, kind.relativeBias,
       builder_.getI64IntegerAttr(numHeads),
       builder_.getI64IntegerAttr(numKVHeads),
-      mlir::tfm::MaskKindAttr::get(context, mask),
-      window > 0 ? builder_.getI64IntegerAttr(window) : mlir::IntegerAttr(),
-      mlir::tfm::CacheRoleAttr::get(context, encoder
-                                                 ? mlir::tfm::CacheRole::none
-                                                 : mlir::tfm::CacheRole::self),
-      /*ring=*/mlir::IntegerAttr(), /*max_distance=*/mlir::IntegerAttr(),
-      /*scale=*/mlir::FloatAttr());
+      mlir::tfm::MaskKindAttr::get(context, kind.mask), optional(kind.window),
+      mlir::tfm::CacheRoleAttr::get(context, kind.cache),
+      /*ring=*/mlir::IntegerAttr(), optional(kind.maxDistance),
+      kind.scale > 0 ? builder_.getF32FloatAttr(kind.scale)
+                     : mlir::FloatAttr());
 }
 
 Value NetworkBuilder::constantVector(Location loc,
@@ -179,6 +204,10 @@ Value NetworkBuilder::mul(Location loc, Value lhs, Value rhs) {
 
 Value NetworkBuilder::silu(Location loc, Value x) {
   return mlir::tfm::SiluOp::create(builder_, loc, x);
+}
+
+Value NetworkBuilder::relu(Location loc, Value x) {
+  return mlir::tfm::ReluOp::create(builder_, loc, x);
 }
 
 Value NetworkBuilder::gelu(Location loc, Value x, bool exact) {

@@ -20,6 +20,17 @@
 
 namespace tfmc {
 
+/// What an attention op is beyond its operands and head counts.
+struct AttentionKind {
+  mlir::tfm::MaskKind mask = mlir::tfm::MaskKind::causal;
+  mlir::tfm::CacheRole cache = mlir::tfm::CacheRole::self;
+  int64_t window = 0;         ///< > 0: a sliding window
+  mlir::Value slopes;         ///< ALiBi slopes, or null
+  mlir::Value relativeBias;   ///< T5's [buckets, heads] table, or null
+  int64_t maxDistance = 0;    ///< of the relative bias's buckets
+  float scale = 0.0f;         ///< > 0: the score factor; 0: 1/sqrt(head_dim)
+};
+
 class NetworkBuilder {
 public:
   /// Creates `func.func @forward(tensor<sequence x i32>) -> logits` at the
@@ -37,8 +48,16 @@ public:
   /// Canonical names of the weights declared so far.
   const llvm::StringSet<> &declaredWeights() const { return declared_; }
 
+  /// Appends a second token-ids argument (an encoder-decoder's decoder
+  /// tokens; the first is then the encoder's) of the same length.
+  mlir::Value addTokensArgument();
+
   /// Ops from here on belong to `layer` (-1: outside the layers).
   void setLayer(int64_t layer) { layer_ = layer; }
+  /// Weights and locations from here on belong to the stack `stack` of an
+  /// encoder-decoder ("encoder", "decoder"; empty: shared by both), which
+  /// prefixes their names: `encoder.layers.3.attn.wq`.
+  void setStack(llvm::StringRef stack) { stack_ = stack.str(); }
   int64_t layer() const { return layer_; }
   /// The location `what` in the current layer: "layers.3.<what>".
   mlir::Location at(llvm::StringRef what);
@@ -75,11 +94,16 @@ public:
   mlir::Value attention(mlir::Location loc, mlir::Value q, mlir::Value k,
                         mlir::Value v, int64_t numHeads, int64_t numKVHeads,
                         int64_t window, mlir::Value slopes);
+  /// Attention of any kind.
+  mlir::Value attention(mlir::Location loc, mlir::Value q, mlir::Value k,
+                        mlir::Value v, int64_t numHeads, int64_t numKVHeads,
+                        const AttentionKind &kind);
   /// A constant f32 vector.
   mlir::Value constantVector(mlir::Location loc, llvm::ArrayRef<float> values);
   mlir::Value add(mlir::Location loc, mlir::Value lhs, mlir::Value rhs);
   mlir::Value mul(mlir::Location loc, mlir::Value lhs, mlir::Value rhs);
   mlir::Value silu(mlir::Location loc, mlir::Value x);
+  mlir::Value relu(mlir::Location loc, mlir::Value x);
   /// `exact`: the erf form; else the tanh approximation.
   mlir::Value gelu(mlir::Location loc, mlir::Value x, bool exact = false);
   mlir::Value lmHead(mlir::Location loc, mlir::Value x, mlir::Value table);
@@ -102,6 +126,7 @@ private:
   mlir::Value tokens_;
   mlir::Value offset_;
   int64_t layer_ = -1;
+  std::string stack_;
   llvm::StringMap<mlir::Value> weights_;
   llvm::StringSet<> declared_;
 };

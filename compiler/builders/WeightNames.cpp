@@ -2,6 +2,7 @@
 #include "compiler/builders/WeightNames.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
 
 #include <cassert>
 
@@ -84,6 +85,18 @@ RoleName roleName(WeightRole role) {
     return {false, "mlm_head.norm.bias"};
   case WeightRole::MlmBias:
     return {false, "mlm_head.bias"};
+  case WeightRole::RelativeBias:
+    return {false, "relative_bias"};
+  case WeightRole::CrossAttnNormWeight:
+    return {true, "cross_attn_norm.weight"};
+  case WeightRole::CrossWq:
+    return {true, "cross_attn.wq"};
+  case WeightRole::CrossWk:
+    return {true, "cross_attn.wk"};
+  case WeightRole::CrossWv:
+    return {true, "cross_attn.wv"};
+  case WeightRole::CrossWo:
+    return {true, "cross_attn.wo"};
   }
   return {false, "unknown"};
 }
@@ -115,6 +128,12 @@ std::string tfmc::weightName(WeightRole role, int64_t layer) {
   return "layers." + std::to_string(layer) + "." + name.name;
 }
 
+std::string tfmc::stackWeightName(llvm::StringRef stack, llvm::StringRef name) {
+  if (stack.empty())
+    return name.str();
+  return (llvm::Twine(stack) + "." + name).str();
+}
+
 weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
   const AttentionSettings &a = c.attention;
   int64_t qDim = a.numHeads * a.headDim, kvDim = a.numKVHeads * a.headDim;
@@ -137,22 +156,29 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
   case WeightRole::MlmDenseBias:
   case WeightRole::MlmNormWeight:
   case WeightRole::MlmNormBias:
+  case WeightRole::CrossAttnNormWeight:
     return {c.dim};
+  case WeightRole::RelativeBias:
+    return {a.relativeBuckets, a.numHeads};
   case WeightRole::MlmDense:
     return {c.dim, c.dim};
   case WeightRole::MlmBias:
     return {c.vocabSize};
   case WeightRole::Wq:
+  case WeightRole::CrossWq:
     return {qDim, c.dim};
   case WeightRole::Bq:
     return {qDim};
   case WeightRole::Wk:
   case WeightRole::Wv:
+  case WeightRole::CrossWk:
+  case WeightRole::CrossWv:
     return {kvDim, c.dim};
   case WeightRole::Bk:
   case WeightRole::Bv:
     return {kvDim};
   case WeightRole::Wo:
+  case WeightRole::CrossWo:
     return {c.dim, qDim};
   case WeightRole::WGate:
   case WeightRole::WUp:

@@ -14,6 +14,8 @@
 #include "compiler/spec/DecoderConfig.h"
 #include "compiler/weights/TensorView.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 
 namespace tfmc {
@@ -53,6 +55,13 @@ enum class WeightRole {
   MlmNormWeight, ///< its LayerNorm, [dim]
   MlmNormBias,
   MlmBias,       ///< the bias added to the (tied) vocabulary logits, [vocab]
+  /// T5's relative position bias of a stack, [buckets, heads]
+  RelativeBias,
+  CrossAttnNormWeight, ///< an encoder-decoder's cross-attention norm
+  CrossWq,             ///< cross-attention query, from the decoder's rows
+  CrossWk,             ///< cross-attention key, from the encoder's output
+  CrossWv,             ///< cross-attention value, from the encoder's output
+  CrossWo,             ///< cross-attention output projection
 };
 
 /// True for the roles every layer has one of.
@@ -69,6 +78,11 @@ bool isExpertRole(WeightRole role);
 /// The canonical name of expert `expert`'s `role` in `layer`
 /// (`layers.3.ffn.experts.5.w_gate`).
 std::string expertWeightName(WeightRole role, int64_t layer, int64_t expert);
+
+/// `name` inside the stack `stack` of an encoder-decoder ("encoder",
+/// "decoder"): `encoder.layers.3.attn.wq`; `name` itself when `stack` is
+/// empty.
+std::string stackWeightName(llvm::StringRef stack, llvm::StringRef name);
 
 /// The canonical shape of `role` in a model of `config` (matrices [out,
 /// in]; one expert's for an expert role).

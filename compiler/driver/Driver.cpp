@@ -95,6 +95,9 @@ public:
       return fail("--emit=lib builds a library of a generating model; '" +
                   options.model +
                   "' is an encoder (compile it to an executable instead)");
+    if (options.library && spec.config.kind == ModelKind::EncoderDecoder)
+      return fail("--emit=lib does not build encoder-decoders yet; compile '" +
+                  options.model + "' to an executable instead");
 
     int64_t contextLength = spec.config.contextLength;
     if (transform.contextLength < 0)

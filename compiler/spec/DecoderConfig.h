@@ -20,6 +20,9 @@ namespace tfmc {
 enum class ModelKind {
   DecoderOnly, ///< causal LM: logits of the next token, KV-cached generation
   EncoderOnly, ///< bidirectional encoder (BERT): every position at once
+  /// An encoder over the source plus a causal decoder that attends to the
+  /// encoder's output through cross-attention in every layer (T5).
+  EncoderDecoder,
 };
 
 enum class NormKind {
@@ -38,6 +41,9 @@ enum class PositionKind {
   Rope,    ///< rotary embeddings applied to Q and K
   Alibi,   ///< per-head linear biases on the attention scores (BLOOM)
   Sinusoidal, ///< fixed sin/cos encodings added to the token embeddings
+  /// T5's learned per-head biases by bucketed relative distance, added to
+  /// the self-attention scores (AttentionSettings::relativeBuckets)
+  RelativeBias,
 };
 
 enum class RopeLayout {
@@ -50,6 +56,7 @@ enum class MlpKind {
   GeGLU,    ///< down(gelu_tanh(gate(x)) * up(x)) (Gemma)
   GeluTanh, ///< down(gelu_tanh(up(x)))
   GeluErf,  ///< down(gelu_erf(up(x))): the exact GELU (BERT)
+  Relu,     ///< down(relu(up(x))) (T5 v1.0)
 };
 
 /// How a mixture of experts weighs the experts a token chooses.
@@ -75,6 +82,15 @@ struct AttentionSettings {
   std::vector<bool> fullAttentionLayers;
   bool qkvBias = false;    ///< biases on the Q, K and V projections
   bool outputBias = false; ///< a bias on the output projection
+  /// > 0: the factor of the query-key products (T5: 1, its scale is folded
+  /// into the query weights); 0: 1/sqrt(head_dim).
+  float scoreScale = 0.0f;
+  /// > 0: T5's relative position bias, a [buckets, heads] table read in
+  /// the first layer of each stack and added to every layer's scores of
+  /// that stack's self-attention.
+  int64_t relativeBuckets = 0;
+  /// Distances from which on the relative position buckets stop growing.
+  int64_t relativeMaxDistance = 0;
 
   /// The window of `layer`'s attention; 0: every earlier position.
   int64_t windowOf(int64_t layer) const {
@@ -89,7 +105,11 @@ struct DecoderConfig {
   ModelKind kind = ModelKind::DecoderOnly;
   int64_t dim = 0;
   int64_t hiddenDim = 0; ///< the MLP's inner width
-  int64_t numLayers = 0;
+  int64_t numLayers = 0; ///< an encoder-decoder's encoder layers
+  /// An encoder-decoder's decoder layers (0 in the other kinds).
+  int64_t numDecoderLayers = 0;
+  /// The token an encoder-decoder's target starts from.
+  int64_t decoderStartToken = 0;
   int64_t vocabSize = 0;
   int64_t contextLength = 0;
 

@@ -11,6 +11,13 @@
 // gets one `encode` entry instead: the whole sequence at once, no cache, and
 // a `length` argument that keeps padding rows out of every attention.
 //
+// An encoder-decoder's @forward(source, target) (T5) gets three entries:
+// `encode(source[context], length, cache)` runs the encoder once per prompt
+// and stores every cross-attention's keys and values in the cache, after
+// the decoder's self-attention layers; `prefill` and `decode` (with the
+// source's `length` as well) run the decoder over the target, whose
+// cross-attention reads rows [0, length) of those stored keys and values.
+//
 // Sliding-window attention keeps a rolling cache: position p lives in slot
 // p mod R with R = window + prefill_chunk - 1, so that writing a chunk never
 // overwrites a position that one of its own queries still sees, and the
@@ -96,6 +103,46 @@ LogicalResult refineResultTypes(Operation *op) {
   return success();
 }
 
+/// Rows [0, length) of the [sequence, kv_heads * head_dim] `rows`, as
+/// [kv_heads, length, head_dim] (head-major, as the cached entries' keys:
+/// the attention kernels read one head's keys contiguously).
+Value headMajorPrefix(OpBuilder &builder, Location loc, Value rows,
+                      int64_t kvHeads, int64_t headDim, Value length) {
+  int64_t sequence = cast<RankedTensorType>(rows.getType()).getDimSize(0);
+  Type f32 = Float32Type::get(builder.getContext());
+  auto splitType = RankedTensorType::get({sequence, kvHeads, headDim}, f32);
+  Value split = tensor::ExpandShapeOp::create(
+      builder, loc, splitType, rows,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  Value headMajor = tensor::EmptyOp::create(
+      builder, loc, ArrayRef<int64_t>{kvHeads, sequence, headDim}, f32);
+  headMajor = linalg::TransposeOp::create(builder, loc, split, headMajor,
+                                          ArrayRef<int64_t>{1, 0, 2})
+                  .getResult()[0];
+  SmallVector<OpFoldResult> offsets(3, builder.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(kvHeads), length,
+                                     builder.getIndexAttr(headDim)};
+  SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
+  auto type =
+      RankedTensorType::get({kvHeads, ShapedType::kDynamic, headDim}, f32);
+  return tensor::ExtractSliceOp::create(builder, loc, type, headMajor, offsets,
+                                        sizes, strides);
+}
+
+/// How an encoder-decoder's @forward(source, target) divides between its
+/// entries.
+struct EncoderDecoderSplit {
+  /// The cross-attentions, in order; the i-th stores its keys and values
+  /// in cache layer `selfLayers + i`.
+  SmallVector<AttentionOp> crossAttentions;
+  int64_t selfLayers = 0;
+  /// What `encode` computes: the cross-attentions' keys and values.
+  llvm::DenseSet<Operation *> sourceOps;
+  /// What prefill and decode compute: the logits, with the
+  /// cross-attentions' keys and values read from the cache.
+  llvm::DenseSet<Operation *> targetOps;
+};
+
 /// Index of the cache half holding keys (0) or values (1).
 enum class CacheHalf : int64_t { Keys = 0, Values = 1 };
 
@@ -103,6 +150,85 @@ class EntryBuilder {
 public:
   EntryBuilder(func::FuncOp forward, const CacheShape &cache)
       : forward(forward), cache(cache) {}
+
+  /// Builds the target's entries of an encoder-decoder: @forward's second
+  /// argument is the tokens, only `split.targetOps` are cloned, and the
+  /// entries take the source's `length` before the cache.
+  void setEncoderDecoder(const EncoderDecoderSplit &encoderDecoder) {
+    split = &encoderDecoder;
+  }
+
+  /// Builds an encoder-decoder's `name(source[sequence], length, cache) ->
+  /// cache`: the encoder over the source (its attention reading rows [0,
+  /// length) only), then every cross-attention's keys and values written
+  /// into their cache layers, rows [0, sequence).
+  FailureOr<func::FuncOp> buildSourceEncode(StringRef name, int64_t sequence) {
+    MLIRContext *context = forward.getContext();
+    OpBuilder moduleBuilder(forward);
+    Type tokensType =
+        RankedTensorType::get({sequence}, IntegerType::get(context, 32));
+    Type indexType = IndexType::get(context);
+    auto entry = func::FuncOp::create(
+        moduleBuilder, forward.getLoc(), name,
+        FunctionType::get(context, {tokensType, indexType, cache.type(context)},
+                          {}));
+    Block *block = entry.addEntryBlock();
+    builder = OpBuilder::atBlockEnd(block);
+    mapping.clear();
+    mapping.map(forward.getArgument(0), block->getArgument(0));
+    Value length = block->getArgument(1);
+    cacheValue = block->getArgument(2);
+    count = Value();
+    position = arith::ConstantIndexOp::create(builder, forward.getLoc(), 0);
+    for (Operation &op : forward.getBody().front()) {
+      if (!split->sourceOps.contains(&op))
+        continue;
+      auto attention = dyn_cast<AttentionOp>(op);
+      if (!attention) {
+        if (failed(refineResultTypes(builder.clone(op, mapping)))) {
+          entry.erase();
+          return failure();
+        }
+        continue;
+      }
+      Location loc = attention.getLoc();
+      int64_t kvHeads = attention.getNumKvHeads();
+      int64_t headDim = attention.getHeadDim();
+      Value keys = headMajorPrefix(builder, loc,
+                                   mapping.lookup(attention.getKey()), kvHeads,
+                                   headDim, length);
+      Value values = headMajorPrefix(builder, loc,
+                                     mapping.lookup(attention.getValue()),
+                                     kvHeads, headDim, length);
+      auto clone = AttentionOp::create(
+          builder, loc, mapping.lookup(attention.getQuery()), keys, values,
+          mapping.lookup(attention.getOffset()),
+          mapping.lookupOrNull(attention.getSlopes()),
+          mapping.lookupOrNull(attention.getRelativeBias()),
+          attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
+          attention.getMaskAttr(), attention.getWindowAttr(),
+          attention.getCacheAttr(), attention.getRingAttr(),
+          attention.getMaxDistanceAttr(), attention.getScaleAttr());
+      mapping.map(attention.getResult(), clone.getResult());
+    }
+    for (auto [index, stored] : llvm::enumerate(split->crossAttentions)) {
+      AttentionOp cross = stored;
+      layer = split->selfLayers + int64_t(index);
+      Location loc = cross.getLoc();
+      cacheValue =
+          writeRows(loc, mapping.lookup(cross.getKey()), CacheHalf::Keys);
+      cacheValue =
+          writeRows(loc, mapping.lookup(cross.getValue()), CacheHalf::Values);
+    }
+    func::ReturnOp::create(builder, forward.getLoc(), ValueRange{cacheValue});
+    entry.setType(FunctionType::get(context, entry.getArgumentTypes(),
+                                    {cacheValue.getType()}));
+    auto function = cast<FunctionOpInterface>(entry.getOperation());
+    setEntryArg(function, 0, EntryArg::tokens);
+    setEntryArg(function, 1, EntryArg::length);
+    setEntryArg(function, 2, EntryArg::kv_cache);
+    return entry;
+  }
 
   /// Builds `name(tokens[sequence], pos, cache) -> (logits, cache)`, or
   /// with `lastRowOnly`, `name(tokens[sequence], pos, count, cache) ->
@@ -118,19 +244,26 @@ public:
     SmallVector<Type> arguments = {tokensType, indexType};
     if (lastRowOnly)
       arguments.push_back(indexType);
+    if (split)
+      arguments.push_back(indexType);
     arguments.push_back(cache.type(context));
     auto entry = func::FuncOp::create(moduleBuilder, forward.getLoc(), name,
                                       FunctionType::get(context, arguments, {}));
     Block *block = entry.addEntryBlock();
     builder = OpBuilder::atBlockEnd(block);
     mapping.clear();
-    mapping.map(forward.getArgument(0), block->getArgument(0));
+    mapping.map(forward.getArgument(split ? 1 : 0), block->getArgument(0));
     position = block->getArgument(1);
     count = lastRowOnly ? block->getArgument(2) : Value();
+    unsigned lengthIndex = lastRowOnly ? 3 : 2;
+    sourceLength = split ? block->getArgument(lengthIndex) : Value();
     cacheValue = block->getArguments().back();
     layer = 0;
+    crossLayer = 0;
 
     for (Operation &op : forward.getBody().front()) {
+      if (split && !split->targetOps.contains(&op))
+        continue;
       if (failed(cloneOp(op))) {
         entry.erase();
         return failure();
@@ -146,6 +279,8 @@ public:
     setEntryArg(function, 1, EntryArg::position);
     if (lastRowOnly)
       setEntryArg(function, 2, EntryArg::count);
+    if (split)
+      setEntryArg(function, lengthIndex, EntryArg::length);
     setEntryArg(function, entry.getNumArguments() - 1, EntryArg::kv_cache);
     return entry;
   }
@@ -188,6 +323,8 @@ private:
   /// Writes this step's keys/values into the cache, then attends over the
   /// layer's whole cache slice.
   LogicalResult cloneAttention(AttentionOp attention) {
+    if (attention.getCache() == CacheRole::cross)
+      return cloneCrossAttention(attention);
     Location loc = attention.getLoc();
     Value keys = mapping.lookup(attention.getKey());
     Value values = mapping.lookup(attention.getValue());
@@ -216,6 +353,25 @@ private:
         attention.getScaleAttr());
     mapping.map(attention.getResult(), clone.getResult());
     ++layer;
+    return success();
+  }
+
+  /// Attends over the keys and values that `encode` stored for this
+  /// cross-attention: rows [0, length) of its cache layer.
+  LogicalResult cloneCrossAttention(AttentionOp attention) {
+    Location loc = attention.getLoc();
+    int64_t crossIndex = split->selfLayers + crossLayer++;
+    Value keys = readLayer(loc, CacheHalf::Keys, sourceLength, crossIndex);
+    Value values = readLayer(loc, CacheHalf::Values, sourceLength, crossIndex);
+    auto clone = AttentionOp::create(
+        builder, loc, mapping.lookup(attention.getQuery()), keys, values,
+        position, mapping.lookupOrNull(attention.getSlopes()),
+        mapping.lookupOrNull(attention.getRelativeBias()),
+        attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
+        attention.getMaskAttr(), attention.getWindowAttr(),
+        attention.getCacheAttr(), /*ring=*/IntegerAttr(),
+        attention.getMaxDistanceAttr(), attention.getScaleAttr());
+    mapping.map(attention.getResult(), clone.getResult());
     return success();
   }
 
@@ -330,9 +486,14 @@ private:
   /// (positions [0, pos + sequence), or the ring's written slots), so
   /// attention never visits unwritten rows.
   Value readLayer(Location loc, CacheHalf half, Value visible) {
+    return readLayer(loc, half, visible, layer);
+  }
+
+  /// Slots [0, visible) of cache layer `index`.
+  Value readLayer(Location loc, CacheHalf half, Value visible, int64_t index) {
     SmallVector<OpFoldResult> offsets = {
         builder.getIndexAttr(static_cast<int64_t>(half)),
-        builder.getIndexAttr(layer), builder.getIndexAttr(0),
+        builder.getIndexAttr(index), builder.getIndexAttr(0),
         builder.getIndexAttr(0), builder.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes = {
         builder.getIndexAttr(1), builder.getIndexAttr(1),
@@ -354,6 +515,10 @@ private:
   Value count; ///< real tokens of a prefill chunk; null for all rows
   Value cacheValue;
   int64_t layer = 0;
+  /// An encoder-decoder's split; null for a decoder-only model.
+  const EncoderDecoderSplit *split = nullptr;
+  Value sourceLength;     ///< real source rows (encoder-decoder)
+  int64_t crossLayer = 0; ///< cross-attentions cloned so far
 };
 
 /// Builds an encoder's `encode(tokens[sequence], length) -> results of
@@ -420,25 +585,7 @@ private:
   /// [kv_heads, length, head_dim] (head-major, as the cached entries'
   /// keys: the attention kernels read one head's keys contiguously).
   Value realRows(Location loc, Value rows, int64_t kvHeads, int64_t headDim) {
-    int64_t sequence = cast<RankedTensorType>(rows.getType()).getDimSize(0);
-    Type f32 = Float32Type::get(builder.getContext());
-    auto splitType = RankedTensorType::get({sequence, kvHeads, headDim}, f32);
-    Value split = tensor::ExpandShapeOp::create(
-        builder, loc, splitType, rows,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    Value headMajor = tensor::EmptyOp::create(
-        builder, loc, ArrayRef<int64_t>{kvHeads, sequence, headDim}, f32);
-    headMajor = linalg::TransposeOp::create(builder, loc, split, headMajor,
-                                            ArrayRef<int64_t>{1, 0, 2})
-                    .getResult()[0];
-    SmallVector<OpFoldResult> offsets(3, builder.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(kvHeads), length,
-                                       builder.getIndexAttr(headDim)};
-    SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
-    auto type =
-        RankedTensorType::get({kvHeads, ShapedType::kDynamic, headDim}, f32);
-    return tensor::ExtractSliceOp::create(builder, loc, type, headMajor,
-                                          offsets, sizes, strides);
+    return headMajorPrefix(builder, loc, rows, kvHeads, headDim, length);
   }
 
   func::FuncOp forward;
@@ -446,6 +593,80 @@ private:
   IRMapping mapping;
   Value length;
 };
+
+/// Divides an encoder-decoder's @forward(source, target) between its
+/// entries (see EncoderDecoderSplit), checking that the source reaches the
+/// target only through cross-attentions' keys and values.
+FailureOr<EncoderDecoderSplit> splitEncoderDecoder(func::FuncOp forward) {
+  EncoderDecoderSplit split;
+  Block &body = forward.getBody().front();
+  for (auto attention : body.getOps<AttentionOp>()) {
+    CacheRole role = attention.getCache();
+    MaskKind mask = attention.getMask();
+    MaskKind expected = role == CacheRole::self ? MaskKind::causal
+                                                : MaskKind::bidirectional;
+    if (mask != expected || attention.getWindow()) {
+      attention.emitOpError()
+          << "has cache role " << stringifyCacheRole(role) << " and a "
+          << stringifyMaskKind(mask)
+          << " mask; in an encoder-decoder, tfm-kv-cache caches causal "
+             "self-attention and bidirectional cross-attention, and encodes "
+             "with bidirectional attention (no window)";
+      return failure();
+    }
+    if (role == CacheRole::self)
+      ++split.selfLayers;
+    if (role == CacheRole::cross)
+      split.crossAttentions.push_back(attention);
+  }
+  if (split.crossAttentions.empty()) {
+    forward.emitError("@forward takes source and target tokens but has no "
+                      "cross-attention (cache role cross)");
+    return failure();
+  }
+  // The backward slice of `roots`, not through cross-attentions' keys and
+  // values unless `throughCross`; reaching `forbidden` is an error.
+  auto collect = [&](SmallVector<Value> worklist, llvm::DenseSet<Operation *> &ops,
+                     bool throughCross, Value forbidden,
+                     StringRef what) -> LogicalResult {
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (value == forbidden)
+        return forward.emitError(what);
+      Operation *producer = value.getDefiningOp();
+      if (!producer || !ops.insert(producer).second)
+        continue;
+      auto attention = dyn_cast<AttentionOp>(producer);
+      if (!throughCross && attention &&
+          attention.getCache() == CacheRole::cross) {
+        worklist.push_back(attention.getQuery());
+        worklist.push_back(attention.getOffset());
+        continue;
+      }
+      llvm::append_range(worklist, producer->getOperands());
+    }
+    return success();
+  };
+  Operation *terminator = body.getTerminator();
+  split.targetOps.insert(terminator);
+  if (failed(collect(SmallVector<Value>(terminator->getOperands()),
+                     split.targetOps, /*throughCross=*/false,
+                     forward.getArgument(0),
+                     "@forward's target side reads the source tokens other "
+                     "than through cross-attention keys and values")))
+    return failure();
+  SmallVector<Value> crossInputs;
+  for (AttentionOp cross : split.crossAttentions) {
+    crossInputs.push_back(cross.getKey());
+    crossInputs.push_back(cross.getValue());
+  }
+  if (failed(collect(crossInputs, split.sourceOps, /*throughCross=*/true,
+                     forward.getArgument(1),
+                     "a cross-attention's keys or values depend on the "
+                     "target tokens")))
+    return failure();
+  return split;
+}
 
 /// True when @forward is an encoder's: every attention bidirectional with
 /// nothing to cache. An encoder gets `encode`, a decoder prefill/decode.
@@ -506,6 +727,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     int64_t positions = contextLength > 0
                             ? contextLength
                             : getModel(module).getContextLength();
+    if (forward->getNumArguments() == 2)
+      return buildEncoderDecoderEntries(module, *forward, positions);
     FailureOr<bool> encoder = isEncoder(*forward);
     if (failed(encoder))
       return signalPassFailure();
@@ -546,6 +769,61 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                                 /*encode=*/nullptr, chunk, cache->context));
   }
 
+  /// An encoder-decoder gets `encode` for its source (`positions` tokens)
+  /// and prefill/decode for its target; the cache holds the decoder's
+  /// self-attention layers, then one layer per cross-attention.
+  void buildEncoderDecoderEntries(ModuleOp module, func::FuncOp forward,
+                                  int64_t positions) {
+    if (cacheType != "f32" && cacheType != "f16") {
+      module.emitError("tfm-kv-cache: cache-type must be f32 or f16, not '")
+          << cacheType << "'";
+      return signalPassFailure();
+    }
+    FailureOr<EncoderDecoderSplit> split = splitEncoderDecoder(forward);
+    if (failed(split))
+      return signalPassFailure();
+    CacheShape cache;
+    cache.context = cache.slots = positions;
+    cache.half = cacheType == "f16";
+    for (auto attention : forward.getBody().front().getOps<AttentionOp>()) {
+      if (attention.getCache() == CacheRole::none)
+        continue;
+      int64_t kvHeads = attention.getNumKvHeads();
+      int64_t headDim = attention.getHeadDim();
+      if (cache.layers > 0 &&
+          (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
+        attention.emitOpError("has ")
+            << kvHeads << " key/value heads of " << headDim
+            << " features but an earlier layer has " << cache.kvHeads
+            << " of " << cache.headDim << "; one KV cache needs equal layers";
+        return signalPassFailure();
+      }
+      cache.kvHeads = kvHeads;
+      cache.headDim = headDim;
+      ++cache.layers;
+    }
+    int64_t chunk = std::min<int64_t>(prefillChunk, positions);
+    EntryBuilder builder(forward, cache);
+    builder.setEncoderDecoder(*split);
+    FailureOr<func::FuncOp> encode =
+        builder.buildSourceEncode("encode", positions);
+    FailureOr<func::FuncOp> prefill =
+        builder.build("prefill", chunk, /*lastRowOnly=*/true);
+    FailureOr<func::FuncOp> decode =
+        builder.build("decode", 1, /*lastRowOnly=*/false);
+    if (failed(encode) || failed(prefill) || failed(decode))
+      return signalPassFailure();
+    forward.erase();
+    MLIRContext *context = &getContext();
+    ModelAttr model = getModel(module);
+    setModel(module, ModelAttr::get(context, model.getContextLength(),
+                                    /*network=*/nullptr));
+    setEntries(module, EntriesAttr::get(context, SymbolRefAttr::get(*prefill),
+                                        SymbolRefAttr::get(*decode),
+                                        SymbolRefAttr::get(*encode), chunk,
+                                        positions));
+  }
+
   /// An encoder runs its whole (padded) sequence of `positions` tokens in
   /// one `encode` call.
   void buildEncoderEntry(ModuleOp module, func::FuncOp forward,
@@ -577,9 +855,12 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       return failure();
     }
     FunctionType type = forward.getFunctionType();
-    auto tokens = type.getNumInputs() == 1
-                      ? dyn_cast<RankedTensorType>(type.getInput(0))
-                      : RankedTensorType();
+    // One tokens argument, or an encoder-decoder's source and target.
+    bool oneOrTwo = type.getNumInputs() == 1 ||
+                    (type.getNumInputs() == 2 &&
+                     type.getInput(0) == type.getInput(1));
+    auto tokens = oneOrTwo ? dyn_cast<RankedTensorType>(type.getInput(0))
+                           : RankedTensorType();
     if (!tokens || tokens.getRank() != 1 ||
         !tokens.getElementType().isInteger(32) ||
         type.getNumResults() == 0 || !forward.getBody().hasOneBlock()) {

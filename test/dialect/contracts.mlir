@@ -54,3 +54,21 @@ module attributes {tfm.entries = #tfm.entries<encode = @encode, context_length =
     return
   }
 }
+
+// -----
+
+// An encoder-decoder's entries: encode (the source, once) and prefill and
+// decode (the target) share one cache.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, encode = @encode, prefill_chunk = 4, context_length = 8>
+module attributes {tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, encode = @encode, prefill_chunk = 4, context_length = 8>} {
+  func.func @encode() {
+    return
+  }
+  func.func @prefill() {
+    return
+  }
+  func.func @decode() {
+    return
+  }
+}

@@ -53,6 +53,10 @@ modelInfo(mlir::ModuleOp module, const ModelSpec &spec,
     return info;
   }
   info.kind = TFM_KIND_DECODER;
+  if (entries.isEncoderDecoder()) {
+    info.kind = TFM_KIND_ENCODER_DECODER;
+    info.decoder_start_token = uint32_t(spec.config.decoderStartToken);
+  }
   auto decode = mlir::tfm::lookupEntry(module, entries.getDecode());
   std::optional<unsigned> cacheIndex =
       mlir::tfm::findEntryArg(decode, mlir::tfm::EntryArg::kv_cache);

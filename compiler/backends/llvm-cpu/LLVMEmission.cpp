@@ -38,7 +38,8 @@ static void defineModelInfo(llvm::Module &module,
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
   auto *type = llvm::StructType::create(
-      context, {i32, i32, i32, i32, i64, i64, i64, i64, i64, i32, i32, i32, i32},
+      context,
+      {i32, i32, i32, i32, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32},
       "tfm_model_info");
   llvm::Constant *value = llvm::ConstantStruct::get(
       type, {llvm::ConstantInt::get(i32, info.abi_version),
@@ -53,7 +54,8 @@ static void defineModelInfo(llvm::Module &module,
              llvm::ConstantInt::get(i32, info.kind),
              llvm::ConstantInt::get(i32, info.hidden_size),
              llvm::ConstantInt::get(i32, info.encode_logits),
-             llvm::ConstantInt::get(i32, info.cache_element_bytes)});
+             llvm::ConstantInt::get(i32, info.cache_element_bytes),
+             llvm::ConstantInt::get(i32, info.decoder_start_token)});
   new llvm::GlobalVariable(module, type, /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, value,
                            "tfm_model");
@@ -95,10 +97,15 @@ tfmc::translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   if (!llvmModule)
     return makeError("failed to translate the LLVM dialect to LLVM IR");
 
+  // An encoder-decoder's entries take the source length too: other names.
+  bool seq2seq = entries.isEncoderDecoder();
   for (auto [symbol, abiName] :
-       {std::pair{entries.getPrefill(), "tfm_prefill"},
-        std::pair{entries.getDecode(), "tfm_decode"},
-        std::pair{entries.getEncode(), "tfm_encode"}}) {
+       {std::pair{entries.getPrefill(),
+                  seq2seq ? "tfm_seq2seq_prefill" : "tfm_prefill"},
+        std::pair{entries.getDecode(),
+                  seq2seq ? "tfm_seq2seq_decode" : "tfm_decode"},
+        std::pair{entries.getEncode(),
+                  seq2seq ? "tfm_seq2seq_encode" : "tfm_encode"}}) {
     if (!symbol)
       continue;
     llvm::Function *function = llvmModule->getFunction(symbol.getValue());

@@ -25,6 +25,14 @@ here from its documented behaviour, not from its code:
     false, tokenizer.ggml.token_type_count = type_vocab_size (1 when
     config.json leaves it out, as the converter does), bert.pooling_type
     from --pooling (what a sentence-transformers Pooling module gives).
+  - t5 (T5ForConditionalGeneration): t5.* keys (block_count for the
+    encoder, decoder_block_count, key_length/value_length = d_kv,
+    relative_buckets_count, layer_norm_rms_epsilon, decoder_start_token_id;
+    no maximum distance), shared -> token_embd, lm_head -> output (absent
+    when tied), enc./dec.blk.N.attn_{norm,q,k,v,o}, blk.0's
+    relative_attention_bias -> attn_rel_b, dec.blk.N.cross_attn_*,
+    DenseReluDense wi (or wi_1) -> ffn_up, wi_0 -> ffn_gate, wo -> ffn_down,
+    {enc,dec}.output_norm; the stacks' embed_tokens copies dropped.
 With --tokenizer-json, a byte-level BPE tokenizer.json is embedded as
 llama.cpp's `gpt2` tokenizer model (tokens, merges, token types) with
 `tokenizer.ggml.pre` NAME, and a WordPiece one as the `bert` model: every
@@ -262,6 +270,49 @@ def convert_bert(config, t, writer, pooling):
             writer.tensor(b + ours + ".bias", t[p + theirs + ".bias"])
 
 
+def convert_t5(config, t, writer):
+    layers = config["num_layers"]
+    decoder_layers = config.get("num_decoder_layers") or layers
+    writer.u32("t5.context_length", config.get("n_positions", 512))
+    writer.u32("t5.embedding_length", config["d_model"])
+    writer.u32("t5.feed_forward_length", config["d_ff"])
+    writer.u32("t5.block_count", layers)
+    writer.u32("t5.decoder_block_count", decoder_layers)
+    writer.u32("t5.attention.head_count", config["num_heads"])
+    writer.u32("t5.attention.key_length", config["d_kv"])
+    writer.u32("t5.attention.value_length", config["d_kv"])
+    writer.f32("t5.attention.layer_norm_epsilon", config["layer_norm_epsilon"])
+    writer.f32("t5.attention.layer_norm_rms_epsilon", config["layer_norm_epsilon"])
+    writer.u32("t5.attention.relative_buckets_count",
+               config["relative_attention_num_buckets"])
+    writer.u32("t5.decoder_start_token_id", config.get("decoder_start_token_id", 0))
+    writer.tensor("token_embd.weight", t["shared.weight"])
+    if "lm_head.weight" in t and not config.get("tie_word_embeddings", True):
+        writer.tensor("output.weight", t["lm_head.weight"])
+    ffn = {"wi": "ffn_up", "wi_0": "ffn_gate", "wi_1": "ffn_up", "wo": "ffn_down"}
+    for stack, ours, count in (("encoder", "enc", layers), ("decoder", "dec", decoder_layers)):
+        blocks = [("SelfAttention", "attn")]
+        if stack == "decoder":
+            blocks.append(("EncDecAttention", "cross_attn"))
+        for layer in range(count):
+            p, b = "%s.block.%d.layer." % (stack, layer), "%s.blk.%d." % (ours, layer)
+            for index, (theirs, name) in enumerate(blocks):
+                for m in "qkvo":
+                    writer.tensor(b + "%s_%s.weight" % (name, m),
+                                  t[p + "%d.%s.%s.weight" % (index, theirs, m)])
+                writer.tensor(b + name + "_norm.weight", t[p + "%d.layer_norm.weight" % index])
+                bias = p + "%d.%s.relative_attention_bias.weight" % (index, theirs)
+                if bias in t:
+                    writer.tensor(b + "attn_rel_b.weight", t[bias])
+            index = len(blocks)
+            for theirs, name in ffn.items():
+                key = p + "%d.DenseReluDense.%s.weight" % (index, theirs)
+                if key in t:
+                    writer.tensor(b + name + ".weight", t[key])
+            writer.tensor(b + "ffn_norm.weight", t[p + "%d.layer_norm.weight" % index])
+        writer.tensor(ours + ".output_norm.weight", t[stack + ".final_layer_norm.weight"])
+
+
 def embed_wordpiece_tokenizer(writer, path, vocab_size):
     """A WordPiece tokenizer.json as llama.cpp's `bert` tokenizer model."""
     with open(path, encoding="utf-8") as fh:
@@ -333,6 +384,9 @@ def model(args):
     elif family == "bert":
         writer = Writer("bert")
         convert_bert(config, tensors, writer, args.pooling)
+    elif family == "t5":
+        writer = Writer("t5")
+        convert_t5(config, tensors, writer)
     elif family in ("llama", "mixtral", "qwen2", "gemma"):
         writer = Writer("llama" if family in ("llama", "mixtral") else family)
         convert_llama_layout(config, tensors, writer, family, args.split_experts)
