@@ -110,19 +110,22 @@ llvm::Expected<DecoderConfig> tfmc::t5::readGgufConfig(const Checkpoint &file) {
     return err;
   if (auto err = config.read("t5.context_length", c.contextLength, 512))
     return err;
-  // T5 starts from the pad id 0, which positive() cannot read.
-  if (config.isSet("t5.decoder_start_token_id")) {
-    auto start = config.positive("t5.decoder_start_token_id");
-    if (start)
-      c.decoderStartToken = *start;
-    else
-      llvm::consumeError(start.takeError());
-  }
+  // T5 starts from the pad id, 0.
+  auto start =
+      config.nonNegative("t5.decoder_start_token_id", c.decoderStartToken);
+  if (!start)
+    return start.takeError();
+  c.decoderStartToken = *start;
   const TensorEntry *embedding = file.tensors.find("token_embd.weight");
   if (!embedding || embedding->shape.size() != 2)
     return llvm::createStringError(file.tensors.describe() +
                                    " lacks a [vocab, dim] 'token_embd.weight'");
   c.vocabSize = embedding->shape[0];
+  if (c.decoderStartToken >= c.vocabSize)
+    return llvm::createStringError(
+        "t5.decoder_start_token_id " + llvm::Twine(c.decoderStartToken) +
+        " in " + config.describe() + " is outside the vocabulary of " +
+        llvm::Twine(c.vocabSize));
   c.mlp = file.tensors.contains("enc.blk.0.ffn_gate.weight") ? MlpKind::GeGLU
                                                              : MlpKind::Relu;
   c.tiedEmbeddings = !file.tensors.contains("output.weight");

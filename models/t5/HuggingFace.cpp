@@ -171,14 +171,12 @@ tfmc::t5::readHuggingFaceConfig(const Checkpoint &file) {
   else
     return unsupported(config, "feed_forward_proj", *projection,
                        "relu, gated-gelu");
-  // T5 starts from the pad id 0, which positive() cannot read.
-  if (config.isSet("decoder_start_token_id")) {
-    auto start = config.positive("decoder_start_token_id");
-    if (start)
-      c.decoderStartToken = *start;
-    else
-      llvm::consumeError(start.takeError());
-  }
+  // T5 starts from the pad id, 0.
+  auto start =
+      config.nonNegative("decoder_start_token_id", c.decoderStartToken);
+  if (!start)
+    return start.takeError();
+  c.decoderStartToken = *start;
   if (c.decoderStartToken >= c.vocabSize)
     return llvm::createStringError(
         "decoder_start_token_id " + llvm::Twine(c.decoderStartToken) +
