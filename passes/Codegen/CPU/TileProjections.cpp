@@ -102,9 +102,11 @@ bool isBlockPartialProduct(linalg::GenericOp op) {
 /// The per-block partial products that `op` scales and sums over blocks,
 /// loops (panel, row, block, lane) into the output `[row, panel, lane]`,
 /// when `op` is the second half of a Q8_0 / Q4_0 projection and the only
-/// reader of its partial products; null otherwise.
+/// reader of its partial products; null otherwise. Q4_0's has a third
+/// input, the per-row, per-block offsets `[row, block]` of its nibbles.
 linalg::GenericOp blockPartialsOfScaledSum(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+  int64_t numInputs = op.getNumDpsInputs();
+  if ((numInputs != 2 && numInputs != 3) || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 4 || !op.hasPureTensorSemantics())
     return nullptr;
   using utils::IteratorType;
@@ -115,8 +117,10 @@ linalg::GenericOp blockPartialsOfScaledSum(linalg::GenericOp op) {
     return nullptr;
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, op.getContext());
   SmallVector<AffineMap> maps = {identity.getSubMap({1, 0, 2, 3}),
-                                 identity.getSubMap({0, 2, 3}),
-                                 identity.getSubMap({1, 0, 3})};
+                                 identity.getSubMap({0, 2, 3})};
+  if (numInputs == 3)
+    maps.push_back(identity.getSubMap({1, 2}));
+  maps.push_back(identity.getSubMap({1, 0, 3}));
   if (op.getIndexingMapsArray() != maps)
     return nullptr;
   auto partials = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();

@@ -125,17 +125,50 @@ Value panelsToColumns(OpBuilder &b, Location loc, Value product,
   return bias ? addBias(b, loc, flat, bias) : flat;
 }
 
+/// `offsets[s, b] = sum_k -8 * x[s, b * 32 + k]`: what a Q4_0 block's
+/// `- 8` on each nibble adds to its dot product with row `s` of the input
+/// (`-8 * x` is exact, so this is `-8` times the block's input sum).
+Value nibbleOffsets(OpBuilder &b, Location loc, Value input, int64_t blocks) {
+  MLIRContext *context = b.getContext();
+  int64_t rows = shapeOf(input)[0];
+  int64_t perBlock = shapeOf(input)[1] / blocks;
+  Type f32 = b.getF32Type();
+  Value grouped = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({rows, blocks, perBlock}, f32), input,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  Value init = filledTensor(b, loc, {rows, blocks}, 0.0);
+  SmallVector<AffineMap> maps = {projection(context, 3, {0, 1, 2}),
+                                 projection(context, 3, {0, 1})};
+  SmallVector<utils::IteratorType> loops = {utils::IteratorType::parallel,
+                                            utils::IteratorType::parallel,
+                                            utils::IteratorType::reduction};
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{grouped}, init, maps, loops,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value minusEight = arith::ConstantOp::create(
+                   nb, nloc, nb.getF32FloatAttr(-8.0f));
+               Value term =
+                   arith::MulFOp::create(nb, nloc, args[0], minusEight);
+               yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[1], term));
+             })
+      .getResult(0);
+}
+
 /// Q8_0 / Q4_0 panels (see tfm.global_weight's `block_quant`):
 /// `out[s, p, j] = sum_b d[p, b, j] * (sum_i x[s, b * 32 + i] * q[p, b, i, j])`
 /// as two contractions: the per-block dot products of the inputs with the
-/// quants (widened int8, or nibble minus 8: exact in f32), loops
+/// quants (widened int8, or unsigned nibble: exact in f32), loops
 /// (p, s, b, i, j) into `partial[s, p, b, j]`, then their sum over blocks,
 /// each scaled once by its block's f32 scale, loops (p, s, b, j). Scaling
 /// once per block rather than per weight takes a multiplication out of the
 /// innermost loop; the result is the dot product with the dequantized
 /// weights `q * d`, summed in another order. A Q4_0 byte holds columns
 /// `b * 32 + i` and `b * 32 + 16 + i`: the body takes both, with the two
-/// halves of the block's inputs as two operands. tfm-cpu-tile-projections
+/// halves of the block's inputs as two operands. Its nibbles enter the
+/// inner loop unsigned: `sum((n - 8) * x) = sum(n * x) - 8 * sum(x)`, and
+/// `-8 * sum(x)` over a block's inputs, shared by every output, joins the
+/// block's partial sum before its scale; this takes the two subtractions
+/// per byte vector out of the innermost loop. tfm-cpu-tile-projections
 /// fuses the two into register-blocked micro-kernels that read each byte
 /// once and keep the partial sums in registers.
 Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
@@ -195,15 +228,17 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
             if (!nibbles) {
               term = arith::MulFOp::create(nb, nloc, args[0], widen(byte));
             } else {
-              Type i8 = byte.getType();
+              // Widened first, so that each byte vector loads straight into
+              // the 32-bit lanes that f32 conversion reads; the nibbles are
+              // then one `and` and one shift of those lanes, 0..15 each.
+              Type i32 = nb.getI32Type();
               auto constant = [&](int64_t value) {
                 return arith::ConstantOp::create(
-                    nb, nloc, nb.getIntegerAttr(i8, value));
+                    nb, nloc, nb.getIntegerAttr(i32, value));
               };
-              Value low = arith::AndIOp::create(nb, nloc, byte, constant(15));
-              Value high = arith::ShRUIOp::create(nb, nloc, byte, constant(4));
-              low = arith::SubIOp::create(nb, nloc, low, constant(8));
-              high = arith::SubIOp::create(nb, nloc, high, constant(8));
+              Value wide = arith::ExtUIOp::create(nb, nloc, i32, byte);
+              Value low = arith::AndIOp::create(nb, nloc, wide, constant(15));
+              Value high = arith::ShRUIOp::create(nb, nloc, wide, constant(4));
               term = arith::AddFOp::create(
                   nb, nloc,
                   arith::MulFOp::create(nb, nloc, args[0], widen(low)),
@@ -213,22 +248,30 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
           })
           .getResult(0);
 
-  // Loops (p, s, b, j): each block's partial sum times its scale.
+  // Loops (p, s, b, j): each block's partial sum (plus, for Q4_0, its
+  // offset) times its scale.
   Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
+  SmallVector<Value> scaledInputs = {partial, scales};
   SmallVector<AffineMap> scaleMaps = {projection(context, 4, {1, 0, 2, 3}),
-                                      projection(context, 4, {0, 2, 3}),
-                                      projection(context, 4, {1, 0, 3})};
+                                      projection(context, 4, {0, 2, 3})};
+  if (nibbles) {
+    scaledInputs.push_back(nibbleOffsets(b, loc, input, blocks));
+    scaleMaps.push_back(projection(context, 4, {1, 2}));
+  }
+  scaleMaps.push_back(projection(context, 4, {1, 0, 3}));
   SmallVector<utils::IteratorType> scaleLoops = {
       utils::IteratorType::parallel, utils::IteratorType::parallel,
       utils::IteratorType::reduction, utils::IteratorType::parallel};
   Value product =
       linalg::GenericOp::create(
-          b, loc, init.getType(), ValueRange{partial, scales}, init, scaleMaps,
-          scaleLoops,
+          b, loc, init.getType(), scaledInputs, init, scaleMaps, scaleLoops,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value sum = args[0];
+            if (nibbles)
+              sum = arith::AddFOp::create(nb, nloc, sum, args[2]);
             Value scale = arith::ExtFOp::create(nb, nloc, f32, args[1]);
-            Value term = arith::MulFOp::create(nb, nloc, args[0], scale);
-            yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[2], term));
+            Value term = arith::MulFOp::create(nb, nloc, sum, scale);
+            yield(nb, nloc, arith::AddFOp::create(nb, nloc, args.back(), term));
           })
           .getResult(0);
   return panelsToColumns(b, loc, product, outputs, bias);

@@ -62,14 +62,18 @@ func.func @q8_0_decode(%x: tensor<1x2x32xf32>, %q: tensor<4x2x32x16xi8>, %d: ten
 
 // Q4_0, prefill of 8 rows with the default 8 accumulators: a register
 // tile of 8 partial accumulator rows, zeroed per block (no partial tensor
-// is left). One load of 16 bytes gives both nibbles (the block's columns i
-// and 16 + i), widened for the 8 rows (the same value in each row, which
-// LLVM computes once); the scales are applied once per block.
+// is left). One load of 16 bytes, widened to 32-bit lanes, gives both
+// unsigned nibbles (the block's columns i and 16 + i) with one `and` and
+// one shift, for the 8 rows (the same value in each row, which LLVM
+// computes once); the block's offset (-8 times its inputs' sum, a third
+// input of the scaled sum) joins each partial sum before the scales, once
+// per block.
 #xl = affine_map<(p, s, b, i, j) -> (s, b, i)>
 #w = affine_map<(p, s, b, i, j) -> (p, b, i, j)>
 #po = affine_map<(p, s, b, i, j) -> (s, p, b, j)>
 #pi = affine_map<(p, s, b, j) -> (s, p, b, j)>
 #d = affine_map<(p, s, b, j) -> (p, b, j)>
+#off = affine_map<(p, s, b, j) -> (s, b)>
 #o = affine_map<(p, s, b, j) -> (s, p, j)>
 // CHECK-LABEL: func.func @q4_0_prefill
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x1x16xf32>
@@ -78,29 +82,31 @@ func.func @q8_0_decode(%x: tensor<1x2x32xf32>, %q: tensor<4x2x32x16xi8>, %d: ten
 // CHECK:   scf.for {{.*}} -> (vector<8x16xf32>)
 // CHECK:     %[[PARTIAL:.*]] = scf.for {{.*}} iter_args(%[[P:.*]] = %[[ZERO]]) -> (vector<8x1x16xf32>)
 // CHECK:       %[[Q:.*]] = vector.transfer_read {{.*}} : tensor<1x1x1x16xi8>, vector<8x1x1x16xi8>
-// CHECK-DAG:   arith.andi %[[Q]], %{{.*}} : vector<8x1x1x16xi8>
-// CHECK-DAG:   arith.shrui %[[Q]], %{{.*}} : vector<8x1x1x16xi8>
+// CHECK:       %[[WIDE:.*]] = arith.extui %[[Q]] : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+// CHECK-DAG:   arith.andi %[[WIDE]], %{{.*}} : vector<8x1x1x16xi32>
+// CHECK-DAG:   arith.shrui %[[WIDE]], %{{.*}} : vector<8x1x1x16xi32>
+// CHECK-NOT:   arith.subi
 // CHECK:       %[[SUM:.*]] = arith.addf %[[P]], %{{.*}} : vector<8x1x16xf32>
 // CHECK:       scf.yield %[[SUM]] : vector<8x1x16xf32>
+// CHECK:     %[[OFF:.*]] = vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1x16xf32>
+// CHECK:     %[[SHIFTED:.*]] = arith.addf %[[PARTIAL]], %[[OFF]] : vector<8x1x16xf32>
 // CHECK:     arith.extf {{.*}} : vector<8x1x16xf16> to vector<8x1x16xf32>
-// CHECK:     vector.contract {{.*}} %[[PARTIAL]]
+// CHECK:     vector.contract {{.*}} %[[SHIFTED]]
 // CHECK-NOT: linalg.generic
-func.func @q4_0_prefill(%lo: tensor<8x2x16xf32>, %hi: tensor<8x2x16xf32>, %q: tensor<2x2x16x16xi8>, %d: tensor<2x2x16xf16>) -> tensor<8x2x16xf32> {
+func.func @q4_0_prefill(%lo: tensor<8x2x16xf32>, %hi: tensor<8x2x16xf32>, %q: tensor<2x2x16x16xi8>, %d: tensor<2x2x16xf16>, %offsets: tensor<8x2xf32>) -> tensor<8x2x16xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8x2x2x16xf32>
   %pinit = linalg.fill ins(%zero : f32) outs(%e : tensor<8x2x2x16xf32>) -> tensor<8x2x2x16xf32>
   %partial = linalg.generic {indexing_maps = [#xl, #xl, #w, #po], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
       ins(%lo, %hi, %q : tensor<8x2x16xf32>, tensor<8x2x16xf32>, tensor<2x2x16x16xi8>) outs(%pinit : tensor<8x2x2x16xf32>) {
   ^bb0(%a: f32, %a2: f32, %b: i8, %acc: f32):
-    %c15 = arith.constant 15 : i8
-    %c4 = arith.constant 4 : i8
-    %c8 = arith.constant 8 : i8
-    %low = arith.andi %b, %c15 : i8
-    %high = arith.shrui %b, %c4 : i8
-    %l = arith.subi %low, %c8 : i8
-    %h = arith.subi %high, %c8 : i8
-    %lf = arith.sitofp %l : i8 to f32
-    %hf = arith.sitofp %h : i8 to f32
+    %c15 = arith.constant 15 : i32
+    %c4 = arith.constant 4 : i32
+    %wide = arith.extui %b : i8 to i32
+    %low = arith.andi %wide, %c15 : i32
+    %high = arith.shrui %wide, %c4 : i32
+    %lf = arith.sitofp %low : i32 to f32
+    %hf = arith.sitofp %high : i32 to f32
     %t1 = arith.mulf %a, %lf : f32
     %t2 = arith.mulf %a2, %hf : f32
     %t = arith.addf %t1, %t2 : f32
@@ -109,11 +115,12 @@ func.func @q4_0_prefill(%lo: tensor<8x2x16xf32>, %hi: tensor<8x2x16xf32>, %q: te
   } -> tensor<8x2x2x16xf32>
   %e2 = tensor.empty() : tensor<8x2x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x2x16xf32>) -> tensor<8x2x16xf32>
-  %r = linalg.generic {indexing_maps = [#pi, #d, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
-      ins(%partial, %d : tensor<8x2x2x16xf32>, tensor<2x2x16xf16>) outs(%init : tensor<8x2x16xf32>) {
-  ^bb0(%a: f32, %c: f16, %acc: f32):
+  %r = linalg.generic {indexing_maps = [#pi, #d, #off, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%partial, %d, %offsets : tensor<8x2x2x16xf32>, tensor<2x2x16xf16>, tensor<8x2xf32>) outs(%init : tensor<8x2x16xf32>) {
+  ^bb0(%a: f32, %c: f16, %offset: f32, %acc: f32):
+    %shifted = arith.addf %a, %offset : f32
     %scale = arith.extf %c : f16 to f32
-    %m = arith.mulf %a, %scale : f32
+    %m = arith.mulf %shifted, %scale : f32
     %s = arith.addf %acc, %m : f32
     linalg.yield %s : f32
   } -> tensor<8x2x16xf32>
