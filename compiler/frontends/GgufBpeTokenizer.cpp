@@ -13,6 +13,7 @@
 #include "compiler/frontends/Tokenizers.h"
 
 #include "compiler/frontends/Gguf.h"
+#include "compiler/frontends/GgufTokenizerSupport.h"
 #include "runtime/Tokenizer.h"
 
 #include "llvm/Support/JSON.h"
@@ -22,12 +23,6 @@ using namespace tfmc;
 using namespace tfmc::frontends;
 
 namespace {
-
-/// llama.cpp's token types (llama_token_type).
-enum GgufTokenType : int64_t {
-  kTokenControl = 3,     ///< special: matched in text, skipped in output
-  kTokenUserDefined = 4, ///< added: matched in text before the model runs
-};
 
 constexpr const char *kQwen2Pattern =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
@@ -74,12 +69,6 @@ bool preTokenizerFor(llvm::StringRef name, llvm::json::Value &normalizer,
   return false;
 }
 
-llvm::Error metadataError(const GgufFile &file, llvm::StringRef key,
-                          const llvm::Twine &message) {
-  return llvm::createStringError("GGUF metadata key '" + key + "' in '" +
-                                 file.path() + "' " + message);
-}
-
 } // namespace
 
 llvm::Expected<TokenizerSpec>
@@ -89,50 +78,37 @@ tfmc::frontends::readGgufBpeTokenizer(const GgufFile &file, int bos, int eos) {
     return pre.takeError();
   llvm::json::Value normalizer = nullptr, preTokenizer = nullptr;
   if (!preTokenizerFor(*pre, normalizer, preTokenizer))
-    return metadataError(file, "tokenizer.ggml.pre",
-                         "names pre-tokenizer '" + *pre +
-                             "' (supported: default, gpt-2, qwen2, bloom)");
+    return ggufMetadataError(file, "tokenizer.ggml.pre",
+                             "names pre-tokenizer '" + *pre +
+                                 "' (supported: default, gpt-2, qwen2, bloom)");
   auto tokens = file.array("tokenizer.ggml.tokens", kGgufString);
   if (!tokens)
     return tokens.takeError();
   auto merges = file.array("tokenizer.ggml.merges", kGgufString);
   if (!merges)
     return merges.takeError();
-  std::vector<int64_t> types((*tokens)->count, 1);
-  if (const GgufValue *typeArray = file.find("tokenizer.ggml.token_type")) {
-    if (typeArray->type != kGgufArray || typeArray->count != types.size())
-      return metadataError(file, "tokenizer.ggml.token_type",
-                           "must be an array of one type per token (" +
-                               llvm::Twine(types.size()) + ")");
-    size_t index = 0;
-    bool integers = true;
-    typeArray->forEachElement([&](const GgufValue &type) {
-      integers &= type.isInteger();
-      types[index++] = type.isSigned() ? type.sint : int64_t(type.uint);
-    });
-    if (!integers)
-      return metadataError(file, "tokenizer.ggml.token_type",
-                           "must hold integers");
-  }
+  auto types = readGgufTokenTypes(file, (*tokens)->count);
+  if (!types)
+    return types.takeError();
 
   // Control and user-defined tokens are added tokens (matched in the text
   // before the BPE runs; control ones are special); the rest the BPE's.
   llvm::json::Object vocab;
   llvm::json::Array added;
   std::vector<std::string> texts;
-  texts.reserve(types.size());
+  texts.reserve(types->size());
   (*tokens)->forEachElement(
       [&](const GgufValue &token) { texts.push_back(token.string.str()); });
   for (size_t id = 0; id < texts.size(); ++id) {
-    if (types[id] == kTokenControl || types[id] == kTokenUserDefined) {
-      added.push_back(llvm::json::Object{
-          {"id", int64_t(id)},
-          {"content", texts[id]},
-          {"single_word", false},
-          {"lstrip", false},
-          {"rstrip", false},
-          {"normalized", false},
-          {"special", types[id] == kTokenControl}});
+    if ((*types)[id] == kTokenControl || (*types)[id] == kTokenUserDefined) {
+      added.push_back(
+          llvm::json::Object{{"id", int64_t(id)},
+                             {"content", texts[id]},
+                             {"single_word", false},
+                             {"lstrip", false},
+                             {"rstrip", false},
+                             {"normalized", false},
+                             {"special", (*types)[id] == kTokenControl}});
       continue;
     }
     vocab[texts[id]] = int64_t(id);
@@ -177,10 +153,10 @@ tfmc::frontends::readGgufBpeTokenizer(const GgufFile &file, int bos, int eos) {
     if (!*wanted)
       continue;
     if (special.id < 0 || size_t(special.id) >= texts.size())
-      return metadataError(file, special.flagKey,
-                           "asks to add a token, but the file has no such "
-                           "token id (" +
-                               llvm::Twine(special.id) + ")");
+      return ggufMetadataError(file, special.flagKey,
+                               "asks to add a token, but the file has no such "
+                               "token id (" +
+                                   llvm::Twine(special.id) + ")");
     config[special.tokenKey] = texts[special.id];
   }
 

@@ -3,7 +3,8 @@
 // A "llama" tokenizer model in GGUF is a SentencePiece vocabulary (pieces
 // with U+2581 for spaces, scores); it becomes an "spm" blob. A "gpt2" one
 // is a byte-level BPE (GgufBpeTokenizer.cpp), a "bert" one a WordPiece
-// (GgufWordPieceTokenizer.cpp).
+// (GgufWordPieceTokenizer.cpp), a "t5" one a Unigram
+// (GgufUnigramTokenizer.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/frontends/Tokenizers.h"
@@ -57,9 +58,12 @@ tfmc::frontends::readGgufTokenizer(const GgufFile &file,
     return model.takeError();
   if (*model == "bert")
     return readGgufWordPieceTokenizer(file);
+  if (*model == "t5")
+    return readGgufUnigramTokenizer(file, defaults);
   if (*model != "llama" && *model != "gpt2")
     return llvm::createStringError(file.describe() + " has tokenizer model '" +
-                                   *model + "' (supported: bert, gpt2, llama)");
+                                   *model +
+                                   "' (supported: bert, gpt2, llama, t5)");
   auto bos = file.integer("tokenizer.ggml.bos_token_id", defaults.bos);
   if (!bos)
     return bos.takeError();

@@ -16,6 +16,7 @@
 #include "compiler/frontends/Tokenizers.h"
 
 #include "compiler/frontends/Gguf.h"
+#include "compiler/frontends/GgufTokenizerSupport.h"
 #include "runtime/Tokenizer.h"
 
 #include "llvm/Support/JSON.h"
@@ -26,20 +27,8 @@ using namespace tfmc::frontends;
 
 namespace {
 
-/// llama.cpp's token types (llama_token_type).
-enum GgufTokenType : int64_t {
-  kTokenControl = 3,     ///< special: matched in text, skipped in output
-  kTokenUserDefined = 4, ///< added: matched in text before the model runs
-};
-
 /// U+2581, which marks a word-initial piece.
 constexpr llvm::StringLiteral kPhantomSpace = "\xE2\x96\x81";
-
-llvm::Error metadataError(const GgufFile &file, llvm::StringRef key,
-                          const llvm::Twine &message) {
-  return llvm::createStringError("GGUF metadata key '" + key + "' in '" +
-                                 file.path() + "' " + message);
-}
 
 /// The piece as the tokenizer.json had it: "▁the" -> "the", "ing" ->
 /// "##ing".
@@ -47,28 +36,6 @@ std::string wordPiece(llvm::StringRef phantom) {
   if (phantom.consume_front(kPhantomSpace))
     return phantom.str();
   return "##" + phantom.str();
-}
-
-/// One token type per token; all normal when the file has none.
-llvm::Expected<std::vector<int64_t>> tokenTypes(const GgufFile &file,
-                                                size_t count) {
-  std::vector<int64_t> types(count, 1);
-  const GgufValue *typeArray = file.find("tokenizer.ggml.token_type");
-  if (!typeArray)
-    return types;
-  bool integers = typeArray->type == kGgufArray && typeArray->count == count;
-  if (integers) {
-    size_t index = 0;
-    typeArray->forEachElement([&](const GgufValue &type) {
-      integers &= type.isInteger();
-      types[index++] = type.isSigned() ? type.sint : int64_t(type.uint);
-    });
-  }
-  if (!integers)
-    return metadataError(file, "tokenizer.ggml.token_type",
-                         "must be an array of one integer type per token (" +
-                             llvm::Twine(count) + ")");
-  return types;
 }
 
 } // namespace
@@ -82,7 +49,7 @@ tfmc::frontends::readGgufWordPieceTokenizer(const GgufFile &file) {
   texts.reserve((*tokens)->count);
   (*tokens)->forEachElement(
       [&](const GgufValue &token) { texts.push_back(token.string.str()); });
-  auto types = tokenTypes(file, texts.size());
+  auto types = readGgufTokenTypes(file, texts.size());
   if (!types)
     return types.takeError();
 
@@ -101,10 +68,10 @@ tfmc::frontends::readGgufWordPieceTokenizer(const GgufFile &file) {
     if (!id)
       return id.takeError();
     if (*id < 0 || uint64_t(*id) >= texts.size())
-      return metadataError(file, special->key,
-                           "is " + llvm::Twine(*id) +
-                               ", not a token id (the vocabulary has " +
-                               llvm::Twine(texts.size()) + " tokens)");
+      return ggufMetadataError(file, special->key,
+                               "is " + llvm::Twine(*id) +
+                                   ", not a token id (the vocabulary has " +
+                                   llvm::Twine(texts.size()) + " tokens)");
     special->id = *id;
   }
 

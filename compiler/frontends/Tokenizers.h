@@ -45,7 +45,8 @@ llvm::Expected<TokenizerSpec> readHfTokenizer(const std::string &directory,
 
 /// The vocabulary embedded in GGUF metadata, with the file's special ids or
 /// `defaults`: a SentencePiece one (tokenizer model `llama`) as "spm", a
-/// byte-level BPE (`gpt2`) or a BERT WordPiece (`bert`) as "hf". Empty when
+/// byte-level BPE (`gpt2`), a BERT WordPiece (`bert`) or a T5
+/// Unigram (`t5`) as "hf". Empty when
 /// the file has none.
 llvm::Expected<TokenizerSpec> readGgufTokenizer(const GgufFile &file,
                                                 SpecialTokens defaults);
@@ -61,6 +62,13 @@ llvm::Expected<TokenizerSpec> readGgufBpeTokenizer(const GgufFile &file,
 /// in the "hf" kind: [CLS] $A [SEP] with the file's [CLS], [SEP], [UNK] and
 /// [MASK] ids.
 llvm::Expected<TokenizerSpec> readGgufWordPieceTokenizer(const GgufFile &file);
+
+/// The SentencePiece Unigram vocabulary (tokenizer model `t5`) of a GGUF
+/// file as the tokenizer.json that does what llama.cpp does with it
+/// (charsmap, space switches, scores, EOS added by default), in the "hf"
+/// kind; special ids the file leaves out come from `defaults`.
+llvm::Expected<TokenizerSpec> readGgufUnigramTokenizer(const GgufFile &file,
+                                                       SpecialTokens defaults);
 
 } // namespace tfmc::frontends
 

@@ -4,7 +4,8 @@
       [--tokenizer-json TOKENIZER_JSON --pre NAME] [--set KEY=TYPE:VALUE]...
       [--unset KEY]...
   hf_to_gguf.py vocab TOKENIZER_JSON OUT.gguf [--pre NAME] [--bos TEXT]
-      [--eos TEXT] [--add-bos] [--add-eos]
+      [--eos TEXT] [--add-bos] [--add-eos] [--set KEY=TYPE:VALUE]...
+      [--unset KEY]...
 
 `model` writes the f32 weights and hyperparameters of a llama, mixtral,
 qwen2, gemma or bloom directory (as torch_reference.py make-model writes
@@ -33,7 +34,9 @@ here from its documented behaviour, not from its code:
     relative_attention_bias -> attn_rel_b, dec.blk.N.cross_attn_*,
     DenseReluDense wi (or wi_1) -> ffn_up, wi_0 -> ffn_gate, wo -> ffn_down,
     {enc,dec}.output_norm; the stacks' embed_tokens copies dropped.
-With --tokenizer-json, a byte-level BPE tokenizer.json is embedded as
+With --tokenizer-json, a Unigram tokenizer.json (T5) is embedded as the
+`t5` tokenizer model (embed_unigram_tokenizer says how), a byte-level BPE
+tokenizer.json as
 llama.cpp's `gpt2` tokenizer model (tokens, merges, token types) with
 `tokenizer.ggml.pre` NAME, and a WordPiece one as the `bert` model: every
 piece in "phantom space" form (a word-initial piece gets a leading U+2581,
@@ -41,7 +44,8 @@ a continuation piece loses its "##", control tokens stay as they are), ids
 the model has beyond the tokenizer as [PAD<id>] (unused), and the ids of
 [UNK], [SEP], [PAD], [CLS] and [MASK]. `vocab` writes only that tokenizer
 (no tensors).
---set KEY=TYPE:VALUE (TYPE u32, f32, str or bool) replaces or adds a key,
+--set KEY=TYPE:VALUE (TYPE u32, f32, str, bool or bytes in hex) replaces or
+adds a key,
 --unset KEY leaves one out, for the error tests.
 """
 import argparse
@@ -52,8 +56,9 @@ import sys
 
 import numpy as np
 
-GGUF_UINT32, GGUF_INT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING, GGUF_ARRAY = 4, 5, 6, 7, 8, 9
-TOKEN_NORMAL, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED = 1, 3, 4, 5
+GGUF_UINT8, GGUF_UINT32, GGUF_INT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING, GGUF_ARRAY = \
+    0, 4, 5, 6, 7, 8, 9
+TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED = 1, 2, 3, 4, 5
 ALIGNMENT = 32
 
 
@@ -105,18 +110,22 @@ class Writer:
             payload += b"".join(self.encode_string(v) for v in values)
         elif element_type == GGUF_INT32:
             payload += struct.pack("<%di" % len(values), *values)
+        elif element_type == GGUF_UINT8:
+            payload += bytes(values)
         else:
             payload += struct.pack("<%df" % len(values), *values)
         self.meta.append((key, payload))
 
     def override(self, setting):
-        """KEY=TYPE:VALUE (TYPE u32, f32, str or bool) replaces or adds KEY."""
+        """KEY=TYPE:VALUE (TYPE u32, f32, str, bool or bytes, the last in
+        hex) replaces or adds KEY."""
         key, typed = setting.split("=", 1)
         kind, text = typed.split(":", 1)
         self.meta = [(k, v) for k, v in self.meta if k != key]
         {"u32": lambda: self.u32(key, int(text)), "f32": lambda: self.f32(key, float(text)),
          "str": lambda: self.string(key, text),
-         "bool": lambda: self.flag(key, text == "true")}[kind]()
+         "bool": lambda: self.flag(key, text == "true"),
+         "bytes": lambda: self.array(key, GGUF_UINT8, bytes.fromhex(text))}[kind]()
 
     def tensor(self, name, array):
         self.tensors.append((name, np.ascontiguousarray(array, dtype="<f4")))
@@ -342,6 +351,57 @@ def embed_wordpiece_tokenizer(writer, path, vocab_size):
         writer.u32("tokenizer.ggml.%s_token_id" % key, ids[text])
 
 
+def embed_unigram_tokenizer(writer, path, vocab_size):
+    """A SentencePiece Unigram tokenizer.json (T5's) as llama.cpp's `t5`
+    tokenizer model: pieces, scores and token types as the converter takes
+    them from spiece.model (the unknown piece UNKNOWN, special added tokens
+    CONTROL, other added tokens USER_DEFINED, ids the model has beyond the
+    tokenizer [PAD<id>] UNUSED), the Precompiled normalizer's charsmap as
+    bytes, add_space_prefix from the Metaspace pre-tokenizer,
+    remove_extra_whitespaces where it splits at whitespace first (as the
+    Hugging Face converter writes nmt_nfkc's switch), EOS added, BOS not."""
+    import base64
+    with open(path, encoding="utf-8") as fh:
+        tok = json.load(fh)
+    model = tok["model"]
+    assert model["type"] == "Unigram", "only Unigram tokenizers are embedded as t5"
+    added = {a["id"]: a for a in tok.get("added_tokens", [])}
+    size = max([vocab_size, len(model["vocab"])] + [i + 1 for i in added])
+    tokens = ["[PAD%d]" % i for i in range(size)]
+    scores = [0.0] * size
+    types = [TOKEN_UNUSED] * size
+    for index, (piece, score) in enumerate(model["vocab"]):
+        tokens[index], scores[index], types[index] = piece, score, TOKEN_NORMAL
+    types[model["unk_id"]] = TOKEN_UNKNOWN
+    for index, a in added.items():
+        tokens[index] = a["content"]
+        types[index] = TOKEN_CONTROL if a.get("special") else TOKEN_USER_DEFINED
+    pre = tok.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers", [pre])
+    metaspace = [p for p in steps if p.get("type") == "Metaspace"]
+    prefix = bool(metaspace) and (metaspace[0].get("prepend_scheme", "always") != "never"
+                                  and metaspace[0].get("add_prefix_space", True))
+    merge = any(p.get("type") == "WhitespaceSplit" for p in steps)
+    writer.string("tokenizer.ggml.model", "t5")
+    writer.string("tokenizer.ggml.pre", "default")
+    writer.array("tokenizer.ggml.tokens", GGUF_STRING, tokens)
+    writer.array("tokenizer.ggml.scores", GGUF_FLOAT32, scores)
+    writer.array("tokenizer.ggml.token_type", GGUF_INT32, types)
+    writer.flag("tokenizer.ggml.add_space_prefix", prefix)
+    writer.flag("tokenizer.ggml.remove_extra_whitespaces", merge)
+    normalizer = tok.get("normalizer") or {}
+    for n in normalizer.get("normalizers", [normalizer]):
+        if n.get("type") == "Precompiled":
+            writer.array("tokenizer.ggml.precompiled_charsmap", GGUF_UINT8,
+                         base64.b64decode(n["precompiled_charsmap"]))
+    ids = {a["content"]: i for i, a in added.items()}
+    for key, text in (("eos", "</s>"), ("unknown", "<unk>"), ("padding", "<pad>")):
+        if text in ids:
+            writer.u32("tokenizer.ggml.%s_token_id" % key, ids[text])
+    writer.flag("tokenizer.ggml.add_bos_token", False)
+    writer.flag("tokenizer.ggml.add_eos_token", True)
+
+
 def embed_bpe_tokenizer(writer, path, pre, bos=None, eos=None, add_bos=False,
                         add_eos=False):
     """A byte-level BPE tokenizer.json as llama.cpp's `gpt2` tokenizer."""
@@ -395,6 +455,8 @@ def model(args):
         return 1
     if args.tokenizer_json and family == "bert":
         embed_wordpiece_tokenizer(writer, args.tokenizer_json, config["vocab_size"])
+    elif args.tokenizer_json and family == "t5":
+        embed_unigram_tokenizer(writer, args.tokenizer_json, config["vocab_size"])
     elif args.tokenizer_json:
         embed_bpe_tokenizer(writer, args.tokenizer_json, args.pre)
     for setting in args.set:
@@ -407,15 +469,19 @@ def model(args):
 
 def vocab(args):
     with open(args.tokenizer_json, encoding="utf-8") as fh:
-        wordpiece = json.load(fh)["model"]["type"] == "WordPiece"
-    writer = Writer("bert" if wordpiece else "llama")
-    if wordpiece:
+        kind = json.load(fh)["model"]["type"]
+    writer = Writer({"WordPiece": "bert", "Unigram": "t5"}.get(kind, "llama"))
+    if kind == "WordPiece":
         embed_wordpiece_tokenizer(writer, args.tokenizer_json, 0)
+    elif kind == "Unigram":
+        embed_unigram_tokenizer(writer, args.tokenizer_json, 0)
     else:
         embed_bpe_tokenizer(writer, args.tokenizer_json, args.pre, args.bos, args.eos,
                             args.add_bos, args.add_eos)
     for setting in args.set:
         writer.override(setting)
+    for key in args.unset:
+        writer.meta = [(k, v) for k, v in writer.meta if k != key]
     writer.write(args.out)
     return 0
 
@@ -432,8 +498,6 @@ def main():
     m.add_argument("--pre", default="gpt-2")
     m.add_argument("--pooling", choices=["none", "mean", "cls"],
                    help="bert: the bert.pooling_type to record")
-    m.add_argument("--unset", action="append", default=[],
-                   help="KEY: leave a metadata key out")
     v = sub.add_parser("vocab")
     v.add_argument("tokenizer_json")
     v.add_argument("out")
@@ -445,6 +509,8 @@ def main():
     for p in (m, v):
         p.add_argument("--set", action="append", default=[],
                        help="KEY=TYPE:VALUE: replace or add a metadata key")
+        p.add_argument("--unset", action="append", default=[],
+                       help="KEY: leave a metadata key out")
     args = parser.parse_args()
     return model(args) if args.command == "model" else vocab(args)
 

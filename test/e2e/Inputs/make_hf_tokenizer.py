@@ -23,10 +23,14 @@ the files are built the way the families' files are, from what exists:
                          (T5-like: Metaspace, scores, $A </s>; NFKC instead of
                          the Precompiled charsmap, which the npm package
                          approximates)
+  t5-charsmap            t5 with a Precompiled normalizer: a charsmap whose
+                         rules rewrite the corpora as the npm package's
+                         approximation does (for the GGUF t5 tokenizer)
 
 Usage: make_hf_tokenizer.py KIND OUT_DIR [--models MODELS_DIR] [CORPUS ...]
 """
 import argparse
+import base64
 import json
 import os
 import struct
@@ -352,6 +356,110 @@ def t5(corpora):
         "eos_token": "</s>", "clean_up_tokenization_spaces": False}
 
 
+#===-- SentencePiece's precompiled charsmap -------------------------------===#
+
+def double_array(entries):
+    """A darts-clone double array (u32 units) mapping each UTF-8 key of
+    `entries` to its value, the trie layout of SentencePiece's charsmap."""
+    nodes = [{"children": {}, "value": -1}]
+    for key, value in sorted(entries.items()):
+        node = 0
+        for byte in key:
+            child = nodes[node]["children"].get(byte)
+            if child is None:
+                nodes.append({"children": {}, "value": -1})
+                child = nodes[node]["children"][byte] = len(nodes) - 1
+            node = child
+        nodes[node]["value"] = value
+    units, used, taken = [0] * 1024, set([0]), set()
+
+    def place(node, pos, label, is_root):
+        n = nodes[node]
+        base = 1
+        while (base in taken or (n["value"] >= 0 and base in used)
+               or any(base ^ c in used for c in n["children"])):
+            base += 1
+        taken.add(base)
+        while len(units) <= (base | 0xFF):
+            units.extend([0] * len(units))
+        units[pos] = ((pos ^ base) << 10) | (1 << 8 if n["value"] >= 0 else 0) \
+            | (0 if is_root else label)
+        if n["value"] >= 0:
+            used.add(base)
+            units[base] = n["value"] | (1 << 31)
+        for c in n["children"]:
+            used.add(base ^ c)
+        for c, child in sorted(n["children"].items()):
+            place(child, base ^ c, c, False)
+    place(0, 0, 0, True)
+    return units
+
+
+def charsmap(rules):
+    """SentencePiece's precompiled charsmap bytes for `rules` (text ->
+    replacement): u32 trie size, the trie, the NUL-terminated
+    replacements."""
+    blob, entries = b"", {}
+    for source, target in sorted(rules.items()):
+        entries[source.encode("utf-8")] = len(blob)
+        blob += target.encode("utf-8") + b"\0"
+    units = double_array(entries)
+    return struct.pack("<I", 4 * len(units)) + struct.pack(
+        "<%dI" % len(units), *units) + blob
+
+
+# What @huggingface/tokenizers' Precompiled normalizer does in place of the
+# charsmap (T5's nmt_nfkc rules): drop controls, make whitespace a space,
+# then NFKC.
+NPM_CONTROLS = set(map(chr, list(range(1, 9)) + [0x0B] + list(range(0x0E, 0x20))
+                       + [0x7F, 0x8F, 0x9F]))
+NPM_SPACES = set(map(chr, [0x09, 0x0A, 0x0C, 0x0D, 0xA0, 0x1680]
+                     + list(range(0x2000, 0x2010))
+                     + [0x2028, 0x2029, 0x202F, 0x205F, 0x2581, 0x3000, 0xFEFF,
+                        0xFFFD]))
+
+
+def npm_precompiled(text):
+    text = "".join(" " if c in NPM_SPACES else c for c in text
+                   if c not in NPM_CONTROLS)
+    return unicodedata.normalize("NFKC", text)
+
+
+def charsmap_rules(corpora):
+    """The rules a charsmap needs to rewrite the corpora as npm_precompiled
+    does: each character it changes, and each base character with the marks
+    after it that NFKC composes (rewritten whole, as SentencePiece looks up
+    a grapheme before its code points)."""
+    rules = {}
+    for path in corpora:
+        with open(path, encoding="utf-8", newline="") as f:  # keep \r
+            text = f.read()
+        for ch in set(text):
+            if npm_precompiled(ch) != ch:
+                rules[ch] = npm_precompiled(ch)
+        i = 0
+        while i < len(text):
+            j = i + 1
+            while j < len(text) and unicodedata.combining(text[j]):
+                j += 1
+            cluster = text[i:j]
+            per_char = "".join(npm_precompiled(c) for c in cluster)
+            if j - i > 1 and npm_precompiled(cluster) != per_char:
+                rules[cluster] = npm_precompiled(cluster)
+            i = j
+    return rules
+
+
+def t5_charsmap(corpora):
+    """t5 with the Precompiled normalizer whose charsmap holds the corpora's
+    rules (what a converted spiece.model carries), base64 in the file."""
+    tok, config = t5(corpora)
+    rules = charsmap_rules(corpora)
+    tok["normalizer"] = {"type": "Precompiled", "precompiled_charsmap":
+                         base64.b64encode(charsmap(rules)).decode("ascii")}
+    return tok, config
+
+
 def main():
     global SPM_FILE
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -374,6 +482,7 @@ def main():
         "gemma": lambda: gemma(args.models),
         "bert": lambda: bert(args.corpora),
         "t5": lambda: t5(args.corpora),
+        "t5-charsmap": lambda: t5_charsmap(args.corpora),
     }
     tok, config = builders[args.kind]()
     os.makedirs(args.out_dir, exist_ok=True)
