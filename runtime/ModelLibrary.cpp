@@ -42,6 +42,7 @@ struct tfmc_context {
   std::vector<float> samplerLogits; ///< Sampler::sample overwrites its input
   int bos = -1, eos = -1;
   int64_t position = 0;
+  bool sourceEncoded = false; ///< an encoder-decoder's, for its decoder
 
   tfmc_status fail(tfmc_status status, std::string message) {
     error = std::move(message);
@@ -156,6 +157,42 @@ int32_t tfmc_eos_token(const tfmc_context *context) {
   return context && usable(*context) ? context->eos : -1;
 }
 
+int32_t tfmc_decoder_start_token(const tfmc_context *context) {
+  return context && usable(*context) && context->runner->isSeq2Seq()
+             ? int32_t(tfm_model.decoder_start_token)
+             : -1;
+}
+
+tfmc_status tfmc_encode_source(tfmc_context *context, const int32_t *tokens,
+                               int32_t count) {
+  return guarded(context, [&](tfmc_context &self) {
+    if (!usable(self))
+      return self.fail(TFMC_ERROR_ARGUMENT, "the context was not created");
+    if (!self.runner->isSeq2Seq())
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "tfmc_encode_source is for encoder-decoders; this "
+                       "model is decoder-only");
+    if (!tokens || count < 1)
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "tfmc_encode_source needs at least one token");
+    if (count > self.runner->context())
+      return self.fail(TFMC_ERROR_CONTEXT_FULL,
+                       "the source is " + std::to_string(count) +
+                           " tokens but the encoder's context is " +
+                           std::to_string(self.runner->context()));
+    std::string error;
+    if (!self.runner->encodeSource(tokens, count, error)) {
+      // encodeSource() words its errors for the command line.
+      if (error.rfind("error: ", 0) == 0)
+        error.erase(0, 7);
+      return self.fail(TFMC_ERROR_ARGUMENT, error);
+    }
+    self.sourceEncoded = true;
+    self.position = 0;
+    return TFMC_OK;
+  });
+}
+
 tfmc_status tfmc_tokenize(tfmc_context *context, const char *text,
                           int add_special, int32_t *tokens, int32_t capacity,
                           int32_t *count) {
@@ -224,6 +261,10 @@ tfmc_status tfmc_prefill(tfmc_context *context, const int32_t *tokens,
       return self.fail(TFMC_ERROR_ARGUMENT,
                        "tfmc_prefill needs at least one token and a place "
                        "for the logits");
+    if (self.runner->isSeq2Seq() && !self.sourceEncoded)
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "an encoder-decoder's decoder needs a source: call "
+                       "tfmc_encode_source first");
     int vocab = self.runner->vocab();
     for (int32_t i = 0; i < count; ++i)
       if (tokens[i] < 0 || tokens[i] >= vocab)

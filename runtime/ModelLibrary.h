@@ -78,6 +78,19 @@ int32_t tfmc_context_length(const tfmc_context *context);
 int32_t tfmc_bos_token(const tfmc_context *context);
 int32_t tfmc_eos_token(const tfmc_context *context);
 
+/* Encoder-decoders (T5; a decoder-only model answers -1 and
+ * TFMC_ERROR_ARGUMENT). tfmc_decoder_start_token is the id the decoder's
+ * output starts from. tfmc_encode_source runs the encoder over `count`
+ * (1 to tfmc_context_length) source ids, e.g. tfmc_tokenize's of a prompt
+ * with add_special, keeps what every cross-attention reads, and restarts the
+ * decoder at position 0: tfmc_prefill and tfmc_decode then run target ids,
+ * the first of them tfmc_decoder_start_token, and their logits are the
+ * decoder's. An encoder-decoder must encode a source before its first
+ * prefill; tfmc_reset keeps the source (tfmc_encode_source replaces it). */
+int32_t tfmc_decoder_start_token(const tfmc_context *context);
+tfmc_status tfmc_encode_source(tfmc_context *context, const int32_t *tokens,
+                               int32_t count);
+
 /* Encodes the NUL-terminated UTF-8 `text` into at most `capacity` ids at
  * `tokens` and stores their number in *count. With add_special != 0 it adds
  * what the tokenizer adds around a text (e.g. BOS). When the ids do not fit,
@@ -109,7 +122,8 @@ tfmc_status tfmc_decode(tfmc_context *context, int32_t token,
 /* The number of positions filled so far. */
 int32_t tfmc_position(const tfmc_context *context);
 
-/* Forgets the conversation: the next prefill starts at position 0. */
+/* Forgets the conversation: the next prefill starts at position 0 (of
+ * the decoder, for an encoder-decoder, whose source stays). */
 void tfmc_reset(tfmc_context *context);
 
 /* Greedy decoding: temperature 0, top_k 0, top_p 1, seed 0. */

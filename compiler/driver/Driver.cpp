@@ -90,14 +90,12 @@ public:
     if (options.stopAfter.empty() && spec.tokenizer.kind.empty())
       return fail("model '" + options.model +
                   "' has no tokenizer: pass --tokenizer FILE");
-    // The C API (runtime/ModelLibrary.h) prefills, decodes and samples.
+    // The C API (runtime/ModelLibrary.h) prefills, decodes and samples
+    // (after tfmc_encode_source for an encoder-decoder).
     if (options.library && spec.config.kind == ModelKind::EncoderOnly)
       return fail("--emit=lib builds a library of a generating model; '" +
                   options.model +
                   "' is an encoder (compile it to an executable instead)");
-    if (options.library && spec.config.kind == ModelKind::EncoderDecoder)
-      return fail("--emit=lib does not build encoder-decoders yet; compile '" +
-                  options.model + "' to an executable instead");
 
     int64_t contextLength = spec.config.contextLength;
     if (transform.contextLength < 0)

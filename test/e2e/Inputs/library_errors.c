@@ -63,6 +63,9 @@ int main(int argc, char **argv) {
   show("sampler bad top_p", tfmc_set_sampler(context, &options), context);
   show("sample null logits", tfmc_sample(context, NULL, &count), context);
   show("decode ok", tfmc_decode(context, 65, &logits), context);
+  printf("decoder start: %d\n", (int)tfmc_decoder_start_token(context));
+  show("encode source of a decoder-only model",
+       tfmc_encode_source(context, tokens, 2), context);
   tfmc_context_free(context);
   tfmc_context_free(NULL);
   return 0;
