@@ -44,8 +44,8 @@ a continuation piece loses its "##", control tokens stay as they are), ids
 the model has beyond the tokenizer as [PAD<id>] (unused), and the ids of
 [UNK], [SEP], [PAD], [CLS] and [MASK]. `vocab` writes only that tokenizer
 (no tensors).
---set KEY=TYPE:VALUE (TYPE u32, f32, str, bool or bytes in hex) replaces or
-adds a key,
+--set KEY=TYPE:VALUE (TYPE u32, f32, str, bool, bytes in hex or f32s
+comma-separated) replaces or adds a key,
 --unset KEY leaves one out, for the error tests.
 """
 import argparse
@@ -117,15 +117,17 @@ class Writer:
         self.meta.append((key, payload))
 
     def override(self, setting):
-        """KEY=TYPE:VALUE (TYPE u32, f32, str, bool or bytes, the last in
-        hex) replaces or adds KEY."""
+        """KEY=TYPE:VALUE (TYPE u32, f32, str, bool, bytes in hex or f32s,
+        comma-separated) replaces or adds KEY."""
         key, typed = setting.split("=", 1)
         kind, text = typed.split(":", 1)
         self.meta = [(k, v) for k, v in self.meta if k != key]
         {"u32": lambda: self.u32(key, int(text)), "f32": lambda: self.f32(key, float(text)),
          "str": lambda: self.string(key, text),
          "bool": lambda: self.flag(key, text == "true"),
-         "bytes": lambda: self.array(key, GGUF_UINT8, bytes.fromhex(text))}[kind]()
+         "bytes": lambda: self.array(key, GGUF_UINT8, bytes.fromhex(text)),
+         "f32s": lambda: self.array(key, GGUF_FLOAT32,
+                                    [float(v) for v in text.split(",")])}[kind]()
 
     def tensor(self, name, array):
         self.tensors.append((name, np.ascontiguousarray(array, dtype="<f4")))
