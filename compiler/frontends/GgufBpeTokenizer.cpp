@@ -14,10 +14,8 @@
 
 #include "compiler/frontends/Gguf.h"
 #include "compiler/frontends/GgufTokenizerSupport.h"
-#include "runtime/Tokenizer.h"
 
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace tfmc;
 using namespace tfmc::frontends;
@@ -135,42 +133,15 @@ tfmc::frontends::readGgufBpeTokenizer(const GgufFile &file, int bos, int eos) {
                                    {"model", std::move(model)}};
 
   // BOS/EOS are added where the file asks (llama.cpp: add_bos_token, off by
-  // default for this model), as tokenizer_config.json would ask.
-  struct Special {
-    const char *flagKey; ///< the GGUF key asking for the token
-    int id;
-    const char *addKey, *tokenKey; ///< tokenizer_config.json's keys
-  };
-  const Special specials[] = {
-      {"tokenizer.ggml.add_bos_token", bos, "add_bos_token", "bos_token"},
-      {"tokenizer.ggml.add_eos_token", eos, "add_eos_token", "eos_token"}};
+  // default for this model).
+  const GgufAddedToken addedTokens[] = {{"tokenizer.ggml.add_bos_token", false,
+                                         bos, "add_bos_token", "bos_token"},
+                                        {"tokenizer.ggml.add_eos_token", false,
+                                         eos, "add_eos_token", "eos_token"}};
   llvm::json::Object config;
-  for (const Special &special : specials) {
-    auto wanted = file.flag(special.flagKey, false);
-    if (!wanted)
-      return wanted.takeError();
-    config[special.addKey] = *wanted;
-    if (!*wanted)
-      continue;
-    if (special.id < 0 || size_t(special.id) >= texts.size())
-      return ggufMetadataError(file, special.flagKey,
-                               "asks to add a token, but the file has no such "
-                               "token id (" +
-                                   llvm::Twine(special.id) + ")");
-    config[special.tokenKey] = texts[special.id];
-  }
-
-  std::string jsonText, configText;
-  llvm::raw_string_ostream(jsonText)
-      << llvm::json::Value(std::move(tokenizerJson));
-  llvm::raw_string_ostream(configText) << llvm::json::Value(std::move(config));
-  TokenizerSpec spec;
-  std::string error;
-  if (!tfm::rt::hfBlobFromJson(jsonText, configText, spec.blob, error))
-    return llvm::createStringError("the BPE vocabulary of '" + file.path() +
-                                   "': " + error);
-  spec.kind = "hf";
-  spec.bos = bos;
-  spec.eos = eos;
-  return spec;
+  if (llvm::Error error = readGgufAddedTokens(file, addedTokens, texts, config))
+    return std::move(error);
+  return hfTokenizerFromJson(file, "the BPE vocabulary",
+                             std::move(tokenizerJson), std::move(config), bos,
+                             eos);
 }

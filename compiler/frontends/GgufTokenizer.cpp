@@ -11,6 +11,7 @@
 
 #include "compiler/frontends/FrontendSupport.h"
 #include "compiler/frontends/Gguf.h"
+#include "compiler/frontends/GgufTokenizerSupport.h"
 #include "runtime/Tokenizer.h"
 
 using namespace tfmc;
@@ -23,27 +24,18 @@ llvm::Expected<std::string> readSpmBlob(const GgufFile &file) {
   auto tokens = file.array("tokenizer.ggml.tokens", kGgufString);
   if (!tokens)
     return tokens.takeError();
-  auto scores = file.array("tokenizer.ggml.scores", kGgufFloat32);
+  uint64_t count = (*tokens)->count;
+  auto scores = readGgufScores(file, count);
   if (!scores)
     return scores.takeError();
-  uint64_t count = (*tokens)->count;
-  if ((*scores)->count != count)
-    return llvm::createStringError(file.describe() + " has " +
-                                   llvm::Twine(count) + " tokens but " +
-                                   llvm::Twine((*scores)->count) + " scores");
-  // The counts were checked against the file's size when it was read, so
-  // these hold at most a few times its bytes.
+  // The count was checked against the file's size when it was read, so
+  // this holds at most a few times its bytes.
   std::vector<std::string> pieces;
-  std::vector<float> pieceScores;
   pieces.reserve(count);
-  pieceScores.reserve(count);
   (*tokens)->forEachElement([&](const GgufValue &token) {
     pieces.push_back(metaspaceToSpace(token.string));
   });
-  (*scores)->forEachElement([&](const GgufValue &score) {
-    pieceScores.push_back(static_cast<float>(score.real));
-  });
-  return tfm::rt::spmBlobFromPieces(pieces, pieceScores);
+  return tfm::rt::spmBlobFromPieces(pieces, *scores);
 }
 
 } // namespace

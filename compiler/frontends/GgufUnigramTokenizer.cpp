@@ -21,11 +21,9 @@
 
 #include "compiler/frontends/Gguf.h"
 #include "compiler/frontends/GgufTokenizerSupport.h"
-#include "runtime/Tokenizer.h"
 
 #include "llvm/Support/Base64.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace tfmc;
 using namespace tfmc::frontends;
@@ -80,15 +78,10 @@ tfmc::frontends::readGgufUnigramTokenizer(const GgufFile &file,
   auto tokens = file.array("tokenizer.ggml.tokens", kGgufString);
   if (!tokens)
     return tokens.takeError();
-  auto scores = file.array("tokenizer.ggml.scores", kGgufFloat32);
+  size_t count = (*tokens)->count;
+  auto scores = readGgufScores(file, count);
   if (!scores)
     return scores.takeError();
-  size_t count = (*tokens)->count;
-  if ((*scores)->count != count)
-    return ggufMetadataError(file, "tokenizer.ggml.scores",
-                             "has " + llvm::Twine((*scores)->count) +
-                                 " scores for " + llvm::Twine(count) +
-                                 " tokens");
   auto types = readGgufTokenTypes(file, count);
   if (!types)
     return types.takeError();
@@ -124,9 +117,8 @@ tfmc::frontends::readGgufUnigramTokenizer(const GgufFile &file,
   (*tokens)->forEachElement(
       [&](const GgufValue &token) { texts.push_back(token.string.str()); });
   llvm::json::Array vocab, added;
-  size_t id = 0;
-  (*scores)->forEachElement([&](const GgufValue &score) {
-    vocab.push_back(llvm::json::Array{texts[id], score.real});
+  for (size_t id = 0; id < count; ++id) {
+    vocab.push_back(llvm::json::Array{texts[id], double((*scores)[id])});
     int64_t type = (*types)[id];
     if (type == kTokenControl || type == kTokenUserDefined)
       added.push_back(llvm::json::Object{{"id", int64_t(id)},
@@ -136,8 +128,7 @@ tfmc::frontends::readGgufUnigramTokenizer(const GgufFile &file,
                                          {"rstrip", false},
                                          {"normalized", false},
                                          {"special", type == kTokenControl}});
-    ++id;
-  });
+  }
 
   llvm::json::Array normalizers;
   if (!charsmap->empty())
@@ -177,43 +168,15 @@ tfmc::frontends::readGgufUnigramTokenizer(const GgufFile &file,
       {"decoder", std::move(decoder)},
       {"model", std::move(model)}};
 
-  // BOS/EOS are added where the file asks, as tokenizer_config.json's
-  // add_bos_token / add_eos_token would (llama.cpp: EOS only by default).
-  struct Special {
-    const char *flagKey; ///< the GGUF key asking for the token
-    bool fallback;
-    int id;
-    const char *addKey, *tokenKey; ///< tokenizer_config.json's keys
-  };
-  const Special specials[] = {{"tokenizer.ggml.add_bos_token", false, *bos,
-                               "add_bos_token", "bos_token"},
-                              {"tokenizer.ggml.add_eos_token", true, *eos,
-                               "add_eos_token", "eos_token"}};
+  // BOS/EOS are added where the file asks (llama.cpp: EOS only by default).
+  const GgufAddedToken addedTokens[] = {{"tokenizer.ggml.add_bos_token", false,
+                                         *bos, "add_bos_token", "bos_token"},
+                                        {"tokenizer.ggml.add_eos_token", true,
+                                         *eos, "add_eos_token", "eos_token"}};
   llvm::json::Object config{{"clean_up_tokenization_spaces", false}};
-  for (const Special &special : specials) {
-    auto wanted = file.flag(special.flagKey, special.fallback);
-    if (!wanted)
-      return wanted.takeError();
-    config[special.addKey] = *wanted;
-    if (!*wanted)
-      continue;
-    if (special.id < 0)
-      return ggufMetadataError(file, special.flagKey,
-                               "asks to add a token the file names no id for");
-    config[special.tokenKey] = texts[special.id];
-  }
-
-  std::string jsonText, configText;
-  llvm::raw_string_ostream(jsonText)
-      << llvm::json::Value(std::move(tokenizerJson));
-  llvm::raw_string_ostream(configText) << llvm::json::Value(std::move(config));
-  TokenizerSpec spec;
-  std::string error;
-  if (!tfm::rt::hfBlobFromJson(jsonText, configText, spec.blob, error))
-    return llvm::createStringError("the Unigram vocabulary of '" + file.path() +
-                                   "': " + error);
-  spec.kind = "hf";
-  spec.bos = *bos;
-  spec.eos = *eos;
-  return spec;
+  if (llvm::Error error = readGgufAddedTokens(file, addedTokens, texts, config))
+    return std::move(error);
+  return hfTokenizerFromJson(file, "the Unigram vocabulary",
+                             std::move(tokenizerJson), std::move(config), *bos,
+                             *eos);
 }

@@ -17,10 +17,8 @@
 
 #include "compiler/frontends/Gguf.h"
 #include "compiler/frontends/GgufTokenizerSupport.h"
-#include "runtime/Tokenizer.h"
 
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace tfmc;
 using namespace tfmc::frontends;
@@ -144,18 +142,9 @@ tfmc::frontends::readGgufWordPieceTokenizer(const GgufFile &file) {
   llvm::json::Object config{{"clean_up_tokenization_spaces", true},
                             {"mask_token", texts[mask.id]}};
 
-  std::string jsonText, configText;
-  llvm::raw_string_ostream(jsonText)
-      << llvm::json::Value(std::move(tokenizerJson));
-  llvm::raw_string_ostream(configText) << llvm::json::Value(std::move(config));
-  TokenizerSpec spec;
-  std::string error;
-  if (!tfm::rt::hfBlobFromJson(jsonText, configText, spec.blob, error))
-    return llvm::createStringError("the WordPiece vocabulary of '" +
-                                   file.path() + "': " + error);
-  spec.kind = "hf";
   // An encoder generates nothing: no BOS or EOS of its own; [CLS] and
   // [SEP] come from the post-processor.
-  spec.bos = spec.eos = -1;
-  return spec;
+  return hfTokenizerFromJson(file, "the WordPiece vocabulary",
+                             std::move(tokenizerJson), std::move(config),
+                             /*bos=*/-1, /*eos=*/-1);
 }
