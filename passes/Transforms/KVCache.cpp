@@ -82,6 +82,24 @@ struct CacheShape {
   }
 };
 
+/// A copy of `attention` (its query, ALiBi slopes and relative-bias table
+/// mapped through `mapping`) that attends over `keys` and `values` with
+/// the first query at `offset` and the cache ring `ring` (null: none); its
+/// result replaces the original's in `mapping`.
+void cloneAttentionOver(OpBuilder &builder, IRMapping &mapping,
+                        AttentionOp attention, Value keys, Value values,
+                        Value offset, IntegerAttr ring) {
+  auto clone = AttentionOp::create(
+      builder, attention.getLoc(), mapping.lookup(attention.getQuery()), keys,
+      values, offset, mapping.lookupOrNull(attention.getSlopes()),
+      mapping.lookupOrNull(attention.getRelativeBias()),
+      attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
+      attention.getMaskAttr(), attention.getWindowAttr(),
+      attention.getCacheAttr(), ring, attention.getMaxDistanceAttr(),
+      attention.getScaleAttr());
+  mapping.map(attention.getResult(), clone.getResult());
+}
+
 /// Recomputes the result types of a cloned op whose operands changed shape.
 LogicalResult refineResultTypes(Operation *op) {
   if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
@@ -200,16 +218,9 @@ public:
       Value values = headMajorPrefix(builder, loc,
                                      mapping.lookup(attention.getValue()),
                                      kvHeads, headDim, length);
-      auto clone = AttentionOp::create(
-          builder, loc, mapping.lookup(attention.getQuery()), keys, values,
-          mapping.lookup(attention.getOffset()),
-          mapping.lookupOrNull(attention.getSlopes()),
-          mapping.lookupOrNull(attention.getRelativeBias()),
-          attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
-          attention.getMaskAttr(), attention.getWindowAttr(),
-          attention.getCacheAttr(), attention.getRingAttr(),
-          attention.getMaxDistanceAttr(), attention.getScaleAttr());
-      mapping.map(attention.getResult(), clone.getResult());
+      cloneAttentionOver(builder, mapping, attention, keys, values,
+                         mapping.lookup(attention.getOffset()),
+                         attention.getRingAttr());
     }
     for (auto [index, stored] : llvm::enumerate(split->crossAttentions)) {
       AttentionOp cross = stored;
@@ -343,15 +354,8 @@ private:
     Value cachedValues = readLayer(loc, CacheHalf::Values, visible);
     IntegerAttr ring =
         cache.isRing() ? builder.getI64IntegerAttr(cache.slots) : IntegerAttr();
-    auto clone = AttentionOp::create(
-        builder, loc, mapping.lookup(attention.getQuery()), cachedKeys,
-        cachedValues, position, mapping.lookupOrNull(attention.getSlopes()),
-        mapping.lookupOrNull(attention.getRelativeBias()),
-        attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
-        attention.getMaskAttr(), attention.getWindowAttr(),
-        attention.getCacheAttr(), ring, attention.getMaxDistanceAttr(),
-        attention.getScaleAttr());
-    mapping.map(attention.getResult(), clone.getResult());
+    cloneAttentionOver(builder, mapping, attention, cachedKeys, cachedValues,
+                       position, ring);
     ++layer;
     return success();
   }
@@ -363,15 +367,8 @@ private:
     int64_t crossIndex = split->selfLayers + crossLayer++;
     Value keys = readLayer(loc, CacheHalf::Keys, sourceLength, crossIndex);
     Value values = readLayer(loc, CacheHalf::Values, sourceLength, crossIndex);
-    auto clone = AttentionOp::create(
-        builder, loc, mapping.lookup(attention.getQuery()), keys, values,
-        position, mapping.lookupOrNull(attention.getSlopes()),
-        mapping.lookupOrNull(attention.getRelativeBias()),
-        attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
-        attention.getMaskAttr(), attention.getWindowAttr(),
-        attention.getCacheAttr(), /*ring=*/IntegerAttr(),
-        attention.getMaxDistanceAttr(), attention.getScaleAttr());
-    mapping.map(attention.getResult(), clone.getResult());
+    cloneAttentionOver(builder, mapping, attention, keys, values, position,
+                       /*ring=*/IntegerAttr());
     return success();
   }
 
@@ -569,16 +566,9 @@ private:
                           headDim);
     Value values = realRows(loc, mapping.lookup(attention.getValue()),
                             kvHeads, headDim);
-    auto clone = AttentionOp::create(
-        builder, loc, mapping.lookup(attention.getQuery()), keys, values,
-        mapping.lookup(attention.getOffset()),
-        mapping.lookupOrNull(attention.getSlopes()),
-        mapping.lookupOrNull(attention.getRelativeBias()),
-        attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
-        attention.getMaskAttr(), attention.getWindowAttr(),
-        attention.getCacheAttr(), attention.getRingAttr(),
-        attention.getMaxDistanceAttr(), attention.getScaleAttr());
-    mapping.map(attention.getResult(), clone.getResult());
+    cloneAttentionOver(builder, mapping, attention, keys, values,
+                       mapping.lookup(attention.getOffset()),
+                       attention.getRingAttr());
   }
 
   /// Rows [0, length) of the [sequence, kv_heads * head_dim] `rows`, as
