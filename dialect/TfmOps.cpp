@@ -49,10 +49,10 @@ LogicalResult GlobalWeightOp::verify() {
   Type element = type.getElementType();
   if (!getStored().empty()) {
     if (!llvm::is_contained({"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k",
-                             "q5_k", "q6_k"},
+                             "q5_k", "q6_k", "kquant"},
                             getStored()))
       return emitOpError() << "stored is f32, f16, bf16, q8_0, q4_0, q4_k, "
-                              "q5_k or q6_k, got '"
+                              "q5_k, q6_k or kquant, got '"
                            << getStored() << "'";
     if (getPanels())
       return emitOpError()
@@ -60,8 +60,9 @@ LogicalResult GlobalWeightOp::verify() {
   }
   if (!getBlockQuant().empty())
     return verifyBlockQuantized();
-  if (getBlockScales())
-    return emitOpError() << "block_scales needs block_quant";
+  if (getBlockScales() || getBlockMins())
+    return emitOpError() << (getBlockScales() ? "block_scales" : "block_mins")
+                         << " needs block_quant";
   if (!element.isF32() && !element.isF16() && !element.isBF16())
     return emitOpError() << "weights are f32, f16 or bf16 tensors, got "
                          << type;
@@ -74,30 +75,56 @@ LogicalResult GlobalWeightOp::verify() {
 }
 
 /// Quants per block in the panels of `format` (two Q4_0 values a byte), or
-/// 0 for a format that is not Q8_0 or Q4_0.
+/// 0 for a format that is not Q8_0 or Q4_0 (`kquant` has 16 or 32).
 static int64_t quantsPerBlock(StringRef format) {
   return format == "q8_0" ? 32 : format == "q4_0" ? 16 : 0;
 }
 
+static bool isBlockFormat(StringRef format) {
+  return quantsPerBlock(format) || format == "kquant";
+}
+
+/// The element type of the scales of `format`: f16 for GGUF's Q8_0 / Q4_0,
+/// f32 for `kquant` (products of f16 and integer sub-block scales).
+static Type blockScaleType(MLIRContext *context, StringRef format) {
+  if (format == "kquant")
+    return Float32Type::get(context);
+  return Float16Type::get(context);
+}
+
 LogicalResult GlobalWeightOp::verifyBlockQuantized() {
   auto type = cast<RankedTensorType>(getType());
-  int64_t quants = quantsPerBlock(getBlockQuant());
-  if (!quants)
-    return emitOpError() << "block_quant is q8_0 or q4_0, got '"
-                         << getBlockQuant() << "'";
+  StringRef format = getBlockQuant();
+  if (!isBlockFormat(format))
+    return emitOpError() << "block_quant is q8_0, q4_0 or kquant, got '"
+                         << format << "'";
   if (!getPanels())
     return emitOpError() << "block-quantized weights are panels";
-  if (getBlockScales()) {
-    if (type.getRank() != 3 || !type.getElementType().isF16())
-      return emitOpError() << "block scales are [panels, blocks, width] f16 "
-                              "tensors, got "
+  if (getBlockScales() && getBlockMins())
+    return emitOpError() << "is either the block scales or the block mins";
+  if (getBlockMins() && format != "kquant")
+    return emitOpError() << "only kquant blocks have mins";
+  if (getBlockScales() || getBlockMins()) {
+    Type element = blockScaleType(getContext(), format);
+    if (type.getRank() != 3 || type.getElementType() != element)
+      return emitOpError() << format << " block "
+                           << (getBlockScales() ? "scales" : "mins")
+                           << " are [panels, blocks, width] " << element
+                           << " tensors, got " << type;
+    return success();
+  }
+  if (format == "kquant") {
+    if (type.getRank() != 4 || !type.getElementType().isInteger(8) ||
+        (type.getDimSize(2) != 16 && type.getDimSize(2) != 32))
+      return emitOpError() << "kquant quants are [panels, blocks, 16 or 32, "
+                              "width] i8 tensors, got "
                            << type;
     return success();
   }
+  int64_t quants = quantsPerBlock(format);
   if (type.getRank() != 4 || !type.getElementType().isInteger(8) ||
       type.getDimSize(2) != quants)
-    return emitOpError() << getBlockQuant()
-                         << " quants are [panels, blocks, " << quants
+    return emitOpError() << format << " quants are [panels, blocks, " << quants
                          << ", width] i8 tensors, got " << type;
   return success();
 }
@@ -289,25 +316,42 @@ LogicalResult QuantizedLinearOp::inferReturnTypes(
 }
 
 LogicalResult QuantizedLinearOp::verify() {
-  int64_t quants = quantsPerBlock(getFormat());
-  if (!quants)
-    return emitOpError() << "format is q8_0 or q4_0, got '" << getFormat()
+  StringRef format = getFormat();
+  if (!isBlockFormat(format))
+    return emitOpError() << "format is q8_0, q4_0 or kquant, got '" << format
                          << "'";
   int64_t panels = dim(getQuants(), 0), blocks = dim(getQuants(), 1),
-          width = dim(getQuants(), 3);
-  if (dim(getQuants(), 2) != quants)
-    return emitOpError() << getFormat() << " quants hold " << quants
-                         << " bytes per block and row, got "
-                         << dim(getQuants(), 2);
+          perBlock = dim(getQuants(), 2), width = dim(getQuants(), 3);
+  if (int64_t quants = quantsPerBlock(format); quants && perBlock != quants)
+    return emitOpError() << format << " quants hold " << quants
+                         << " bytes per block and row, got " << perBlock;
+  if (format == "kquant" && perBlock != 16 && perBlock != 32)
+    return emitOpError() << "kquant blocks are 16 or 32 values, got "
+                         << perBlock;
+  int64_t blockValues = format == "q4_0" ? 2 * perBlock : perBlock;
+  Type scaleType = blockScaleType(getContext(), format);
+  if (getScales().getType().getElementType() != scaleType)
+    return emitOpError() << format << " scales are " << scaleType << ", got "
+                         << getScales().getType();
+  if (bool kquant = format == "kquant"; kquant != bool(getMins()))
+    return emitOpError() << (kquant ? "kquant blocks need their mins"
+                                    : "only kquant blocks have mins");
   int64_t features = dim(getInput(), 1);
-  if (features != blocks * 32)
+  if (features != blocks * blockValues)
     return emitOpError() << "input has " << features << " features but the "
-                         << "weight has " << blocks << " blocks of 32 per row";
-  auto scales = cast<RankedTensorType>(getScales().getType());
-  if (scales.getShape() != ArrayRef<int64_t>{panels, blocks, width})
-    return emitOpError() << "scales must be [" << panels << ", " << blocks
-                         << ", " << width << "] (one per panel row and "
-                         << "block), got " << scales;
+                         << "weight has " << blocks << " blocks of "
+                         << blockValues << " per row";
+  for (auto [name, perRow] :
+       {std::pair<const char *, Value>{"scales", getScales()},
+        {"mins", getMins()}}) {
+    if (!perRow)
+      continue;
+    auto type = cast<RankedTensorType>(perRow.getType());
+    if (type.getShape() != ArrayRef<int64_t>{panels, blocks, width})
+      return emitOpError() << name << " must be [" << panels << ", " << blocks
+                           << ", " << width << "] (one per panel row and "
+                           << "block), got " << type;
+  }
   int64_t outputs = getOutFeatures();
   if (outputs > panels * width)
     return emitOpError() << "out_features " << outputs << " exceeds the "

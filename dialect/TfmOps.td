@@ -63,10 +63,22 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     tfm.global_weight @wo.quants : tensor<18x9x32x16xi8> {block_quant = "q8_0", panels}
     tfm.global_weight @wo.scales : tensor<18x9x16xf16> {block_quant = "q8_0", block_scales, panels}
     ```
+    `block_quant = "kquant"` holds GGUF's k-quants (Q4_K, Q5_K, Q6_K)
+    unpacked: the quants `[P, KB, B, W]` i8 with `B` = 16 or 32 values per
+    block (`KB = columns / B`), one a byte; the scales (`block_scales`) and
+    the minimums (`block_mins`), `[P, KB, W]` f32 each. Value `[p, k, j]`
+    is `q * d - m` for the quant, scale and minimum of its block, exactly
+    ggml's dequantized value.
+    ```mlir
+    tfm.global_weight @wq.quants : tensor<16x8x32x16xi8> {block_quant = "kquant", panels}
+    tfm.global_weight @wq.scales : tensor<16x8x16xf32> {block_quant = "kquant", block_scales, panels}
+    tfm.global_weight @wq.mins : tensor<16x8x16xf32> {block_mins, block_quant = "kquant", panels}
+    ```
     `stored` names the element type the model file holds the tensor in
     (`f32`, `f16`, `bf16`, `q8_0`, `q4_0`, `q4_k`, `q5_k`, `q6_k`) when it
     differs from the declared one; a stack has it when all its tensors share
-    it. The network computes with the declared type (block-quantized values
+    it, and `kquant` when they are k-quants of different kinds (the Q/K/V
+    of a Q4_K_M file, Q4_K and Q6_K). The network computes with the declared type (block-quantized values
     are exact in f32); `tfm-cpu-pack-weights` keeps a projection's panels in
     the stored type when no `weight-type` is asked for and its kernels read
     that type, so the binary reads the bytes the file holds.
@@ -80,6 +92,7 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
                        UnitAttr:$panels,
                        DefaultValuedStrAttr<StrAttr, "">:$block_quant,
                        UnitAttr:$block_scales,
+                       UnitAttr:$block_mins,
                        DefaultValuedStrAttr<StrAttr, "">:$stored);
   let assemblyFormat = "$sym_name `:` $type attr-dict";
   let hasVerifier = 1;
@@ -280,29 +293,38 @@ def Tfm_PackedLinearOp : Tfm_Op<"packed_linear", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
   let summary = "Fully connected layer over block-quantized column panels";
   let description = [{
-    `tfm.packed_linear` over a weight stored in GGUF's Q8_0 or Q4_0 format
-    (`format`): `quants` and `scales` are the two `block_quant` panel
-    declarations of the `[out_features, in]` matrix (see
-    `tfm.global_weight`): `[P, in / 32, Q, W]` i8 (Q = 32 for Q8_0, 16 for
-    Q4_0, two values a byte) and `[P, in / 32, W]` f16. Weight `[o, k]` is
-    `q * d` (Q8_0) or `(nibble - 8) * d` (Q4_0) with `d` the scale of its
-    block; it is dequantized in registers as it is read, and the product and
-    the sum are f32. Produced by `tfm-cpu-pack-weights` with
-    `weight-type=q8_0|q4_0`.
+    `tfm.packed_linear` over a weight stored in blocks that share a scale
+    (`format`, see `tfm.global_weight`'s `block_quant`): `quants`, `scales`
+    and, for `kquant`, `mins` are the panel declarations of the
+    `[out_features, in]` matrix.
+    - `q8_0` / `q4_0` (GGUF's formats): quants `[P, in / 32, Q, W]` i8
+      (Q = 32 for Q8_0, 16 for Q4_0, two values a byte) and scales
+      `[P, in / 32, W]` f16; weight `[o, k]` is `q * d` (Q8_0) or
+      `(nibble - 8) * d` (Q4_0) with `d` the scale of its block.
+    - `kquant` (GGUF's Q4_K, Q5_K and Q6_K, unpacked): quants
+      `[P, in / B, B, W]` i8 with B = 16 or 32 values a block, scales and
+      mins `[P, in / B, W]` f32; weight `[o, k]` is `q * d - m`.
+    Each weight is dequantized in registers as it is read, and the product
+    and the sum are f32. Produced by `tfm-cpu-pack-weights`.
     ```mlir
     %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 288 : i64}
         : tensor<8x288xf32>, tensor<18x9x16x16xi8>, tensor<18x9x16xf16> -> tensor<8x288xf32>
+    %z = tfm.quantized_linear %x, %kq, %kd mins(%km : tensor<16x16x16xf32>) {format = "kquant", out_features = 256 : i64}
+        : tensor<8x256xf32>, tensor<16x16x16x16xi8>, tensor<16x16x16xf32> -> tensor<8x256xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$input, 4DTensorOf<[I8]>:$quants,
-                       3DTensorOf<[F16]>:$scales, Optional<Tfm_Vector>:$bias,
+                       3DTensorOf<[F16, F32]>:$scales,
+                       Optional<3DTensorOf<[F32]>>:$mins,
+                       Optional<Tfm_Vector>:$bias,
                        StrAttr:$format, I64Attr:$out_features);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
-    $input `,` $quants `,` $scales (`,` $bias^)? attr-dict `:` type($input) `,`
+    $input `,` $quants `,` $scales (`,` $bias^)?
+    (`mins` `(` $mins^ `:` type($mins) `)`)? attr-dict `:` type($input) `,`
     type($quants) `,` type($scales) (`,` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;

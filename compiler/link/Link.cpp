@@ -2,6 +2,7 @@
 #include "compiler/link/Link.h"
 
 #include "compiler/weights/BlockPanels.h"
+#include "compiler/weights/KQuantPanels.h"
 #include "compiler/weights/Panels.h"
 #include "compiler/weights/Transforms.h"
 #include "runtime/Package.h"
@@ -216,6 +217,52 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   return std::move(*bytes);
 }
 
+/// The bytes of a `kquant` panel slot (quants, scales or mins): each model
+/// tensor it stacks unpacked from its Q4_K, Q5_K or Q6_K super-blocks
+/// (compiler/weights/KQuantPanels.h). The quants' third dimension is the
+/// block length; the scales' and mins' second is the blocks per row.
+static llvm::Expected<std::string>
+materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
+                      const ModelSpec &spec) {
+  auto because = [&](llvm::Error error) {
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(std::move(error)));
+  };
+  weights::KQuantRows rows;
+  for (const std::string &name : sourceNames(slot)) {
+    auto found = findModelWeight(spec, name);
+    if (!found)
+      return found.takeError();
+    const weights::Weight &weight = **found;
+    const weights::TensorView &source = weight.source();
+    if (!weight.steps().empty() || source.rank() != 2)
+      return because(llvm::createStringError("tensor '" + name +
+                                             "' is not used as stored"));
+    if (rows.columns == 0) {
+      rows.columns = source.shape()[1];
+      int64_t blocks = slot.shape[1];
+      rows.subBlock = slot.blockScales || slot.blockMins
+                          ? rows.columns / std::max<int64_t>(1, blocks)
+                          : slot.shape[2];
+    }
+    if (llvm::Error error = weights::appendKQuantRows(source, rows))
+      return because(llvm::createStringError(
+          "tensor '" + name + "': " + llvm::toString(std::move(error))));
+  }
+  weights::KQuantPart part = slot.blockScales ? weights::KQuantPart::Scales
+                             : slot.blockMins ? weights::KQuantPart::Mins
+                                              : weights::KQuantPart::Quants;
+  auto bytes = weights::packKQuantPanels(rows, slot.shape.front(),
+                                         slot.shape.back(), part);
+  if (!bytes)
+    return because(bytes.takeError());
+  if (bytes->size() != slot.bytes)
+    return llvm::createStringError(
+        "weight '" + slot.name + "' has " + llvm::Twine(bytes->size()) +
+        " bytes but the network expects " + llvm::Twine(slot.bytes));
+  return std::move(*bytes);
+}
+
 llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
                                      const ModelSpec &spec,
                                      const mlir::tfm::WeightLayout &layout) {
@@ -225,7 +272,9 @@ llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
     return makeError(error);
   for (const mlir::tfm::WeightSlot &slot : layout.slots) {
     if (!slot.blockQuant.empty()) {
-      auto bytes = materializeBlockSlot(slot, spec);
+      auto bytes = slot.blockQuant == "kquant"
+                       ? materializeKQuantSlot(slot, spec)
+                       : materializeBlockSlot(slot, spec);
       if (!bytes)
         return bytes.takeError();
       if (!writer.writeZeros(slot.offset - writer.written(), error) ||

@@ -35,6 +35,25 @@ constexpr uint32_t kQ4KBlockBytes = 2 + 2 + 12 + 128;
 constexpr uint32_t kQ5KBlockBytes = 2 + 2 + 12 + 32 + 128;
 constexpr uint32_t kQ6KBlockBytes = 128 + 64 + 16 + 2;
 
+/// One super-block as an integer per value and a scale and a minimum per
+/// sub-block (32 values for Q4_K and Q5_K, 16 for Q6_K), each computed in
+/// f32 as ggml's dequantizer does: value `e` is exactly
+/// `scale[e / subBlock] * quant[e] - min[e / subBlock]` (Q4_K / Q5_K:
+/// `d * sc`, the quant 0..15 / 0..31, `dmin * m`; Q6_K: `d * sc`, the quant
+/// minus 32, min 0, and `x - 0` is `x` for every float).
+struct KQuantSuperBlock {
+  int64_t subBlock = 0;
+  int8_t quant[kSuperBlockElements];
+  float scale[16];
+  float min[16];
+};
+
+/// Unpacks the Q4_K, Q5_K or Q6_K super-block at `block` (kQ4KBlockBytes,
+/// kQ5KBlockBytes or kQ6KBlockBytes bytes).
+void unpackQ4K(const char *block, KQuantSuperBlock &out);
+void unpackQ5K(const char *block, KQuantSuperBlock &out);
+void unpackQ6K(const char *block, KQuantSuperBlock &out);
+
 /// Each writes `blocks` super-blocks at `data` as `blocks * 256` floats.
 void dequantizeQ4K(const char *data, uint64_t blocks, float *out);
 void dequantizeQ5K(const char *data, uint64_t blocks, float *out);

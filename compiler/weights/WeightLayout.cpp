@@ -61,6 +61,7 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     slot.panels = global.getPanels();
     slot.blockQuant = global.getBlockQuant().str();
     slot.blockScales = global.getBlockScales();
+    slot.blockMins = global.getBlockMins();
 
     hash.add(slot.name.data(), slot.name.size());
     for (int64_t extent : slot.shape)
@@ -78,6 +79,9 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     if (!slot.blockQuant.empty()) {
       hash.add(slot.blockQuant.data(), slot.blockQuant.size());
       hash.add(static_cast<uint64_t>(slot.blockScales));
+      // Added only when set, so that Q8_0 / Q4_0 layouts keep their hashes.
+      if (slot.blockMins)
+        hash.add(uint64_t(2));
     }
 
     layout.index[slot.name] = layout.slots.size();

@@ -35,11 +35,13 @@ struct WeightSlot {
   /// matrix (see tfm.global_weight and compiler/weights/Panels.h): element
   /// [p, k, j] is row p * W + j.
   bool panels = false;
-  /// "q8_0" / "q4_0" for block-quantized panels (tfm.global_weight's
-  /// `block_quant`, compiler/weights/BlockPanels.h): the i8 quants, or with
-  /// `blockScales` the f16 scales, of the matrix. Empty otherwise.
+  /// "q8_0" / "q4_0" / "kquant" for block-quantized panels
+  /// (tfm.global_weight's `block_quant`, compiler/weights/BlockPanels.h and
+  /// KQuantPanels.h): the i8 quants of the matrix, or with `blockScales`
+  /// its scales, with `blockMins` its block minimums. Empty otherwise.
   std::string blockQuant;
   bool blockScales = false;
+  bool blockMins = false;
 };
 
 struct WeightLayout {

@@ -5,7 +5,7 @@ tfm.global_weight @w : tensor<4xi32>
 
 // -----
 
-// expected-error @+1 {{stored is f32, f16, bf16, q8_0, q4_0, q4_k, q5_k or q6_k, got 'q3_k'}}
+// expected-error @+1 {{stored is f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k or kquant, got 'q3_k'}}
 tfm.global_weight @w : tensor<4x32xf32> {stored = "q3_k"}
 
 // -----

@@ -1,6 +1,6 @@
 // RUN: tfmc-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{block_quant is q8_0 or q4_0, got 'q5_k'}}
+// expected-error @+1 {{block_quant is q8_0, q4_0 or kquant, got 'q5_k'}}
 tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q5_k", panels}
 
 // -----
@@ -21,7 +21,7 @@ tfm.global_weight @w : tensor<3x2x16x16xf32> {block_quant = "q4_0", panels}
 
 // -----
 
-// expected-error @+1 {{block scales are [panels, blocks, width] f16 tensors, got 'tensor<3x2x16xf32>'}}
+// expected-error @+1 {{q8_0 block scales are [panels, blocks, width] 'f16' tensors, got 'tensor<3x2x16xf32>'}}
 tfm.global_weight @w : tensor<3x2x16xf32> {block_quant = "q8_0", block_scales, panels}
 
 // -----
@@ -31,8 +31,40 @@ tfm.global_weight @w : tensor<3x2x16xf16> {block_scales, panels}
 
 // -----
 
+// expected-error @+1 {{block_mins needs block_quant}}
+tfm.global_weight @w : tensor<3x2x16xf32> {block_mins, panels}
+
+// -----
+
+// kquant blocks are the k-quants' sub-blocks: 16 or 32 values.
+// expected-error @+1 {{kquant quants are [panels, blocks, 16 or 32, width] i8 tensors, got 'tensor<3x2x64x16xi8>'}}
+tfm.global_weight @w : tensor<3x2x64x16xi8> {block_quant = "kquant", panels}
+
+// -----
+
+// kquant scales are f32 (the product of an f16 and a sub-block integer).
+// expected-error @+1 {{kquant block scales are [panels, blocks, width] 'f32' tensors, got 'tensor<3x2x16xf16>'}}
+tfm.global_weight @w : tensor<3x2x16xf16> {block_quant = "kquant", block_scales, panels}
+
+// -----
+
+// expected-error @+1 {{kquant block mins are [panels, blocks, width] 'f32' tensors, got 'tensor<3x2xf32>'}}
+tfm.global_weight @w : tensor<3x2xf32> {block_mins, block_quant = "kquant", panels}
+
+// -----
+
+// expected-error @+1 {{only kquant blocks have mins}}
+tfm.global_weight @w : tensor<3x2x16xf32> {block_mins, block_quant = "q4_0", panels}
+
+// -----
+
+// expected-error @+1 {{is either the block scales or the block mins}}
+tfm.global_weight @w : tensor<3x2x16xf32> {block_mins, block_quant = "kquant", block_scales, panels}
+
+// -----
+
 func.func @format(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{format is q8_0 or q4_0, got 'q4_1'}}
+  // expected-error @+1 {{format is q8_0, q4_0 or kquant, got 'q4_1'}}
   %y = tfm.quantized_linear %x, %q, %d {format = "q4_1", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
@@ -76,5 +108,54 @@ func.func @too_few_panels(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: te
 func.func @bias(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>, %b: tensor<48xf32>) -> tensor<4x40xf32> {
   // expected-error @+1 {{bias has 48 elements but the layer has 40 outputs}}
   %y = tfm.quantized_linear %x, %q, %d, %b {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16>, tensor<48xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @kquant_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x4x16x16xi8>, %d: tensor<3x4x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant blocks need their mins}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "kquant", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x4x16x16xi8>, tensor<3x4x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @q8_0_with_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>, %m: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{only kquant blocks have mins}}
+  %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @kquant_f16_scales(%x: tensor<4x64xf32>, %q: tensor<3x4x16x16xi8>, %d: tensor<3x4x16xf16>, %m: tensor<3x4x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant scales are 'f32', got 'tensor<3x4x16xf16>'}}
+  %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x4x16xf32>) {format = "kquant", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x4x16x16xi8>, tensor<3x4x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @kquant_block_length(%x: tensor<4x64xf32>, %q: tensor<3x1x64x16xi8>, %d: tensor<3x1x16xf32>, %m: tensor<3x1x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant blocks are 16 or 32 values, got 64}}
+  %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x1x16xf32>) {format = "kquant", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x1x64x16xi8>, tensor<3x1x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// Blocks of 16: 64 features are 4 blocks.
+func.func @kquant_features(%x: tensor<4x64xf32>, %q: tensor<3x2x16x16xi8>, %d: tensor<3x2x16xf32>, %m: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{input has 64 features but the weight has 2 blocks of 16 per row}}
+  %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {format = "kquant", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x16x16xi8>, tensor<3x2x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @kquant_mins_shape(%x: tensor<4x64xf32>, %q: tensor<3x4x16x16xi8>, %d: tensor<3x4x16xf32>, %m: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{mins must be [3, 4, 16] (one per panel row and block), got 'tensor<3x2x16xf32>'}}
+  %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {format = "kquant", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x4x16x16xi8>, tensor<3x4x16xf32> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }

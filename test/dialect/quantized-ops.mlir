@@ -27,3 +27,23 @@ func.func @q4_0_projection(%x: tensor<1x96xf32>, %q: tensor<2x3x16x16xi8>, %d: t
   %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 32 : i64} : tensor<1x96xf32>, tensor<2x3x16x16xi8>, tensor<2x3x16xf16> -> tensor<1x32xf32>
   return %y : tensor<1x32xf32>
 }
+
+// -----
+
+// kquant panels: the k-quants unpacked, one i8 quant a value, f32 scales
+// and minimums per block of 16 (or 32) values.
+// CHECK: tfm.global_weight @wq.quants : tensor<1x16x16x16xi8> {block_quant = "kquant", panels}
+tfm.global_weight @wq.quants : tensor<1x16x16x16xi8> {block_quant = "kquant", panels}
+// CHECK: tfm.global_weight @wq.scales : tensor<1x16x16xf32> {block_quant = "kquant", block_scales, panels}
+tfm.global_weight @wq.scales : tensor<1x16x16xf32> {block_quant = "kquant", block_scales, panels}
+// CHECK: tfm.global_weight @wq.mins : tensor<1x16x16xf32> {block_mins, block_quant = "kquant", panels}
+tfm.global_weight @wq.mins : tensor<1x16x16xf32> {block_mins, block_quant = "kquant", panels}
+// CHECK-LABEL: func @kquant_projection
+func.func @kquant_projection(%x: tensor<2x256xf32>, %b: tensor<16xf32>) -> tensor<2x16xf32> {
+  %q = tfm.weight @wq.quants : tensor<1x16x16x16xi8>
+  %d = tfm.weight @wq.scales : tensor<1x16x16xf32>
+  %m = tfm.weight @wq.mins : tensor<1x16x16xf32>
+  // CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mins(%{{.*}} : tensor<1x16x16xf32>) {format = "kquant", out_features = 16 : i64} : tensor<2x256xf32>, tensor<1x16x16x16xi8>, tensor<1x16x16xf32>, tensor<16xf32> -> tensor<2x16xf32>
+  %y = tfm.quantized_linear %x, %q, %d, %b mins(%m : tensor<1x16x16xf32>) {format = "kquant", out_features = 16 : i64} : tensor<2x256xf32>, tensor<1x16x16x16xi8>, tensor<1x16x16xf32>, tensor<16xf32> -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}

@@ -4,8 +4,9 @@
 // weight as column panels, a layout the compiler writes into the weights
 // blob at compile time (see tfm.global_weight's `panels`), in the element
 // type `weight-type` asks for (f32, f16, bf16), by default the type the model
-// file stores the matrix in (its `stored`); with q8_0 / q4_0 it becomes a
-// tfm.quantized_linear over block-quantized panels instead.
+// file stores the matrix in (its `stored`); with q8_0 / q4_0, and by default
+// for the k-quants (kquant), it becomes a tfm.quantized_linear over
+// block-quantized panels instead.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Panels.h"
@@ -78,25 +79,34 @@ void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
   op->erase();
 }
 
-/// Declares (once) the `format` quants or scales of the [rows, columns]
-/// `matrix` next to it, named `<matrix>.<suffix>` (see tfm.global_weight's
-/// `block_quant`).
+/// The panel declarations of a block-quantized matrix.
+enum class BlockPart { Quants, Scales, Mins };
+
+/// Declares (once) the `format` quants, scales or mins of the [rows,
+/// columns] `matrix` next to it, named `<matrix>.<part>`, in blocks of
+/// `blockValues` columns (see tfm.global_weight's `block_quant`).
 GlobalWeightOp declareBlockPanels(ModuleOp module, GlobalWeightOp matrix,
                                   int64_t width, int64_t group,
-                                  StringRef format, bool scales) {
-  std::string name =
-      (matrix.getSymName() + (scales ? ".scales" : ".quants")).str();
+                                  StringRef format, int64_t blockValues,
+                                  BlockPart part) {
+  StringRef suffix = part == BlockPart::Quants   ? ".quants"
+                     : part == BlockPart::Scales ? ".scales"
+                                                 : ".mins";
+  std::string name = (matrix.getSymName() + suffix).str();
   if (auto existing = module.lookupSymbol<GlobalWeightOp>(name))
     return existing;
   auto type = cast<RankedTensorType>(matrix.getType());
-  int64_t rows = type.getDimSize(0), blocks = type.getDimSize(1) / 32;
+  int64_t rows = type.getDimSize(0), blocks = type.getDimSize(1) / blockValues;
   int64_t panels = tfmc::weights::panelCount(rows, width, group);
   Builder b(module.getContext());
+  // GGUF's Q8_0 / Q4_0 keep their f16 scales; kquant's are f32 products.
+  Type scale = format == "kquant" ? Type(b.getF32Type()) : b.getF16Type();
+  int64_t quantBytes = format == "q4_0" ? blockValues / 2 : blockValues;
   RankedTensorType panelType =
-      scales ? RankedTensorType::get({panels, blocks, width}, b.getF16Type())
-             : RankedTensorType::get(
-                   {panels, blocks, format == "q4_0" ? 16 : 32, width},
-                   b.getI8Type());
+      part == BlockPart::Quants
+          ? RankedTensorType::get({panels, blocks, quantBytes, width},
+                                  b.getI8Type())
+          : RankedTensorType::get({panels, blocks, width}, scale);
   OpBuilder builder(matrix);
   ArrayAttr sources = matrix.getStackedAttr();
   if (!sources)
@@ -104,15 +114,25 @@ GlobalWeightOp declareBlockPanels(ModuleOp module, GlobalWeightOp matrix,
   auto global = GlobalWeightOp::create(builder, matrix.getLoc(), name,
                                        panelType, sources, /*panels=*/true);
   global.setBlockQuant(format);
-  global.setBlockScales(scales);
+  global.setBlockScales(part == BlockPart::Scales);
+  global.setBlockMins(part == BlockPart::Mins);
   return global;
+}
+
+/// Values per block of `format` for `matrix`: 32 for Q8_0 and Q4_0; for
+/// kquant, 32 when the file stores the matrix in Q4_K or Q5_K (sub-blocks
+/// of 32), 16 for Q6_K and for stacks of k-quants of different kinds.
+int64_t blockValuesOf(StringRef format, GlobalWeightOp matrix) {
+  if (format != "kquant")
+    return 32;
+  return llvm::is_contained({"q4_k", "q5_k"}, matrix.getStored()) ? 32 : 16;
 }
 
 /// Replaces the projection `op` of `input` by `weight` (+ `bias`) with a
 /// tfm.quantized_linear over its `format` panels. A matrix whose rows are
-/// not whole blocks of 32 cannot take the format: it gets f32 panels
-/// instead (docs/weight-types.md). Leaves `op` alone when its weight is not
-/// a declared matrix.
+/// not whole blocks cannot take the format: it gets f32 panels instead
+/// (docs/weight-types.md). Leaves `op` alone when its weight is not a
+/// declared matrix.
 void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
                              Value weight, Value bias, int64_t width,
                              int64_t group, StringRef format) {
@@ -120,47 +140,51 @@ void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
   if (!matrix)
     return;
   auto type = cast<RankedTensorType>(matrix.getType());
-  if (type.getDimSize(1) % 32 != 0)
+  int64_t blockValues = blockValuesOf(format, matrix);
+  if (type.getDimSize(1) % blockValues != 0)
     return packProjection(module, op, input, weight, bias, width, group,
                           Builder(module.getContext()).getF32Type());
-  GlobalWeightOp quants =
-      declareBlockPanels(module, matrix, width, group, format, false);
-  GlobalWeightOp scales =
-      declareBlockPanels(module, matrix, width, group, format, true);
   OpBuilder builder(op);
-  Value quantsRead = WeightOp::create(builder, weight.getLoc(), quants.getType(),
-                                      quants.getSymName());
-  Value scalesRead = WeightOp::create(builder, weight.getLoc(), scales.getType(),
-                                      scales.getSymName());
-  auto packed = QuantizedLinearOp::create(builder, op->getLoc(), input,
-                                          quantsRead, scalesRead, bias, format,
-                                          type.getDimSize(0));
+  auto read = [&](BlockPart part) -> Value {
+    GlobalWeightOp panels = declareBlockPanels(module, matrix, width, group,
+                                               format, blockValues, part);
+    return WeightOp::create(builder, weight.getLoc(), panels.getType(),
+                            panels.getSymName());
+  };
+  Value quants = read(BlockPart::Quants);
+  Value scales = read(BlockPart::Scales);
+  Value mins = format == "kquant" ? read(BlockPart::Mins) : Value();
+  auto packed =
+      QuantizedLinearOp::create(builder, op->getLoc(), input, quants, scales,
+                                mins, bias, format, type.getDimSize(0));
   op->replaceAllUsesWith(packed);
   op->erase();
 }
 
-/// The panel element type that `weightType` names ("": the matrix's own
-/// type; i8 for the block formats q8_0 / q4_0), or null for an unknown name.
-Type panelElementType(Builder &b, StringRef weightType) {
-  return llvm::StringSwitch<Type>(weightType)
+/// The panel element type of `panelType` ("": the matrix's own type; i8
+/// for the block formats q8_0, q4_0 and kquant), or null for an unknown
+/// name.
+Type panelElementType(Builder &b, StringRef panelType) {
+  return llvm::StringSwitch<Type>(panelType)
       .Case("", NoneType::get(b.getContext()))
       .Case("f32", b.getF32Type())
       .Case("f16", b.getF16Type())
       .Case("bf16", b.getBF16Type())
-      .Case("q8_0", b.getI8Type())
-      .Case("q4_0", b.getI8Type())
+      .Cases({"q8_0", "q4_0", "kquant"}, b.getI8Type())
       .Default(Type());
 }
 
-/// The type a projection reading `weight` keeps when no weight-type is asked
-/// for: the type the model file stores its matrix in, when the kernels read
-/// it (f16, bf16, q8_0, q4_0); else "" (the matrix's own type; the k-quants
-/// are dequantized exactly to it).
+/// The panel type a projection reading `weight` keeps when no weight-type
+/// is asked for: the type the model file stores its matrix in, when the
+/// kernels read it (f16, bf16, q8_0, q4_0; the k-quants, of one kind or
+/// stacked, as kquant); else "" (the matrix's own type).
 StringRef storedPanelType(ModuleOp module, Value weight) {
   GlobalWeightOp matrix = unpackedMatrix(module, weight);
   if (!matrix)
     return "";
   StringRef stored = matrix.getStored();
+  if (llvm::is_contained({"q4_k", "q5_k", "q6_k", "kquant"}, stored))
+    return "kquant";
   return llvm::is_contained({"f16", "bf16", "q8_0", "q4_0"}, stored) ? stored
                                                                      : "";
 }
@@ -183,7 +207,8 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
       return signalPassFailure();
     }
     Builder b(&getContext());
-    if (!panelElementType(b, weightType)) {
+    // kquant holds the file's k-quants; nothing is quantized to it.
+    if (!panelElementType(b, weightType) || weightType == "kquant") {
       module.emitError() << "tfm-cpu-pack-weights: unknown weight-type '"
                          << weightType
                          << "' (expected f32, f16, bf16, q8_0 or q4_0)";

@@ -72,7 +72,7 @@ bool isPanelProjection(linalg::GenericOp op) {
   });
 }
 
-/// Whether `op` is the per-block dot product of Q8_0 / Q4_0 panels that
+/// Whether `op` is the per-block dot product of block-quantized panels that
 /// the tfm.quantized_linear lowering writes: loops (panel, row, block,
 /// quant, lane) into `partial[row, panel, block, lane]`, i8 quants among
 /// the inputs, static extents.
@@ -101,12 +101,14 @@ bool isBlockPartialProduct(linalg::GenericOp op) {
 
 /// The per-block partial products that `op` scales and sums over blocks,
 /// loops (panel, row, block, lane) into the output `[row, panel, lane]`,
-/// when `op` is the second half of a Q8_0 / Q4_0 projection and the only
-/// reader of its partial products; null otherwise. Q4_0's has a third
-/// input, the per-row, per-block offsets `[row, block]` of its nibbles.
+/// when `op` is the second half of a Q8_0 / Q4_0 / kquant projection and
+/// the only reader of its partial products; null otherwise. Its inputs are
+/// the partial products, the scales `[panel, block, lane]`, for kquant the
+/// minimums (the same shape), and for Q4_0 and kquant the per-row,
+/// per-block input sums `[row, block]`.
 linalg::GenericOp blockPartialsOfScaledSum(linalg::GenericOp op) {
   int64_t numInputs = op.getNumDpsInputs();
-  if ((numInputs != 2 && numInputs != 3) || op.getNumDpsInits() != 1 ||
+  if (numInputs < 2 || numInputs > 4 || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 4 || !op.hasPureTensorSemantics())
     return nullptr;
   using utils::IteratorType;
@@ -116,9 +118,12 @@ linalg::GenericOp blockPartialsOfScaledSum(linalg::GenericOp op) {
   if (op.getIteratorTypesArray() != expected)
     return nullptr;
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, op.getContext());
+  AffineMap perPanelBlock = identity.getSubMap({0, 2, 3});
   SmallVector<AffineMap> maps = {identity.getSubMap({1, 0, 2, 3}),
-                                 identity.getSubMap({0, 2, 3})};
-  if (numInputs == 3)
+                                 perPanelBlock};
+  if (numInputs == 4)
+    maps.push_back(perPanelBlock);
+  if (numInputs >= 3)
     maps.push_back(identity.getSubMap({1, 2}));
   maps.push_back(identity.getSubMap({1, 0, 3}));
   if (op.getIndexingMapsArray() != maps)

@@ -125,10 +125,13 @@ Value panelsToColumns(OpBuilder &b, Location loc, Value product,
   return bias ? addBias(b, loc, flat, bias) : flat;
 }
 
-/// `offsets[s, b] = sum_k -8 * x[s, b * 32 + k]`: what a Q4_0 block's
-/// `- 8` on each nibble adds to its dot product with row `s` of the input
-/// (`-8 * x` is exact, so this is `-8` times the block's input sum).
-Value nibbleOffsets(OpBuilder &b, Location loc, Value input, int64_t blocks) {
+/// `sums[s, b] = sum_k factor * x[s, b * B + k]` over the `blocks` blocks
+/// of B inputs of each row. Q4_0 takes `factor = -8`: what a block's `- 8`
+/// on each nibble adds to its dot product with row `s` of the input (`-8 *
+/// x` is exact, so this is `-8` times the block's input sum); kquant takes
+/// the plain sums, which its blocks' minimums multiply.
+Value blockInputSums(OpBuilder &b, Location loc, Value input, int64_t blocks,
+                     float factor) {
   MLIRContext *context = b.getContext();
   int64_t rows = shapeOf(input)[0];
   int64_t perBlock = shapeOf(input)[1] / blocks;
@@ -145,17 +148,19 @@ Value nibbleOffsets(OpBuilder &b, Location loc, Value input, int64_t blocks) {
   return linalg::GenericOp::create(
              b, loc, init.getType(), ValueRange{grouped}, init, maps, loops,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value minusEight = arith::ConstantOp::create(
-                   nb, nloc, nb.getF32FloatAttr(-8.0f));
-               Value term =
-                   arith::MulFOp::create(nb, nloc, args[0], minusEight);
+               Value term = args[0];
+               if (factor != 1.0f)
+                 term = arith::MulFOp::create(
+                     nb, nloc, term,
+                     arith::ConstantOp::create(nb, nloc,
+                                               nb.getF32FloatAttr(factor)));
                yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[1], term));
              })
       .getResult(0);
 }
 
-/// Q8_0 / Q4_0 panels (see tfm.global_weight's `block_quant`):
-/// `out[s, p, j] = sum_b d[p, b, j] * (sum_i x[s, b * 32 + i] * q[p, b, i, j])`
+/// Q8_0 / Q4_0 / kquant panels (see tfm.global_weight's `block_quant`):
+/// `out[s, p, j] = sum_b d[p, b, j] * (sum_i x[s, b * B + i] * q[p, b, i, j])`
 /// as two contractions: the per-block dot products of the inputs with the
 /// quants (widened int8, or unsigned nibble: exact in f32), loops
 /// (p, s, b, i, j) into `partial[s, p, b, j]`, then their sum over blocks,
@@ -168,12 +173,15 @@ Value nibbleOffsets(OpBuilder &b, Location loc, Value input, int64_t blocks) {
 /// inner loop unsigned: `sum((n - 8) * x) = sum(n * x) - 8 * sum(x)`, and
 /// `-8 * sum(x)` over a block's inputs, shared by every output, joins the
 /// block's partial sum before its scale; this takes the two subtractions
-/// per byte vector out of the innermost loop. tfm-cpu-tile-projections
+/// per byte vector out of the innermost loop. kquant blocks subtract their
+/// minimum from each value: `sum(x * (q * d - m)) = d * sum(q * x) - m *
+/// sum(x)`, the block's input sum again shared by every output.
+/// tfm-cpu-tile-projections
 /// fuses the two into register-blocked micro-kernels that read each byte
 /// once and keep the partial sums in registers.
 Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
-                         Value scales, StringRef format, int64_t outputs,
-                         Value bias) {
+                         Value scales, Value mins, StringRef format,
+                         int64_t outputs, Value bias) {
   MLIRContext *context = b.getContext();
   int64_t rows = shapeOf(input)[0];
   ArrayRef<int64_t> quantsShape = shapeOf(quants);
@@ -249,13 +257,19 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
           .getResult(0);
 
   // Loops (p, s, b, j): each block's partial sum (plus, for Q4_0, its
-  // offset) times its scale.
+  // offset) times its scale (minus, for kquant, its minimum times the
+  // block's input sum).
   Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
   SmallVector<Value> scaledInputs = {partial, scales};
   SmallVector<AffineMap> scaleMaps = {projection(context, 4, {1, 0, 2, 3}),
                                       projection(context, 4, {0, 2, 3})};
-  if (nibbles) {
-    scaledInputs.push_back(nibbleOffsets(b, loc, input, blocks));
+  if (mins) {
+    scaledInputs.push_back(mins);
+    scaleMaps.push_back(projection(context, 4, {0, 2, 3}));
+  }
+  if (nibbles || mins) {
+    scaledInputs.push_back(
+        blockInputSums(b, loc, input, blocks, nibbles ? -8.0f : 1.0f));
     scaleMaps.push_back(projection(context, 4, {1, 2}));
   }
   scaleMaps.push_back(projection(context, 4, {1, 0, 3}));
@@ -269,8 +283,14 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
             Value sum = args[0];
             if (nibbles)
               sum = arith::AddFOp::create(nb, nloc, sum, args[2]);
-            Value scale = arith::ExtFOp::create(nb, nloc, f32, args[1]);
+            Value scale = args[1];
+            if (scale.getType() != f32)
+              scale = arith::ExtFOp::create(nb, nloc, f32, scale);
             Value term = arith::MulFOp::create(nb, nloc, sum, scale);
+            if (mins)
+              term = arith::SubFOp::create(
+                  nb, nloc, term,
+                  arith::MulFOp::create(nb, nloc, args[2], args[3]));
             yield(nb, nloc, arith::AddFOp::create(nb, nloc, args.back(), term));
           })
           .getResult(0);
@@ -281,10 +301,11 @@ struct QuantizedLinearLowering : OpRewritePattern<QuantizedLinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizedLinearOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(
-        op, projectBlockPanels(rewriter, op.getLoc(), op.getInput(),
-                               op.getQuants(), op.getScales(), op.getFormat(),
-                               op.getOutFeatures(), op.getBias()));
+    rewriter.replaceOp(op,
+                       projectBlockPanels(rewriter, op.getLoc(), op.getInput(),
+                                          op.getQuants(), op.getScales(),
+                                          op.getMins(), op.getFormat(),
+                                          op.getOutFeatures(), op.getBias()));
     return success();
   }
 };

@@ -95,18 +95,24 @@ func.func @mixed_element_types(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<
 // -----
 
 // The stack keeps the file's type when Q, K and V share it (a Q4_0 file);
-// a Q4_K_M file's Q6_K V makes a stack of mixed types, which is only f32.
+// a Q4_K_M file's Q4_K Q and K with a Q6_K V stack as "kquant" (the layout
+// the kernels read every k-quant in); a k-quant with a Q8_0 V makes a stack
+// of mixed types, which is only f32.
 // CHECK-LABEL: module
 // CHECK-DAG: tfm.global_weight @same.wqkv : tensor<12x32xf32> {stacked = ["same.wq", "same.wk", "same.wv"], stored = "q4_0"}
-// CHECK-DAG: tfm.global_weight @mixed.wqkv : tensor<12x32xf32> {stacked = ["mixed.wq", "mixed.wk", "mixed.wv"]}
+// CHECK-DAG: tfm.global_weight @mixed.wqkv : tensor<12x32xf32> {stacked = ["mixed.wq", "mixed.wk", "mixed.wv"], stored = "kquant"}
+// CHECK-DAG: tfm.global_weight @other.wqkv : tensor<12x32xf32> {stacked = ["other.wq", "other.wk", "other.wv"]}
 tfm.global_weight @same.wq : tensor<4x32xf32> {stored = "q4_0"}
 tfm.global_weight @same.wk : tensor<4x32xf32> {stored = "q4_0"}
 tfm.global_weight @same.wv : tensor<4x32xf32> {stored = "q4_0"}
 tfm.global_weight @mixed.wq : tensor<4x32xf32> {stored = "q4_k"}
 tfm.global_weight @mixed.wk : tensor<4x32xf32> {stored = "q4_k"}
 tfm.global_weight @mixed.wv : tensor<4x32xf32> {stored = "q6_k"}
+tfm.global_weight @other.wq : tensor<4x32xf32> {stored = "q4_k"}
+tfm.global_weight @other.wk : tensor<4x32xf32> {stored = "q4_k"}
+tfm.global_weight @other.wv : tensor<4x32xf32> {stored = "q8_0"}
 // CHECK-LABEL: func.func @stored_types
-func.func @stored_types(%x: tensor<2x32xf32>, %y: tensor<2x32xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+func.func @stored_types(%x: tensor<2x32xf32>, %y: tensor<2x32xf32>, %z: tensor<2x32xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
   %sq = tfm.weight @same.wq : tensor<4x32xf32>
   %sk = tfm.weight @same.wk : tensor<4x32xf32>
   %sv = tfm.weight @same.wv : tensor<4x32xf32>
@@ -119,5 +125,11 @@ func.func @stored_types(%x: tensor<2x32xf32>, %y: tensor<2x32xf32>) -> (tensor<2
   %q2 = tfm.linear %y, %mq : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
   %k2 = tfm.linear %y, %mk : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
   %v2 = tfm.linear %y, %mv : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
-  return %q, %k, %v, %q2, %k2, %v2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  %oq = tfm.weight @other.wq : tensor<4x32xf32>
+  %ok = tfm.weight @other.wk : tensor<4x32xf32>
+  %ov = tfm.weight @other.wv : tensor<4x32xf32>
+  %q3 = tfm.linear %z, %oq : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  %k3 = tfm.linear %z, %ok : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  %v3 = tfm.linear %z, %ov : tensor<2x32xf32>, tensor<4x32xf32> -> tensor<2x4xf32>
+  return %q, %k, %v, %q2, %k2, %v2, %q3, %k3, %v3 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }

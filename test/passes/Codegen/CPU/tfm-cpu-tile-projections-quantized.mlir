@@ -126,3 +126,55 @@ func.func @q4_0_prefill(%lo: tensor<8x2x16xf32>, %hi: tensor<8x2x16xf32>, %q: te
   } -> tensor<8x2x16xf32>
   return %r : tensor<8x2x16xf32>
 }
+
+// -----
+
+// kquant, decode, blocks of 16: the scaled sum also reads the blocks'
+// minimums and the input's block sums; per block the partial accumulator
+// is scaled by the block's f32 scales (no widening) and the minimums times
+// the block's input sum are subtracted, once per block.
+#x = affine_map<(p, s, b, i, j) -> (s, b, i)>
+#w = affine_map<(p, s, b, i, j) -> (p, b, i, j)>
+#po = affine_map<(p, s, b, i, j) -> (s, p, b, j)>
+#pi = affine_map<(p, s, b, j) -> (s, p, b, j)>
+#d = affine_map<(p, s, b, j) -> (p, b, j)>
+#sum = affine_map<(p, s, b, j) -> (s, b)>
+#o = affine_map<(p, s, b, j) -> (s, p, j)>
+// CHECK-LABEL: func.func @kquant_decode
+// CHECK: scf.forall (%{{.*}}) in (4) shared_outs
+// CHECK:   scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<16xf32>)
+// CHECK:     %[[PARTIAL:.*]] = scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(%{{.*}}) -> (vector<16xf32>)
+// CHECK:       vector.transfer_read {{.*}} : tensor<1x1x1x16xi8>, vector<16xi8>
+// CHECK:     %[[D:.*]] = vector.transfer_read {{.*}} : tensor<1x1x16xf32>, vector<16xf32>
+// CHECK:     %[[M:.*]] = vector.transfer_read {{.*}} : tensor<1x1x16xf32>, vector<16xf32>
+// CHECK:     arith.mulf %[[PARTIAL]], %[[D]] : vector<16xf32>
+// CHECK:     arith.mulf %[[M]], %{{.*}} : vector<16xf32>
+// CHECK:     arith.subf
+// CHECK:     arith.addf %[[ACC]], %{{.*}} : vector<16xf32>
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: linalg.generic
+func.func @kquant_decode(%x: tensor<1x4x16xf32>, %q: tensor<4x4x16x16xi8>, %d: tensor<4x4x16xf32>, %m: tensor<4x4x16xf32>, %sums: tensor<1x4xf32>) -> tensor<1x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x16xf32>
+  %pinit = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  %partial = linalg.generic {indexing_maps = [#x, #w, #po], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %q : tensor<1x4x16xf32>, tensor<4x4x16x16xi8>) outs(%pinit : tensor<1x4x4x16xf32>) {
+  ^bb0(%a: f32, %b: i8, %acc: f32):
+    %wq = arith.sitofp %b : i8 to f32
+    %p = arith.mulf %a, %wq : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x16xf32>
+  %e2 = tensor.empty() : tensor<1x4x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %r = linalg.generic {indexing_maps = [#pi, #d, #d, #sum, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%partial, %d, %m, %sums : tensor<1x4x4x16xf32>, tensor<4x4x16xf32>, tensor<4x4x16xf32>, tensor<1x4xf32>) outs(%init : tensor<1x4x16xf32>) {
+  ^bb0(%a: f32, %scale: f32, %min: f32, %sum: f32, %acc: f32):
+    %scaled = arith.mulf %a, %scale : f32
+    %offset = arith.mulf %min, %sum : f32
+    %term = arith.subf %scaled, %offset : f32
+    %s = arith.addf %acc, %term : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x16xf32>
+  return %r : tensor<1x4x16xf32>
+}

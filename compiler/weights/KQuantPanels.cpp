@@ -1,0 +1,94 @@
+//===- KQuantPanels.cpp - k-quant weights as column panels ----------------===//
+#include "compiler/weights/KQuantPanels.h"
+
+#include "compiler/weights/KQuants.h"
+
+#include <cstring>
+
+using namespace tfmc::weights;
+
+llvm::Error tfmc::weights::appendKQuantRows(const TensorView &matrix,
+                                            KQuantRows &out) {
+  void (*unpack)(const char *, KQuantSuperBlock &) = nullptr;
+  switch (matrix.type()) {
+  case ElementType::Q4_K:
+    unpack = unpackQ4K;
+    break;
+  case ElementType::Q5_K:
+    unpack = unpackQ5K;
+    break;
+  case ElementType::Q6_K:
+    unpack = unpackQ6K;
+    break;
+  default:
+    return llvm::createStringError(
+        llvm::Twine("the kquant layout holds Q4_K, Q5_K and Q6_K tensors, "
+                    "not ") +
+        elementTypeName(matrix.type()));
+  }
+  if (matrix.rank() != 2 || matrix.shape()[1] != out.columns ||
+      out.columns % kSuperBlockElements != 0)
+    return llvm::createStringError(
+        llvm::Twine("a ") + elementTypeName(matrix.type()) + " " +
+        shapeString(matrix.shape()) + " tensor is not a matrix of " +
+        llvm::Twine(out.columns) + " columns of whole super-blocks");
+  int64_t rows = matrix.shape()[0];
+  int64_t superBlocks = rows * out.columns / kSuperBlockElements;
+  uint32_t size = blockBytes(matrix.type());
+  KQuantSuperBlock block;
+  for (int64_t s = 0; s < superBlocks; ++s) {
+    unpack(matrix.data() + s * size, block);
+    if (block.subBlock % out.subBlock != 0)
+      return llvm::createStringError(
+          llvm::Twine(elementTypeName(matrix.type())) + " scales cover " +
+          llvm::Twine(block.subBlock) + " values, not " +
+          llvm::Twine(out.subBlock));
+    out.quants.insert(out.quants.end(), block.quant,
+                      block.quant + kSuperBlockElements);
+    for (int64_t e = 0; e < kSuperBlockElements; e += out.subBlock) {
+      out.scales.push_back(block.scale[e / block.subBlock]);
+      out.mins.push_back(block.min[e / block.subBlock]);
+    }
+  }
+  out.rows += rows;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string>
+tfmc::weights::packKQuantPanels(const KQuantRows &rows, int64_t panels,
+                                int64_t width, KQuantPart part) {
+  if (rows.subBlock <= 0 || rows.columns % rows.subBlock != 0 ||
+      rows.rows > panels * width)
+    return llvm::createStringError(
+        "a kquant matrix of " + llvm::Twine(rows.rows) + " rows does not fit " +
+        llvm::Twine(panels) + " panels of " + llvm::Twine(width) + " rows");
+  int64_t rowBlocks = rows.columns / rows.subBlock;
+  std::string out;
+  if (part == KQuantPart::Quants) {
+    // Padding rows: quant 0, scale 0 and min 0, value 0.
+    out.assign(panels * rowBlocks * rows.subBlock * width, '\0');
+    char *next = out.data();
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t b = 0; b < rowBlocks; ++b)
+        for (int64_t i = 0; i < rows.subBlock; ++i)
+          for (int64_t j = 0; j < width; ++j, ++next) {
+            int64_t row = p * width + j;
+            if (row < rows.rows)
+              *next = static_cast<char>(
+                  rows.quants[row * rows.columns + b * rows.subBlock + i]);
+          }
+    return out;
+  }
+  const std::vector<float> &values =
+      part == KQuantPart::Scales ? rows.scales : rows.mins;
+  out.assign(panels * rowBlocks * width * sizeof(float), '\0');
+  char *next = out.data();
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t b = 0; b < rowBlocks; ++b)
+      for (int64_t j = 0; j < width; ++j, next += sizeof(float)) {
+        int64_t row = p * width + j;
+        if (row < rows.rows)
+          std::memcpy(next, &values[row * rowBlocks + b], sizeof(float));
+      }
+  return out;
+}

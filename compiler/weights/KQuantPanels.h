@@ -1,0 +1,56 @@
+//===- KQuantPanels.h - k-quant weights as column panels --------*- C++ -*-===//
+//
+// The layout the generated kernels read GGUF's k-quants (Q4_K, Q5_K, Q6_K)
+// in, `kquant` (see tfm.global_weight's `block_quant`): each super-block is
+// unpacked to one int8 quant per value and one f32 scale and f32 minimum
+// per sub-block of B values (B = 32 when every tensor of the matrix is Q4_K
+// or Q5_K, whose sub-blocks are 32 values; 16 when a Q6_K tensor is among
+// them), so that value `v = scale * q - min` is exactly the value ggml's
+// dequantizer gives. A `[rows, columns]` matrix of `KB = columns / B`
+// sub-blocks per row and panels of `W` rows becomes three arrays:
+//   quants  [P, KB, B, W] i8   byte [p, b, i, j] is the quant of row
+//                              p * W + j, column b * B + i;
+//   scales  [P, KB, W] f32     the scale of row p * W + j, sub-block b;
+//   mins    [P, KB, W] f32     its minimum.
+// Rows past the matrix are zero. The quants take a byte each where Q4_K
+// packs two: 1.5 bytes per weight with B = 16, 1.25 with B = 32, against
+// 4 for f32.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_COMPILER_WEIGHTS_KQUANTPANELS_H
+#define TFMC_COMPILER_WEIGHTS_KQUANTPANELS_H
+
+#include "compiler/weights/TensorView.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace tfmc::weights {
+
+/// The rows of one or more stacked k-quant matrices, unpacked.
+struct KQuantRows {
+  int64_t columns = 0;
+  int64_t subBlock = 0; ///< values per scale: 16 or 32
+  int64_t rows = 0;
+  std::vector<int8_t> quants;      ///< [rows, columns]
+  std::vector<float> scales, mins; ///< [rows, columns / subBlock]
+};
+
+/// Appends the rows of the 2-D Q4_K, Q5_K or Q6_K `matrix` to `out` (whose
+/// `columns` and `subBlock` are set). Errors when the matrix is not a
+/// k-quant, has other columns, or has coarser scales than `subBlock`.
+llvm::Error appendKQuantRows(const TensorView &matrix, KQuantRows &out);
+
+enum class KQuantPart { Quants, Scales, Mins };
+
+/// The bytes of one part of the `[panels, KB, ...]` panels of `rows`.
+/// Errors when the rows do not fit the panels.
+llvm::Expected<std::string> packKQuantPanels(const KQuantRows &rows,
+                                             int64_t panels, int64_t width,
+                                             KQuantPart part);
+
+} // namespace tfmc::weights
+
+#endif // TFMC_COMPILER_WEIGHTS_KQUANTPANELS_H
