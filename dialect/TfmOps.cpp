@@ -74,20 +74,28 @@ LogicalResult GlobalWeightOp::verify() {
   return success();
 }
 
-/// Quants per block in the panels of `format` (two Q4_0 values a byte), or
-/// 0 for a format that is not Q8_0 or Q4_0 (`kquant` has 16 or 32).
+/// Quants per block in the panels of `format` (two Q4_0 or kquant4 values
+/// a byte), or 0 for a format that is none of those (`kquant` has 16 or 32
+/// values a block, a byte each).
 static int64_t quantsPerBlock(StringRef format) {
-  return format == "q8_0" ? 32 : format == "q4_0" ? 16 : 0;
+  return format == "q8_0"                          ? 32
+         : format == "q4_0" || format == "kquant4" ? 16
+                                                   : 0;
 }
 
 static bool isBlockFormat(StringRef format) {
   return quantsPerBlock(format) || format == "kquant";
 }
 
+/// Whether `format` holds GGUF's k-quants, whose blocks have a minimum.
+static bool hasBlockMins(StringRef format) {
+  return format == "kquant" || format == "kquant4";
+}
+
 /// The element type of the scales of `format`: f16 for GGUF's Q8_0 / Q4_0,
-/// f32 for `kquant` (products of f16 and integer sub-block scales).
+/// f32 for the k-quants (products of f16 and integer sub-block scales).
 static Type blockScaleType(MLIRContext *context, StringRef format) {
-  if (format == "kquant")
+  if (hasBlockMins(format))
     return Float32Type::get(context);
   return Float16Type::get(context);
 }
@@ -96,14 +104,15 @@ LogicalResult GlobalWeightOp::verifyBlockQuantized() {
   auto type = cast<RankedTensorType>(getType());
   StringRef format = getBlockQuant();
   if (!isBlockFormat(format))
-    return emitOpError() << "block_quant is q8_0, q4_0 or kquant, got '"
+    return emitOpError() << "block_quant is q8_0, q4_0, kquant or kquant4, "
+                            "got '"
                          << format << "'";
   if (!getPanels())
     return emitOpError() << "block-quantized weights are panels";
   if (getBlockScales() && getBlockMins())
     return emitOpError() << "is either the block scales or the block mins";
-  if (getBlockMins() && format != "kquant")
-    return emitOpError() << "only kquant blocks have mins";
+  if (getBlockMins() && !hasBlockMins(format))
+    return emitOpError() << "only kquant and kquant4 blocks have mins";
   if (getBlockScales() || getBlockMins()) {
     Type element = blockScaleType(getContext(), format);
     if (type.getRank() != 3 || type.getElementType() != element)
@@ -318,8 +327,8 @@ LogicalResult QuantizedLinearOp::inferReturnTypes(
 LogicalResult QuantizedLinearOp::verify() {
   StringRef format = getFormat();
   if (!isBlockFormat(format))
-    return emitOpError() << "format is q8_0, q4_0 or kquant, got '" << format
-                         << "'";
+    return emitOpError() << "format is q8_0, q4_0, kquant or kquant4, got '"
+                         << format << "'";
   int64_t panels = dim(getQuants(), 0), blocks = dim(getQuants(), 1),
           perBlock = dim(getQuants(), 2), width = dim(getQuants(), 3);
   if (int64_t quants = quantsPerBlock(format); quants && perBlock != quants)
@@ -328,14 +337,16 @@ LogicalResult QuantizedLinearOp::verify() {
   if (format == "kquant" && perBlock != 16 && perBlock != 32)
     return emitOpError() << "kquant blocks are 16 or 32 values, got "
                          << perBlock;
-  int64_t blockValues = format == "q4_0" ? 2 * perBlock : perBlock;
+  int64_t blockValues =
+      format == "q4_0" || format == "kquant4" ? 2 * perBlock : perBlock;
   Type scaleType = blockScaleType(getContext(), format);
   if (getScales().getType().getElementType() != scaleType)
     return emitOpError() << format << " scales are " << scaleType << ", got "
                          << getScales().getType();
-  if (bool kquant = format == "kquant"; kquant != bool(getMins()))
-    return emitOpError() << (kquant ? "kquant blocks need their mins"
-                                    : "only kquant blocks have mins");
+  if (hasBlockMins(format) && !getMins())
+    return emitOpError() << format << " blocks need their mins";
+  if (!hasBlockMins(format) && getMins())
+    return emitOpError() << "only kquant and kquant4 blocks have mins";
   int64_t features = dim(getInput(), 1);
   if (features != blocks * blockValues)
     return emitOpError() << "input has " << features << " features but the "

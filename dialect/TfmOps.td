@@ -68,7 +68,10 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     block (`KB = columns / B`), one a byte; the scales (`block_scales`) and
     the minimums (`block_mins`), `[P, KB, W]` f32 each. Value `[p, k, j]`
     is `q * d - m` for the quant, scale and minimum of its block, exactly
-    ggml's dequantized value.
+    ggml's dequantized value. `kquant4` holds a matrix of Q4_K tensors the
+    same way with its 4-bit quants two a byte, as Q4_0's: quants
+    `[P, KB, 16, W]` for blocks of 32, the low nibble of byte `[p, b, i, j]`
+    column `b * 32 + i`, the high nibble column `b * 32 + 16 + i`.
     ```mlir
     tfm.global_weight @wq.quants : tensor<16x8x32x16xi8> {block_quant = "kquant", panels}
     tfm.global_weight @wq.scales : tensor<16x8x16xf32> {block_quant = "kquant", block_scales, panels}
@@ -307,6 +310,8 @@ def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
     - `kquant` (GGUF's Q4_K, Q5_K and Q6_K, unpacked): quants
       `[P, in / B, B, W]` i8 with B = 16 or 32 values a block, scales and
       mins `[P, in / B, W]` f32; weight `[o, k]` is `q * d - m`.
+    - `kquant4` (Q4_K): as `kquant` with B = 32 and the quants two a byte,
+      `[P, in / 32, 16, W]` (Q4_0's nibble order).
     Each weight is dequantized in registers as it is read, and the product
     and the sum are f32. Produced by `tfm-cpu-pack-weights`.
     ```mlir

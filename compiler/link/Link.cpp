@@ -217,10 +217,10 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   return std::move(*bytes);
 }
 
-/// The bytes of a `kquant` panel slot (quants, scales or mins): each model
-/// tensor it stacks unpacked from its Q4_K, Q5_K or Q6_K super-blocks
-/// (compiler/weights/KQuantPanels.h). The quants' third dimension is the
-/// block length; the scales' and mins' second is the blocks per row.
+/// The bytes of a `kquant` / `kquant4` panel slot (quants, scales or mins):
+/// each model tensor it stacks unpacked from its Q4_K, Q5_K or Q6_K
+/// super-blocks (compiler/weights/KQuantPanels.h). The slot's second
+/// dimension is the blocks per row.
 static llvm::Expected<std::string>
 materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
                       const ModelSpec &spec) {
@@ -241,9 +241,7 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
     if (rows.columns == 0) {
       rows.columns = source.shape()[1];
       int64_t blocks = slot.shape[1];
-      rows.subBlock = slot.blockScales || slot.blockMins
-                          ? rows.columns / std::max<int64_t>(1, blocks)
-                          : slot.shape[2];
+      rows.subBlock = rows.columns / std::max<int64_t>(1, blocks);
     }
     if (llvm::Error error = weights::appendKQuantRows(source, rows))
       return because(llvm::createStringError(
@@ -251,7 +249,9 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
   }
   weights::KQuantPart part = slot.blockScales ? weights::KQuantPart::Scales
                              : slot.blockMins ? weights::KQuantPart::Mins
-                                              : weights::KQuantPart::Quants;
+                             : slot.blockQuant == "kquant4"
+                                 ? weights::KQuantPart::Nibbles
+                                 : weights::KQuantPart::Quants;
   auto bytes = weights::packKQuantPanels(rows, slot.shape.front(),
                                          slot.shape.back(), part);
   if (!bytes)
@@ -272,7 +272,7 @@ llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
     return makeError(error);
   for (const mlir::tfm::WeightSlot &slot : layout.slots) {
     if (!slot.blockQuant.empty()) {
-      auto bytes = slot.blockQuant == "kquant"
+      auto bytes = slot.blockQuant == "kquant" || slot.blockQuant == "kquant4"
                        ? materializeKQuantSlot(slot, spec)
                        : materializeBlockSlot(slot, spec);
       if (!bytes)

@@ -64,6 +64,28 @@ tfmc::weights::packKQuantPanels(const KQuantRows &rows, int64_t panels,
         llvm::Twine(panels) + " panels of " + llvm::Twine(width) + " rows");
   int64_t rowBlocks = rows.columns / rows.subBlock;
   std::string out;
+  if (part == KQuantPart::Nibbles) {
+    if (rows.subBlock != 32)
+      return llvm::createStringError("kquant4 packs blocks of 32 values, not " +
+                                     llvm::Twine(rows.subBlock));
+    out.assign(panels * rowBlocks * 16 * width, '\0');
+    char *next = out.data();
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t b = 0; b < rowBlocks; ++b)
+        for (int64_t i = 0; i < 16; ++i)
+          for (int64_t j = 0; j < width; ++j, ++next) {
+            int64_t row = p * width + j;
+            if (row >= rows.rows)
+              continue;
+            const int8_t *block = &rows.quants[row * rows.columns + b * 32];
+            if (block[i] < 0 || block[i] > 15 || block[i + 16] < 0 ||
+                block[i + 16] > 15)
+              return llvm::createStringError(
+                  "a kquant4 quant is not a nibble (0..15)");
+            *next = static_cast<char>(block[i] | (block[i + 16] << 4));
+          }
+    return out;
+  }
   if (part == KQuantPart::Quants) {
     // Padding rows: quant 0, scale 0 and min 0, value 0.
     out.assign(panels * rowBlocks * rows.subBlock * width, '\0');

@@ -14,7 +14,9 @@
 //   mins    [P, KB, W] f32     its minimum.
 // Rows past the matrix are zero. The quants take a byte each where Q4_K
 // packs two: 1.5 bytes per weight with B = 16, 1.25 with B = 32, against
-// 4 for f32.
+// 4 for f32. A matrix of Q4_K tensors only, `kquant4`, keeps them two a
+// byte (0.75 bytes per weight): quants [P, KB, 16, W] for B = 32, in
+// Q4_0's order (column b * 32 + i low, b * 32 + 16 + i high).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_WEIGHTS_KQUANTPANELS_H
@@ -43,7 +45,10 @@ struct KQuantRows {
 /// k-quant, has other columns, or has coarser scales than `subBlock`.
 llvm::Error appendKQuantRows(const TensorView &matrix, KQuantRows &out);
 
-enum class KQuantPart { Quants, Scales, Mins };
+/// Quants a byte each (kquant), quants two a byte (kquant4: the low nibble
+/// of byte [p, b, i, j] is column b * 32 + i, the high one column
+/// b * 32 + 16 + i; blocks of 32 values of 0..15), scales or minimums.
+enum class KQuantPart { Quants, Nibbles, Scales, Mins };
 
 /// The bytes of one part of the `[panels, KB, ...]` panels of `rows`.
 /// Errors when the rows do not fit the panels.

@@ -1,6 +1,6 @@
 // RUN: tfmc-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{block_quant is q8_0, q4_0 or kquant, got 'q5_k'}}
+// expected-error @+1 {{block_quant is q8_0, q4_0, kquant or kquant4, got 'q5_k'}}
 tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q5_k", panels}
 
 // -----
@@ -53,7 +53,7 @@ tfm.global_weight @w : tensor<3x2xf32> {block_mins, block_quant = "kquant", pane
 
 // -----
 
-// expected-error @+1 {{only kquant blocks have mins}}
+// expected-error @+1 {{only kquant and kquant4 blocks have mins}}
 tfm.global_weight @w : tensor<3x2x16xf32> {block_mins, block_quant = "q4_0", panels}
 
 // -----
@@ -64,7 +64,7 @@ tfm.global_weight @w : tensor<3x2x16xf32> {block_mins, block_quant = "kquant", b
 // -----
 
 func.func @format(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{format is q8_0, q4_0 or kquant, got 'q4_1'}}
+  // expected-error @+1 {{format is q8_0, q4_0, kquant or kquant4, got 'q4_1'}}
   %y = tfm.quantized_linear %x, %q, %d {format = "q4_1", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
@@ -122,7 +122,7 @@ func.func @kquant_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x4x16x16xi8>, %
 // -----
 
 func.func @q8_0_with_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>, %m: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{only kquant blocks have mins}}
+  // expected-error @+1 {{only kquant and kquant4 blocks have mins}}
   %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
@@ -159,3 +159,25 @@ func.func @kquant_mins_shape(%x: tensor<4x64xf32>, %q: tensor<3x4x16x16xi8>, %d:
   %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {format = "kquant", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x4x16x16xi8>, tensor<3x4x16xf32> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
+
+// -----
+
+// kquant4 holds two values a byte, in blocks of 32 like Q4_0.
+func.func @kquant4_quants(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf32>, %m: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant4 quants hold 16 bytes per block and row, got 32}}
+  %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {format = "kquant4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @kquant4_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x16x16xi8>, %d: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant4 blocks need their mins}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "kquant4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x16x16xi8>, tensor<3x2x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// expected-error @+1 {{kquant4 block scales are [panels, blocks, width] 'f32' tensors, got 'tensor<3x2x16xf16>'}}
+tfm.global_weight @w : tensor<3x2x16xf16> {block_quant = "kquant4", block_scales, panels}

@@ -47,3 +47,16 @@ func.func @kquant_projection(%x: tensor<2x256xf32>, %b: tensor<16xf32>) -> tenso
   %y = tfm.quantized_linear %x, %q, %d, %b mins(%m : tensor<1x16x16xf32>) {format = "kquant", out_features = 16 : i64} : tensor<2x256xf32>, tensor<1x16x16x16xi8>, tensor<1x16x16xf32>, tensor<16xf32> -> tensor<2x16xf32>
   return %y : tensor<2x16xf32>
 }
+
+// -----
+
+// kquant4 panels: Q4_K's nibbles two a byte as Q4_0's (column i low,
+// column 16 + i high), f32 scales and minimums per block of 32.
+// CHECK: tfm.global_weight @wo.quants : tensor<1x8x16x16xi8> {block_quant = "kquant4", panels}
+tfm.global_weight @wo.quants : tensor<1x8x16x16xi8> {block_quant = "kquant4", panels}
+// CHECK-LABEL: func @kquant4_projection
+func.func @kquant4_projection(%x: tensor<2x256xf32>, %q: tensor<1x8x16x16xi8>, %d: tensor<1x8x16xf32>, %m: tensor<1x8x16xf32>) -> tensor<2x16xf32> {
+  // CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} mins(%{{.*}} : tensor<1x8x16xf32>) {format = "kquant4", out_features = 16 : i64}
+  %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<1x8x16xf32>) {format = "kquant4", out_features = 16 : i64} : tensor<2x256xf32>, tensor<1x8x16x16xi8>, tensor<1x8x16xf32> -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}

@@ -157,4 +157,34 @@ TEST(KQuantPanels, PanelsPlaceEachQuantScaleAndMin) {
       << "3 rows do not fit a panel of 2";
 }
 
+TEST(KQuantPanels, Kquant4PacksTwoNibblesAByte) {
+  // One Q4_K row in one panel of 2 rows: byte [0, b, i, 0] holds column
+  // 32 b + i low and 32 b + 16 + i high; the padding row is zero.
+  KQuantRows rows;
+  rows.columns = 256;
+  rows.subBlock = 32;
+  ASSERT_FALSE(appendKQuantRows(view(ElementType::Q4_K, 1, q4KBlock()), rows));
+  auto nibbles = packKQuantPanels(rows, 1, 2, KQuantPart::Nibbles);
+  ASSERT_TRUE(bool(nibbles)) << llvm::toString(nibbles.takeError());
+  ASSERT_EQ(nibbles->size(), 8u * 16 * 2);
+  for (int b = 0; b < 8; ++b)
+    for (int i = 0; i < 16; ++i) {
+      int low = b % 2 == 0 ? i : 15 - i;
+      int high = b % 2 == 0 ? (16 + i) % 16 : 15 - (16 + i) % 16;
+      ASSERT_EQ(uint8_t((*nibbles)[(b * 16 + i) * 2]), low | (high << 4))
+          << b << " " << i;
+      ASSERT_EQ((*nibbles)[(b * 16 + i) * 2 + 1], 0) << b << " " << i;
+    }
+  // A Q6_K quant is signed and its blocks are 16: neither fits kquant4.
+  KQuantRows sixteen;
+  sixteen.columns = 256;
+  sixteen.subBlock = 16;
+  ASSERT_FALSE(
+      appendKQuantRows(view(ElementType::Q6_K, 1, q6KBlock()), sixteen));
+  EXPECT_EQ(
+      llvm::toString(
+          packKQuantPanels(sixteen, 1, 2, KQuantPart::Nibbles).takeError()),
+      "kquant4 packs blocks of 32 values, not 16");
+}
+
 } // namespace

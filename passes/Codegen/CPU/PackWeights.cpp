@@ -5,7 +5,7 @@
 // blob at compile time (see tfm.global_weight's `panels`), in the element
 // type `weight-type` asks for (f32, f16, bf16), by default the type the model
 // file stores the matrix in (its `stored`); with q8_0 / q4_0, and by default
-// for the k-quants (kquant), it becomes a tfm.quantized_linear over
+// for the k-quants (kquant, kquant4), it becomes a tfm.quantized_linear over
 // block-quantized panels instead.
 //
 //===----------------------------------------------------------------------===//
@@ -79,6 +79,16 @@ void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
   op->erase();
 }
 
+/// Whether `format` holds two values a byte (Q4_0, and Q4_K's kquant4).
+bool isNibbleFormat(StringRef format) {
+  return format == "q4_0" || format == "kquant4";
+}
+
+/// Whether `format` holds GGUF's k-quants, whose blocks have a minimum.
+bool hasBlockMins(StringRef format) {
+  return format == "kquant" || format == "kquant4";
+}
+
 /// The panel declarations of a block-quantized matrix.
 enum class BlockPart { Quants, Scales, Mins };
 
@@ -99,9 +109,10 @@ GlobalWeightOp declareBlockPanels(ModuleOp module, GlobalWeightOp matrix,
   int64_t rows = type.getDimSize(0), blocks = type.getDimSize(1) / blockValues;
   int64_t panels = tfmc::weights::panelCount(rows, width, group);
   Builder b(module.getContext());
-  // GGUF's Q8_0 / Q4_0 keep their f16 scales; kquant's are f32 products.
-  Type scale = format == "kquant" ? Type(b.getF32Type()) : b.getF16Type();
-  int64_t quantBytes = format == "q4_0" ? blockValues / 2 : blockValues;
+  // GGUF's Q8_0 / Q4_0 keep their f16 scales; the k-quants' are f32
+  // products.
+  Type scale = hasBlockMins(format) ? Type(b.getF32Type()) : b.getF16Type();
+  int64_t quantBytes = isNibbleFormat(format) ? blockValues / 2 : blockValues;
   RankedTensorType panelType =
       part == BlockPart::Quants
           ? RankedTensorType::get({panels, blocks, quantBytes, width},
@@ -119,13 +130,14 @@ GlobalWeightOp declareBlockPanels(ModuleOp module, GlobalWeightOp matrix,
   return global;
 }
 
-/// Values per block of `format` for `matrix`: 32 for Q8_0 and Q4_0; for
-/// kquant, 32 when the file stores the matrix in Q4_K or Q5_K (sub-blocks
-/// of 32), 16 for Q6_K and for stacks of k-quants of different kinds.
+/// Values per block of `format` for `matrix`: 32 for Q8_0, Q4_0 and
+/// kquant4; for kquant, 32 when the file stores the matrix in Q5_K
+/// (sub-blocks of 32), 16 for Q6_K and for stacks of k-quants of different
+/// kinds.
 int64_t blockValuesOf(StringRef format, GlobalWeightOp matrix) {
   if (format != "kquant")
     return 32;
-  return llvm::is_contained({"q4_k", "q5_k"}, matrix.getStored()) ? 32 : 16;
+  return matrix.getStored() == "q5_k" ? 32 : 16;
 }
 
 /// Replaces the projection `op` of `input` by `weight` (+ `bias`) with a
@@ -153,7 +165,7 @@ void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
   };
   Value quants = read(BlockPart::Quants);
   Value scales = read(BlockPart::Scales);
-  Value mins = format == "kquant" ? read(BlockPart::Mins) : Value();
+  Value mins = hasBlockMins(format) ? read(BlockPart::Mins) : Value();
   auto packed =
       QuantizedLinearOp::create(builder, op->getLoc(), input, quants, scales,
                                 mins, bias, format, type.getDimSize(0));
@@ -162,28 +174,31 @@ void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
 }
 
 /// The panel element type of `panelType` ("": the matrix's own type; i8
-/// for the block formats q8_0, q4_0 and kquant), or null for an unknown
-/// name.
+/// for the block formats q8_0, q4_0, kquant and kquant4), or null for an
+/// unknown name.
 Type panelElementType(Builder &b, StringRef panelType) {
   return llvm::StringSwitch<Type>(panelType)
       .Case("", NoneType::get(b.getContext()))
       .Case("f32", b.getF32Type())
       .Case("f16", b.getF16Type())
       .Case("bf16", b.getBF16Type())
-      .Cases({"q8_0", "q4_0", "kquant"}, b.getI8Type())
+      .Cases({"q8_0", "q4_0", "kquant", "kquant4"}, b.getI8Type())
       .Default(Type());
 }
 
 /// The panel type a projection reading `weight` keeps when no weight-type
 /// is asked for: the type the model file stores its matrix in, when the
-/// kernels read it (f16, bf16, q8_0, q4_0; the k-quants, of one kind or
-/// stacked, as kquant); else "" (the matrix's own type).
+/// kernels read it (f16, bf16, q8_0, q4_0; Q4_K as kquant4, the other
+/// k-quants and stacks of different kinds as kquant); else "" (the
+/// matrix's own type).
 StringRef storedPanelType(ModuleOp module, Value weight) {
   GlobalWeightOp matrix = unpackedMatrix(module, weight);
   if (!matrix)
     return "";
   StringRef stored = matrix.getStored();
-  if (llvm::is_contained({"q4_k", "q5_k", "q6_k", "kquant"}, stored))
+  if (stored == "q4_k")
+    return "kquant4";
+  if (llvm::is_contained({"q5_k", "q6_k", "kquant"}, stored))
     return "kquant";
   return llvm::is_contained({"f16", "bf16", "q8_0", "q4_0"}, stored) ? stored
                                                                      : "";
@@ -207,8 +222,9 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
       return signalPassFailure();
     }
     Builder b(&getContext());
-    // kquant holds the file's k-quants; nothing is quantized to it.
-    if (!panelElementType(b, weightType) || weightType == "kquant") {
+    // The kquant layouts hold the file's k-quants; nothing is quantized to
+    // them.
+    if (!panelElementType(b, weightType) || hasBlockMins(weightType)) {
       module.emitError() << "tfm-cpu-pack-weights: unknown weight-type '"
                          << weightType
                          << "' (expected f32, f16, bf16, q8_0 or q4_0)";

@@ -175,7 +175,8 @@ Value blockInputSums(OpBuilder &b, Location loc, Value input, int64_t blocks,
 /// block's partial sum before its scale; this takes the two subtractions
 /// per byte vector out of the innermost loop. kquant blocks subtract their
 /// minimum from each value: `sum(x * (q * d - m)) = d * sum(q * x) - m *
-/// sum(x)`, the block's input sum again shared by every output.
+/// sum(x)`, the block's input sum again shared by every output (kquant4's
+/// nibbles, Q4_K's, are unsigned as they are stored: no offset).
 /// tfm-cpu-tile-projections
 /// fuses the two into register-blocked micro-kernels that read each byte
 /// once and keep the partial sums in registers.
@@ -187,7 +188,9 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
   ArrayRef<int64_t> quantsShape = shapeOf(quants);
   int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
           perBlock = quantsShape[2], width = quantsShape[3];
-  bool nibbles = format == "q4_0";
+  // Q4_0 and kquant4 hold two values a byte; Q4_0's are offset by 8.
+  bool nibbles = format == "q4_0" || format == "kquant4";
+  bool offsetNibbles = format == "q4_0";
   Type f32 = b.getF32Type();
   SmallVector<Value> inputs;
   if (!nibbles) {
@@ -267,9 +270,9 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
     scaledInputs.push_back(mins);
     scaleMaps.push_back(projection(context, 4, {0, 2, 3}));
   }
-  if (nibbles || mins) {
+  if (offsetNibbles || mins) {
     scaledInputs.push_back(
-        blockInputSums(b, loc, input, blocks, nibbles ? -8.0f : 1.0f));
+        blockInputSums(b, loc, input, blocks, offsetNibbles ? -8.0f : 1.0f));
     scaleMaps.push_back(projection(context, 4, {1, 2}));
   }
   scaleMaps.push_back(projection(context, 4, {1, 0, 3}));
@@ -281,7 +284,7 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
           b, loc, init.getType(), scaledInputs, init, scaleMaps, scaleLoops,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
             Value sum = args[0];
-            if (nibbles)
+            if (offsetNibbles)
               sum = arith::AddFOp::create(nb, nloc, sum, args[2]);
             Value scale = args[1];
             if (scale.getType() != f32)

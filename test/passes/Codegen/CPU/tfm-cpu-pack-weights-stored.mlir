@@ -35,17 +35,18 @@ func.func @stored_types(%x: tensor<4x64xf32>) -> (tensor<4x16xf32>, tensor<4x16x
 
 // -----
 
-// The k-quants keep their values in the kquant layout: a Q4_K matrix in
-// blocks of 32 (its sub-blocks), f32 scales and minimums. An asked
-// weight-type converts them like any other matrix.
+// The k-quants keep their values in the kquant layouts: a Q4_K matrix as
+// kquant4, its nibbles two a byte in blocks of 32 (its sub-blocks), f32
+// scales and minimums. An asked weight-type converts them like any other
+// matrix.
 // ASKED-LABEL: func.func @k_quant
 // ASKED: tfm.packed_linear {{.*}} : tensor<4x256xf32>, tensor<1x256x16xf32> -> tensor<4x16xf32>
 // CHECK-LABEL: module
-// CHECK: tfm.global_weight @k.quants : tensor<1x8x32x16xi8> {block_quant = "kquant", panels, stacked = ["k"]}
-// CHECK: tfm.global_weight @k.scales : tensor<1x8x16xf32> {block_quant = "kquant", block_scales, panels, stacked = ["k"]}
-// CHECK: tfm.global_weight @k.mins : tensor<1x8x16xf32> {block_mins, block_quant = "kquant", panels, stacked = ["k"]}
+// CHECK: tfm.global_weight @k.quants : tensor<1x8x16x16xi8> {block_quant = "kquant4", panels, stacked = ["k"]}
+// CHECK: tfm.global_weight @k.scales : tensor<1x8x16xf32> {block_quant = "kquant4", block_scales, panels, stacked = ["k"]}
+// CHECK: tfm.global_weight @k.mins : tensor<1x8x16xf32> {block_mins, block_quant = "kquant4", panels, stacked = ["k"]}
 // CHECK-LABEL: func.func @k_quant
-// CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} mins(%{{.*}} : tensor<1x8x16xf32>) {format = "kquant", out_features = 16 : i64} : tensor<4x256xf32>, tensor<1x8x32x16xi8>, tensor<1x8x16xf32> -> tensor<4x16xf32>
+// CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} mins(%{{.*}} : tensor<1x8x16xf32>) {format = "kquant4", out_features = 16 : i64} : tensor<4x256xf32>, tensor<1x8x16x16xi8>, tensor<1x8x16xf32> -> tensor<4x16xf32>
 tfm.global_weight @k : tensor<16x256xf32> {stored = "q4_k"}
 func.func @k_quant(%x: tensor<4x256xf32>) -> tensor<4x16xf32> {
   %w = tfm.weight @k : tensor<16x256xf32>
@@ -55,20 +56,26 @@ func.func @k_quant(%x: tensor<4x256xf32>) -> tensor<4x16xf32> {
 
 // -----
 
-// Q6_K's scales cover 16 values, and so do those of a stack of k-quants of
-// different kinds (stored "kquant", the Q/K/V of a Q4_K_M file).
+// Q5_K takes a byte a value in blocks of 32 (kquant); Q6_K's scales cover
+// 16 values, and so do those of a stack of k-quants of different kinds
+// (stored "kquant", the Q/K/V of a Q4_K_M file).
 // CHECK-LABEL: module
 // CHECK: tfm.global_weight @v.quants : tensor<1x16x16x16xi8> {block_quant = "kquant", panels, stacked = ["v"]}
 // CHECK: tfm.global_weight @qkv.quants : tensor<2x16x16x16xi8> {block_quant = "kquant", panels, stacked = ["qkv"]}
+// CHECK: tfm.global_weight @five.quants : tensor<1x8x32x16xi8> {block_quant = "kquant", panels, stacked = ["five"]}
 // CHECK-LABEL: func.func @k_quant_16
 // CHECK: tfm.quantized_linear {{.*}} {format = "kquant", out_features = 16 : i64}
 // CHECK: tfm.quantized_linear {{.*}} {format = "kquant", out_features = 32 : i64}
+// CHECK: tfm.quantized_linear {{.*}} {format = "kquant", out_features = 16 : i64}
 tfm.global_weight @v : tensor<16x256xf32> {stored = "q6_k"}
 tfm.global_weight @qkv : tensor<32x256xf32> {stored = "kquant"}
-func.func @k_quant_16(%x: tensor<4x256xf32>) -> (tensor<4x16xf32>, tensor<4x32xf32>) {
+tfm.global_weight @five : tensor<16x256xf32> {stored = "q5_k"}
+func.func @k_quant_16(%x: tensor<4x256xf32>) -> (tensor<4x16xf32>, tensor<4x32xf32>, tensor<4x16xf32>) {
   %v = tfm.weight @v : tensor<16x256xf32>
   %qkv = tfm.weight @qkv : tensor<32x256xf32>
+  %five = tfm.weight @five : tensor<16x256xf32>
   %y = tfm.linear %x, %v : tensor<4x256xf32>, tensor<16x256xf32> -> tensor<4x16xf32>
   %z = tfm.linear %x, %qkv : tensor<4x256xf32>, tensor<32x256xf32> -> tensor<4x32xf32>
-  return %y, %z : tensor<4x16xf32>, tensor<4x32xf32>
+  %w = tfm.linear %x, %five : tensor<4x256xf32>, tensor<16x256xf32> -> tensor<4x16xf32>
+  return %y, %z, %w : tensor<4x16xf32>, tensor<4x32xf32>, tensor<4x16xf32>
 }
