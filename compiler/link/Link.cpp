@@ -167,6 +167,21 @@ materializeSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   return tensor;
 }
 
+/// The packed `bytes` of `slot`, when there are as many as its layout
+/// gives it.
+static llvm::Expected<std::string>
+slotSized(const mlir::tfm::WeightSlot &slot,
+          llvm::Expected<std::string> bytes) {
+  if (!bytes)
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(bytes.takeError()));
+  if (bytes->size() != slot.bytes)
+    return llvm::createStringError(
+        "weight '" + slot.name + "' has " + llvm::Twine(bytes->size()) +
+        " bytes but the network expects " + llvm::Twine(slot.bytes));
+  return std::move(*bytes);
+}
+
 /// The bytes of a block-quantized panel slot (quants or scales): each model
 /// tensor it stacks kept as stored when the file holds it in the slot's
 /// format, else quantized from f32 (compiler/weights/BlockPanels.h).
@@ -206,15 +221,9 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   auto matrix = weights::stack(parts);
   if (!matrix)
     return because(matrix.takeError());
-  auto bytes = weights::packBlockPanels(*matrix, slot.shape.front(),
-                                        slot.shape.back(), slot.blockScales);
-  if (!bytes)
-    return because(bytes.takeError());
-  if (bytes->size() != slot.bytes)
-    return llvm::createStringError(
-        "weight '" + slot.name + "' has " + llvm::Twine(bytes->size()) +
-        " bytes but the network expects " + llvm::Twine(slot.bytes));
-  return std::move(*bytes);
+  return slotSized(slot, weights::packBlockPanels(*matrix, slot.shape.front(),
+                                                  slot.shape.back(),
+                                                  slot.blockScales));
 }
 
 /// The bytes of a `kquant` / `kquant4` panel slot (quants, scales or mins):
@@ -252,15 +261,8 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
                              : slot.blockQuant == "kquant4"
                                  ? weights::KQuantPart::Nibbles
                                  : weights::KQuantPart::Quants;
-  auto bytes = weights::packKQuantPanels(rows, slot.shape.front(),
-                                         slot.shape.back(), part);
-  if (!bytes)
-    return because(bytes.takeError());
-  if (bytes->size() != slot.bytes)
-    return llvm::createStringError(
-        "weight '" + slot.name + "' has " + llvm::Twine(bytes->size()) +
-        " bytes but the network expects " + llvm::Twine(slot.bytes));
-  return std::move(*bytes);
+  return slotSized(slot, weights::packKQuantPanels(rows, slot.shape.front(),
+                                                   slot.shape.back(), part));
 }
 
 llvm::Error tfmc::appendModelPackage(const std::string &executablePath,

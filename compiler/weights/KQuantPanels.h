@@ -3,9 +3,9 @@
 // The layout the generated kernels read GGUF's k-quants (Q4_K, Q5_K, Q6_K)
 // in, `kquant` (see tfm.global_weight's `block_quant`): each super-block is
 // unpacked to one int8 quant per value and one f32 scale and f32 minimum
-// per sub-block of B values (B = 32 when every tensor of the matrix is Q4_K
-// or Q5_K, whose sub-blocks are 32 values; 16 when a Q6_K tensor is among
-// them), so that value `v = scale * q - min` is exactly the value ggml's
+// per sub-block of B values (B = 32 for tensors whose sub-blocks are 32
+// values, Q4_K and Q5_K; 16 when a Q6_K tensor is among them: its scales
+// cover 16), so that value `v = scale * q - min` is exactly the value ggml's
 // dequantizer gives. A `[rows, columns]` matrix of `KB = columns / B`
 // sub-blocks per row and panels of `W` rows becomes three arrays:
 //   quants  [P, KB, B, W] i8   byte [p, b, i, j] is the quant of row

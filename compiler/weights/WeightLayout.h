@@ -35,7 +35,7 @@ struct WeightSlot {
   /// matrix (see tfm.global_weight and compiler/weights/Panels.h): element
   /// [p, k, j] is row p * W + j.
   bool panels = false;
-  /// "q8_0" / "q4_0" / "kquant" for block-quantized panels
+  /// "q8_0" / "q4_0" / "kquant" / "kquant4" for block-quantized panels
   /// (tfm.global_weight's `block_quant`, compiler/weights/BlockPanels.h and
   /// KQuantPanels.h): the i8 quants of the matrix, or with `blockScales`
   /// its scales, with `blockMins` its block minimums. Empty otherwise.

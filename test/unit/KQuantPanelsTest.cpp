@@ -53,6 +53,14 @@ std::string q6KBlock() {
   return block;
 }
 
+/// No rows yet, of 256 columns in blocks of `subBlock`.
+KQuantRows noRows(int64_t subBlock) {
+  KQuantRows rows;
+  rows.columns = 256;
+  rows.subBlock = subBlock;
+  return rows;
+}
+
 TensorView view(ElementType type, int64_t rows, const std::string &block) {
   return TensorView::create(type, {rows, 256}, [&](char *out) {
     for (int64_t r = 0; r < rows; ++r)
@@ -99,9 +107,7 @@ TEST(KQuantPanels, Q6KUnpacksSignedQuantsAndSixteenScales) {
 
 TEST(KQuantPanels, StacksKindsInSubBlocksOfSixteen) {
   // A Q4_K row then a Q6_K row, in blocks of 16: each Q4_K scale twice.
-  KQuantRows rows;
-  rows.columns = 256;
-  rows.subBlock = 16;
+  KQuantRows rows = noRows(16);
   ASSERT_FALSE(appendKQuantRows(view(ElementType::Q4_K, 1, q4KBlock()), rows));
   ASSERT_FALSE(appendKQuantRows(view(ElementType::Q6_K, 1, q6KBlock()), rows));
   EXPECT_EQ(rows.rows, 2);
@@ -115,9 +121,7 @@ TEST(KQuantPanels, StacksKindsInSubBlocksOfSixteen) {
 }
 
 TEST(KQuantPanels, RefusesCoarserBlocksAndOtherTypes) {
-  KQuantRows rows;
-  rows.columns = 256;
-  rows.subBlock = 32;
+  KQuantRows rows = noRows(32);
   llvm::Error coarse =
       appendKQuantRows(view(ElementType::Q6_K, 1, q6KBlock()), rows);
   EXPECT_EQ(llvm::toString(std::move(coarse)),
@@ -131,9 +135,7 @@ TEST(KQuantPanels, RefusesCoarserBlocksAndOtherTypes) {
 TEST(KQuantPanels, PanelsPlaceEachQuantScaleAndMin) {
   // Three Q4_K rows in one panel of 4 rows, blocks of 32: quant [0, b, i,
   // j] is row j, column 32 b + i; row 3 is padding (all zero).
-  KQuantRows rows;
-  rows.columns = 256;
-  rows.subBlock = 32;
+  KQuantRows rows = noRows(32);
   ASSERT_FALSE(appendKQuantRows(view(ElementType::Q4_K, 3, q4KBlock()), rows));
   auto quants = packKQuantPanels(rows, 1, 4, KQuantPart::Quants);
   ASSERT_TRUE(bool(quants)) << llvm::toString(quants.takeError());
@@ -160,9 +162,7 @@ TEST(KQuantPanels, PanelsPlaceEachQuantScaleAndMin) {
 TEST(KQuantPanels, Kquant4PacksTwoNibblesAByte) {
   // One Q4_K row in one panel of 2 rows: byte [0, b, i, 0] holds column
   // 32 b + i low and 32 b + 16 + i high; the padding row is zero.
-  KQuantRows rows;
-  rows.columns = 256;
-  rows.subBlock = 32;
+  KQuantRows rows = noRows(32);
   ASSERT_FALSE(appendKQuantRows(view(ElementType::Q4_K, 1, q4KBlock()), rows));
   auto nibbles = packKQuantPanels(rows, 1, 2, KQuantPart::Nibbles);
   ASSERT_TRUE(bool(nibbles)) << llvm::toString(nibbles.takeError());
@@ -176,9 +176,7 @@ TEST(KQuantPanels, Kquant4PacksTwoNibblesAByte) {
       ASSERT_EQ((*nibbles)[(b * 16 + i) * 2 + 1], 0) << b << " " << i;
     }
   // A Q6_K quant is signed and its blocks are 16: neither fits kquant4.
-  KQuantRows sixteen;
-  sixteen.columns = 256;
-  sixteen.subBlock = 16;
+  KQuantRows sixteen = noRows(16);
   ASSERT_FALSE(
       appendKQuantRows(view(ElementType::Q6_K, 1, q6KBlock()), sixteen));
   EXPECT_EQ(
