@@ -87,7 +87,7 @@ static bool isBlockFormat(StringRef format) {
   return quantsPerBlock(format) || format == "kquant";
 }
 
-/// Whether `format` holds GGUF's k-quants, whose blocks have a minimum.
+/// Whether `format` holds GGUF's k-quants, whose blocks may have a minimum.
 static bool hasBlockMins(StringRef format) {
   return format == "kquant" || format == "kquant4";
 }
@@ -343,7 +343,8 @@ LogicalResult QuantizedLinearOp::verify() {
   if (getScales().getType().getElementType() != scaleType)
     return emitOpError() << format << " scales are " << scaleType << ", got "
                          << getScales().getType();
-  if (hasBlockMins(format) && !getMins())
+  // kquant's mins may be left out when they are all zero (Q6_K).
+  if (format == "kquant4" && !getMins())
     return emitOpError() << format << " blocks need their mins";
   if (!hasBlockMins(format) && getMins())
     return emitOpError() << "only kquant and kquant4 blocks have mins";

@@ -301,7 +301,7 @@ def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
   let description = [{
     `tfm.packed_linear` over a weight stored in blocks that share a scale
     (`format`, see `tfm.global_weight`'s `block_quant`): `quants`, `scales`
-    and, for `kquant`, `mins` are the panel declarations of the
+    and, for the k-quants, `mins` are the panel declarations of the
     `[out_features, in]` matrix.
     - `q8_0` / `q4_0` (GGUF's formats): quants `[P, in / 32, Q, W]` i8
       (Q = 32 for Q8_0, 16 for Q4_0, two values a byte) and scales
@@ -309,7 +309,8 @@ def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
       `(nibble - 8) * d` (Q4_0) with `d` the scale of its block.
     - `kquant` (GGUF's Q4_K, Q5_K and Q6_K, unpacked): quants
       `[P, in / B, B, W]` i8 with B = 16 or 32 values a block, scales and
-      mins `[P, in / B, W]` f32; weight `[o, k]` is `q * d - m`.
+      mins `[P, in / B, W]` f32; weight `[o, k]` is `q * d - m`, or `q * d`
+      without `mins` (a Q6_K matrix, whose minimums are all zero).
     - `kquant4` (Q4_K): as `kquant` with B = 32 and the quants two a byte,
       `[P, in / 32, 16, W]` (Q4_0's nibble order).
     Each weight is dequantized in registers as it is read, and the product

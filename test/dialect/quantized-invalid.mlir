@@ -113,14 +113,6 @@ func.func @bias(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x1
 
 // -----
 
-func.func @kquant_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x4x16x16xi8>, %d: tensor<3x4x16xf32>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{kquant blocks need their mins}}
-  %y = tfm.quantized_linear %x, %q, %d {format = "kquant", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x4x16x16xi8>, tensor<3x4x16xf32> -> tensor<4x40xf32>
-  return %y : tensor<4x40xf32>
-}
-
-// -----
-
 func.func @q8_0_with_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>, %m: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
   // expected-error @+1 {{only kquant and kquant4 blocks have mins}}
   %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {format = "q8_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>

@@ -60,3 +60,13 @@ func.func @kquant4_projection(%x: tensor<2x256xf32>, %q: tensor<1x8x16x16xi8>, %
   %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<1x8x16xf32>) {format = "kquant4", out_features = 16 : i64} : tensor<2x256xf32>, tensor<1x8x16x16xi8>, tensor<1x8x16xf32> -> tensor<2x16xf32>
   return %y : tensor<2x16xf32>
 }
+
+// -----
+
+// A Q6_K matrix's minimums are all zero: kquant without mins.
+// CHECK-LABEL: func @kquant_without_mins
+func.func @kquant_without_mins(%x: tensor<2x256xf32>, %q: tensor<1x16x16x16xi8>, %d: tensor<1x16x16xf32>) -> tensor<2x16xf32> {
+  // CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} {format = "kquant", out_features = 16 : i64} : tensor<2x256xf32>, tensor<1x16x16x16xi8>, tensor<1x16x16xf32> -> tensor<2x16xf32>
+  %y = tfm.quantized_linear %x, %q, %d {format = "kquant", out_features = 16 : i64} : tensor<2x256xf32>, tensor<1x16x16x16xi8>, tensor<1x16x16xf32> -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}

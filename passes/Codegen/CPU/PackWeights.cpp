@@ -84,7 +84,7 @@ bool isNibbleFormat(StringRef format) {
   return format == "q4_0" || format == "kquant4";
 }
 
-/// Whether `format` holds GGUF's k-quants, whose blocks have a minimum.
+/// Whether `format` holds GGUF's k-quants, whose blocks may have a minimum.
 bool hasBlockMins(StringRef format) {
   return format == "kquant" || format == "kquant4";
 }
@@ -165,7 +165,10 @@ void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
   };
   Value quants = read(BlockPart::Quants);
   Value scales = read(BlockPart::Scales);
-  Value mins = hasBlockMins(format) ? read(BlockPart::Mins) : Value();
+  // A Q6_K matrix's minimums are all zero: kquant leaves them out.
+  bool zeroMins = format == "kquant" && matrix.getStored() == "q6_k";
+  Value mins =
+      hasBlockMins(format) && !zeroMins ? read(BlockPart::Mins) : Value();
   auto packed =
       QuantizedLinearOp::create(builder, op->getLoc(), input, quants, scales,
                                 mins, bias, format, type.getDimSize(0));

@@ -58,15 +58,20 @@ func.func @k_quant(%x: tensor<4x256xf32>) -> tensor<4x16xf32> {
 
 // Q5_K takes a byte a value in blocks of 32 (kquant); Q6_K's scales cover
 // 16 values, and so do those of a stack of k-quants of different kinds
-// (stored "kquant", the Q/K/V of a Q4_K_M file).
+// (stored "kquant", the Q/K/V of a Q4_K_M file). Q6_K's minimums are all
+// zero: a Q6_K matrix has none.
 // CHECK-LABEL: module
 // CHECK: tfm.global_weight @v.quants : tensor<1x16x16x16xi8> {block_quant = "kquant", panels, stacked = ["v"]}
+// CHECK-NEXT: tfm.global_weight @v.scales : tensor<1x16x16xf32> {block_quant = "kquant", block_scales, panels, stacked = ["v"]}
+// CHECK-NOT: @v.mins
 // CHECK: tfm.global_weight @qkv.quants : tensor<2x16x16x16xi8> {block_quant = "kquant", panels, stacked = ["qkv"]}
+// CHECK: tfm.global_weight @qkv.mins : tensor<2x16x16xf32> {block_mins, block_quant = "kquant", panels, stacked = ["qkv"]}
 // CHECK: tfm.global_weight @five.quants : tensor<1x8x32x16xi8> {block_quant = "kquant", panels, stacked = ["five"]}
+// CHECK: tfm.global_weight @five.mins : tensor<1x8x16xf32> {block_mins, block_quant = "kquant", panels, stacked = ["five"]}
 // CHECK-LABEL: func.func @k_quant_16
-// CHECK: tfm.quantized_linear {{.*}} {format = "kquant", out_features = 16 : i64}
-// CHECK: tfm.quantized_linear {{.*}} {format = "kquant", out_features = 32 : i64}
-// CHECK: tfm.quantized_linear {{.*}} {format = "kquant", out_features = 16 : i64}
+// CHECK: tfm.quantized_linear %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} {format = "kquant", out_features = 16 : i64}
+// CHECK: tfm.quantized_linear {{.*}} mins({{.*}}) {format = "kquant", out_features = 32 : i64}
+// CHECK: tfm.quantized_linear {{.*}} mins({{.*}}) {format = "kquant", out_features = 16 : i64}
 tfm.global_weight @v : tensor<16x256xf32> {stored = "q6_k"}
 tfm.global_weight @qkv : tensor<32x256xf32> {stored = "kquant"}
 tfm.global_weight @five : tensor<16x256xf32> {stored = "q5_k"}
