@@ -78,24 +78,25 @@ LogicalResult GlobalWeightOp::verify() {
 /// a byte), or 0 for a format that is none of those (`kquant` has 16 or 32
 /// values a block, a byte each).
 static int64_t quantsPerBlock(StringRef format) {
-  return format == "q8_0"                          ? 32
-         : format == "q4_0" || format == "kquant4" ? 16
-                                                   : 0;
+  return format == "q8_0" ? 32 : blockFormatHoldsNibbles(format) ? 16 : 0;
 }
 
 static bool isBlockFormat(StringRef format) {
   return quantsPerBlock(format) || format == "kquant";
 }
 
-/// Whether `format` holds GGUF's k-quants, whose blocks may have a minimum.
-static bool hasBlockMins(StringRef format) {
+bool mlir::tfm::blockFormatHoldsNibbles(StringRef format) {
+  return format == "q4_0" || format == "kquant4";
+}
+
+bool mlir::tfm::blockFormatHasMins(StringRef format) {
   return format == "kquant" || format == "kquant4";
 }
 
 /// The element type of the scales of `format`: f16 for GGUF's Q8_0 / Q4_0,
 /// f32 for the k-quants (products of f16 and integer sub-block scales).
 static Type blockScaleType(MLIRContext *context, StringRef format) {
-  if (hasBlockMins(format))
+  if (blockFormatHasMins(format))
     return Float32Type::get(context);
   return Float16Type::get(context);
 }
@@ -111,7 +112,7 @@ LogicalResult GlobalWeightOp::verifyBlockQuantized() {
     return emitOpError() << "block-quantized weights are panels";
   if (getBlockScales() && getBlockMins())
     return emitOpError() << "is either the block scales or the block mins";
-  if (getBlockMins() && !hasBlockMins(format))
+  if (getBlockMins() && !blockFormatHasMins(format))
     return emitOpError() << "only kquant and kquant4 blocks have mins";
   if (getBlockScales() || getBlockMins()) {
     Type element = blockScaleType(getContext(), format);
@@ -338,7 +339,7 @@ LogicalResult QuantizedLinearOp::verify() {
     return emitOpError() << "kquant blocks are 16 or 32 values, got "
                          << perBlock;
   int64_t blockValues =
-      format == "q4_0" || format == "kquant4" ? 2 * perBlock : perBlock;
+      blockFormatHoldsNibbles(format) ? 2 * perBlock : perBlock;
   Type scaleType = blockScaleType(getContext(), format);
   if (getScales().getType().getElementType() != scaleType)
     return emitOpError() << format << " scales are " << scaleType << ", got "
@@ -346,7 +347,7 @@ LogicalResult QuantizedLinearOp::verify() {
   // kquant's mins may be left out when they are all zero (Q6_K).
   if (format == "kquant4" && !getMins())
     return emitOpError() << format << " blocks need their mins";
-  if (!hasBlockMins(format) && getMins())
+  if (!blockFormatHasMins(format) && getMins())
     return emitOpError() << "only kquant and kquant4 blocks have mins";
   int64_t features = dim(getInput(), 1);
   if (features != blocks * blockValues)

@@ -23,4 +23,16 @@
 #define GET_OP_CLASSES
 #include "dialect/TfmOps.h.inc"
 
+namespace mlir::tfm {
+
+/// Whether the block format `format` (tfm.global_weight's `block_quant`)
+/// holds two values a byte: q4_0 and kquant4.
+bool blockFormatHoldsNibbles(StringRef format);
+
+/// Whether the blocks of `format` may have minimums: the k-quants' kquant
+/// and kquant4.
+bool blockFormatHasMins(StringRef format);
+
+} // namespace mlir::tfm
+
 #endif // TFMC_DIALECT_TFMOPS_H

@@ -79,16 +79,6 @@ void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
   op->erase();
 }
 
-/// Whether `format` holds two values a byte (Q4_0, and Q4_K's kquant4).
-bool isNibbleFormat(StringRef format) {
-  return format == "q4_0" || format == "kquant4";
-}
-
-/// Whether `format` holds GGUF's k-quants, whose blocks may have a minimum.
-bool hasBlockMins(StringRef format) {
-  return format == "kquant" || format == "kquant4";
-}
-
 /// The panel declarations of a block-quantized matrix.
 enum class BlockPart { Quants, Scales, Mins };
 
@@ -111,8 +101,10 @@ GlobalWeightOp declareBlockPanels(ModuleOp module, GlobalWeightOp matrix,
   Builder b(module.getContext());
   // GGUF's Q8_0 / Q4_0 keep their f16 scales; the k-quants' are f32
   // products.
-  Type scale = hasBlockMins(format) ? Type(b.getF32Type()) : b.getF16Type();
-  int64_t quantBytes = isNibbleFormat(format) ? blockValues / 2 : blockValues;
+  Type scale =
+      blockFormatHasMins(format) ? Type(b.getF32Type()) : b.getF16Type();
+  int64_t quantBytes =
+      blockFormatHoldsNibbles(format) ? blockValues / 2 : blockValues;
   RankedTensorType panelType =
       part == BlockPart::Quants
           ? RankedTensorType::get({panels, blocks, quantBytes, width},
@@ -168,7 +160,7 @@ void packProjectionQuantized(ModuleOp module, Operation *op, Value input,
   // A Q6_K matrix's minimums are all zero: kquant leaves them out.
   bool zeroMins = format == "kquant" && matrix.getStored() == "q6_k";
   Value mins =
-      hasBlockMins(format) && !zeroMins ? read(BlockPart::Mins) : Value();
+      blockFormatHasMins(format) && !zeroMins ? read(BlockPart::Mins) : Value();
   auto packed =
       QuantizedLinearOp::create(builder, op->getLoc(), input, quants, scales,
                                 mins, bias, format, type.getDimSize(0));
@@ -227,7 +219,7 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
     Builder b(&getContext());
     // The kquant layouts hold the file's k-quants; nothing is quantized to
     // them.
-    if (!panelElementType(b, weightType) || hasBlockMins(weightType)) {
+    if (!panelElementType(b, weightType) || blockFormatHasMins(weightType)) {
       module.emitError() << "tfm-cpu-pack-weights: unknown weight-type '"
                          << weightType
                          << "' (expected f32, f16, bf16, q8_0 or q4_0)";

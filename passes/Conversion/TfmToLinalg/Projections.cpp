@@ -177,9 +177,9 @@ Value blockInputSums(OpBuilder &b, Location loc, Value input, int64_t blocks,
 /// minimum from each value: `sum(x * (q * d - m)) = d * sum(q * x) - m *
 /// sum(x)`, the block's input sum again shared by every output (kquant4's
 /// nibbles, Q4_K's, are unsigned as they are stored: no offset).
-/// tfm-cpu-tile-projections
-/// fuses the two into register-blocked micro-kernels that read each byte
-/// once and keep the partial sums in registers.
+/// tfm-cpu-tile-projections fuses the two into register-blocked
+/// micro-kernels that read each byte once and keep the partial sums in
+/// registers.
 Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
                          Value scales, Value mins, StringRef format,
                          int64_t outputs, Value bias) {
@@ -189,7 +189,7 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
   int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
           perBlock = quantsShape[2], width = quantsShape[3];
   // Q4_0 and kquant4 hold two values a byte; Q4_0's are offset by 8.
-  bool nibbles = format == "q4_0" || format == "kquant4";
+  bool nibbles = blockFormatHoldsNibbles(format);
   bool offsetNibbles = format == "q4_0";
   Type f32 = b.getF32Type();
   SmallVector<Value> inputs;
