@@ -22,10 +22,13 @@
 // p mod R with R = window + prefill_chunk - 1, so that writing a chunk never
 // overwrites a position that one of its own queries still sees, and the
 // cache's memory is bounded by the window however long generation runs.
-// Layers of different windows (Qwen2: full attention below
-// max_window_layers, windowed above) share one full-length cache instead,
-// each attention keeping its own window: the windowed layers cost the
-// memory of full ones, and every layer stays exact.
+// When every layer has as many slots, the cache is one
+// [keys/values, layers, kv heads, slots, head_dim] tensor. Layers of
+// different windows (Qwen2: full attention below max_window_layers,
+// windowed above) each keep their own slots, a ring for a windowed layer
+// and the whole context for a full one: the cache is then the rows of
+// those layers one after the other, [rows, head_dim], and each layer's
+// keys or values are a [kv heads, slots, head_dim] view of its rows.
 //
 // With cache-type=f16 the cache stores keys and values in half precision:
 // each step's rows are rounded to nearest even as they are written, and
@@ -52,27 +55,41 @@ namespace {
 
 /// What the entries need to know about @forward's attention layers.
 struct CacheShape {
-  int64_t layers = 0;
   int64_t kvHeads = 0;
   int64_t headDim = 0;
   int64_t context = 0;
-  /// The window of sliding-window attention (every layer's); 0 for none
-  /// or when the layers' windows differ.
-  int64_t window = 0;
-  /// The layers' windows differ: no ring.
-  bool mixedWindows = false;
-  /// Positions the cache holds; less than `context` for a ring.
-  int64_t slots = 0;
+  /// Positions each layer's cache holds: `context`, or less for a ring.
+  SmallVector<int64_t> layerSlots;
   /// Keys and values are stored in f16 rather than f32.
   bool half = false;
 
-  bool isRing() const { return slots < context; }
+  int64_t layers() const { return layerSlots.size(); }
+  int64_t slots(int64_t layer) const { return layerSlots[layer]; }
+  bool isRing(int64_t layer) const { return slots(layer) < context; }
 
-  /// [keys/values, layers, kv heads, slots, head_dim]: head-major, so
-  /// that one head's keys are contiguous.
+  /// Every layer holds as many positions.
+  bool isUniform() const { return llvm::all_equal(layerSlots); }
+
+  /// Uniform: [keys/values, layers, kv heads, slots, head_dim], head-major
+  /// so that one head's keys are contiguous. Otherwise the
+  /// [kv heads * slots] rows of each layer's keys, then of each layer's
+  /// values: [rows, head_dim].
   RankedTensorType type(MLIRContext *context_) const {
-    return RankedTensorType::get({2, layers, kvHeads, slots, headDim},
+    if (isUniform())
+      return RankedTensorType::get(
+          {2, layers(), kvHeads, layerSlots.front(), headDim},
+          elementType(context_));
+    return RankedTensorType::get({2 * firstRow(layers()), headDim},
                                  elementType(context_));
+  }
+
+  /// The first row of layer `layer`'s keys in a non-uniform cache (its
+  /// values start `firstRow(layers())` rows later).
+  int64_t firstRow(int64_t layer) const {
+    int64_t rows = 0;
+    for (int64_t slotCount : ArrayRef<int64_t>(layerSlots).take_front(layer))
+      rows += kvHeads * slotCount;
+    return rows;
   }
 
   Type elementType(MLIRContext *context_) const {
@@ -346,14 +363,15 @@ private:
         builder, loc, position,
         arith::ConstantIndexOp::create(builder, loc, sequence));
     // A ring's slots fill up once; after that every slot holds a key.
-    if (cache.isRing())
+    if (cache.isRing(layer))
       visible = arith::MinUIOp::create(
           builder, loc, visible,
-          arith::ConstantIndexOp::create(builder, loc, cache.slots));
+          arith::ConstantIndexOp::create(builder, loc, cache.slots(layer)));
     Value cachedKeys = readLayer(loc, CacheHalf::Keys, visible);
     Value cachedValues = readLayer(loc, CacheHalf::Values, visible);
-    IntegerAttr ring =
-        cache.isRing() ? builder.getI64IntegerAttr(cache.slots) : IntegerAttr();
+    IntegerAttr ring = cache.isRing(layer)
+                           ? builder.getI64IntegerAttr(cache.slots(layer))
+                           : IntegerAttr();
     cloneAttentionOver(builder, mapping, attention, cachedKeys, cachedValues,
                        position, ring);
     ++layer;
@@ -407,10 +425,11 @@ private:
                     .getResult()[0];
     if (cache.half)
       headMajor = roundToHalf(loc, headMajor);
-    if (!cache.isRing())
+    if (!cache.isRing(layer))
       return insertRows(loc, headMajor, half, builder.getIndexAttr(0),
                         builder.getIndexAttr(sequence), position);
-    Value slots = arith::ConstantIndexOp::create(builder, loc, cache.slots);
+    Value slots =
+        arith::ConstantIndexOp::create(builder, loc, cache.slots(layer));
     Value first = arith::RemUIOp::create(builder, loc, position, slots);
     if (sequence == 1)
       return insertRows(loc, headMajor, half, builder.getIndexAttr(0),
@@ -465,6 +484,36 @@ private:
       rows = tensor::ExtractSliceOp::create(builder, loc, headMajor, offsets,
                                             sizes, strides);
     }
+    if (!cache.isUniform()) {
+      // Each head's slots are contiguous rows of the cache: one
+      // insertion per head.
+      Value cacheRows = cacheValue;
+      Type element = cache.elementType(builder.getContext());
+      for (int64_t head = 0; head < cache.kvHeads; ++head) {
+        auto headType = RankedTensorType::get(
+            {getConstantIntValue(count).value_or(ShapedType::kDynamic),
+             cache.headDim},
+            element);
+        Value headRows = tensor::ExtractSliceOp::create(
+            builder, loc, headType, rows,
+            ArrayRef<OpFoldResult>{builder.getIndexAttr(head),
+                                   builder.getIndexAttr(0),
+                                   builder.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{builder.getIndexAttr(1), count,
+                                   builder.getIndexAttr(cache.headDim)},
+            ArrayRef<OpFoldResult>(
+                SmallVector<OpFoldResult>(3, builder.getIndexAttr(1))));
+        int64_t headStart = firstRow(half, layer) + head * cache.slots(layer);
+        OpFoldResult row = offsetBy(loc, slot, headStart);
+        cacheRows = tensor::InsertSliceOp::create(
+            builder, loc, headRows, cacheRows,
+            ArrayRef<OpFoldResult>{row, builder.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{count, builder.getIndexAttr(cache.headDim)},
+            ArrayRef<OpFoldResult>{builder.getIndexAttr(1),
+                                   builder.getIndexAttr(1)});
+      }
+      return cacheRows;
+    }
     SmallVector<OpFoldResult> offsets = {
         builder.getIndexAttr(static_cast<int64_t>(half)),
         builder.getIndexAttr(layer), builder.getIndexAttr(0), slot,
@@ -478,6 +527,46 @@ private:
                                          offsets, sizes, strides);
   }
 
+  /// `index + offset`, folded when `index` is a constant.
+  OpFoldResult offsetBy(Location loc, OpFoldResult index, int64_t offset) {
+    if (std::optional<int64_t> constant = getConstantIntValue(index))
+      return builder.getIndexAttr(*constant + offset);
+    if (offset == 0)
+      return index;
+    return arith::AddIOp::create(
+               builder, loc, cast<Value>(index),
+               arith::ConstantIndexOp::create(builder, loc, offset))
+        .getResult();
+  }
+
+  /// The first row of layer `index`'s keys or values in a non-uniform
+  /// cache.
+  int64_t firstRow(CacheHalf half, int64_t index) const {
+    int64_t halfRows = cache.firstRow(cache.layers());
+    return static_cast<int64_t>(half) * halfRows + cache.firstRow(index);
+  }
+
+  /// Layer `index`'s keys or values in a non-uniform cache, its rows seen
+  /// as [kv_heads, slots, head_dim].
+  Value layerView(Location loc, CacheHalf half, int64_t index) {
+    int64_t slots = cache.slots(index);
+    Type element = cache.elementType(builder.getContext());
+    auto rowsType =
+        RankedTensorType::get({cache.kvHeads * slots, cache.headDim}, element);
+    Value rows = tensor::ExtractSliceOp::create(
+        builder, loc, rowsType, cacheValue,
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(firstRow(half, index)),
+                               builder.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(rowsType.getDimSize(0)),
+                               builder.getIndexAttr(cache.headDim)},
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(1),
+                               builder.getIndexAttr(1)});
+    return tensor::ExpandShapeOp::create(
+        builder, loc,
+        RankedTensorType::get({cache.kvHeads, slots, cache.headDim}, element),
+        rows, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  }
+
   /// Slots [0, visible) of every head of the layer's keys or values,
   /// [kv_heads, visible, head_dim]: everything this step may attend to
   /// (positions [0, pos + sequence), or the ring's written slots), so
@@ -488,6 +577,19 @@ private:
 
   /// Slots [0, visible) of cache layer `index`.
   Value readLayer(Location loc, CacheHalf half, Value visible, int64_t index) {
+    auto type = RankedTensorType::get(
+        {cache.kvHeads, ShapedType::kDynamic, cache.headDim},
+        cache.elementType(builder.getContext()));
+    if (!cache.isUniform()) {
+      SmallVector<OpFoldResult> offsets(3, builder.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(cache.kvHeads),
+                                         visible,
+                                         builder.getIndexAttr(cache.headDim)};
+      SmallVector<OpFoldResult> strides(3, builder.getIndexAttr(1));
+      return tensor::ExtractSliceOp::create(builder, loc, type,
+                                            layerView(loc, half, index),
+                                            offsets, sizes, strides);
+    }
     SmallVector<OpFoldResult> offsets = {
         builder.getIndexAttr(static_cast<int64_t>(half)),
         builder.getIndexAttr(index), builder.getIndexAttr(0),
@@ -497,9 +599,6 @@ private:
         builder.getIndexAttr(cache.kvHeads), visible,
         builder.getIndexAttr(cache.headDim)};
     SmallVector<OpFoldResult> strides(5, builder.getIndexAttr(1));
-    auto type = RankedTensorType::get(
-        {cache.kvHeads, ShapedType::kDynamic, cache.headDim},
-        cache.elementType(builder.getContext()));
     return tensor::ExtractSliceOp::create(builder, loc, type, cacheValue,
                                           offsets, sizes, strides);
   }
@@ -773,14 +872,14 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     if (failed(split))
       return signalPassFailure();
     CacheShape cache;
-    cache.context = cache.slots = positions;
+    cache.context = positions;
     cache.half = cacheType == "f16";
     for (auto attention : forward.getBody().front().getOps<AttentionOp>()) {
       if (attention.getCache() == CacheRole::none)
         continue;
       int64_t kvHeads = attention.getNumKvHeads();
       int64_t headDim = attention.getHeadDim();
-      if (cache.layers > 0 &&
+      if (cache.layers() > 0 &&
           (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
         attention.emitOpError("has ")
             << kvHeads << " key/value heads of " << headDim
@@ -790,7 +889,7 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       }
       cache.kvHeads = kvHeads;
       cache.headDim = headDim;
-      ++cache.layers;
+      cache.layerSlots.push_back(positions);
     }
     int64_t chunk = std::min<int64_t>(prefillChunk, positions);
     EntryBuilder builder(forward, cache);
@@ -876,11 +975,7 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       }
       int64_t kvHeads = attention.getNumKvHeads();
       int64_t headDim = attention.getHeadDim();
-      int64_t window = attention.getWindow().value_or(0);
-      if (cache.layers > 0 && window != cache.window)
-        cache.mixedWindows = true;
-      cache.window = window;
-      if (cache.layers > 0 &&
+      if (cache.layers() > 0 &&
           (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
         attention.emitOpError("has ")
             << kvHeads << " key/value heads of " << headDim
@@ -890,20 +985,18 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       }
       cache.kvHeads = kvHeads;
       cache.headDim = headDim;
-      ++cache.layers;
+      // A window's ring; no ring where window and chunk cover the context.
+      int64_t window = attention.getWindow().value_or(0);
+      cache.layerSlots.push_back(
+          window > 0 ? std::min(context, window + chunk - 1) : context);
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return failure();
-    if (cache.layers == 0) {
+    if (cache.layers() == 0) {
       forward.emitError("@forward has no tfm.attention: nothing to cache");
       return failure();
     }
-    cache.slots = cache.context;
-    if (cache.mixedWindows)
-      cache.window = 0;
-    if (cache.window > 0)
-      cache.slots = std::min(cache.context, cache.window + chunk - 1);
     return cache;
   }
 };

@@ -42,6 +42,13 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     the position, not with the context length).
     Result types are re-inferred for the new sequence lengths.
 
+    Sliding-window attention keeps a ring of `W + C - 1` slots instead of
+    `T` (position p in slot p mod that, the attention marked `ring`).
+    When layers hold different numbers of slots (full and windowed layers
+    mixed), the cache is `tensor<RxDxf32>` instead: the `H * slots` rows of
+    each layer's keys, then of each layer's values, each layer read as a
+    `[H, slots, D]` view of its rows and written head by head.
+
     With `cache-type=f16` the cache is `tensor<2xLxHxTxDxf16>`: each
     step's keys and values are rounded to f16 (nearest even) as they are
     written, and `tfm.attention` reads f16 keys and values (widened to f32

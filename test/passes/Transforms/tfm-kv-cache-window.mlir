@@ -64,8 +64,11 @@ module attributes {tfm.model = #tfm.model<context_length = 6, network = @forward
 // -----
 
 // Layers of different windows (Qwen2: full attention in the first layers,
-// a window in the others) share one full-length cache, no ring; each
-// attention keeps its own mask and window.
+// a window in the others) keep their own slots: the causal layer all 16
+// positions, the windowed one a ring of 3 + 4 - 1 = 6. The cache is the
+// [kv heads * slots] rows of each layer's keys, then of its values:
+// 2 * (2 * 16 + 2 * 6) = 88 rows of 4 features. Keys of layer 0 are rows
+// [0, 32) (head 1 from row 16), of layer 1 rows [32, 44); values from 44.
 module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
     %c0 = arith.constant 0 : index
@@ -78,14 +81,38 @@ module attributes {tfm.model = #tfm.model<context_length = 16, network = @forwar
 }
 
 // CHECK-LABEL: func.func @prefill
-// CHECK-SAME: tensor<2x2x2x16x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}
-// CHECK-NOT: arith.remui
+// CHECK-SAME: %[[POS:[a-z0-9]+]]: index {tfm.entry_arg = #tfm.entry_arg<position>}
+// CHECK-SAME: %[[CACHE:[a-z0-9]+]]: tensor<88x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}
+// Layer 0 writes each head's rows at its position.
+// CHECK: %[[K0:.*]] = tensor.insert_slice %{{.*}} into %[[CACHE]][%[[POS]], 0] [4, 4]
+// CHECK: %[[ROW1:.*]] = arith.addi %[[POS]], %c16
+// CHECK: tensor.insert_slice %{{.*}} into %[[K0]][%[[ROW1]], 0] [4, 4]
+// CHECK: arith.addi %[[POS]], %c44
+// CHECK: arith.addi %[[POS]], %c60
+// and attends over the positions so far of its [2, 16, 4] keys and values.
+// CHECK: %[[KEYS0:.*]] = tensor.extract_slice %{{.*}}[0, 0] [32, 4]
+// CHECK: %[[HEADS0:.*]] = tensor.expand_shape %[[KEYS0]] {{\[}}[0, 1], [2]] output_shape [2, 16, 4]
+// CHECK: tensor.extract_slice %[[HEADS0]][0, 0, 0] [2, %{{.*}}, 4]
+// CHECK: tensor.extract_slice %{{.*}}[44, 0] [32, 4]
 // CHECK: tfm.attention {{.*}}mask = #tfm.mask<causal>
 // CHECK-NOT: ring
-// CHECK: tfm.attention {{.*}}mask = #tfm.mask<sliding_window>
-// CHECK-NOT: ring
-// CHECK-SAME: window = 3
+// CHECK-SAME: : tensor
+// Layer 1 writes from slot pos mod 6 of its ring on, rows 32 and 38 on.
+// CHECK: %[[SLOT:.*]] = arith.remui %[[POS]], %c6
+// CHECK: %[[RING0:.*]] = arith.addi %[[SLOT]], %c32
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[RING0]], 0]
+// CHECK: %[[RING1:.*]] = arith.addi %[[SLOT]], %c38
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%[[RING1]], 0]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[32, 0]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[38, 0]
+// CHECK: tensor.extract_slice %{{.*}}[32, 0] [12, 4]
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [2, 6, 4]
+// CHECK: tensor.extract_slice %{{.*}}[76, 0] [12, 4]
+// CHECK: tfm.attention {{.*}}mask = #tfm.mask<sliding_window>{{.*}}ring = 6 : i64, window = 3 : i64
 // CHECK-LABEL: func.func @decode
-// CHECK-NOT: arith.remui
+// CHECK-SAME: tensor<88x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}
 // CHECK: tfm.attention {{.*}}mask = #tfm.mask<causal>
-// CHECK: tfm.attention {{.*}}mask = #tfm.mask<sliding_window>{{.*}}window = 3
+// CHECK-NOT: ring
+// CHECK-SAME: : tensor
+// CHECK: arith.remui
+// CHECK: tfm.attention {{.*}}mask = #tfm.mask<sliding_window>{{.*}}ring = 6 : i64, window = 3 : i64
