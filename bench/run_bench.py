@@ -10,7 +10,7 @@ encode calls of the whole compiled sequence against a PyTorch f32 forward of
 the same weights. See bench/README.md.
 
   /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
-      [--weights f32,f16,bf16,q8_0,q4_0]
+      [--weights f32,f16,bf16,q8_0,q4_0,q4_k_m]
 """
 import argparse
 import json
@@ -92,6 +92,7 @@ def write_model(shape, directory, models_dir):
         args.family, args.out = "mixtral", os.path.join(directory, shape)
         args.experts, args.top_k = EXPERTS[shape]
         args.head_dim, args.window, args.config_style = 0, 0, 4
+        args.dtype = "f32"
         ref.make_llama(args)
         return args.out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
     # gpt2: the real GPT-2 tokenizer files next to random weights.
@@ -159,6 +160,46 @@ def load_peer_weights(shape, path):
 # Bytes per projection weight element as --weights stores it (Q8_0 / Q4_0:
 # a block of 32 is an f16 scale and 32 bytes, or 16 bytes of nibbles).
 WEIGHT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "q8_0": 34 / 32, "q4_0": 18 / 32}
+
+
+# GGUF file types: the shape's weights written as a GGUF file, quantized by
+# test/e2e/Inputs/gguf_quantize.py to that mix (llama.cpp's), and compiled
+# as stored (no --weights).
+FILE_TYPES = ("q4_k_m",)
+
+
+def write_quantized_gguf(shape, directory, models_dir, file_type):
+    """(GGUF path, extra tfmc arguments): the shape as a Hugging Face LLaMA
+    (random weights of its shape: a draw of its own, as speed depends only
+    on shapes and types), converted to GGUF and quantized to `file_type`."""
+    import torch_reference as ref
+    family, d, f, L, H, KV, vocab, ctx = SHAPES[shape]
+    if family != "llama":
+        raise SystemExit("--weights %s: llama shapes only, not %s" % (file_type, shape))
+    hf = os.path.join(directory, shape + "-hf")
+    ref.make_llama(argparse.Namespace(
+        family="llama", out=hf, dim=d, hidden=f, layers=L, heads=H, kv_heads=KV,
+        vocab=vocab, context=ctx, tie=True, seed=0, eps=1e-5, rope_theta=10000.0,
+        head_dim=0, window=0, config_style=4, dtype="f32"))
+    f32 = os.path.join(directory, shape + ".gguf")
+    out = os.path.join(directory, "%s-%s.gguf" % (shape, file_type))
+    inputs = os.path.join(ROOT, "test", "e2e", "Inputs")
+    subprocess.run([sys.executable, os.path.join(inputs, "hf_to_gguf.py"), "model", hf, f32],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, os.path.join(inputs, "gguf_quantize.py"), f32, out,
+                    "--type", file_type], check=True, stdout=subprocess.DEVNULL)
+    return out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
+
+
+def packed_decode_bytes(exe, shape):
+    """Weight bytes a decode step of `exe` reads: its whole weights blob
+    (`--info`) but the f32 embedding table, of which it reads one row."""
+    info = subprocess.run([exe, "--info"], check=True, capture_output=True, text=True,
+                          env=caller_environment()).stdout
+    blob = next(int(line.split()[1]) for line in info.splitlines()
+                if line.startswith("weights:"))
+    _, d, _, _, _, _, vocab, _ = SHAPES[shape]
+    return blob - 4 * vocab * d
 
 
 def matrix_bytes(t, weights):
@@ -379,7 +420,9 @@ def main():
                         help="directory with tokenizer.bin and gpt2-tokenizer/")
     parser.add_argument("--weights", default="f32",
                         help="comma-separated projection weight types to compile each "
-                             "shape with (tfmc --weights), from: " + ",".join(WEIGHT_BYTES))
+                             "shape with (tfmc --weights), from: " + ",".join(WEIGHT_BYTES)
+                             + "; or GGUF mixes the shape is quantized to and compiled as "
+                             "stored, from: " + ",".join(FILE_TYPES))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument("--attention-context", type=int, default=0, metavar="T",
                         help="also compile each shape for context T and report attention's "
@@ -396,9 +439,10 @@ def main():
     for t in args.kv_cache.split(","):
         if t not in ("f32", "f16"):
             parser.error("unknown KV-cache type '%s' (known: f32,f16)" % t)
+    known = list(WEIGHT_BYTES) + list(FILE_TYPES)
     for t in args.weights.split(","):
-        if t not in WEIGHT_BYTES:
-            parser.error("unknown weight type '%s' (known: %s)" % (t, ",".join(WEIGHT_BYTES)))
+        if t not in known:
+            parser.error("unknown weight type '%s' (known: %s)" % (t, ",".join(known)))
     configure_peer_environment(args.threads)
 
     import ctypes
@@ -438,11 +482,17 @@ def run_shapes(args, shapes, work):
                                                  args.prompt_tokens, args.steps)
         for weights in args.weights.split(","):
             exe = os.path.join(work, "%s-%s.exe" % (shape, weights))
+            source, source_extra, asked = model, extra, weights
+            if weights in FILE_TYPES:
+                source, source_extra = write_quantized_gguf(
+                    shape, work, os.path.abspath(args.models), weights)
+                asked = None
             start = time.perf_counter()
-            subprocess.run([args.tfmc, "compile", model, *extra, "--context", str(context),
+            subprocess.run([args.tfmc, "compile", source, *source_extra,
+                            "--context", str(context),
                             # The benchmark's models are f32: f32 is the default
                             # (and what a tfmc without --weights compiles).
-                            *([] if weights == "f32" else ["--weights=" + weights]),
+                            *([] if asked in (None, "f32") else ["--weights=" + asked]),
                             "-o", exe],
                            check=True, env=caller_environment())
             compile_s = time.perf_counter() - start
@@ -451,7 +501,11 @@ def run_shapes(args, shapes, work):
                                  check=True, capture_output=True, text=True,
                                  env=caller_environment())
             ours = json.loads(out.stdout.strip().splitlines()[-1])
-            decode_bytes, layer_params, all_params = weight_bytes(w, shape, weights)
+            if weights in FILE_TYPES:
+                _, layer_params, all_params = weight_bytes(w, shape)
+                decode_bytes = packed_decode_bytes(exe, shape)
+            else:
+                decode_bytes, layer_params, all_params = weight_bytes(w, shape, weights)
             torch_bytes = weight_bytes(w, shape)[0]
             flops = 2 * layer_params
             row = {"shape": shape, "weights": weights, "compile_s": compile_s,
@@ -634,7 +688,7 @@ def print_table(args, rows, machine):
                      r["torch_encode_sgemm_pct"], r["compile_s"]))
     if not rows:
         return
-    head = ("%-12s %-5s %8s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
+    head = ("%-12s %-6s %8s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
             % ("shape", "wts", "MB/tok", "dec ours", "dec torch", "ratio", "%bw", "%bw pt",
                "pre ours", "pre torch", "ratio", "%sgemm", "%sg pt", "compile"))
     print()
@@ -644,7 +698,7 @@ def print_table(args, rows, machine):
     print(head)
     print("-" * len(head))
     for r in rows:
-        print("%-12s %-5s %8.1f %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f"
+        print("%-12s %-6s %8.1f %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f"
               " %6.1f%% %6.1f%% | %7.1fs"
               % (r["shape"], r["weights"], r["decode_bytes"] / 1e6, r["decode_ours"],
                  r["decode_torch"],
@@ -655,10 +709,10 @@ def print_table(args, rows, machine):
     print()
     print("decode roofline, paired: %d rounds of (read kernel, decode); each round's"
           " weight bytes x tok/s over its own bandwidth" % ROOFLINE_ROUNDS)
-    print("%-12s %-5s %7s %17s" % ("shape", "wts", "median", "range"))
+    print("%-12s %-6s %7s %17s" % ("shape", "wts", "median", "range"))
     for r in rows:
         pcts = r["paired_roofline_pcts"]
-        print("%-12s %-5s %6.1f%% %7.1f%% - %5.1f%%"
+        print("%-12s %-6s %6.1f%% %7.1f%% - %5.1f%%"
               % (r["shape"], r["weights"], r["paired_roofline_median_pct"], pcts[0], pcts[-1]))
     moe_rows = [r for r in rows if r["shape"] in EXPERTS]
     if moe_rows:
