@@ -503,7 +503,7 @@ private:
                                    builder.getIndexAttr(cache.headDim)},
             ArrayRef<OpFoldResult>(
                 SmallVector<OpFoldResult>(3, builder.getIndexAttr(1))));
-        int64_t headStart = firstRow(half, layer) + head * cache.slots(layer);
+        int64_t headStart = firstRowOf(half, layer) + head * cache.slots(layer);
         OpFoldResult row = offsetBy(loc, slot, headStart);
         cacheRows = tensor::InsertSliceOp::create(
             builder, loc, headRows, cacheRows,
@@ -541,7 +541,7 @@ private:
 
   /// The first row of layer `index`'s keys or values in a non-uniform
   /// cache.
-  int64_t firstRow(CacheHalf half, int64_t index) const {
+  int64_t firstRowOf(CacheHalf half, int64_t index) const {
     int64_t halfRows = cache.firstRow(cache.layers());
     return static_cast<int64_t>(half) * halfRows + cache.firstRow(index);
   }
@@ -555,7 +555,7 @@ private:
         RankedTensorType::get({cache.kvHeads * slots, cache.headDim}, element);
     Value rows = tensor::ExtractSliceOp::create(
         builder, loc, rowsType, cacheValue,
-        ArrayRef<OpFoldResult>{builder.getIndexAttr(firstRow(half, index)),
+        ArrayRef<OpFoldResult>{builder.getIndexAttr(firstRowOf(half, index)),
                                builder.getIndexAttr(0)},
         ArrayRef<OpFoldResult>{builder.getIndexAttr(rowsType.getDimSize(0)),
                                builder.getIndexAttr(cache.headDim)},
