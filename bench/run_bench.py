@@ -173,9 +173,7 @@ def write_quantized_gguf(shape, directory, models_dir, file_type):
     (random weights of its shape: a draw of its own, as speed depends only
     on shapes and types), converted to GGUF and quantized to `file_type`."""
     import torch_reference as ref
-    family, d, f, L, H, KV, vocab, ctx = SHAPES[shape]
-    if family != "llama":
-        raise SystemExit("--weights %s: llama shapes only, not %s" % (file_type, shape))
+    _, d, f, L, H, KV, vocab, ctx = SHAPES[shape]
     hf = os.path.join(directory, shape + "-hf")
     ref.make_llama(argparse.Namespace(
         family="llama", out=hf, dim=d, hidden=f, layers=L, heads=H, kv_heads=KV,
@@ -443,6 +441,10 @@ def main():
     for t in args.weights.split(","):
         if t not in known:
             parser.error("unknown weight type '%s' (known: %s)" % (t, ",".join(known)))
+        if t in FILE_TYPES:
+            for s in shapes:
+                if SHAPES[s][0] != "llama":
+                    parser.error("--weights %s: llama shapes only, not %s" % (t, s))
     configure_peer_environment(args.threads)
 
     import ctypes
