@@ -92,6 +92,22 @@ struct CacheShape {
     return rows;
   }
 
+  /// Appends `attention`'s layer holding `slots` positions; fails, with a
+  /// diagnostic, when its key/value heads differ from the earlier layers'.
+  LogicalResult addLayer(AttentionOp attention, int64_t slots) {
+    int64_t layerKvHeads = attention.getNumKvHeads();
+    int64_t layerHeadDim = attention.getHeadDim();
+    if (layers() > 0 && (layerKvHeads != kvHeads || layerHeadDim != headDim))
+      return attention.emitOpError("has ")
+             << layerKvHeads << " key/value heads of " << layerHeadDim
+             << " features but an earlier layer has " << kvHeads << " of "
+             << headDim << "; one KV cache needs equal layers";
+    kvHeads = layerKvHeads;
+    headDim = layerHeadDim;
+    layerSlots.push_back(slots);
+    return success();
+  }
+
   Type elementType(MLIRContext *context_) const {
     if (half)
       return Float16Type::get(context_);
@@ -877,19 +893,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     for (auto attention : forward.getBody().front().getOps<AttentionOp>()) {
       if (attention.getCache() == CacheRole::none)
         continue;
-      int64_t kvHeads = attention.getNumKvHeads();
-      int64_t headDim = attention.getHeadDim();
-      if (cache.layers() > 0 &&
-          (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
-        attention.emitOpError("has ")
-            << kvHeads << " key/value heads of " << headDim
-            << " features but an earlier layer has " << cache.kvHeads
-            << " of " << cache.headDim << "; one KV cache needs equal layers";
+      if (failed(cache.addLayer(attention, positions)))
         return signalPassFailure();
-      }
-      cache.kvHeads = kvHeads;
-      cache.headDim = headDim;
-      cache.layerSlots.push_back(positions);
     }
     int64_t chunk = std::min<int64_t>(prefillChunk, positions);
     EntryBuilder builder(forward, cache);
@@ -973,22 +978,12 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                               "expects @forward's [keys, features] form");
         return WalkResult::interrupt();
       }
-      int64_t kvHeads = attention.getNumKvHeads();
-      int64_t headDim = attention.getHeadDim();
-      if (cache.layers() > 0 &&
-          (kvHeads != cache.kvHeads || headDim != cache.headDim)) {
-        attention.emitOpError("has ")
-            << kvHeads << " key/value heads of " << headDim
-            << " features but an earlier layer has " << cache.kvHeads
-            << " of " << cache.headDim << "; one KV cache needs equal layers";
-        return WalkResult::interrupt();
-      }
-      cache.kvHeads = kvHeads;
-      cache.headDim = headDim;
       // A window's ring; no ring where window and chunk cover the context.
       int64_t window = attention.getWindow().value_or(0);
-      cache.layerSlots.push_back(
-          window > 0 ? std::min(context, window + chunk - 1) : context);
+      int64_t slots =
+          window > 0 ? std::min(context, window + chunk - 1) : context;
+      if (failed(cache.addLayer(attention, slots)))
+        return WalkResult::interrupt();
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
