@@ -22,6 +22,12 @@ def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg", "mlir::ModuleOp"> {
                            "mlir::bufferization::BufferizationDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect"];
+  let options = [
+    Option<"int8Inputs", "int8-inputs", "bool", /*default=*/"false",
+           "Q4_0 projections quantize their inputs to int8 per block of 32 "
+           "and sum integer products (llama.cpp's scheme; see "
+           "docs/weight-types.md)">,
+  ];
 }
 
 #endif // TFM_CONVERSION_PASSES_TD

@@ -5,8 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
-#include "passes/LinalgBuilders.h"
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "passes/LinalgBuilders.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace mlir::tfm;
@@ -159,6 +161,209 @@ Value blockInputSums(OpBuilder &b, Location loc, Value input, int64_t blocks,
       .getResult(0);
 }
 
+/// Inputs quantized to int8 per block of `perBlock` (as llama.cpp's Q8_0
+/// activations, rounding to nearest even): `d[s, b] = max |x| / 127`,
+/// `q[s, b, i] = round(x[s, b * perBlock + i] / d)`, and half of each
+/// block's `-8 * sum(q)`, `-4 * sum(q)` as f32 (exact), which each half
+/// block's sum over Q4_0's offset nibbles adds.
+struct QuantizedInputs {
+  Value quants;  ///< [rows, blocks, perBlock] i8
+  Value scales;  ///< [rows, blocks] f32
+  Value offsets; ///< [rows, blocks] f32
+};
+
+QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
+                                    int64_t blocks) {
+  MLIRContext *context = b.getContext();
+  int64_t rows = shapeOf(input)[0];
+  int64_t perBlock = shapeOf(input)[1] / blocks;
+  Type f32 = b.getF32Type(), i8 = b.getI8Type();
+  Value grouped = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({rows, blocks, perBlock}, f32), input,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  AffineMap element = projection(context, 3, {0, 1, 2});
+  AffineMap block = projection(context, 3, {0, 1});
+  Value amax =
+      linalg::GenericOp::create(
+          b, loc, RankedTensorType::get({rows, blocks}, f32), grouped,
+          filledTensor(b, loc, {rows, blocks}, 0.0),
+          SmallVector<AffineMap>{element, block}, iterators(2, 1),
+          [](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value magnitude = math::AbsFOp::create(nb, nloc, args[0]);
+            yield(nb, nloc,
+                  arith::MaximumFOp::create(nb, nloc, args[1], magnitude));
+          })
+          .getResult(0);
+  AffineMap identity2 = projection(context, 2, {0, 1});
+  Value scales =
+      linalg::GenericOp::create(
+          b, loc, RankedTensorType::get({rows, blocks}, f32), amax,
+          emptyTensor(b, loc, {rows, blocks}),
+          SmallVector<AffineMap>{identity2, identity2}, iterators(2),
+          [](OpBuilder &nb, Location nloc, ValueRange args) {
+            yield(nb, nloc,
+                  arith::DivFOp::create(nb, nloc, args[0],
+                                        f32Constant(nb, nloc, 127.0)));
+          })
+          .getResult(0);
+  Value quantsInit = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{rows, blocks, perBlock}, i8);
+  Value quants =
+      linalg::GenericOp::create(
+          b, loc, quantsInit.getType(), ValueRange{grouped, scales}, quantsInit,
+          SmallVector<AffineMap>{element, block, element}, iterators(3),
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            // x * (1 / d), 0 for an all-zero block.
+            Value zero = f32Constant(nb, nloc, 0.0);
+            Value inverse = arith::DivFOp::create(
+                nb, nloc, f32Constant(nb, nloc, 1.0), args[1]);
+            Value empty = arith::CmpFOp::create(
+                nb, nloc, arith::CmpFPredicate::OEQ, args[1], zero);
+            inverse = arith::SelectOp::create(nb, nloc, empty, zero, inverse);
+            Value scaled = arith::MulFOp::create(nb, nloc, args[0], inverse);
+            Value rounded = math::RoundEvenOp::create(nb, nloc, scaled);
+            yield(nb, nloc, arith::FPToSIOp::create(nb, nloc, i8, rounded));
+          })
+          .getResult(0);
+  Value offsets =
+      linalg::GenericOp::create(
+          b, loc, RankedTensorType::get({rows, blocks}, f32), quants,
+          filledTensor(b, loc, {rows, blocks}, 0.0),
+          SmallVector<AffineMap>{element, block}, iterators(2, 1),
+          [](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value quant =
+                arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), args[0]);
+            Value term = arith::MulFOp::create(nb, nloc, quant,
+                                               f32Constant(nb, nloc, -4.0));
+            yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[1], term));
+          })
+          .getResult(0);
+  return {quants, scales, offsets};
+}
+
+/// Q4_0 panels times inputs quantized to int8 (see quantizeInputBlocks),
+/// with each block's quant steps in two halves of 8, h = 0, 1:
+/// `out[s, p, j] = sum_{b, h} (partial[s, p, b, h, j] + o[s, b] / 2) *
+/// d[p, b, j] * dx[s, b]` with the integer partial sums
+/// `partial[s, p, b, h, j] = sum_i lo(q[p, b, 8h + i, j]) * qx[s, b, 8h + i]
+/// + hi(q[p, b, 8h + i, j]) * qx[s, b, 16 + 8h + i]`, loops (p, s, b, h, i,
+/// j). One step's two products of a nibble (0..15) and an int8 sum to at
+/// most 3810 in magnitude, the form of one 16-bit lane of `vpmaddubsw`
+/// (which tfm-cpu-nibble-pair-dot uses where the target has it), and 8
+/// steps to at most 30480: a half block's sum fits 16 bits.
+Value projectQ4_0WithInt8Inputs(OpBuilder &b, Location loc, Value input,
+                                Value quants, Value scales, int64_t outputs,
+                                Value bias) {
+  MLIRContext *context = b.getContext();
+  int64_t rows = shapeOf(input)[0];
+  ArrayRef<int64_t> quantsShape = shapeOf(quants);
+  int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
+          perBlock = quantsShape[2], width = quantsShape[3];
+  int64_t steps = perBlock / 2;
+  Type f32 = b.getF32Type(), i8 = b.getI8Type(), i16 = b.getI16Type();
+  QuantizedInputs inputs = quantizeInputBlocks(b, loc, input, blocks);
+  // The inputs of each step's two columns as one 16-bit pair (low byte:
+  // column 8h + i, high byte: column 16 + 8h + i), read with one broadcast.
+  Value columns = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({rows, blocks, 2, 2, steps}, i8),
+      inputs.quants, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
+  Value pairsInit = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{rows, blocks, 2, steps}, i16);
+  AffineMap pairMap = projection(context, 4, {0, 1, 2, 3});
+  auto columnMap = [&](int64_t column) {
+    return AffineMap::get(
+        4, 0,
+        {getAffineDimExpr(0, context), getAffineDimExpr(1, context),
+         getAffineConstantExpr(column, context), getAffineDimExpr(2, context),
+         getAffineDimExpr(3, context)},
+        context);
+  };
+  Value pairs =
+      linalg::GenericOp::create(
+          b, loc, pairsInit.getType(), ValueRange{columns, columns}, pairsInit,
+          SmallVector<AffineMap>{columnMap(0), columnMap(1), pairMap},
+          iterators(4),
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value low = arith::ExtUIOp::create(nb, nloc, i16, args[0]);
+            Value high = arith::ShLIOp::create(
+                nb, nloc, arith::ExtUIOp::create(nb, nloc, i16, args[1]),
+                arith::ConstantOp::create(nb, nloc, nb.getIntegerAttr(i16, 8)));
+            yield(nb, nloc, arith::OrIOp::create(nb, nloc, low, high));
+          })
+          .getResult(0);
+  SmallVector<Value> operands = {pairs};
+  operands.push_back(tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({numPanels, blocks, 2, steps, width}, i8),
+      quants, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4}}));
+  SmallVector<AffineMap> maps = {projection(context, 6, {1, 2, 3, 4}),
+                                 projection(context, 6, {0, 2, 3, 4, 5})};
+  maps.push_back(projection(context, 6, {1, 0, 2, 3, 5}));
+  SmallVector<utils::IteratorType> loops(6, utils::IteratorType::parallel);
+  loops[4] = utils::IteratorType::reduction;
+  Value partialEmpty = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{rows, numPanels, blocks, 2, width}, i16);
+  Value partialInit =
+      linalg::FillOp::create(
+          b, loc,
+          arith::ConstantOp::create(b, loc, b.getIntegerAttr(i16, 0))
+              .getResult(),
+          partialEmpty)
+          .getResult(0);
+  Value partial =
+      linalg::GenericOp::create(
+          b, loc, partialInit.getType(), operands, partialInit, maps, loops,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            auto constant = [&](int64_t value) {
+              return arith::ConstantOp::create(nb, nloc,
+                                               nb.getIntegerAttr(i16, value));
+            };
+            Value wide = arith::ExtUIOp::create(nb, nloc, i16, args[1]);
+            Value low = arith::AndIOp::create(nb, nloc, wide, constant(15));
+            Value high = arith::ShRUIOp::create(nb, nloc, wide, constant(4));
+            // The pair's bytes, sign-extended: column 8h + i, 16 + 8h + i.
+            Value lowInput = arith::ExtSIOp::create(
+                nb, nloc, i16, arith::TruncIOp::create(nb, nloc, i8, args[0]));
+            Value highInput = arith::ExtSIOp::create(
+                nb, nloc, i16,
+                arith::TruncIOp::create(
+                    nb, nloc, i8,
+                    arith::ShRUIOp::create(nb, nloc, args[0], constant(8))));
+            Value pair = arith::AddIOp::create(
+                nb, nloc, arith::MulIOp::create(nb, nloc, low, lowInput),
+                arith::MulIOp::create(nb, nloc, high, highInput));
+            yield(nb, nloc, arith::AddIOp::create(nb, nloc, args[2], pair));
+          })
+          .getResult(0);
+
+  // Loops (p, s, b, h, j).
+  Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
+  SmallVector<AffineMap> scaleMaps = {
+      projection(context, 5, {1, 0, 2, 3, 4}),
+      projection(context, 5, {0, 2, 4}), projection(context, 5, {1, 2}),
+      projection(context, 5, {1, 2}), projection(context, 5, {1, 0, 4})};
+  SmallVector<utils::IteratorType> scaleLoops = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::reduction,
+      utils::IteratorType::parallel};
+  Value product =
+      linalg::GenericOp::create(
+          b, loc, init.getType(),
+          ValueRange{partial, scales, inputs.offsets, inputs.scales}, init,
+          scaleMaps, scaleLoops,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value sum = arith::AddFOp::create(
+                nb, nloc, arith::SIToFPOp::create(nb, nloc, f32, args[0]),
+                args[2]);
+            Value scale = arith::MulFOp::create(
+                nb, nloc, arith::ExtFOp::create(nb, nloc, f32, args[1]),
+                args[3]);
+            Value term = arith::MulFOp::create(nb, nloc, sum, scale);
+            yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[4], term));
+          })
+          .getResult(0);
+  return panelsToColumns(b, loc, product, outputs, bias);
+}
+
 /// Q8_0 / Q4_0 / kquant panels (see tfm.global_weight's `block_quant`):
 /// `out[s, p, j] = sum_b d[p, b, j] * (sum_i x[s, b * B + i] * q[p, b, i, j])`
 /// as two contractions: the per-block dot products of the inputs with the
@@ -301,9 +506,17 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
 }
 
 struct QuantizedLinearLowering : OpRewritePattern<QuantizedLinearOp> {
-  using OpRewritePattern::OpRewritePattern;
+  QuantizedLinearLowering(MLIRContext *context, bool int8Inputs)
+      : OpRewritePattern(context), int8Inputs(int8Inputs) {}
   LogicalResult matchAndRewrite(QuantizedLinearOp op,
                                 PatternRewriter &rewriter) const override {
+    if (int8Inputs && op.getFormat() == "q4_0") {
+      rewriter.replaceOp(
+          op, projectQ4_0WithInt8Inputs(rewriter, op.getLoc(), op.getInput(),
+                                        op.getQuants(), op.getScales(),
+                                        op.getOutFeatures(), op.getBias()));
+      return success();
+    }
     rewriter.replaceOp(op,
                        projectBlockPanels(rewriter, op.getLoc(), op.getInput(),
                                           op.getQuants(), op.getScales(),
@@ -311,6 +524,7 @@ struct QuantizedLinearLowering : OpRewritePattern<QuantizedLinearOp> {
                                           op.getOutFeatures(), op.getBias()));
     return success();
   }
+  bool int8Inputs;
 };
 
 struct LinearLowering : OpRewritePattern<LinearOp> {
@@ -347,7 +561,8 @@ struct PackedLinearLowering : OpRewritePattern<PackedLinearOp> {
 } // namespace
 
 void mlir::tfm::populateTfmProjectionsToLinalgPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<LinearLowering, LMHeadLowering, PackedLinearLowering,
-               QuantizedLinearLowering>(patterns.getContext());
+    RewritePatternSet &patterns, bool int8Inputs) {
+  patterns.add<LinearLowering, LMHeadLowering, PackedLinearLowering>(
+      patterns.getContext());
+  patterns.add<QuantizedLinearLowering>(patterns.getContext(), int8Inputs);
 }

@@ -14,10 +14,11 @@ namespace mlir::tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
-void mlir::tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns,
+                                            bool int8Inputs) {
   populateTfmElementwiseToLinalgPatterns(patterns);
   populateTfmNormsToLinalgPatterns(patterns);
-  populateTfmProjectionsToLinalgPatterns(patterns);
+  populateTfmProjectionsToLinalgPatterns(patterns, int8Inputs);
   populateTfmPositionalToLinalgPatterns(patterns);
   populateTfmAttentionToLinalgPatterns(patterns);
   populateTfmMoEToLinalgPatterns(patterns);
@@ -27,6 +28,7 @@ namespace {
 
 struct ConvertTfmToLinalg
     : mlir::tfm::impl::ConvertTfmToLinalgBase<ConvertTfmToLinalg> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     ConversionTarget target(getContext());
@@ -41,7 +43,7 @@ struct ConvertTfmToLinalg
                            func::FuncDialect, scf::SCFDialect,
                            vector::VectorDialect>();
     RewritePatternSet patterns(&getContext());
-    populateTfmToLinalgPatterns(patterns);
+    populateTfmToLinalgPatterns(patterns, int8Inputs);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

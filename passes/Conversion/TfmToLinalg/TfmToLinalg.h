@@ -11,7 +11,10 @@ void populateTfmElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.rms_norm, tfm.layer_norm.
 void populateTfmNormsToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.linear, tfm.lm_head.
-void populateTfmProjectionsToLinalgPatterns(RewritePatternSet &patterns);
+/// With `int8Inputs`, Q4_0 projections quantize their inputs to int8 per
+/// block and sum integer products (see docs/weight-types.md).
+void populateTfmProjectionsToLinalgPatterns(RewritePatternSet &patterns,
+                                            bool int8Inputs = false);
 /// tfm.embedding, tfm.position_embedding, tfm.sinusoidal_position, tfm.rope.
 void populateTfmPositionalToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.attention -> tfm.attention_kernel (destination-style, tileable).
@@ -20,7 +23,8 @@ void populateTfmAttentionToLinalgPatterns(RewritePatternSet &patterns);
 void populateTfmMoEToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
-void populateTfmToLinalgPatterns(RewritePatternSet &patterns);
+void populateTfmToLinalgPatterns(RewritePatternSet &patterns,
+                                 bool int8Inputs = false);
 
 } // namespace mlir::tfm
 

@@ -1,0 +1,79 @@
+// RUN: tfmc-opt %s -convert-tfm-to-linalg=int8-inputs -split-input-file | FileCheck %s
+// RUN: tfmc-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s --check-prefix=DEFAULT
+
+// A Q4_0 projection over int8 inputs. Each row's blocks of 32 inputs are
+// quantized as llama.cpp's Q8_0 activations: d = max|x| / 127, q =
+// roundeven(x * (1 / d)) as i8, and -4 * sum(q) per block, which each of
+// the block's two halves adds for Q4_0's offset of 8. Each step i of half
+// h pairs the inputs of one byte's two nibbles into an i16 (column 8h + i
+// low, 16 + 8h + i high); the integer sums per half block are i16, loops
+// (panel, row, block, half, step, lane); then each, plus the offset, times
+// the weights' and the inputs' scales, loops (panel, row, block, half,
+// lane).
+// CHECK-DAG: #[[ELEMENT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[BLOCK:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[LOWCOL:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, d2, d3)>
+// CHECK-DAG: #[[HIGHCOL:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 1, d2, d3)>
+// CHECK-DAG: #[[PAIR:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d3, d4)>
+// CHECK-DAG: #[[QUANT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d4, d5)>
+// CHECK-DAG: #[[PARTIAL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d0, d2, d3, d5)>
+// CHECK-DAG: #[[SUMS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d2, d3, d4)>
+// CHECK-DAG: #[[SCALE:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d4)>
+// CHECK-DAG: #[[ROWBLOCK:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d4)>
+// CHECK-LABEL: func.func @q4_0
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[Q:.*]]: tensor<2x2x16x16xi8>, %[[D:.*]]: tensor<2x2x16xf16>)
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [4, 2, 32]
+// CHECK: %[[AMAX:.*]] = linalg.generic {indexing_maps = [#[[ELEMENT]], #[[BLOCK]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[BLOCKS]] : tensor<4x2x32xf32>)
+// CHECK:   math.absf
+// CHECK:   arith.maximumf
+// CHECK: %[[DX:.*]] = linalg.generic {{.*}} ins(%[[AMAX]] : tensor<4x2xf32>)
+// CHECK:   arith.constant 1.270000e+02 : f32
+// CHECK:   arith.divf
+// CHECK: %[[QX:.*]] = linalg.generic {indexing_maps = [#[[ELEMENT]], #[[BLOCK]], #[[ELEMENT]]], {{.*}} ins(%[[BLOCKS]], %[[DX]] : tensor<4x2x32xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x32xi8>)
+// CHECK:   %[[INV:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:   %[[EMPTY:.*]] = arith.cmpf oeq
+// CHECK:   %[[SAFE:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[INV]]
+// CHECK:   %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[SAFE]]
+// CHECK:   %[[ROUNDED:.*]] = math.roundeven %[[SCALED]]
+// CHECK:   arith.fptosi %[[ROUNDED]] : f32 to i8
+// CHECK: %[[OFFSETS:.*]] = linalg.generic {indexing_maps = [#[[ELEMENT]], #[[BLOCK]]], {{.*}} ins(%[[QX]] : tensor<4x2x32xi8>) outs(%{{.*}} : tensor<4x2xf32>)
+// CHECK:   arith.constant -4.000000e+00 : f32
+// CHECK: %[[COLUMNS:.*]] = tensor.expand_shape %[[QX]] {{\[}}[0], [1], [2, 3, 4]] output_shape [4, 2, 2, 2, 8]
+// CHECK: %[[PAIRS:.*]] = linalg.generic {indexing_maps = [#[[LOWCOL]], #[[HIGHCOL]], {{.*}}]{{.*}} ins(%[[COLUMNS]], %[[COLUMNS]] : {{.*}}) outs(%{{.*}} : tensor<4x2x2x8xi16>)
+// CHECK:   arith.extui
+// CHECK:   arith.shli
+// CHECK:   arith.ori
+// CHECK: %[[HALVES:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1], [2, 3], [4]] output_shape [2, 2, 2, 8, 16]
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : i16) outs(%{{.*}} : tensor<4x2x2x2x16xi16>)
+// CHECK: %[[SUM16:.*]] = linalg.generic {indexing_maps = [#[[PAIR]], #[[QUANT]], #[[PARTIAL]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[PAIRS]], %[[HALVES]] : tensor<4x2x2x8xi16>, tensor<2x2x2x8x16xi8>) outs(%[[ZERO]] : tensor<4x2x2x2x16xi16>)
+// CHECK:   %[[WIDE:.*]] = arith.extui %{{.*}} : i8 to i16
+// CHECK:   %[[LOW:.*]] = arith.andi %[[WIDE]], %{{.*}} : i16
+// CHECK:   %[[HIGH:.*]] = arith.shrui %[[WIDE]], %{{.*}} : i16
+// CHECK:   arith.muli
+// CHECK:   arith.muli
+// CHECK:   arith.addi
+// CHECK:   arith.addi
+// CHECK: %[[RESULT:.*]] = linalg.generic {indexing_maps = [#[[SUMS]], #[[SCALE]], #[[ROWBLOCK]], #[[ROWBLOCK]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%[[SUM16]], %[[D]], %[[OFFSETS]], %[[DX]] : tensor<4x2x2x2x16xi16>, tensor<2x2x16xf16>, tensor<4x2xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
+// CHECK:   arith.sitofp %{{.*}} : i16 to f32
+// CHECK: tensor.collapse_shape %[[RESULT]] {{\[}}[0], [1, 2]] : tensor<4x2x16xf32> into tensor<4x32xf32>
+// DEFAULT-LABEL: func.func @q4_0
+// DEFAULT-NOT: math.roundeven
+// DEFAULT-NOT: xi16>
+// DEFAULT: return
+func.func @q4_0(%x: tensor<4x64xf32>, %q: tensor<2x2x16x16xi8>, %d: tensor<2x2x16xf16>) -> tensor<4x32xf32> {
+  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x16x16xi8>, tensor<2x2x16xf16> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+// Only Q4_0 takes int8 inputs: Q8_0 blocks keep f32 inputs.
+// CHECK-LABEL: func.func @q8_0
+// CHECK-NOT: math.roundeven
+// CHECK-NOT: xi16>
+// CHECK: return
+func.func @q8_0(%x: tensor<1x64xf32>, %q: tensor<2x2x32x16xi8>, %d: tensor<2x2x16xf16>) -> tensor<1x32xf32> {
+  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0", out_features = 32 : i64} : tensor<1x64xf32>, tensor<2x2x32x16xi8>, tensor<2x2x16xf16> -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
+}
