@@ -77,17 +77,23 @@ bool isPanelProjection(linalg::GenericOp op) {
 /// quant, lane) into `partial[row, panel, block, lane]`, i8 quants among
 /// the inputs, static extents.
 bool isBlockPartialProduct(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1 || op.getNumLoops() != 5 ||
+  // (panel, row, block, [half,] quant, lane): the Q4_0 partials over int8
+  // inputs keep each half block's sum apart (16-bit sums of 8 steps).
+  unsigned loops = op.getNumLoops();
+  if (op.getNumDpsInits() != 1 || (loops != 5 && loops != 6) ||
       !op.hasPureTensorSemantics())
     return false;
   using utils::IteratorType;
-  SmallVector<IteratorType> expected = {
-      IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
-      IteratorType::reduction, IteratorType::parallel};
+  SmallVector<IteratorType> expected(loops, IteratorType::parallel);
+  expected[loops - 2] = IteratorType::reduction;
   if (op.getIteratorTypesArray() != expected)
     return false;
-  AffineMap output = AffineMap::getMultiDimIdentityMap(5, op.getContext())
-                         .getSubMap({1, 0, 2, 4});
+  SmallVector<int64_t> outputDims = {1, 0, 2};
+  if (loops == 6)
+    outputDims.push_back(3);
+  outputDims.push_back(loops - 1);
+  AffineMap output = AffineMap::getMultiDimIdentityMap(loops, op.getContext())
+                         .getSubMap(llvm::to_vector_of<unsigned>(outputDims));
   if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != output)
     return false;
   if (llvm::none_of(op.getDpsInputs(), [](Value input) {
@@ -105,27 +111,43 @@ bool isBlockPartialProduct(linalg::GenericOp op) {
 /// the only reader of its partial products; null otherwise. Its inputs are
 /// the partial products, the scales `[panel, block, lane]`, for kquant the
 /// minimums (the same shape), and for Q4_0 and kquant the per-row,
-/// per-block input sums `[row, block]`.
+/// per-block input sums `[row, block]`. Q4_0 over int8 inputs has loops
+/// (panel, row, block, half, lane) and, per row and block, the offsets and
+/// the inputs' scales.
 linalg::GenericOp blockPartialsOfScaledSum(linalg::GenericOp op) {
   int64_t numInputs = op.getNumDpsInputs();
+  unsigned loops = op.getNumLoops();
   if (numInputs < 2 || numInputs > 4 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != 4 || !op.hasPureTensorSemantics())
+      (loops != 4 && loops != 5) || !op.hasPureTensorSemantics())
     return nullptr;
   using utils::IteratorType;
-  SmallVector<IteratorType> expected = {
-      IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
-      IteratorType::parallel};
+  SmallVector<IteratorType> expected(loops, IteratorType::reduction);
+  expected[0] = expected[1] = expected[loops - 1] = IteratorType::parallel;
   if (op.getIteratorTypesArray() != expected)
     return nullptr;
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, op.getContext());
-  AffineMap perPanelBlock = identity.getSubMap({0, 2, 3});
-  SmallVector<AffineMap> maps = {identity.getSubMap({1, 0, 2, 3}),
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(loops, op.getContext());
+  unsigned lane = loops - 1;
+  AffineMap perPanelBlock = identity.getSubMap({0, 2, lane});
+  AffineMap perRowBlock = identity.getSubMap({1, 2});
+  SmallVector<unsigned> partialDims = {1, 0, 2};
+  if (loops == 5)
+    partialDims.push_back(3);
+  partialDims.push_back(lane);
+  SmallVector<AffineMap> maps = {identity.getSubMap(partialDims),
                                  perPanelBlock};
-  if (numInputs == 4)
-    maps.push_back(perPanelBlock);
+  // Of four inputs the third is kquant's minimums (per panel and block) or
+  // the Q4_0 offsets of int8 inputs (per row and block, as the fourth, their
+  // scales, is).
+  if (numInputs == 4) {
+    AffineMap third = op.getIndexingMapsArray()[2] == perRowBlock
+                          ? perRowBlock
+                          : perPanelBlock;
+    maps.push_back(third);
+  }
   if (numInputs >= 3)
-    maps.push_back(identity.getSubMap({1, 2}));
-  maps.push_back(identity.getSubMap({1, 0, 3}));
+    maps.push_back(perRowBlock);
+  maps.push_back(identity.getSubMap({1, 0, lane}));
   if (op.getIndexingMapsArray() != maps)
     return nullptr;
   auto partials = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
@@ -289,13 +311,20 @@ LogicalResult buildBlockKernel(RewriterBase &rewriter,
   // the compiler may keep them in memory without slowing the quant loop.
   TileSizes sizes = chooseTileSizes(extents[kPanel], extents[kRow],
                                     accumulators, parallelTiles);
+  unsigned loops = scaledSum.getNumLoops();
+  SmallVector<int64_t> taskSizes(loops, 0), kernelSizes(loops, 0);
+  taskSizes[kPanel] = sizes.panels;
+  kernelSizes[kRow] = sizes.rows;
+  kernelSizes[2] = 1; // one block
+  if (loops == 5)
+    kernelSizes[3] = 1; // one half block: its sum scaled without a reduction
   FailureOr<BlockTile> task =
-      tileWithPartials(rewriter, scaledSum, {sizes.panels, 0, 0, 0},
+      tileWithPartials(rewriter, scaledSum, taskSizes,
                        scf::SCFTilingOptions::LoopType::ForallOp);
   if (failed(task))
     return scaledSum.emitOpError("could not be tiled over output panels");
   FailureOr<BlockTile> kernel =
-      tileWithPartials(rewriter, task->scaledSum, {0, sizes.rows, 1, 0},
+      tileWithPartials(rewriter, task->scaledSum, kernelSizes,
                        scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(kernel))
     return scaledSum.emitOpError("could not be tiled into register tiles");
@@ -303,8 +332,10 @@ LogicalResult buildBlockKernel(RewriterBase &rewriter,
   auto zeroPartials = kernel->partials.getDpsInitOperand(0)
                           ->get()
                           .getDefiningOp<linalg::FillOp>();
+  SmallVector<int64_t> stepSizes(kernel->partials.getNumLoops(), 0);
+  stepSizes[stepSizes.size() - 2] = 1; // one quant
   FailureOr<linalg::GenericOp> quantStep =
-      tile(rewriter, kernel->partials, {0, 0, 0, 1, 0},
+      tile(rewriter, kernel->partials, stepSizes,
            scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(quantStep))
     return scaledSum.emitOpError("block could not be tiled into quant steps");

@@ -178,3 +178,86 @@ func.func @kquant_decode(%x: tensor<1x4x16xf32>, %q: tensor<4x4x16x16xi8>, %d: t
   } -> tensor<1x4x16xf32>
   return %r : tensor<1x4x16xf32>
 }
+
+// -----
+
+// Q4_0 over int8 inputs (convert-tfm-to-linalg{int8-inputs}), prefill of 8
+// rows: 16-bit integer sums per half block, loops (panel, row, block,
+// half, step, lane), then their scaled sum with the inputs' offsets and
+// scales per row and block, loops (panel, row, block, half, lane). The
+// kernel takes one half block at a time: 8 steps into a zeroed 16-bit
+// register tile (each step one broadcast of the rows' input pairs and one
+// load of 16 quant bytes), then the half block's sum, plus the offset,
+// times the weights' scales times the inputs', into the f32 accumulators.
+#pair = affine_map<(p, s, b, h, i, j) -> (s, b, h, i)>
+#w = affine_map<(p, s, b, h, i, j) -> (p, b, h, i, j)>
+#po = affine_map<(p, s, b, h, i, j) -> (s, p, b, h, j)>
+#pi = affine_map<(p, s, b, h, j) -> (s, p, b, h, j)>
+#d = affine_map<(p, s, b, h, j) -> (p, b, j)>
+#rb = affine_map<(p, s, b, h, j) -> (s, b)>
+#o = affine_map<(p, s, b, h, j) -> (s, p, j)>
+// CHECK-LABEL: func.func @q4_0_int8_prefill
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0> : vector<8x1x1x16xi16>
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK:   scf.for {{.*}} -> (vector<8x16xf32>)
+// CHECK:     scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8x16xf32>)
+// CHECK:       %[[HALF:.*]] = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%[[P:.*]] = %[[ZERO]]) -> (vector<8x1x1x16xi16>)
+// CHECK:         %[[PAIRS:.*]] = vector.transfer_read {{.*}} : tensor<8x1x1x1xi16>, vector<8x1x1x1x16xi16>
+// CHECK:         %[[Q:.*]] = vector.transfer_read {{.*}} : tensor<1x1x1x1x16xi8>, vector<8x1x1x1x16xi8>
+// CHECK:         %[[WIDE:.*]] = arith.extui %[[Q]] : vector<8x1x1x1x16xi8> to vector<8x1x1x1x16xi16>
+// CHECK:         arith.muli
+// CHECK:         arith.muli
+// CHECK:         %[[STEP:.*]] = arith.addi
+// CHECK:         %[[CAST:.*]] = vector.shape_cast %[[STEP]] : vector<8x1x1x1x16xi16> to vector<8x1x1x16xi16>
+// CHECK:         %[[NEXT:.*]] = arith.addi %[[P]], %[[CAST]] : vector<8x1x1x16xi16>
+// CHECK:         scf.yield %[[NEXT]]
+// CHECK:       %[[D:.*]] = vector.transfer_read {{.*}} : tensor<1x1x16xf16>, vector<8x1x1x16xf16>
+// CHECK:       %[[OFF:.*]] = vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1x1x16xf32>
+// CHECK:       %[[DX:.*]] = vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1x1x16xf32>
+// CHECK:       %[[SUM:.*]] = arith.sitofp %[[HALF]] : vector<8x1x1x16xi16> to vector<8x1x1x16xf32>
+// CHECK:       %[[SHIFTED:.*]] = arith.addf %[[SUM]], %[[OFF]]
+// CHECK:       %[[DW:.*]] = arith.extf %[[D]]
+// CHECK:       %[[SCALE:.*]] = arith.mulf %[[DW]], %[[DX]]
+// CHECK:       vector.contract {{.*}} %[[SHIFTED]], %[[SCALE]], %[[ACC]] : vector<8x1x1x16xf32>, vector<8x1x1x16xf32> into vector<8x16xf32>
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: linalg.generic
+func.func @q4_0_int8_prefill(%pairs: tensor<8x2x2x8xi16>, %q: tensor<2x2x2x8x16xi8>, %d: tensor<2x2x16xf16>, %offsets: tensor<8x2xf32>, %dx: tensor<8x2xf32>) -> tensor<8x2x16xf32> {
+  %c0 = arith.constant 0 : i16
+  %e = tensor.empty() : tensor<8x2x2x2x16xi16>
+  %pinit = linalg.fill ins(%c0 : i16) outs(%e : tensor<8x2x2x2x16xi16>) -> tensor<8x2x2x2x16xi16>
+  %partial = linalg.generic {indexing_maps = [#pair, #w, #po], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%pairs, %q : tensor<8x2x2x8xi16>, tensor<2x2x2x8x16xi8>) outs(%pinit : tensor<8x2x2x2x16xi16>) {
+  ^bb0(%a: i16, %b: i8, %acc: i16):
+    %c15 = arith.constant 15 : i16
+    %c4 = arith.constant 4 : i16
+    %c8 = arith.constant 8 : i16
+    %wide = arith.extui %b : i8 to i16
+    %low = arith.andi %wide, %c15 : i16
+    %high = arith.shrui %wide, %c4 : i16
+    %lo8 = arith.trunci %a : i16 to i8
+    %lo = arith.extsi %lo8 : i8 to i16
+    %sh = arith.shrui %a, %c8 : i16
+    %hi8 = arith.trunci %sh : i16 to i8
+    %hi = arith.extsi %hi8 : i8 to i16
+    %t1 = arith.muli %low, %lo : i16
+    %t2 = arith.muli %high, %hi : i16
+    %t = arith.addi %t1, %t2 : i16
+    %s = arith.addi %acc, %t : i16
+    linalg.yield %s : i16
+  } -> tensor<8x2x2x2x16xi16>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x2x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x2x16xf32>) -> tensor<8x2x16xf32>
+  %r = linalg.generic {indexing_maps = [#pi, #d, #rb, #rb, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%partial, %d, %offsets, %dx : tensor<8x2x2x2x16xi16>, tensor<2x2x16xf16>, tensor<8x2xf32>, tensor<8x2xf32>) outs(%init : tensor<8x2x16xf32>) {
+  ^bb0(%a: i16, %c: f16, %offset: f32, %scale: f32, %acc: f32):
+    %af = arith.sitofp %a : i16 to f32
+    %shifted = arith.addf %af, %offset : f32
+    %ws = arith.extf %c : f16 to f32
+    %both = arith.mulf %ws, %scale : f32
+    %m = arith.mulf %shifted, %both : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x2x16xf32>
+  return %r : tensor<8x2x16xf32>
+}
