@@ -37,7 +37,9 @@ void mlir::tfm::buildCpuWeightLayoutPipeline(
 
 void mlir::tfm::buildCpuToLinalgPipeline(OpPassManager &pm,
                                          const CpuCodegenOptions &options) {
-  pm.addPass(createConvertTfmToLinalg());
+  ConvertTfmToLinalgOptions lowering;
+  lowering.int8Inputs = options.int8Inputs;
+  pm.addPass(createConvertTfmToLinalg(lowering));
   pm.addPass(createTfmCpuBindWeights());
   if (options.fuseAttention)
     pm.addPass(createTfmCpuTileAttention());
@@ -109,6 +111,8 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (options.int8Inputs)
+    pm.addNestedPass<func::FuncOp>(createTfmCpuNibblePairDot());
   pm.addPass(createTfmLowerStridedCopies());
   // The projection kernels' loops over output panels.
   pm.addPass(options.parallel ? createForallToParallelLoopPass()

@@ -34,6 +34,12 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
                      "bf16, q8_0 or q4_0 (default: as the model file stores "
                      "its matrices; see docs/weight-types.md)"),
       llvm::cl::init("")};
+  Option<bool> int8Inputs{
+      *this, "int8-inputs",
+      llvm::cl::desc("Q4_0 projections quantize their inputs to int8 per "
+                     "block of 32 and sum integer products (vpmaddubsw on "
+                     "AVX2)"),
+      llvm::cl::init(false)};
   Option<bool> tileProjections{
       *this, "tile-projections",
       llvm::cl::desc("Register-blocked, vectorised projection kernels "

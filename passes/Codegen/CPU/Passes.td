@@ -311,4 +311,17 @@ def TfmCpuBindWeights : Pass<"tfm-cpu-bind-weights", "mlir::ModuleOp"> {
                            "mlir::bufferization::BufferizationDialect"];
 }
 
+def TfmCpuNibblePairDot : Pass<"tfm-cpu-nibble-pair-dot", "mlir::func::FuncOp"> {
+  let summary = "Q4_0 nibble pair products over int8 inputs as vpmaddubsw";
+  let description = [{
+    Rewrites the vectors of `(byte & 15) * lo + (byte >> 4) * hi` in 16-bit
+    lanes (int8 `lo`, `hi`) that the Q4_0 projection over int8 inputs
+    computes into AVX2's `vpmaddubsw` (`llvm.call_intrinsic`), where the
+    module's `#tfm.target` has AVX2. After bufferization: the intrinsic call
+    has no declared memory effects.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // TFM_CODEGEN_CPU_PASSES_TD
