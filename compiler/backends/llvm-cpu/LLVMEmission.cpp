@@ -183,6 +183,17 @@ tfmc::describeCpuTarget(mlir::MLIRContext &context, const std::string &cpu) {
   if (!machine)
     return machine.takeError();
   const llvm::MCSubtargetInfo *subtarget = (*machine)->getMCSubtargetInfo();
+  // A named CPU's features are implied by its name; spelled out, the passes
+  // that read #tfm.target's features (AVX2's vpmaddubsw) see them as they
+  // see this machine's.
+  if (!cpu.empty()) {
+    llvm::SubtargetFeatures implied;
+    for (const llvm::SubtargetFeatureKV &feature :
+         subtarget->getAllProcessorFeatures())
+      if (subtarget->checkFeatures(std::string("+") + feature.Key))
+        implied.AddFeature(feature.Key);
+    featureString = implied.getString();
+  }
   int64_t bits = 128, registers = 16;
   if (subtarget->checkFeatures("+avx512f"))
     bits = 512, registers = 32;

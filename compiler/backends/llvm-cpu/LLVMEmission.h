@@ -16,7 +16,8 @@
 namespace tfmc {
 
 /// Describes the CPU to generate code for: `cpu` (empty: this machine, with
-/// the features it reports) on the host's triple, with its widest vector
+/// the features it reports; else the features the named CPU implies, spelled
+/// out) on the host's triple, with its widest vector
 /// registers and how many there are (32 x 512 bits with AVX-512, 16 x 256
 /// with AVX, else 16 x 128).
 llvm::Expected<mlir::tfm::TargetAttr>
