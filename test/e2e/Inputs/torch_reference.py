@@ -32,6 +32,7 @@ Two commands:
       The files are written by hand (the safetensors package is not needed).
 
   compare MODEL LOGITS --token-ids 1,5,9 [--tol 1e-4] [--projections f16|bf16|q8_0|q4_0]
+          [--kv-cache f16] [--activations int8]
       Reads MODEL back with its own parsers, runs an independent float64
       PyTorch implementation of the family over the whole sequence, and checks
       the raw f32 logits [n][vocab] in LOGITS (what a tfmc binary writes with
@@ -669,8 +670,11 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
     def norm(x, weight):
         return rms_norm(x, 1.0 + weight if gemma else weight, cfg["eps"])
 
+    def matmul(h, weight):
+        return quantize_inputs(h, weight, cfg.get("activations")) @ weight.T
+
     def project(h, w, name):
-        out = h @ w[name].T
+        out = matmul(h, w[name])
         bias = w.get("b" + name[1:])
         return out if bias is None else out + bias
 
@@ -684,17 +688,53 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
             # What an f16 KV cache holds: keys (after RoPE) and values rounded.
             k, v = round_to(k, cfg["kv_cache"]), round_to(v, cfg["kv_cache"])
         window = cfg["windows"][i] if "windows" in cfg else 0
-        x = x + causal_attention(q, k, v, window) @ w["wo"].T
+        x = x + matmul(causal_attention(q, k, v, window), w["wo"])
         h = norm(x, w["ffn_norm"])
         if "router" in w:
             x = x + mixture(h, w, cfg["top_k"], used)
             continue
-        gate = h @ w["w1"].T
+        gate = matmul(h, w["w1"])
         gate = gelu_tanh(gate) if gemma else gate * torch.sigmoid(gate)
-        x = x + (gate * (h @ w["w3"].T)) @ w["w2"].T
+        x = x + matmul(gate * matmul(h, w["w3"]), w["w2"])
     if used:
         print("experts chosen: %d distinct (layer, expert) pairs" % len(used))
-    return norm(x, final_norm) @ head.T
+    return matmul(norm(x, final_norm), head)
+
+
+# How close each int8-quantized projection input came to a rounding tie, in
+# units of the float32 error the binary's value may carry: INT8_TIE_ULPS
+# units in the last place of the input in quant steps (the roundings
+# accumulated through the layers; a flip was seen at 3 ulps). Below 1 the
+# binary may round it the other way.
+INT8_TIE_DISTANCES = []
+INT8_TIE_ULPS = 16
+
+
+def quantize_inputs(h, weight, activations):
+    """`h` as a projection over `weight` reads it: as it is, or, with
+    activations "int8" and a matrix of whole blocks of 32 (one tfmc packs
+    as Q4_0), each row's blocks of 32 quantized to int8 as llama.cpp's
+    Q8_0 activations are, in float32 like the kernel: d = max|x| / 127,
+    q = round-half-even(x * (1 / d)) (0 for an all-zero block), and
+    dequantized back to q * d.
+
+    The binary computes `h` in float32, not float64: a value within float32
+    error of a rounding tie (x / d = k + 1/2) may round the other way there,
+    and one such flip moves the logits by about 1e-2 relative. Each call
+    records how close its values come to a tie, in quant steps
+    (INT8_TIE_DISTANCES), for compare to refuse a model and prompt whose
+    quantization is not decided."""
+    if activations != "int8" or weight.shape[-1] % 32 != 0:
+        return h
+    blocks = h.to(torch.float32).reshape(*h.shape[:-1], -1, 32)
+    scale = blocks.abs().amax(dim=-1, keepdim=True) / 127.0
+    inverse = torch.where(scale == 0, torch.zeros_like(scale), 1.0 / scale)
+    steps = (blocks * inverse).to(torch.float64)
+    margin = INT8_TIE_ULPS * 2.0 ** -23 * steps.abs().clamp(min=1.0)
+    INT8_TIE_DISTANCES.append(float(
+        ((steps - torch.floor(steps) - 0.5).abs() / margin).min()))
+    quants = torch.round(blocks * inverse)
+    return (quants.to(torch.float64) * scale.to(torch.float64)).reshape(h.shape)
 
 
 def mixture(h, w, top_k, used):
@@ -1095,7 +1135,8 @@ def round_projections(model, dtype):
     return cfg, embed, layers, final_norm, round_to(head, dtype)
 
 
-def reference_logits(model, ids, projections="f32", kv_cache="f32", seed=42):
+def reference_logits(model, ids, projections="f32", kv_cache="f32", seed=42,
+                     activations="f32"):
     ids = torch.tensor(ids, dtype=torch.long)
     if model.startswith("preset:"):
         preset, tensors = gpt2_sinusoidal_preset(model[len("preset:"):], seed)
@@ -1116,6 +1157,7 @@ def reference_logits(model, ids, projections="f32", kv_cache="f32", seed=42):
     else:
         model = round_projections(load_llama2c(model), projections)
     model[0]["kv_cache"] = kv_cache
+    model[0]["activations"] = activations
     return llama_forward(*model, ids)
 
 
@@ -1129,8 +1171,16 @@ def compare(args):
                              torch.tensor(ids), args.drop).numpy()
         else:
             ref = reference_logits(args.model, ids, args.projections,
-                                   args.kv_cache, args.seed).numpy()
+                                   args.kv_cache, args.seed,
+                                   args.activations).numpy()
     n, vocab = ref.shape
+    if INT8_TIE_DISTANCES:
+        closest = min(INT8_TIE_DISTANCES)
+        if closest < 1:
+            print("UNDECIDED: an int8 input lies within %d float32 ulps of a "
+                  "rounding tie (%.2f x): the binary may round it either way; "
+                  "choose another model seed or prompt" % (INT8_TIE_ULPS, closest))
+            return 1
     ours = np.fromfile(args.logits, dtype="<f4")
     if ours.size != n * vocab:
         print("FAIL: %s holds %d floats, expected %d positions x %d vocab"
@@ -1294,6 +1344,10 @@ def main():
     cmp.add_argument("--kv-cache", choices=["f32", "f16"], default="f32",
                      help="llama families: round keys and values to this type "
                           "(what tfmc --kv-cache=f16 attends over)")
+    cmp.add_argument("--activations", choices=["f32", "int8"], default="f32",
+                     help="llama families: quantize each projection's input to "
+                          "int8 per block of 32 where its matrix is whole blocks "
+                          "(what tfmc --int8-inputs computes for Q4_0)")
     args = parser.parse_args()
     if args.command == "check-fill-mask":
         return check_fill_mask(args)
