@@ -225,6 +225,14 @@ void mlir::tfm::setTarget(ModuleOp module, TargetAttr target) {
   module->setAttr(TfmDialect::kTargetAttrName, target);
 }
 
+bool mlir::tfm::hasTargetFeature(TargetAttr target, StringRef feature) {
+  if (!target)
+    return false;
+  SmallVector<StringRef> features;
+  target.getFeatures().split(features, ',');
+  return llvm::is_contained(features, feature);
+}
+
 WeightsLayoutAttr mlir::tfm::getWeightsLayout(ModuleOp module) {
   return module->getAttrOfType<WeightsLayoutAttr>(
       TfmDialect::kWeightsAttrName);

@@ -28,6 +28,9 @@ void setEntries(ModuleOp module, EntriesAttr entries);
 /// The target (tfm.target) of `op`'s module, or null when none was chosen.
 TargetAttr getTarget(Operation *op);
 void setTarget(ModuleOp module, TargetAttr target);
+/// Whether `target` (may be null) enables `feature` ("+avx2": an entry of
+/// its comma-separated LLVM feature list).
+bool hasTargetFeature(TargetAttr target, StringRef feature);
 
 /// The weights blob layout (tfm.weights), or null before weights are bound.
 WeightsLayoutAttr getWeightsLayout(ModuleOp module);

@@ -147,14 +147,22 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
   if (!info)
     return info.takeError();
 
+  // Q4_0 projections take int8 inputs by default where the target has
+  // AVX2's vpmaddubsw (docs/weight-types.md); --int8-inputs=false|true
+  // decides for any target.
+  mlir::tfm::CpuCodegenOptions codegenOptions;
+  codegenOptions.copyOptionValuesFrom(codegen);
+  if (!codegen.int8Inputs.hasValue())
+    codegenOptions.int8Inputs =
+        mlir::tfm::hasTargetFeature(mlir::tfm::getTarget(module), "+avx2");
   if (auto error = session.runPasses([&](mlir::OpPassManager &pm) {
-        mlir::tfm::buildCpuToLinalgPipeline(pm, codegen);
+        mlir::tfm::buildCpuToLinalgPipeline(pm, codegenOptions);
       }))
     return error;
   if (session.stopsAfter("linalg"))
     return session.printModule();
   if (auto error = session.runPasses([&](mlir::OpPassManager &pm) {
-        mlir::tfm::buildCpuToLLVMPipeline(pm, codegen);
+        mlir::tfm::buildCpuToLLVMPipeline(pm, codegenOptions);
       }))
     return error;
   if (session.stopsAfter("llvm"))

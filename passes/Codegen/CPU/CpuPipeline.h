@@ -37,8 +37,9 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
   Option<bool> int8Inputs{
       *this, "int8-inputs",
       llvm::cl::desc("Q4_0 projections quantize their inputs to int8 per "
-                     "block of 32 and sum integer products (vpmaddubsw on "
-                     "AVX2)"),
+                     "block of 32 and sum integer products, vpmaddubsw on "
+                     "AVX2 (tfmc compile: on by default where the target "
+                     "has AVX2)"),
       llvm::cl::init(false)};
   Option<bool> tileProjections{
       *this, "tile-projections",

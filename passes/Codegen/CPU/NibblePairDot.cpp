@@ -177,18 +177,11 @@ struct NibblePairDotToPmaddubsw : OpRewritePattern<arith::AddIOp> {
   }
 };
 
-/// `features` (LLVM's comma-separated "+name,-name" list) enables `name`.
-bool hasFeature(StringRef features, StringRef name) {
-  SmallVector<StringRef> enabled;
-  features.split(enabled, ',');
-  return llvm::is_contained(enabled, name);
-}
-
 struct TfmCpuNibblePairDot
     : mlir::tfm::impl::TfmCpuNibblePairDotBase<TfmCpuNibblePairDot> {
   void runOnOperation() override {
-    mlir::tfm::TargetAttr target = mlir::tfm::getTarget(getOperation());
-    if (!target || !hasFeature(target.getFeatures(), "+avx2"))
+    if (!mlir::tfm::hasTargetFeature(mlir::tfm::getTarget(getOperation()),
+                                     "+avx2"))
       return;
     RewritePatternSet patterns(&getContext());
     mlir::tfm::populateNibblePairDotPatterns(patterns);
