@@ -10,7 +10,7 @@ encode calls of the whole compiled sequence against a PyTorch f32 forward of
 the same weights. See bench/README.md.
 
   /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
-      [--weights f32,f16,bf16,q8_0,q4_0,q4_k_m]
+      [--weights f32,f16,bf16,q8_0,q4_0,q4_0-f32-inputs,q4_k_m]
 """
 import argparse
 import json
@@ -166,6 +166,11 @@ WEIGHT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "q8_0": 34 / 32, "q4_0": 18 / 32}
 # test/e2e/Inputs/gguf_quantize.py to that mix (llama.cpp's), and compiled
 # as stored (no --weights).
 FILE_TYPES = ("q4_k_m",)
+
+# A weight type compiled with other code generation: (--weights, flags).
+# q4_0 takes int8 inputs by default where the target has AVX2; this row
+# keeps them f32, for the comparison in one run.
+VARIANTS = {"q4_0-f32-inputs": ("q4_0", ["--int8-inputs=false"])}
 
 
 def write_quantized_gguf(shape, directory, models_dir, file_type):
@@ -420,7 +425,8 @@ def main():
                         help="comma-separated projection weight types to compile each "
                              "shape with (tfmc --weights), from: " + ",".join(WEIGHT_BYTES)
                              + "; or GGUF mixes the shape is quantized to and compiled as "
-                             "stored, from: " + ",".join(FILE_TYPES))
+                             "stored, from: " + ",".join(FILE_TYPES)
+                             + "; or variants: " + ",".join(VARIANTS))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument("--attention-context", type=int, default=0, metavar="T",
                         help="also compile each shape for context T and report attention's "
@@ -437,7 +443,7 @@ def main():
     for t in args.kv_cache.split(","):
         if t not in ("f32", "f16"):
             parser.error("unknown KV-cache type '%s' (known: f32,f16)" % t)
-    known = list(WEIGHT_BYTES) + list(FILE_TYPES)
+    known = list(WEIGHT_BYTES) + list(FILE_TYPES) + list(VARIANTS)
     for t in args.weights.split(","):
         if t not in known:
             parser.error("unknown weight type '%s' (known: %s)" % (t, ",".join(known)))
@@ -484,7 +490,8 @@ def run_shapes(args, shapes, work):
                                                  args.prompt_tokens, args.steps)
         for weights in args.weights.split(","):
             exe = os.path.join(work, "%s-%s.exe" % (shape, weights))
-            source, source_extra, asked = model, extra, weights
+            stored, flags = VARIANTS.get(weights, (weights, []))
+            source, source_extra, asked = model, extra, stored
             if weights in FILE_TYPES:
                 source, source_extra = write_quantized_gguf(
                     shape, work, os.path.abspath(args.models), weights)
@@ -495,7 +502,7 @@ def run_shapes(args, shapes, work):
                             # The benchmark's models are f32: f32 is the default
                             # (and what a tfmc without --weights compiles).
                             *([] if asked in (None, "f32") else ["--weights=" + asked]),
-                            "-o", exe],
+                            *flags, "-o", exe],
                            check=True, env=caller_environment())
             compile_s = time.perf_counter() - start
             out = subprocess.run([exe, "--bench", "--prompt-tokens", str(args.prompt_tokens),
@@ -507,7 +514,7 @@ def run_shapes(args, shapes, work):
                 _, layer_params, all_params = weight_bytes(w, shape)
                 decode_bytes = packed_decode_bytes(exe, shape)
             else:
-                decode_bytes, layer_params, all_params = weight_bytes(w, shape, weights)
+                decode_bytes, layer_params, all_params = weight_bytes(w, shape, stored)
             torch_bytes = weight_bytes(w, shape)[0]
             flops = 2 * layer_params
             row = {"shape": shape, "weights": weights, "compile_s": compile_s,

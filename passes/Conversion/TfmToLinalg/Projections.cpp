@@ -162,10 +162,11 @@ Value blockInputSums(OpBuilder &b, Location loc, Value input, int64_t blocks,
 }
 
 /// Inputs quantized to int8 per block of `perBlock` (as llama.cpp's Q8_0
-/// activations, rounding to nearest even): `d[s, b] = max |x| / 127`,
-/// `q[s, b, i] = round(x[s, b * perBlock + i] / d)`, and half of each
-/// block's `-8 * sum(q)`, `-4 * sum(q)` as f32 (exact), which each half
-/// block's sum over Q4_0's offset nibbles adds.
+/// activations, rounding half to even): `d[s, b] = max |x| / 127`,
+/// `q[s, b, i] = round(x[s, b * perBlock + i] * (1 / d))` (0 for an
+/// all-zero block), and the offsets `o[s, b] = -4 * sum_i q[s, b, i]` as
+/// f32 (exact): Q4_0's `- 8` over the block is `-8 * sum(q)`, half of it
+/// joining the sum of each of the block's two halves.
 struct QuantizedInputs {
   Value quants;  ///< [rows, blocks, perBlock] i8
   Value scales;  ///< [rows, blocks] f32
@@ -243,7 +244,7 @@ QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
 
 /// Q4_0 panels times inputs quantized to int8 (see quantizeInputBlocks),
 /// with each block's quant steps in two halves of 8, h = 0, 1:
-/// `out[s, p, j] = sum_{b, h} (partial[s, p, b, h, j] + o[s, b] / 2) *
+/// `out[s, p, j] = sum_{b, h} (partial[s, p, b, h, j] + o[s, b]) *
 /// d[p, b, j] * dx[s, b]` with the integer partial sums
 /// `partial[s, p, b, h, j] = sum_i lo(q[p, b, 8h + i, j]) * qx[s, b, 8h + i]
 /// + hi(q[p, b, 8h + i, j]) * qx[s, b, 16 + 8h + i]`, loops (p, s, b, h, i,
