@@ -173,6 +173,29 @@ struct QuantizedInputs {
   Value offsets; ///< [rows, blocks] f32
 };
 
+/// `[rows, blocks]` f32 sums from 0 of `term(value)` over the innermost
+/// dimension of `grouped` (`[rows, blocks, perBlock]`), combined by
+/// `combine(accumulator, term)`.
+Value reduceBlocks(
+    OpBuilder &b, Location loc, Value grouped,
+    function_ref<Value(OpBuilder &, Location, Value)> term,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  MLIRContext *context = b.getContext();
+  ArrayRef<int64_t> shape = shapeOf(grouped);
+  return linalg::GenericOp::create(
+             b, loc,
+             RankedTensorType::get({shape[0], shape[1]}, b.getF32Type()),
+             grouped, filledTensor(b, loc, {shape[0], shape[1]}, 0.0),
+             SmallVector<AffineMap>{projection(context, 3, {0, 1, 2}),
+                                    projection(context, 3, {0, 1})},
+             iterators(2, 1),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               yield(nb, nloc,
+                     combine(nb, nloc, args[1], term(nb, nloc, args[0])));
+             })
+      .getResult(0);
+}
+
 QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
                                     int64_t blocks) {
   MLIRContext *context = b.getContext();
@@ -184,17 +207,14 @@ QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
       SmallVector<ReassociationIndices>{{0}, {1, 2}});
   AffineMap element = projection(context, 3, {0, 1, 2});
   AffineMap block = projection(context, 3, {0, 1});
-  Value amax =
-      linalg::GenericOp::create(
-          b, loc, RankedTensorType::get({rows, blocks}, f32), grouped,
-          filledTensor(b, loc, {rows, blocks}, 0.0),
-          SmallVector<AffineMap>{element, block}, iterators(2, 1),
-          [](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value magnitude = math::AbsFOp::create(nb, nloc, args[0]);
-            yield(nb, nloc,
-                  arith::MaximumFOp::create(nb, nloc, args[1], magnitude));
-          })
-          .getResult(0);
+  Value amax = reduceBlocks(
+      b, loc, grouped,
+      [](OpBuilder &nb, Location nloc, Value x) -> Value {
+        return math::AbsFOp::create(nb, nloc, x);
+      },
+      [](OpBuilder &nb, Location nloc, Value acc, Value term) -> Value {
+        return arith::MaximumFOp::create(nb, nloc, acc, term);
+      });
   AffineMap identity2 = projection(context, 2, {0, 1});
   Value scales =
       linalg::GenericOp::create(
@@ -226,19 +246,16 @@ QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
             yield(nb, nloc, arith::FPToSIOp::create(nb, nloc, i8, rounded));
           })
           .getResult(0);
-  Value offsets =
-      linalg::GenericOp::create(
-          b, loc, RankedTensorType::get({rows, blocks}, f32), quants,
-          filledTensor(b, loc, {rows, blocks}, 0.0),
-          SmallVector<AffineMap>{element, block}, iterators(2, 1),
-          [](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value quant =
-                arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), args[0]);
-            Value term = arith::MulFOp::create(nb, nloc, quant,
-                                               f32Constant(nb, nloc, -4.0));
-            yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[1], term));
-          })
-          .getResult(0);
+  Value offsets = reduceBlocks(
+      b, loc, quants,
+      [](OpBuilder &nb, Location nloc, Value quant) -> Value {
+        return arith::MulFOp::create(
+            nb, nloc, arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), quant),
+            f32Constant(nb, nloc, -4.0));
+      },
+      [](OpBuilder &nb, Location nloc, Value acc, Value term) -> Value {
+        return arith::AddFOp::create(nb, nloc, acc, term);
+      });
   return {quants, scales, offsets};
 }
 
