@@ -697,8 +697,10 @@ def print_table(args, rows, machine):
                      r["torch_encode_sgemm_pct"], r["compile_s"]))
     if not rows:
         return
-    head = ("%-12s %-6s %8s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
-            % ("shape", "wts", "MB/tok", "dec ours", "dec torch", "ratio", "%bw", "%bw pt",
+    # The weight column as wide as its longest name (q4_0-f32-inputs).
+    wts = max([6] + [len(r["weights"]) for r in rows])
+    head = ("%-12s %-*s %8s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
+            % ("shape", wts, "wts", "MB/tok", "dec ours", "dec torch", "ratio", "%bw", "%bw pt",
                "pre ours", "pre torch", "ratio", "%sgemm", "%sg pt", "compile"))
     print()
     print(machine)
@@ -707,9 +709,9 @@ def print_table(args, rows, machine):
     print(head)
     print("-" * len(head))
     for r in rows:
-        print("%-12s %-6s %8.1f %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f"
+        print("%-12s %-*s %8.1f %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f"
               " %6.1f%% %6.1f%% | %7.1fs"
-              % (r["shape"], r["weights"], r["decode_bytes"] / 1e6, r["decode_ours"],
+              % (r["shape"], wts, r["weights"], r["decode_bytes"] / 1e6, r["decode_ours"],
                  r["decode_torch"],
                  r["decode_ours"] / r["decode_torch"], r["decode_roofline_pct"],
                  r["torch_decode_roofline_pct"], r["prefill_ours"], r["prefill_torch"],
@@ -718,11 +720,11 @@ def print_table(args, rows, machine):
     print()
     print("decode roofline, paired: %d rounds of (read kernel, decode); each round's"
           " weight bytes x tok/s over its own bandwidth" % ROOFLINE_ROUNDS)
-    print("%-12s %-6s %7s %17s" % ("shape", "wts", "median", "range"))
+    print("%-12s %-*s %7s %17s" % ("shape", wts, "wts", "median", "range"))
     for r in rows:
         pcts = r["paired_roofline_pcts"]
-        print("%-12s %-6s %6.1f%% %7.1f%% - %5.1f%%"
-              % (r["shape"], r["weights"], r["paired_roofline_median_pct"], pcts[0], pcts[-1]))
+        print("%-12s %-*s %6.1f%% %7.1f%% - %5.1f%%"
+              % (r["shape"], wts, r["weights"], r["paired_roofline_median_pct"], pcts[0], pcts[-1]))
     moe_rows = [r for r in rows if r["shape"] in EXPERTS]
     if moe_rows:
         print()
