@@ -11,7 +11,7 @@
 // multiplies of 16-bit lanes; here, where the target has AVX2, each 16-bit
 // lane becomes the pair (low nibble, high nibble) of bytes, the inputs the
 // pair (lo, hi), and 16 lanes at a time go through the instruction. The
-// sums never saturate (at most 2 * 15 * 127).
+// sums never saturate (at most 2 * 15 * 128 in magnitude).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/NibblePairDot.h"
@@ -20,8 +20,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -36,11 +36,9 @@ namespace {
 
 constexpr int64_t kLanes = 16;
 
-/// `value` is a splat constant equal to `expected`.
+/// `value` is a constant (a splat, for vectors) equal to `expected`.
 bool isSplat(Value value, int64_t expected) {
-  APInt splat;
-  return matchPattern(value, m_ConstantInt(&splat)) &&
-         splat.getSExtValue() == expected;
+  return getConstantIntValue(value) == expected;
 }
 
 /// The i8 vector `x` when `value` is `extsi(x)` to i16 lanes.

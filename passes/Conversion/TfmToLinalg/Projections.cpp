@@ -216,32 +216,36 @@ QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
         return arith::MaximumFOp::create(nb, nloc, acc, term);
       });
   AffineMap identity2 = projection(context, 2, {0, 1});
-  Value scales =
-      linalg::GenericOp::create(
-          b, loc, RankedTensorType::get({rows, blocks}, f32), amax,
-          emptyTensor(b, loc, {rows, blocks}),
-          SmallVector<AffineMap>{identity2, identity2}, iterators(2),
-          [](OpBuilder &nb, Location nloc, ValueRange args) {
-            yield(nb, nloc,
-                  arith::DivFOp::create(nb, nloc, args[0],
-                                        f32Constant(nb, nloc, 127.0)));
-          })
-          .getResult(0);
+  // Per block: d and the 1 / d its quants are scaled by (0 for an all-zero
+  // block), once per block rather than once per input.
+  Type blockType = RankedTensorType::get({rows, blocks}, f32);
+  auto scaleAndInverse = linalg::GenericOp::create(
+      b, loc, TypeRange{blockType, blockType}, amax,
+      ValueRange{emptyTensor(b, loc, {rows, blocks}),
+                 emptyTensor(b, loc, {rows, blocks})},
+      SmallVector<AffineMap>(3, identity2), iterators(2),
+      [](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value zero = f32Constant(nb, nloc, 0.0);
+        Value scale = arith::DivFOp::create(nb, nloc, args[0],
+                                            f32Constant(nb, nloc, 127.0));
+        Value inverse =
+            arith::DivFOp::create(nb, nloc, f32Constant(nb, nloc, 1.0), scale);
+        Value empty = arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OEQ,
+                                            scale, zero);
+        inverse = arith::SelectOp::create(nb, nloc, empty, zero, inverse);
+        linalg::YieldOp::create(nb, nloc, ValueRange{scale, inverse});
+      });
+  Value scales = scaleAndInverse.getResult(0);
+  Value inverses = scaleAndInverse.getResult(1);
   Value quantsInit = tensor::EmptyOp::create(
       b, loc, ArrayRef<int64_t>{rows, blocks, perBlock}, i8);
   Value quants =
       linalg::GenericOp::create(
-          b, loc, quantsInit.getType(), ValueRange{grouped, scales}, quantsInit,
-          SmallVector<AffineMap>{element, block, element}, iterators(3),
+          b, loc, quantsInit.getType(), ValueRange{grouped, inverses},
+          quantsInit, SmallVector<AffineMap>{element, block, element},
+          iterators(3),
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            // x * (1 / d), 0 for an all-zero block.
-            Value zero = f32Constant(nb, nloc, 0.0);
-            Value inverse = arith::DivFOp::create(
-                nb, nloc, f32Constant(nb, nloc, 1.0), args[1]);
-            Value empty = arith::CmpFOp::create(
-                nb, nloc, arith::CmpFPredicate::OEQ, args[1], zero);
-            inverse = arith::SelectOp::create(nb, nloc, empty, zero, inverse);
-            Value scaled = arith::MulFOp::create(nb, nloc, args[0], inverse);
+            Value scaled = arith::MulFOp::create(nb, nloc, args[0], args[1]);
             Value rounded = math::RoundEvenOp::create(nb, nloc, scaled);
             yield(nb, nloc, arith::FPToSIOp::create(nb, nloc, i8, rounded));
           })

@@ -2,8 +2,8 @@
 // RUN: tfmc-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s --check-prefix=DEFAULT
 
 // A Q4_0 projection over int8 inputs. Each row's blocks of 32 inputs are
-// quantized as llama.cpp's Q8_0 activations: d = max|x| / 127, q =
-// roundeven(x * (1 / d)) as i8, and -4 * sum(q) per block, which each of
+// quantized as llama.cpp's Q8_0 activations: d = max|x| / 127 and 1 / d
+// once per block, q = roundeven(x * (1 / d)) as i8, and -4 * sum(q) per block, which each of
 // the block's two halves adds for Q4_0's offset of 8. Each step i of half
 // h pairs the inputs of one byte's two nibbles into an i16 (column 8h + i
 // low, 16 + 8h + i high); the integer sums per half block are i16, loops
@@ -22,19 +22,20 @@
 // CHECK-DAG: #[[ROWBLOCK:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d4)>
 // CHECK-LABEL: func.func @q4_0
-// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[Q:.*]]: tensor<2x2x16x16xi8>, %[[D:.*]]: tensor<2x2x16xf16>)
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[Q:.*]]: tensor<2x2x16x16xi8>, %[[DW:.*]]: tensor<2x2x16xf16>)
 // CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [4, 2, 32]
 // CHECK: %[[AMAX:.*]] = linalg.generic {indexing_maps = [#[[ELEMENT]], #[[BLOCK]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[BLOCKS]] : tensor<4x2x32xf32>)
 // CHECK:   math.absf
 // CHECK:   arith.maximumf
-// CHECK: %[[DX:.*]] = linalg.generic {{.*}} ins(%[[AMAX]] : tensor<4x2xf32>)
+// CHECK: %[[PERBLOCK:.*]]:2 = linalg.generic {{.*}} ins(%[[AMAX]] : tensor<4x2xf32>)
 // CHECK:   arith.constant 1.270000e+02 : f32
-// CHECK:   arith.divf
-// CHECK: %[[QX:.*]] = linalg.generic {indexing_maps = [#[[ELEMENT]], #[[BLOCK]], #[[ELEMENT]]], {{.*}} ins(%[[BLOCKS]], %[[DX]] : tensor<4x2x32xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x32xi8>)
-// CHECK:   %[[INV:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK:   %[[EMPTY:.*]] = arith.cmpf oeq
+// CHECK:   %[[D:.*]] = arith.divf
+// CHECK:   %[[INV:.*]] = arith.divf %{{.*}}, %[[D]] : f32
+// CHECK:   %[[EMPTY:.*]] = arith.cmpf oeq, %[[D]]
 // CHECK:   %[[SAFE:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[INV]]
-// CHECK:   %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[SAFE]]
+// CHECK:   linalg.yield %[[D]], %[[SAFE]]
+// CHECK: %[[QX:.*]] = linalg.generic {indexing_maps = [#[[ELEMENT]], #[[BLOCK]], #[[ELEMENT]]], {{.*}} ins(%[[BLOCKS]], %[[PERBLOCK]]#1 : tensor<4x2x32xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x32xi8>)
+// CHECK:   %[[SCALED:.*]] = arith.mulf
 // CHECK:   %[[ROUNDED:.*]] = math.roundeven %[[SCALED]]
 // CHECK:   arith.fptosi %[[ROUNDED]] : f32 to i8
 // CHECK: %[[OFFSETS:.*]] = linalg.generic {indexing_maps = [#[[ELEMENT]], #[[BLOCK]]], {{.*}} ins(%[[QX]] : tensor<4x2x32xi8>) outs(%{{.*}} : tensor<4x2xf32>)
@@ -54,7 +55,7 @@
 // CHECK:   arith.muli
 // CHECK:   arith.addi
 // CHECK:   arith.addi
-// CHECK: %[[RESULT:.*]] = linalg.generic {indexing_maps = [#[[SUMS]], #[[SCALE]], #[[ROWBLOCK]], #[[ROWBLOCK]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%[[SUM16]], %[[D]], %[[OFFSETS]], %[[DX]] : tensor<4x2x2x2x16xi16>, tensor<2x2x16xf16>, tensor<4x2xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
+// CHECK: %[[RESULT:.*]] = linalg.generic {indexing_maps = [#[[SUMS]], #[[SCALE]], #[[ROWBLOCK]], #[[ROWBLOCK]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%[[SUM16]], %[[DW]], %[[OFFSETS]], %[[PERBLOCK]]#0 : tensor<4x2x2x2x16xi16>, tensor<2x2x16xf16>, tensor<4x2xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
 // CHECK:   arith.sitofp %{{.*}} : i16 to f32
 // CHECK: tensor.collapse_shape %[[RESULT]] {{\[}}[0], [1, 2]] : tensor<4x2x16xf32> into tensor<4x32xf32>
 // DEFAULT-LABEL: func.func @q4_0
