@@ -75,10 +75,22 @@ LogicalResult GlobalWeightOp::verify() {
 }
 
 /// Quants per block in the panels of `format` (two Q4_0 or kquant4 values
-/// a byte), or 0 for a format that is none of those (`kquant` has 16 or 32
-/// values a block, a byte each).
+/// a byte, four q8_0x4 values an i32), or 0 for a format that is none of
+/// those (`kquant` has 16 or 32 values a block, a byte each).
 static int64_t quantsPerBlock(StringRef format) {
-  return format == "q8_0" ? 32 : blockFormatHoldsNibbles(format) ? 16 : 0;
+  if (format == "q8_0")
+    return 32;
+  if (format == "q8_0x4")
+    return 8;
+  return blockFormatHoldsNibbles(format) ? 16 : 0;
+}
+
+int64_t mlir::tfm::blockFormatValuesPerQuant(StringRef format) {
+  return format == "q8_0x4" ? 4 : blockFormatHoldsNibbles(format) ? 2 : 1;
+}
+
+Type mlir::tfm::blockFormatQuantType(MLIRContext *context, StringRef format) {
+  return IntegerType::get(context, format == "q8_0x4" ? 32 : 8);
 }
 
 static bool isBlockFormat(StringRef format) {
@@ -105,8 +117,8 @@ LogicalResult GlobalWeightOp::verifyBlockQuantized() {
   auto type = cast<RankedTensorType>(getType());
   StringRef format = getBlockQuant();
   if (!isBlockFormat(format))
-    return emitOpError() << "block_quant is q8_0, q4_0, kquant or kquant4, "
-                            "got '"
+    return emitOpError() << "block_quant is q8_0, q8_0x4, q4_0, kquant or "
+                            "kquant4, got '"
                          << format << "'";
   if (!getPanels())
     return emitOpError() << "block-quantized weights are panels";
@@ -132,10 +144,11 @@ LogicalResult GlobalWeightOp::verifyBlockQuantized() {
     return success();
   }
   int64_t quants = quantsPerBlock(format);
-  if (type.getRank() != 4 || !type.getElementType().isInteger(8) ||
+  Type element = blockFormatQuantType(getContext(), format);
+  if (type.getRank() != 4 || type.getElementType() != element ||
       type.getDimSize(2) != quants)
     return emitOpError() << format << " quants are [panels, blocks, " << quants
-                         << ", width] i8 tensors, got " << type;
+                         << ", width] " << element << " tensors, got " << type;
   return success();
 }
 
@@ -328,18 +341,22 @@ LogicalResult QuantizedLinearOp::inferReturnTypes(
 LogicalResult QuantizedLinearOp::verify() {
   StringRef format = getFormat();
   if (!isBlockFormat(format))
-    return emitOpError() << "format is q8_0, q4_0, kquant or kquant4, got '"
+    return emitOpError() << "format is q8_0, q8_0x4, q4_0, kquant or kquant4, "
+                            "got '"
                          << format << "'";
   int64_t panels = dim(getQuants(), 0), blocks = dim(getQuants(), 1),
           perBlock = dim(getQuants(), 2), width = dim(getQuants(), 3);
   if (int64_t quants = quantsPerBlock(format); quants && perBlock != quants)
     return emitOpError() << format << " quants hold " << quants
-                         << " bytes per block and row, got " << perBlock;
+                         << " elements per block and row, got " << perBlock;
+  Type quantType = blockFormatQuantType(getContext(), format);
+  if (getQuants().getType().getElementType() != quantType)
+    return emitOpError() << format << " quants are " << quantType << ", got "
+                         << getQuants().getType();
   if (format == "kquant" && perBlock != 16 && perBlock != 32)
     return emitOpError() << "kquant blocks are 16 or 32 values, got "
                          << perBlock;
-  int64_t blockValues =
-      blockFormatHoldsNibbles(format) ? 2 * perBlock : perBlock;
+  int64_t blockValues = blockFormatValuesPerQuant(format) * perBlock;
   Type scaleType = blockScaleType(getContext(), format);
   if (getScales().getType().getElementType() != scaleType)
     return emitOpError() << format << " scales are " << scaleType << ", got "

@@ -33,6 +33,13 @@ bool blockFormatHoldsNibbles(StringRef format);
 /// and kquant4.
 bool blockFormatHasMins(StringRef format);
 
+/// Values of a row that one element of `format`'s quants holds: 4 for
+/// q8_0x4 (an i32 of four int8), 2 for q4_0 and kquant4, else 1.
+int64_t blockFormatValuesPerQuant(StringRef format);
+
+/// The element type of `format`'s quants: i32 for q8_0x4, else i8.
+Type blockFormatQuantType(MLIRContext *context, StringRef format);
+
 } // namespace mlir::tfm
 
 #endif // TFMC_DIALECT_TFMOPS_H

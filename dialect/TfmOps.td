@@ -63,6 +63,15 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     tfm.global_weight @wo.quants : tensor<18x9x32x16xi8> {block_quant = "q8_0", panels}
     tfm.global_weight @wo.scales : tensor<18x9x16xf16> {block_quant = "q8_0", block_scales, panels}
     ```
+    `block_quant = "q8_0x4"` is Q8_0 with each row's quants four columns
+    to a lane, the layout of the kernel over int8 inputs (a lane of a dot
+    product instruction such as AVX-512 VNNI's `vpdpbusd` reads four bytes
+    of one row): quants `[P, KB, 8, W]` i32 whose element `[p, b, i, j]`
+    holds, in byte `t` (little-endian), the int8 of row `p * W + j`, column
+    `b * 32 + 4 * i + t`; the scales as Q8_0's.
+    ```mlir
+    tfm.global_weight @wo.quants : tensor<18x9x8x16xi32> {block_quant = "q8_0x4", panels}
+    ```
     `block_quant = "kquant"` holds GGUF's k-quants (Q4_K, Q5_K, Q6_K)
     unpacked: the quants `[P, KB, B, W]` i8 with `B` = 16 or 32 values per
     block (`KB = columns / B`), one a byte; the scales (`block_scales`) and
@@ -307,6 +316,9 @@ def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
       (Q = 32 for Q8_0, 16 for Q4_0, two values a byte) and scales
       `[P, in / 32, W]` f16; weight `[o, k]` is `q * d` (Q8_0) or
       `(nibble - 8) * d` (Q4_0) with `d` the scale of its block.
+    - `q8_0x4`: Q8_0 with quants `[P, in / 32, 8, W]` i32, four int8 a lane
+      (see `tfm.global_weight`). Its kernel quantizes the inputs to int8 per
+      block of 32 and sums integer products.
     - `kquant` (GGUF's Q4_K, Q5_K and Q6_K, unpacked): quants
       `[P, in / B, B, W]` i8 with B = 16 or 32 values a block, scales and
       mins `[P, in / B, W]` f32; weight `[o, k]` is `q * d - m`, or `q * d`
@@ -322,7 +334,7 @@ def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
         : tensor<8x256xf32>, tensor<16x16x16x16xi8>, tensor<16x16x16xf32> -> tensor<8x256xf32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$input, 4DTensorOf<[I8]>:$quants,
+  let arguments = (ins Tfm_Activation:$input, 4DTensorOf<[I8, I32]>:$quants,
                        3DTensorOf<[F16, F32]>:$scales,
                        Optional<3DTensorOf<[F32]>>:$mins,
                        Optional<Tfm_Vector>:$bias,

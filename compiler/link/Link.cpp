@@ -221,9 +221,12 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   auto matrix = weights::stack(parts);
   if (!matrix)
     return because(matrix.takeError());
-  return slotSized(slot, weights::packBlockPanels(*matrix, slot.shape.front(),
-                                                  slot.shape.back(),
-                                                  slot.blockScales));
+  // q8_0x4 quants hold four bytes of a row in each i32 lane.
+  int64_t bytesPerLane =
+      slot.blockQuant == "q8_0x4" && !slot.blockScales ? 4 : 1;
+  return slotSized(slot, weights::packBlockPanels(
+                             *matrix, slot.shape.front(), slot.shape.back(),
+                             slot.blockScales, bytesPerLane));
 }
 
 /// The bytes of a `kquant` / `kquant4` panel slot (quants, scales or mins):

@@ -82,7 +82,8 @@ tfmc::weights::quantizeRows(const TensorView &matrix, ElementType format) {
 
 llvm::Expected<std::string>
 tfmc::weights::packBlockPanels(const TensorView &blocks, int64_t panels,
-                               int64_t width, bool scales) {
+                               int64_t width, bool scales,
+                               int64_t bytesPerLane) {
   ElementType format = blocks.type();
   if (!isBlockQuantized(format) || blocks.rank() != 2 ||
       blocks.shape()[0] > panels * width)
@@ -94,6 +95,11 @@ tfmc::weights::packBlockPanels(const TensorView &blocks, int64_t panels,
   int64_t rows = blocks.shape()[0];
   int64_t rowBlocks = blocks.shape()[1] / kQuantBlock;
   int64_t perBlock = quantBytesPerBlock(format);
+  if (bytesPerLane < 1 || perBlock % bytesPerLane != 0 ||
+      (bytesPerLane > 1 && format != ElementType::Q8_0))
+    return llvm::createStringError(llvm::Twine("cannot pack ") +
+                                   elementTypeName(format) + " quants " +
+                                   llvm::Twine(bytesPerLane) + " bytes a lane");
   uint32_t size = blockBytes(format);
   // A padding row is all zero: scale 0, and quants that are the zero value
   // (0 for Q8_0, nibble 8 for Q4_0) so that even 0 * inf stays out.
@@ -114,13 +120,15 @@ tfmc::weights::packBlockPanels(const TensorView &blocks, int64_t panels,
         }
         continue;
       }
-      for (int64_t i = 0; i < perBlock; ++i)
-        for (int64_t j = 0; j < width; ++j, ++next) {
-          int64_t row = p * width + j;
-          *next = row < rows
-                      ? blocks.data()[(row * rowBlocks + b) * size + 2 + i]
-                      : zeroQuant;
-        }
+      for (int64_t i = 0; i < perBlock; i += bytesPerLane)
+        for (int64_t j = 0; j < width; ++j)
+          for (int64_t t = 0; t < bytesPerLane; ++t, ++next) {
+            int64_t row = p * width + j;
+            *next =
+                row < rows
+                    ? blocks.data()[(row * rowBlocks + b) * size + 2 + i + t]
+                    : zeroQuant;
+          }
     }
   return out;
 }

@@ -1,6 +1,6 @@
 // RUN: tfmc-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{block_quant is q8_0, q4_0, kquant or kquant4, got 'q5_k'}}
+// expected-error @+1 {{block_quant is q8_0, q8_0x4, q4_0, kquant or kquant4, got 'q5_k'}}
 tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q5_k", panels}
 
 // -----
@@ -11,13 +11,19 @@ tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q8_0"}
 // -----
 
 // A Q8_0 block is 32 bytes per row in the panels.
-// expected-error @+1 {{q8_0 quants are [panels, blocks, 32, width] i8 tensors, got 'tensor<3x2x16x16xi8>'}}
+// expected-error @+1 {{q8_0 quants are [panels, blocks, 32, width] 'i8' tensors, got 'tensor<3x2x16x16xi8>'}}
 tfm.global_weight @w : tensor<3x2x16x16xi8> {block_quant = "q8_0", panels}
 
 // -----
 
-// expected-error @+1 {{q4_0 quants are [panels, blocks, 16, width] i8 tensors, got 'tensor<3x2x16x16xf32>'}}
+// expected-error @+1 {{q4_0 quants are [panels, blocks, 16, width] 'i8' tensors, got 'tensor<3x2x16x16xf32>'}}
 tfm.global_weight @w : tensor<3x2x16x16xf32> {block_quant = "q4_0", panels}
+
+// -----
+
+// q8_0x4 holds four int8 a lane: i32 quants.
+// expected-error @+1 {{q8_0x4 quants are [panels, blocks, 8, width] 'i32' tensors, got 'tensor<3x2x32x16xi8>'}}
+tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q8_0x4", panels}
 
 // -----
 
@@ -64,7 +70,7 @@ tfm.global_weight @w : tensor<3x2x16xf32> {block_mins, block_quant = "kquant", b
 // -----
 
 func.func @format(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{format is q8_0, q4_0, kquant or kquant4, got 'q4_1'}}
+  // expected-error @+1 {{format is q8_0, q8_0x4, q4_0, kquant or kquant4, got 'q4_1'}}
   %y = tfm.quantized_linear %x, %q, %d {format = "q4_1", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
@@ -72,8 +78,16 @@ func.func @format(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2
 // -----
 
 func.func @quants_per_block(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{q4_0 quants hold 16 bytes per block and row, got 32}}
+  // expected-error @+1 {{q4_0 quants hold 16 elements per block and row, got 32}}
   %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @quad_quants(%x: tensor<4x64xf32>, %q: tensor<3x2x8x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{q8_0x4 quants are 'i32', got 'tensor<3x2x8x16xi8>'}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x8x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
 
@@ -156,7 +170,7 @@ func.func @kquant_mins_shape(%x: tensor<4x64xf32>, %q: tensor<3x4x16x16xi8>, %d:
 
 // kquant4 holds two values a byte, in blocks of 32 like Q4_0.
 func.func @kquant4_quants(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf32>, %m: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{kquant4 quants hold 16 bytes per block and row, got 32}}
+  // expected-error @+1 {{kquant4 quants hold 16 elements per block and row, got 32}}
   %y = tfm.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {format = "kquant4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf32> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }

@@ -18,6 +18,22 @@ func.func @q8_0_projection(%x: tensor<4x64xf32>, %b: tensor<40xf32>) -> tensor<4
 
 // -----
 
+// q8_0x4 panels: Q8_0 with four columns of a row in each i32 lane.
+// CHECK: tfm.global_weight @wk.quants : tensor<3x2x8x16xi32> {block_quant = "q8_0x4", panels}
+tfm.global_weight @wk.quants : tensor<3x2x8x16xi32> {block_quant = "q8_0x4", panels}
+// CHECK: tfm.global_weight @wk.scales : tensor<3x2x16xf16> {block_quant = "q8_0x4", block_scales, panels}
+tfm.global_weight @wk.scales : tensor<3x2x16xf16> {block_quant = "q8_0x4", block_scales, panels}
+// CHECK-LABEL: func @q8_0x4_projection
+func.func @q8_0x4_projection(%x: tensor<4x64xf32>) -> tensor<4x40xf32> {
+  %q = tfm.weight @wk.quants : tensor<3x2x8x16xi32>
+  %d = tfm.weight @wk.scales : tensor<3x2x16xf16>
+  // CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} {format = "q8_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x8x16xi32>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x8x16xi32>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
 // Q4_0 panels hold two values a byte: 16 bytes per block and row.
 // CHECK: tfm.global_weight @w1.quants : tensor<2x3x16x16xi8> {block_quant = "q4_0", panels, stacked = ["w1", "w3"]}
 tfm.global_weight @w1.quants : tensor<2x3x16x16xi8> {block_quant = "q4_0", panels, stacked = ["w1", "w3"]}

@@ -149,4 +149,31 @@ TEST(BlockPanels, PanelLayout) {
   llvm::consumeError(tooMany.takeError());
 }
 
+TEST(BlockPanels, FourBytesALane) {
+  // tfm's q8_0x4: lane j of quad i holds row j's columns 4i..4i+3.
+  auto m = matrix(3, 64, [](int64_t r, int64_t c) {
+    return static_cast<float>(c) - 31.0f + 100.0f * static_cast<float>(r);
+  });
+  auto q = quantizeRows(m, ElementType::Q8_0);
+  ASSERT_TRUE(bool(q));
+  auto quads = packBlockPanels(*q, 1, 4, /*scales=*/false, 4);
+  ASSERT_TRUE(bool(quads));
+  ASSERT_EQ(quads->size(), 1u * 2 * 32 * 4);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t i = 0; i < 8; ++i)
+      for (int64_t j = 0; j < 4; ++j)
+        for (int64_t t = 0; t < 4; ++t) {
+          char expected =
+              j < 3 ? q->data()[(j * 2 + b) * 34 + 2 + 4 * i + t] : 0;
+          EXPECT_EQ((*quads)[((b * 8 + i) * 4 + j) * 4 + t], expected);
+        }
+  // Only Q8_0 bytes are one value each.
+  auto q4 = quantizeRows(m, ElementType::Q4_0);
+  ASSERT_TRUE(bool(q4));
+  auto nibbles = packBlockPanels(*q4, 1, 4, /*scales=*/false, 4);
+  ASSERT_FALSE(bool(nibbles));
+  EXPECT_EQ(llvm::toString(nibbles.takeError()),
+            "cannot pack q4_0 quants 4 bytes a lane");
+}
+
 } // namespace

@@ -103,12 +103,12 @@ GlobalWeightOp declareBlockPanels(ModuleOp module, GlobalWeightOp matrix,
   // products.
   Type scale =
       blockFormatHasMins(format) ? Type(b.getF32Type()) : b.getF16Type();
-  int64_t quantBytes =
-      blockFormatHoldsNibbles(format) ? blockValues / 2 : blockValues;
   RankedTensorType panelType =
       part == BlockPart::Quants
-          ? RankedTensorType::get({panels, blocks, quantBytes, width},
-                                  b.getI8Type())
+          ? RankedTensorType::get(
+                {panels, blocks,
+                 blockValues / blockFormatValuesPerQuant(format), width},
+                blockFormatQuantType(module.getContext(), format))
           : RankedTensorType::get({panels, blocks, width}, scale);
   OpBuilder builder(matrix);
   ArrayAttr sources = matrix.getStackedAttr();
@@ -244,6 +244,9 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
       StringRef type = weightType.empty() ? storedPanelType(module, weight)
                                           : StringRef(weightType);
       Type element = panelElementType(b, type);
+      // The int8-input kernel reads Q8_0 four columns of a row at a time.
+      if (type == "q8_0" && int8Inputs)
+        type = "q8_0x4";
       if (element == b.getI8Type())
         packProjectionQuantized(module, op, input, weight, bias, panelWidth,
                                 panelGroup, type);

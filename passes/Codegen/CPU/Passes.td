@@ -31,7 +31,9 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
     type. `q8_0` and `q4_0` declare GGUF block-quantized
     panels instead (quants and scales, see `tfm.global_weight`'s
     `block_quant`) read by `tfm.quantized_linear`; a matrix whose rows are
-    not whole blocks of 32 keeps f32 panels.
+    not whole blocks of 32 keeps f32 panels. With `int8-inputs`, Q8_0
+    panels take the `q8_0x4` layout (four columns of a row in each i32
+    lane), whose kernel quantizes its inputs to int8 per block.
   }];
   let options = [
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"16",
@@ -42,6 +44,9 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
     Option<"panelGroup", "panel-group", "int64_t", /*default=*/"8",
            "Pad the panel count to a multiple of this when that adds at "
            "most 1/64 to the matrix (1: no padding)">,
+    Option<"int8Inputs", "int8-inputs", "bool", /*default=*/"false",
+           "Q8_0 panels in the q8_0x4 layout of the kernel over int8 "
+           "inputs">,
   ];
 }
 

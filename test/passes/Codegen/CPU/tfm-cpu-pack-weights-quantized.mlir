@@ -1,5 +1,7 @@
 // RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=q8_0 -split-input-file | FileCheck %s --check-prefix=Q8
 // RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=q4_0 -split-input-file | FileCheck %s --check-prefix=Q4
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights="weight-type=q8_0 int8-inputs" -split-input-file | FileCheck %s --check-prefix=QUADS
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights="weight-type=q4_0 int8-inputs" -split-input-file | FileCheck %s --check-prefix=Q4
 
 // A projection of 64 input features (two blocks of 32) becomes a
 // tfm.quantized_linear over the matrix's quants and scales; the bias stays
@@ -13,6 +15,12 @@
 // Q4: tfm.global_weight @w.quants : tensor<3x2x16x16xi8> {block_quant = "q4_0", panels, stacked = ["w"]}
 // Q4: tfm.global_weight @w.scales : tensor<3x2x16xf16> {block_quant = "q4_0", block_scales, panels, stacked = ["w"]}
 // Q4: tfm.quantized_linear {{.*}} {format = "q4_0", out_features = 40 : i64}
+// With int8-inputs, Q8_0 panels are q8_0x4: the quants as i32 quads, four
+// columns of a row a lane (Q4_0 keeps its panels).
+// QUADS-LABEL: module
+// QUADS: tfm.global_weight @w.quants : tensor<3x2x8x16xi32> {block_quant = "q8_0x4", panels, stacked = ["w"]}
+// QUADS: tfm.global_weight @w.scales : tensor<3x2x16xf16> {block_quant = "q8_0x4", block_scales, panels, stacked = ["w"]}
+// QUADS: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {format = "q8_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x8x16xi32>, tensor<3x2x16xf16>, tensor<40xf32> -> tensor<4x40xf32>
 tfm.global_weight @w : tensor<40x64xf32>
 tfm.global_weight @b : tensor<40xf32>
 func.func @projection(%x: tensor<4x64xf32>) -> tensor<4x40xf32> {
@@ -32,6 +40,9 @@ func.func @projection(%x: tensor<4x64xf32>) -> tensor<4x40xf32> {
 // Q8: tfm.packed_linear %{{.*}}, %{{.*}} {out_features = 16 : i64} : tensor<4x48xf32>, tensor<1x48x16xf32> -> tensor<4x16xf32>
 // Q4-LABEL: module
 // Q4: tfm.global_weight @down.panels : tensor<1x48x16xf32> {panels, stacked = ["down"]}
+// QUADS-LABEL: module
+// QUADS-NOT: quants
+// QUADS: tfm.global_weight @down.panels : tensor<1x48x16xf32> {panels, stacked = ["down"]}
 tfm.global_weight @down : tensor<16x48xf32>
 func.func @partial_blocks(%x: tensor<4x48xf32>) -> tensor<4x16xf32> {
   %d = tfm.weight @down : tensor<16x48xf32>
