@@ -74,8 +74,8 @@ bool isPanelProjection(linalg::GenericOp op) {
 
 /// Whether `op` is the per-block dot product of block-quantized panels that
 /// the tfm.quantized_linear lowering writes: loops (panel, row, block,
-/// quant, lane) into `partial[row, panel, block, lane]`, i8 quants among
-/// the inputs, static extents.
+/// quant, lane) into `partial[row, panel, block, lane]`, i8 quants (or
+/// q8_0x4's i32 quads) among the inputs, static extents.
 bool isBlockPartialProduct(linalg::GenericOp op) {
   // (panel, row, block, [half,] quant, lane): the Q4_0 partials over int8
   // inputs keep each half block's sum apart (16-bit sums of 8 steps).
@@ -97,7 +97,8 @@ bool isBlockPartialProduct(linalg::GenericOp op) {
   if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != output)
     return false;
   if (llvm::none_of(op.getDpsInputs(), [](Value input) {
-        return getElementTypeOrSelf(input.getType()).isInteger(8);
+        Type element = getElementTypeOrSelf(input.getType());
+        return element.isInteger(8) || element.isInteger(32);
       }))
     return false;
   return llvm::all_of(op.getStaticLoopRanges(), [](int64_t extent) {

@@ -164,9 +164,9 @@ Value blockInputSums(OpBuilder &b, Location loc, Value input, int64_t blocks,
 /// Inputs quantized to int8 per block of `perBlock` (as llama.cpp's Q8_0
 /// activations, rounding half to even): `d[s, b] = max |x| / 127`,
 /// `q[s, b, i] = round(x[s, b * perBlock + i] * (1 / d))` (0 for an
-/// all-zero block), and the offsets `o[s, b] = -4 * sum_i q[s, b, i]` as
-/// f32 (exact): Q4_0's `- 8` over the block is `-8 * sum(q)`, half of it
-/// joining the sum of each of the block's two halves.
+/// all-zero block), and the offsets `o[s, b] = offsetFactor * sum_i q[s, b,
+/// i]` as f32 (exact, as |sum(q)| <= 32 * 127): what an offset of the
+/// weights' integers adds to a block's dot product (see the callers).
 struct QuantizedInputs {
   Value quants;  ///< [rows, blocks, perBlock] i8
   Value scales;  ///< [rows, blocks] f32
@@ -197,7 +197,7 @@ Value reduceBlocks(
 }
 
 QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
-                                    int64_t blocks) {
+                                    int64_t blocks, double offsetFactor) {
   MLIRContext *context = b.getContext();
   int64_t rows = shapeOf(input)[0];
   int64_t perBlock = shapeOf(input)[1] / blocks;
@@ -252,15 +252,28 @@ QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
           .getResult(0);
   Value offsets = reduceBlocks(
       b, loc, quants,
-      [](OpBuilder &nb, Location nloc, Value quant) -> Value {
+      [offsetFactor](OpBuilder &nb, Location nloc, Value quant) -> Value {
         return arith::MulFOp::create(
             nb, nloc, arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), quant),
-            f32Constant(nb, nloc, -4.0));
+            f32Constant(nb, nloc, offsetFactor));
       },
       [](OpBuilder &nb, Location nloc, Value acc, Value term) -> Value {
         return arith::AddFOp::create(nb, nloc, acc, term);
       });
   return {quants, scales, offsets};
+}
+
+/// The body that scales an integer partial sum over int8 inputs:
+/// `acc + (partial + o) * (d * dx)` for the operands (partial, weight
+/// scale d (f16), input offset o, input scale dx, acc).
+void scaleIntegerSum(OpBuilder &b, Location loc, ValueRange args) {
+  Type f32 = b.getF32Type();
+  Value sum = arith::AddFOp::create(
+      b, loc, arith::SIToFPOp::create(b, loc, f32, args[0]), args[2]);
+  Value scale = arith::MulFOp::create(
+      b, loc, arith::ExtFOp::create(b, loc, f32, args[1]), args[3]);
+  Value term = arith::MulFOp::create(b, loc, sum, scale);
+  yield(b, loc, arith::AddFOp::create(b, loc, args[4], term));
 }
 
 /// Q4_0 panels times inputs quantized to int8 (see quantizeInputBlocks),
@@ -282,8 +295,11 @@ Value projectQ4_0WithInt8Inputs(OpBuilder &b, Location loc, Value input,
   int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
           perBlock = quantsShape[2], width = quantsShape[3];
   int64_t steps = perBlock / 2;
-  Type f32 = b.getF32Type(), i8 = b.getI8Type(), i16 = b.getI16Type();
-  QuantizedInputs inputs = quantizeInputBlocks(b, loc, input, blocks);
+  Type i8 = b.getI8Type(), i16 = b.getI16Type();
+  // Q4_0's `- 8` over a block is `-8 * sum(q)`, half of it joining the sum
+  // of each of the block's two halves.
+  QuantizedInputs inputs =
+      quantizeInputBlocks(b, loc, input, blocks, /*offsetFactor=*/-4.0);
   // The inputs of each step's two columns as one 16-bit pair (low byte:
   // column 8h + i, high byte: column 16 + 8h + i), read with one broadcast.
   Value columns = tensor::ExpandShapeOp::create(
@@ -371,17 +387,130 @@ Value projectQ4_0WithInt8Inputs(OpBuilder &b, Location loc, Value input,
       linalg::GenericOp::create(
           b, loc, init.getType(),
           ValueRange{partial, scales, inputs.offsets, inputs.scales}, init,
-          scaleMaps, scaleLoops,
+          scaleMaps, scaleLoops, scaleIntegerSum)
+          .getResult(0);
+  return panelsToColumns(b, loc, product, outputs, bias);
+}
+
+/// q8_0x4 panels (Q8_0, four columns of a row a lane) times inputs
+/// quantized to int8 (see quantizeInputBlocks):
+/// `out[s, p, j] = sum_b (partial[s, p, b, j] + o[s, b]) * d[p, b, j] *
+/// dx[s, b]` with the integer partial sums over the block's 8 quads
+/// `partial[s, p, b, j] = sum_{i, t} (q[p, b, 4i + t, j] + 128) *
+/// qx[s, b, 4i + t]`, loops (p, s, b, i, j): each quant biased to an
+/// unsigned byte, and `o = -128 * sum(qx)` taking the bias out again. One
+/// step is four products of an unsigned and a signed byte summed into 32
+/// bits, one lane of VNNI's `vpdpbusd` (which tfm-cpu-byte-quad-dot uses
+/// where the target has it); a block sums to at most 32 * 255 * 128 in
+/// magnitude, exact in f32.
+Value projectQ8_0x4(OpBuilder &b, Location loc, Value input, Value quants,
+                    Value scales, int64_t outputs, Value bias) {
+  MLIRContext *context = b.getContext();
+  int64_t rows = shapeOf(input)[0];
+  ArrayRef<int64_t> quantsShape = shapeOf(quants);
+  int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
+          steps = quantsShape[2], width = quantsShape[3];
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  QuantizedInputs inputs =
+      quantizeInputBlocks(b, loc, input, blocks, /*offsetFactor=*/-128.0);
+  // Each step's four int8 inputs as one i32 (byte t: column 4i + t), read
+  // with one broadcast.
+  Value columns = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({rows, blocks, steps, 4}, i8),
+      inputs.quants, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  AffineMap quadMap = projection(context, 3, {0, 1, 2});
+  auto byteMap = [&](int64_t byte) {
+    return AffineMap::get(
+        3, 0,
+        {getAffineDimExpr(0, context), getAffineDimExpr(1, context),
+         getAffineDimExpr(2, context), getAffineConstantExpr(byte, context)},
+        context);
+  };
+  Value quadsInit = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{rows, blocks, steps}, i32);
+  Value quads =
+      linalg::GenericOp::create(
+          b, loc, quadsInit.getType(),
+          ValueRange(SmallVector<Value>(4, columns)), quadsInit,
+          SmallVector<AffineMap>{byteMap(0), byteMap(1), byteMap(2), byteMap(3),
+                                 quadMap},
+          iterators(3),
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value sum = arith::AddFOp::create(
-                nb, nloc, arith::SIToFPOp::create(nb, nloc, f32, args[0]),
-                args[2]);
-            Value scale = arith::MulFOp::create(
-                nb, nloc, arith::ExtFOp::create(nb, nloc, f32, args[1]),
-                args[3]);
-            Value term = arith::MulFOp::create(nb, nloc, sum, scale);
-            yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[4], term));
+            Value quad;
+            for (int64_t t = 0; t < 4; ++t) {
+              Value byte = arith::ExtUIOp::create(nb, nloc, i32, args[t]);
+              if (t > 0)
+                byte = arith::ShLIOp::create(
+                    nb, nloc, byte,
+                    arith::ConstantOp::create(nb, nloc,
+                                              nb.getIntegerAttr(i32, 8 * t)));
+              quad = quad ? arith::OrIOp::create(nb, nloc, quad, byte) : byte;
+            }
+            yield(nb, nloc, quad);
           })
+          .getResult(0);
+
+  // Loops (p, s, b, i, j).
+  SmallVector<AffineMap> maps = {projection(context, 5, {1, 2, 3}),
+                                 projection(context, 5, {0, 2, 3, 4}),
+                                 projection(context, 5, {1, 0, 2, 4})};
+  SmallVector<utils::IteratorType> loops(5, utils::IteratorType::parallel);
+  loops[3] = utils::IteratorType::reduction;
+  Value partialEmpty = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{rows, numPanels, blocks, width}, i32);
+  Value partialInit =
+      linalg::FillOp::create(
+          b, loc,
+          arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, 0))
+              .getResult(),
+          partialEmpty)
+          .getResult(0);
+  Value partial =
+      linalg::GenericOp::create(
+          b, loc, partialInit.getType(), ValueRange{quads, quants}, partialInit,
+          maps, loops,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            auto byteOf = [&](Value quad, int64_t t) -> Value {
+              if (t > 0)
+                quad = arith::ShRUIOp::create(
+                    nb, nloc, quad,
+                    arith::ConstantOp::create(nb, nloc,
+                                              nb.getIntegerAttr(i32, 8 * t)));
+              return arith::TruncIOp::create(nb, nloc, i8, quad);
+            };
+            Value bias = arith::ConstantOp::create(nb, nloc,
+                                                   nb.getIntegerAttr(i8, -128));
+            Value sum;
+            for (int64_t t = 0; t < 4; ++t) {
+              // q + 128 as an unsigned byte: q with its top bit flipped.
+              Value weight = arith::ExtUIOp::create(
+                  nb, nloc, i32,
+                  arith::XOrIOp::create(nb, nloc, byteOf(args[1], t), bias));
+              Value inputByte =
+                  arith::ExtSIOp::create(nb, nloc, i32, byteOf(args[0], t));
+              Value product =
+                  arith::MulIOp::create(nb, nloc, weight, inputByte);
+              sum =
+                  sum ? arith::AddIOp::create(nb, nloc, sum, product) : product;
+            }
+            yield(nb, nloc, arith::AddIOp::create(nb, nloc, args[2], sum));
+          })
+          .getResult(0);
+
+  // Loops (p, s, b, j).
+  Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
+  SmallVector<AffineMap> scaleMaps = {
+      projection(context, 4, {1, 0, 2, 3}), projection(context, 4, {0, 2, 3}),
+      projection(context, 4, {1, 2}), projection(context, 4, {1, 2}),
+      projection(context, 4, {1, 0, 3})};
+  SmallVector<utils::IteratorType> scaleLoops = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  Value product =
+      linalg::GenericOp::create(
+          b, loc, init.getType(),
+          ValueRange{partial, scales, inputs.offsets, inputs.scales}, init,
+          scaleMaps, scaleLoops, scaleIntegerSum)
           .getResult(0);
   return panelsToColumns(b, loc, product, outputs, bias);
 }
@@ -532,6 +661,12 @@ struct QuantizedLinearLowering : OpRewritePattern<QuantizedLinearOp> {
       : OpRewritePattern(context), int8Inputs(int8Inputs) {}
   LogicalResult matchAndRewrite(QuantizedLinearOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getFormat() == "q8_0x4") {
+      rewriter.replaceOp(op, projectQ8_0x4(rewriter, op.getLoc(), op.getInput(),
+                                           op.getQuants(), op.getScales(),
+                                           op.getOutFeatures(), op.getBias()));
+      return success();
+    }
     if (int8Inputs && op.getFormat() == "q4_0") {
       rewriter.replaceOp(
           op, projectQ4_0WithInt8Inputs(rewriter, op.getLoc(), op.getInput(),

@@ -69,7 +69,8 @@ func.func @q4_0(%x: tensor<4x64xf32>, %q: tensor<2x2x16x16xi8>, %d: tensor<2x2x1
 
 // -----
 
-// Only Q4_0 takes int8 inputs: Q8_0 blocks keep f32 inputs.
+// The option is for Q4_0: Q8_0 blocks keep f32 inputs (tfm-cpu-pack-weights
+// gives Q8_0 int8 inputs by choosing the q8_0x4 panels).
 // CHECK-LABEL: func.func @q8_0
 // CHECK-NOT: math.roundeven
 // CHECK-NOT: xi16>
@@ -77,4 +78,52 @@ func.func @q4_0(%x: tensor<4x64xf32>, %q: tensor<2x2x16x16xi8>, %d: tensor<2x2x1
 func.func @q8_0(%x: tensor<1x64xf32>, %q: tensor<2x2x32x16xi8>, %d: tensor<2x2x16xf16>) -> tensor<1x32xf32> {
   %y = tfm.quantized_linear %x, %q, %d {format = "q8_0", out_features = 32 : i64} : tensor<1x64xf32>, tensor<2x2x32x16xi8>, tensor<2x2x16xf16> -> tensor<1x32xf32>
   return %y : tensor<1x32xf32>
+}
+
+// -----
+
+// q8_0x4 panels (Q8_0, four columns of a row in each i32) always take int8
+// inputs, with or without the option. The inputs are quantized as for
+// Q4_0 but offset by -128 * sum(q) per block; each step's four int8 inputs
+// become one i32 (byte t: column 4i + t). The integer sums per block are
+// i32 over 8 steps, loops (panel, row, block, step, lane): per byte, the
+// quant with its top bit flipped (q + 128, unsigned) times the input
+// (signed). Then each, plus the offset, times the weights' and the inputs'
+// scales, loops (panel, row, block, lane).
+// CHECK-DAG: #[[BYTE0:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2, 0)>
+// CHECK-DAG: #[[BYTE3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2, 3)>
+// CHECK-DAG: #[[QUAD:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+// CHECK-DAG: #[[QUANTS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+// CHECK-DAG: #[[PARTIAL:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d2, d4)>
+// CHECK-DAG: #[[SUMS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
+// CHECK-DAG: #[[SCALE:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[ROWBLOCK:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d3)>
+// CHECK-LABEL: func.func @q8_0x4
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[Q:.*]]: tensor<2x2x8x16xi32>, %[[DW:.*]]: tensor<2x2x16xf16>)
+// CHECK: %[[PERBLOCK:.*]]:2 = linalg.generic
+// CHECK: %[[QX:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x2x32xi8>)
+// CHECK:   math.roundeven
+// CHECK: %[[OFFSETS:.*]] = linalg.generic {{.*}} ins(%[[QX]] : tensor<4x2x32xi8>) outs(%{{.*}} : tensor<4x2xf32>)
+// CHECK:   arith.constant -1.280000e+02 : f32
+// CHECK: %[[COLUMNS:.*]] = tensor.expand_shape %[[QX]] {{\[}}[0], [1], [2, 3]] output_shape [4, 2, 8, 4]
+// CHECK: %[[QUADS:.*]] = linalg.generic {indexing_maps = [#[[BYTE0]], #{{.*}}, #{{.*}}, #[[BYTE3]], #{{.*}}], {{.*}} ins(%[[COLUMNS]], %[[COLUMNS]], %[[COLUMNS]], %[[COLUMNS]] : {{.*}}) outs(%{{.*}} : tensor<4x2x8xi32>)
+// CHECK-COUNT-3: arith.shli
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<4x2x2x16xi32>)
+// CHECK: %[[SUM32:.*]] = linalg.generic {indexing_maps = [#[[QUAD]], #[[QUANTS]], #[[PARTIAL]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[QUADS]], %[[Q]] : tensor<4x2x8xi32>, tensor<2x2x8x16xi32>) outs(%[[ZERO]] : tensor<4x2x2x16xi32>)
+// CHECK:   %[[FLIP:.*]] = arith.constant -128 : i8
+// CHECK:   %[[W0:.*]] = arith.trunci %{{.*}} : i32 to i8
+// CHECK:   %[[U0:.*]] = arith.xori %[[W0]], %[[FLIP]] : i8
+// CHECK:   arith.extui %[[U0]] : i8 to i32
+// CHECK:   arith.extsi %{{.*}} : i8 to i32
+// CHECK-COUNT-4: arith.muli
+// CHECK: %[[RESULT:.*]] = linalg.generic {indexing_maps = [#[[SUMS]], #[[SCALE]], #[[ROWBLOCK]], #[[ROWBLOCK]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[SUM32]], %[[DW]], %[[OFFSETS]], %[[PERBLOCK]]#0 : tensor<4x2x2x16xi32>, tensor<2x2x16xf16>, tensor<4x2xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
+// CHECK:   arith.sitofp %{{.*}} : i32 to f32
+// CHECK: tensor.collapse_shape %[[RESULT]] {{\[}}[0], [1, 2]] : tensor<4x2x16xf32> into tensor<4x32xf32>
+// DEFAULT-LABEL: func.func @q8_0x4
+// DEFAULT: math.roundeven
+// DEFAULT: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x2x8xi32>, tensor<2x2x8x16xi32>) outs(%{{.*}} : tensor<4x2x2x16xi32>)
+func.func @q8_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x8x16xi32>, %d: tensor<2x2x16xf16>) -> tensor<4x32xf32> {
+  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0x4", out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x8x16xi32>, tensor<2x2x16xf16> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
 }

@@ -261,3 +261,104 @@ func.func @q4_0_int8_prefill(%pairs: tensor<8x2x2x8xi16>, %q: tensor<2x2x2x8x16x
   } -> tensor<8x2x16xf32>
   return %r : tensor<8x2x16xf32>
 }
+
+// -----
+
+// Q8_0 over int8 inputs (q8_0x4 panels), prefill of 8 rows: 32-bit integer
+// sums per block of four-byte quads, loops (panel, row, block, step, lane),
+// then their scaled sum with the inputs' offsets and scales per row and
+// block, loops (panel, row, block, lane). The kernel takes one block at a
+// time: 8 steps into a zeroed 32-bit register tile (each step one
+// broadcast of the rows' input quads and one load of 16 quant quads), then
+// the block's sum, plus the offset, times the weights' scales times the
+// inputs', into the f32 accumulators.
+#quad = affine_map<(p, s, b, i, j) -> (s, b, i)>
+#wq = affine_map<(p, s, b, i, j) -> (p, b, i, j)>
+#pq = affine_map<(p, s, b, i, j) -> (s, p, b, j)>
+#pi4 = affine_map<(p, s, b, j) -> (s, p, b, j)>
+#d4 = affine_map<(p, s, b, j) -> (p, b, j)>
+#rb4 = affine_map<(p, s, b, j) -> (s, b)>
+#o4 = affine_map<(p, s, b, j) -> (s, p, j)>
+// CHECK-LABEL: func.func @q8_0x4_prefill
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0> : vector<8x1x16xi32>
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK:     scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8x16xf32>)
+// CHECK:       %[[BLOCK:.*]] = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%[[P:.*]] = %[[ZERO]]) -> (vector<8x1x16xi32>)
+// CHECK:         %[[X:.*]] = vector.transfer_read {{.*}} : tensor<8x1x1xi32>, vector<8x1x1x16xi32>
+// CHECK:         %[[Q:.*]] = vector.transfer_read {{.*}} : tensor<1x1x1x16xi32>, vector<8x1x1x16xi32>
+// CHECK-COUNT-4: arith.muli
+// CHECK:         %[[CAST:.*]] = vector.shape_cast %{{.*}} : vector<8x1x1x16xi32> to vector<8x1x16xi32>
+// CHECK:         %[[NEXT:.*]] = arith.addi %[[P]], %[[CAST]] : vector<8x1x16xi32>
+// CHECK:         scf.yield %[[NEXT]]
+// CHECK:       %[[OFF:.*]] = vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1x16xf32>
+// CHECK:       %[[DX:.*]] = vector.transfer_read {{.*}} : tensor<8x1xf32>, vector<8x1x16xf32>
+// CHECK:       %[[SUM:.*]] = arith.sitofp %[[BLOCK]] : vector<8x1x16xi32> to vector<8x1x16xf32>
+// CHECK:       %[[SHIFTED:.*]] = arith.addf %[[SUM]], %[[OFF]]
+// CHECK:       %[[DW:.*]] = arith.extf
+// CHECK:       %[[SCALE:.*]] = arith.mulf %[[DW]], %[[DX]]
+// CHECK:       vector.contract {{.*}} %[[SHIFTED]], %[[SCALE]], %[[ACC]] : vector<8x1x16xf32>, vector<8x1x16xf32> into vector<8x16xf32>
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: linalg.generic
+func.func @q8_0x4_prefill(%quads: tensor<8x2x8xi32>, %q: tensor<2x2x8x16xi32>, %d: tensor<2x2x16xf16>, %offsets: tensor<8x2xf32>, %dx: tensor<8x2xf32>) -> tensor<8x2x16xf32> {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<8x2x2x16xi32>
+  %pinit = linalg.fill ins(%c0 : i32) outs(%e : tensor<8x2x2x16xi32>) -> tensor<8x2x2x16xi32>
+  %partial = linalg.generic {indexing_maps = [#quad, #wq, #pq], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%quads, %q : tensor<8x2x8xi32>, tensor<2x2x8x16xi32>) outs(%pinit : tensor<8x2x2x16xi32>) {
+  ^bb0(%x: i32, %w: i32, %acc: i32):
+    %flip = arith.constant -128 : i8
+    %c8 = arith.constant 8 : i32
+    %c16 = arith.constant 16 : i32
+    %c24 = arith.constant 24 : i32
+    %w0 = arith.trunci %w : i32 to i8
+    %x0 = arith.trunci %x : i32 to i8
+    %ws1 = arith.shrui %w, %c8 : i32
+    %xs1 = arith.shrui %x, %c8 : i32
+    %w1 = arith.trunci %ws1 : i32 to i8
+    %x1 = arith.trunci %xs1 : i32 to i8
+    %ws2 = arith.shrui %w, %c16 : i32
+    %xs2 = arith.shrui %x, %c16 : i32
+    %w2 = arith.trunci %ws2 : i32 to i8
+    %x2 = arith.trunci %xs2 : i32 to i8
+    %ws3 = arith.shrui %w, %c24 : i32
+    %xs3 = arith.shrui %x, %c24 : i32
+    %w3 = arith.trunci %ws3 : i32 to i8
+    %x3 = arith.trunci %xs3 : i32 to i8
+    %f0 = arith.xori %w0, %flip : i8
+    %f1 = arith.xori %w1, %flip : i8
+    %f2 = arith.xori %w2, %flip : i8
+    %f3 = arith.xori %w3, %flip : i8
+    %u0 = arith.extui %f0 : i8 to i32
+    %u1 = arith.extui %f1 : i8 to i32
+    %u2 = arith.extui %f2 : i8 to i32
+    %u3 = arith.extui %f3 : i8 to i32
+    %s0 = arith.extsi %x0 : i8 to i32
+    %s1 = arith.extsi %x1 : i8 to i32
+    %s2 = arith.extsi %x2 : i8 to i32
+    %s3 = arith.extsi %x3 : i8 to i32
+    %p0 = arith.muli %u0, %s0 : i32
+    %p1 = arith.muli %u1, %s1 : i32
+    %p2 = arith.muli %u2, %s2 : i32
+    %p3 = arith.muli %u3, %s3 : i32
+    %a = arith.addi %p0, %p1 : i32
+    %b = arith.addi %a, %p2 : i32
+    %c = arith.addi %b, %p3 : i32
+    %s = arith.addi %acc, %c : i32
+    linalg.yield %s : i32
+  } -> tensor<8x2x2x16xi32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x2x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x2x16xf32>) -> tensor<8x2x16xf32>
+  %r = linalg.generic {indexing_maps = [#pi4, #d4, #rb4, #rb4, #o4], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%partial, %d, %offsets, %dx : tensor<8x2x2x16xi32>, tensor<2x2x16xf16>, tensor<8x2xf32>, tensor<8x2xf32>) outs(%init : tensor<8x2x16xf32>) {
+  ^bb0(%a: i32, %c: f16, %offset: f32, %scale: f32, %acc: f32):
+    %af = arith.sitofp %a : i32 to f32
+    %shifted = arith.addf %af, %offset : f32
+    %ws = arith.extf %c : f16 to f32
+    %both = arith.mulf %ws, %scale : f32
+    %m = arith.mulf %shifted, %both : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x2x16xf32>
+  return %r : tensor<8x2x16xf32>
+}
