@@ -29,6 +29,7 @@ void mlir::tfm::buildCpuWeightLayoutPipeline(
   if (options.packWeights) {
     TfmCpuPackWeightsOptions packing;
     packing.weightType = options.weights;
+    packing.int8Inputs = options.int8Inputs;
     pm.addPass(createTfmCpuPackWeights(packing));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -113,6 +114,9 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
   if (options.int8Inputs)
     pm.addNestedPass<func::FuncOp>(createTfmCpuNibblePairDot());
+  // Q8_0's q8_0x4 panels (tfm-cpu-pack-weights) are int8-input kernels
+  // whatever this option says.
+  pm.addNestedPass<func::FuncOp>(createTfmCpuByteQuadDot());
   pm.addPass(createTfmLowerStridedCopies());
   // The projection kernels' loops over output panels.
   pm.addPass(options.parallel ? createForallToParallelLoopPass()

@@ -329,4 +329,19 @@ def TfmCpuNibblePairDot : Pass<"tfm-cpu-nibble-pair-dot", "mlir::func::FuncOp"> 
                            "mlir::vector::VectorDialect"];
 }
 
+def TfmCpuByteQuadDot : Pass<"tfm-cpu-byte-quad-dot", "mlir::func::FuncOp"> {
+  let summary = "Q8_0 byte quad products over int8 inputs as vpdpbusd";
+  let description = [{
+    Rewrites the vectors of `acc + sum_t zext(byte_t(w) ^ 0x80) *
+    sext(byte_t(x))` over the four bytes of 32-bit lanes, which the Q8_0
+    projection over int8 inputs (`q8_0x4` panels) computes, into VNNI's
+    `vpdpbusd` (`llvm.call_intrinsic`): 16 lanes an instruction where the
+    module's `#tfm.target` has AVX-512 VNNI, 8 where it has AVX-VNNI;
+    nothing elsewhere. After bufferization: the intrinsic call has no
+    declared memory effects.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // TFM_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,16 @@
+//===- ByteQuadDot.h - Byte quad products as vpdpbusd -----------*- C++ -*-===//
+#ifndef TFMC_PASSES_CODEGEN_CPU_BYTEQUADDOT_H
+#define TFMC_PASSES_CODEGEN_CPU_BYTEQUADDOT_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tfm {
+
+/// Rewrites `acc + sum_t u_t * s_t` over the four bytes t of 32-bit lanes
+/// (`u_t` unsigned, `s_t` signed) into VNNI's `vpdpbusd`, `lanes` (16 for
+/// AVX-512 VNNI, 8 for AVX-VNNI) 32-bit lanes an instruction.
+void populateByteQuadDotPatterns(RewritePatternSet &patterns, int64_t lanes);
+
+} // namespace mlir::tfm
+
+#endif // TFMC_PASSES_CODEGEN_CPU_BYTEQUADDOT_H
