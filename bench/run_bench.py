@@ -10,7 +10,7 @@ encode calls of the whole compiled sequence against a PyTorch f32 forward of
 the same weights. See bench/README.md.
 
   /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
-      [--weights f32,f16,bf16,q8_0,q4_0,q4_0-f32-inputs,q4_k_m]
+      [--weights f32,f16,bf16,q8_0,q4_0,q8_0-f32-inputs,q4_0-f32-inputs,q4_k_m]
 """
 import argparse
 import json
@@ -168,9 +168,10 @@ WEIGHT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "q8_0": 34 / 32, "q4_0": 18 / 32}
 FILE_TYPES = ("q4_k_m",)
 
 # A weight type compiled with other code generation: (--weights, flags).
-# q4_0 takes int8 inputs by default where the target has AVX2; this row
-# keeps them f32, for the comparison in one run.
-VARIANTS = {"q4_0-f32-inputs": ("q4_0", ["--int8-inputs=false"])}
+# q4_0 takes int8 inputs by default where the target has AVX2, q8_0 where
+# it has VNNI; these rows keep them f32, for the comparison in one run.
+VARIANTS = {"q4_0-f32-inputs": ("q4_0", ["--int8-inputs=false"]),
+            "q8_0-f32-inputs": ("q8_0", ["--int8-inputs=false"])}
 
 
 def write_quantized_gguf(shape, directory, models_dir, file_type):

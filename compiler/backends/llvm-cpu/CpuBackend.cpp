@@ -131,6 +131,15 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
                           llvm::StringRef(layoutOptions.weights)))
     return makeError("unknown --weights '" + layoutOptions.weights +
                      "' (expected f32, f16, bf16, q8_0 or q4_0)");
+  // Q8_0 projections take int8 inputs (the q8_0x4 panels) by default
+  // where the target has a VNNI byte dot product (vpdpbusd), Q4_0 ones
+  // where it has AVX2's vpmaddubsw (docs/weight-types.md);
+  // --int8-inputs=false|true decides both for any target.
+  mlir::tfm::TargetAttr targetAttr = mlir::tfm::getTarget(module);
+  if (!codegen.int8Inputs.hasValue())
+    layoutOptions.int8Inputs =
+        mlir::tfm::hasTargetFeature(targetAttr, "+avx512vnni") ||
+        mlir::tfm::hasTargetFeature(targetAttr, "+avxvnni");
   if (!layoutOptions.packWeights && layoutOptions.weights != "" &&
       layoutOptions.weights != "f32")
     return makeError("--weights=" + layoutOptions.weights +
@@ -147,14 +156,11 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
   if (!info)
     return info.takeError();
 
-  // Q4_0 projections take int8 inputs by default where the target has
-  // AVX2's vpmaddubsw (docs/weight-types.md); --int8-inputs=false|true
-  // decides for any target.
   mlir::tfm::CpuCodegenOptions codegenOptions;
   codegenOptions.copyOptionValuesFrom(codegen);
   if (!codegen.int8Inputs.hasValue())
     codegenOptions.int8Inputs =
-        mlir::tfm::hasTargetFeature(mlir::tfm::getTarget(module), "+avx2");
+        mlir::tfm::hasTargetFeature(targetAttr, "+avx2");
   if (auto error = session.runPasses([&](mlir::OpPassManager &pm) {
         mlir::tfm::buildCpuToLinalgPipeline(pm, codegenOptions);
       }))
@@ -179,7 +185,6 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
     return llvmModule.takeError();
   std::string output =
       session.outputPath().empty() ? "-" : session.outputPath().str();
-  mlir::tfm::TargetAttr targetAttr = mlir::tfm::getTarget(module);
   if (session.stopsAfter("llvm-ir")) {
     std::error_code ec;
     llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_Text);
