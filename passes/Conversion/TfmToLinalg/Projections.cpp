@@ -263,17 +263,60 @@ QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
   return {quants, scales, offsets};
 }
 
-/// The body that scales an integer partial sum over int8 inputs:
-/// `acc + (partial + o) * (d * dx)` for the operands (partial, weight
-/// scale d (f16), input offset o, input scale dx, acc).
-void scaleIntegerSum(OpBuilder &b, Location loc, ValueRange args) {
-  Type f32 = b.getF32Type();
-  Value sum = arith::AddFOp::create(
-      b, loc, arith::SIToFPOp::create(b, loc, f32, args[0]), args[2]);
-  Value scale = arith::MulFOp::create(
-      b, loc, arith::ExtFOp::create(b, loc, f32, args[1]), args[3]);
-  Value term = arith::MulFOp::create(b, loc, sum, scale);
-  yield(b, loc, arith::AddFOp::create(b, loc, args[4], term));
+/// A zero-filled `shape` tensor of the integer type `element`.
+Value zeroIntegers(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                   Type element) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, element);
+  return linalg::FillOp::create(
+             b, loc,
+             arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0))
+                 .getResult(),
+             empty)
+      .getResult(0);
+}
+
+/// The projection from the integer partial sums over int8 `inputs`,
+/// `partial[s, p, b, (h,) j]` per block (and half block): `out[s, p, j] =
+/// sum_{b, (h)} (partial + o[s, b]) * (d[p, b, j] * dx[s, b])`, loops (p,
+/// s, b, (h,) j), as `[S, P * W]` cut to `outputs` columns plus `bias`.
+Value scaleIntegerPartials(OpBuilder &b, Location loc, Value partial,
+                           Value scales, const QuantizedInputs &inputs,
+                           int64_t outputs, Value bias) {
+  MLIRContext *context = b.getContext();
+  ArrayRef<int64_t> shape = shapeOf(partial);
+  int64_t rows = shape[0], numPanels = shape[1], width = shape.back();
+  unsigned loops = shape.size(), lane = loops - 1;
+  SmallVector<unsigned> partialDims = {1, 0};
+  for (unsigned dim = 2; dim < loops; ++dim)
+    partialDims.push_back(dim);
+  Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
+  SmallVector<AffineMap> scaleMaps = {projection(context, loops, partialDims),
+                                      projection(context, loops, {0, 2, lane}),
+                                      projection(context, loops, {1, 2}),
+                                      projection(context, loops, {1, 2}),
+                                      projection(context, loops, {1, 0, lane})};
+  SmallVector<utils::IteratorType> scaleLoops(loops,
+                                              utils::IteratorType::reduction);
+  scaleLoops[0] = scaleLoops[1] = scaleLoops[lane] =
+      utils::IteratorType::parallel;
+  Value product =
+      linalg::GenericOp::create(
+          b, loc, init.getType(),
+          ValueRange{partial, scales, inputs.offsets, inputs.scales}, init,
+          scaleMaps, scaleLoops,
+          [](OpBuilder &nb, Location nloc, ValueRange args) {
+            Type f32 = nb.getF32Type();
+            Value sum = arith::AddFOp::create(
+                nb, nloc, arith::SIToFPOp::create(nb, nloc, f32, args[0]),
+                args[2]);
+            Value scale = arith::MulFOp::create(
+                nb, nloc, arith::ExtFOp::create(nb, nloc, f32, args[1]),
+                args[3]);
+            Value term = arith::MulFOp::create(nb, nloc, sum, scale);
+            yield(nb, nloc, arith::AddFOp::create(nb, nloc, args[4], term));
+          })
+          .getResult(0);
+  return panelsToColumns(b, loc, product, outputs, bias);
 }
 
 /// Q4_0 panels times inputs quantized to int8 (see quantizeInputBlocks),
@@ -338,15 +381,8 @@ Value projectQ4_0WithInt8Inputs(OpBuilder &b, Location loc, Value input,
   maps.push_back(projection(context, 6, {1, 0, 2, 3, 5}));
   SmallVector<utils::IteratorType> loops(6, utils::IteratorType::parallel);
   loops[4] = utils::IteratorType::reduction;
-  Value partialEmpty = tensor::EmptyOp::create(
-      b, loc, ArrayRef<int64_t>{rows, numPanels, blocks, 2, width}, i16);
   Value partialInit =
-      linalg::FillOp::create(
-          b, loc,
-          arith::ConstantOp::create(b, loc, b.getIntegerAttr(i16, 0))
-              .getResult(),
-          partialEmpty)
-          .getResult(0);
+      zeroIntegers(b, loc, {rows, numPanels, blocks, 2, width}, i16);
   Value partial =
       linalg::GenericOp::create(
           b, loc, partialInit.getType(), operands, partialInit, maps, loops,
@@ -373,23 +409,7 @@ Value projectQ4_0WithInt8Inputs(OpBuilder &b, Location loc, Value input,
           })
           .getResult(0);
 
-  // Loops (p, s, b, h, j).
-  Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
-  SmallVector<AffineMap> scaleMaps = {
-      projection(context, 5, {1, 0, 2, 3, 4}),
-      projection(context, 5, {0, 2, 4}), projection(context, 5, {1, 2}),
-      projection(context, 5, {1, 2}), projection(context, 5, {1, 0, 4})};
-  SmallVector<utils::IteratorType> scaleLoops = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::reduction,
-      utils::IteratorType::parallel};
-  Value product =
-      linalg::GenericOp::create(
-          b, loc, init.getType(),
-          ValueRange{partial, scales, inputs.offsets, inputs.scales}, init,
-          scaleMaps, scaleLoops, scaleIntegerSum)
-          .getResult(0);
-  return panelsToColumns(b, loc, product, outputs, bias);
+  return scaleIntegerPartials(b, loc, partial, scales, inputs, outputs, bias);
 }
 
 /// q8_0x4 panels (Q8_0, four columns of a row a lane) times inputs
@@ -456,15 +476,8 @@ Value projectQ8_0x4(OpBuilder &b, Location loc, Value input, Value quants,
                                  projection(context, 5, {1, 0, 2, 4})};
   SmallVector<utils::IteratorType> loops(5, utils::IteratorType::parallel);
   loops[3] = utils::IteratorType::reduction;
-  Value partialEmpty = tensor::EmptyOp::create(
-      b, loc, ArrayRef<int64_t>{rows, numPanels, blocks, width}, i32);
   Value partialInit =
-      linalg::FillOp::create(
-          b, loc,
-          arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, 0))
-              .getResult(),
-          partialEmpty)
-          .getResult(0);
+      zeroIntegers(b, loc, {rows, numPanels, blocks, width}, i32);
   Value partial =
       linalg::GenericOp::create(
           b, loc, partialInit.getType(), ValueRange{quads, quants}, partialInit,
@@ -497,22 +510,7 @@ Value projectQ8_0x4(OpBuilder &b, Location loc, Value input, Value quants,
           })
           .getResult(0);
 
-  // Loops (p, s, b, j).
-  Value init = filledTensor(b, loc, {rows, numPanels, width}, 0.0);
-  SmallVector<AffineMap> scaleMaps = {
-      projection(context, 4, {1, 0, 2, 3}), projection(context, 4, {0, 2, 3}),
-      projection(context, 4, {1, 2}), projection(context, 4, {1, 2}),
-      projection(context, 4, {1, 0, 3})};
-  SmallVector<utils::IteratorType> scaleLoops = {
-      utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::parallel};
-  Value product =
-      linalg::GenericOp::create(
-          b, loc, init.getType(),
-          ValueRange{partial, scales, inputs.offsets, inputs.scales}, init,
-          scaleMaps, scaleLoops, scaleIntegerSum)
-          .getResult(0);
-  return panelsToColumns(b, loc, product, outputs, bias);
+  return scaleIntegerPartials(b, loc, partial, scales, inputs, outputs, bias);
 }
 
 /// Q8_0 / Q4_0 / kquant panels (see tfm.global_weight's `block_quant`):
