@@ -194,8 +194,10 @@ def TfmCpuPrefetchWeightPanels : Pass<"tfm-cpu-prefetch-weight-panels"> {
     stream. When the panels that a function's single-sweep kernels read
     add up to at least `stream-min-bytes` (weights that stream from DRAM
     every step), each such kernel's reduction loop prefetches, at feature
-    k, feature `k + stream-distance` of each of its panels (non-temporal,
-    clamped to the last feature). Smaller weights are partly
+    k, feature `k + stream-distance` of each of its panels (clamped to the
+    last feature; non-temporal where `#tfm.target`'s CPU is AMD Zen
+    (`znver*`), else locality 3: an Intel Xeon's non-temporal prefetches
+    fill L1 alone and slowed decode 2.4x). Smaller weights are partly
     cache-resident, where prefetching costs more than it hides; why the
     defaults are what they are: bench/README.md, "Measured defaults".
   }];

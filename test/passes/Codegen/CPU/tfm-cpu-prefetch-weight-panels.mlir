@@ -54,14 +54,15 @@ func.func @prefill_tile(%w: memref<4x8x16xf32>, %x: memref<16x8xf32>, %out: memr
 // CHECK-LABEL: func.func @single_sweep
 // CHECK-NOT: memref.prefetch
 // With stream-min-bytes=0 the reduction loop prefetches, at feature k,
-// feature k + 4 of its panel, clamped to the last feature (7), non-temporal.
+// feature k + 4 of its panel, clamped to the last feature (7), into L1
+// (locality 3; no #tfm.target says the CPU is AMD's).
 // STREAM-LABEL: func.func @single_sweep
 // STREAM-SAME: (%[[W:[a-z0-9_]+]]: memref<4x8x16xf32>
 // STREAM: scf.for %[[P:[a-z0-9_]+]] =
 // STREAM: scf.for %[[K:[a-z0-9_]+]] =
 // STREAM-NEXT: %[[AHEAD:.*]] = arith.addi %[[K]], %c4
 // STREAM-NEXT: %[[CLAMPED:.*]] = arith.minui %[[AHEAD]], %c7
-// STREAM-NEXT: memref.prefetch %[[W]][%[[P]], %[[CLAMPED]], %c0], read, locality<0>, data
+// STREAM-NEXT: memref.prefetch %[[W]][%[[P]], %[[CLAMPED]], %c0], read, locality<3>, data
 func.func @single_sweep(%w: memref<4x8x16xf32>, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -84,6 +85,39 @@ func.func @single_sweep(%w: memref<4x8x16xf32>, %out: memref<4xf32>) {
   return
 }
 
+
+// -----
+
+// On AMD Zen (#tfm.target's CPU znver*) the stream prefetches are
+// non-temporal: each line is read once, a few iterations later.
+// STREAM-LABEL: func.func @single_sweep_zen
+// STREAM: memref.prefetch %{{.*}}, read, locality<0>, data
+// CHECK-LABEL: func.func @single_sweep_zen
+// CHECK-NOT: memref.prefetch
+module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver3", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>} {
+func.func @single_sweep_zen(%w: memref<4x8x16xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %p = %c0 to %c4 step %c1 {
+    %tile = memref.subview %w[%p, 0, 0] [1, 8, 16] [1, 1, 1] : memref<4x8x16xf32> to memref<1x8x16xf32, strided<[128, 16, 1], offset: ?>>
+    scf.for %r = %c0 to %c1 step %c1 {
+      %acc = scf.for %k = %c0 to %c8 step %c1 iter_args(%a = %zero) -> (f32) {
+        %wk = memref.subview %tile[0, %k, 0] [1, 1, 16] [1, 1, 1] : memref<1x8x16xf32, strided<[128, 16, 1], offset: ?>> to memref<1x1x16xf32, strided<[128, 16, 1], offset: ?>>
+        %v = vector.transfer_read %wk[%c0, %c0, %c0], %zero {in_bounds = [true]} : memref<1x1x16xf32, strided<[128, 16, 1], offset: ?>>, vector<16xf32>
+        %s = vector.reduction <add>, %v : vector<16xf32> into f32
+        %n = arith.addf %a, %s : f32
+        scf.yield %n : f32
+      }
+      memref.store %acc, %out[%p] : memref<4xf32>
+    }
+  }
+  return
+}
+
+}
 // -----
 
 // A tile that covers only half of each panel's features is not a panel
