@@ -324,11 +324,16 @@ LogicalResult buildBlockKernel(RewriterBase &rewriter,
                        scf::SCFTilingOptions::LoopType::ForallOp);
   if (failed(task))
     return scaledSum.emitOpError("could not be tiled over output panels");
+  // Tiling replaced (and erased) `scaledSum`: later errors point at its
+  // location.
+  auto fail = [loc = task->scaledSum.getLoc()](const Twine &message) {
+    return emitError(loc) << "block-quantized projection " << message;
+  };
   FailureOr<BlockTile> kernel =
       tileWithPartials(rewriter, task->scaledSum, kernelSizes,
                        scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(kernel))
-    return scaledSum.emitOpError("could not be tiled into register tiles");
+    return fail("could not be tiled into register tiles");
   // The zero fill of the partial accumulators, once per block.
   auto zeroPartials = kernel->partials.getDpsInitOperand(0)
                           ->get()
@@ -339,11 +344,11 @@ LogicalResult buildBlockKernel(RewriterBase &rewriter,
       tile(rewriter, kernel->partials, stepSizes,
            scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(quantStep))
-    return scaledSum.emitOpError("block could not be tiled into quant steps");
+    return fail("could not be tiled into quant steps");
   if (failed(vectorizeInPlace(rewriter, *quantStep)) ||
       failed(vectorizeInPlace(rewriter, kernel->scaledSum)) ||
       (zeroPartials && failed(vectorizeInPlace(rewriter, zeroPartials))))
-    return scaledSum.emitOpError("register tile could not be vectorised");
+    return fail("register tile could not be vectorised");
   return success();
 }
 
