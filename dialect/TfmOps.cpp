@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 
@@ -74,27 +75,30 @@ LogicalResult GlobalWeightOp::verify() {
   return success();
 }
 
-/// Quants per block in the panels of `format` (two Q4_0 or kquant4 values
-/// a byte, four q8_0x4 values an i32), or 0 for a format that is none of
-/// those (`kquant` has 16 or 32 values a block, a byte each).
+/// Quants per block in the panels of `format`, or 0 for a format that is
+/// none of those (`kquant` has 16 or 32 values a block, a byte each).
 static int64_t quantsPerBlock(StringRef format) {
-  if (format == "q8_0")
-    return 32;
-  if (format == "q8_0x4")
-    return 8;
-  return blockFormatHoldsNibbles(format) ? 16 : 0;
+  if (format == "kquant" || !blockFormatValuesPerQuant(format))
+    return 0;
+  return 32 / blockFormatValuesPerQuant(format);
 }
 
 int64_t mlir::tfm::blockFormatValuesPerQuant(StringRef format) {
-  return format == "q8_0x4" ? 4 : blockFormatHoldsNibbles(format) ? 2 : 1;
+  return llvm::StringSwitch<int64_t>(format)
+      .Cases({"q8_0", "kquant"}, 1)
+      .Cases({"q4_0", "kquant4"}, 2)
+      .Case("q8_0x4", 4)
+      .Case("q4_0x4", 8)
+      .Default(0);
 }
 
 Type mlir::tfm::blockFormatQuantType(MLIRContext *context, StringRef format) {
-  return IntegerType::get(context, format == "q8_0x4" ? 32 : 8);
+  bool quads = format == "q8_0x4" || format == "q4_0x4";
+  return IntegerType::get(context, quads ? 32 : 8);
 }
 
 static bool isBlockFormat(StringRef format) {
-  return quantsPerBlock(format) || format == "kquant";
+  return blockFormatValuesPerQuant(format) != 0;
 }
 
 bool mlir::tfm::blockFormatHoldsNibbles(StringRef format) {
@@ -117,8 +121,8 @@ LogicalResult GlobalWeightOp::verifyBlockQuantized() {
   auto type = cast<RankedTensorType>(getType());
   StringRef format = getBlockQuant();
   if (!isBlockFormat(format))
-    return emitOpError() << "block_quant is q8_0, q8_0x4, q4_0, kquant or "
-                            "kquant4, got '"
+    return emitOpError() << "block_quant is q8_0, q8_0x4, q4_0, q4_0x4, "
+                            "kquant or kquant4, got '"
                          << format << "'";
   if (!getPanels())
     return emitOpError() << "block-quantized weights are panels";
@@ -341,8 +345,8 @@ LogicalResult QuantizedLinearOp::inferReturnTypes(
 LogicalResult QuantizedLinearOp::verify() {
   StringRef format = getFormat();
   if (!isBlockFormat(format))
-    return emitOpError() << "format is q8_0, q8_0x4, q4_0, kquant or kquant4, "
-                            "got '"
+    return emitOpError() << "format is q8_0, q8_0x4, q4_0, q4_0x4, kquant or "
+                            "kquant4, got '"
                          << format << "'";
   int64_t panels = dim(getQuants(), 0), blocks = dim(getQuants(), 1),
           perBlock = dim(getQuants(), 2), width = dim(getQuants(), 3);

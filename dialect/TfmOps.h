@@ -33,11 +33,14 @@ bool blockFormatHoldsNibbles(StringRef format);
 /// and kquant4.
 bool blockFormatHasMins(StringRef format);
 
-/// Values of a row that one element of `format`'s quants holds: 4 for
-/// q8_0x4 (an i32 of four int8), 2 for q4_0 and kquant4, else 1.
+/// Values of a row that one element of `format`'s quants holds: 1 for
+/// q8_0 and kquant, 2 for q4_0 and kquant4 (nibbles), 4 for q8_0x4 (an
+/// i32 of four int8), 8 for q4_0x4 (an i32 of four Q4_0 bytes); 0 for a
+/// name that is no block format.
 int64_t blockFormatValuesPerQuant(StringRef format);
 
-/// The element type of `format`'s quants: i32 for q8_0x4, else i8.
+/// The element type of `format`'s quants: i32 for q8_0x4 and q4_0x4, else
+/// i8.
 Type blockFormatQuantType(MLIRContext *context, StringRef format);
 
 } // namespace mlir::tfm

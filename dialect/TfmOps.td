@@ -72,6 +72,15 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     ```mlir
     tfm.global_weight @wo.quants : tensor<18x9x8x16xi32> {block_quant = "q8_0x4", panels}
     ```
+    `block_quant = "q4_0x4"` is Q4_0 laid out the same way: quants
+    `[P, KB, 4, W]` i32 whose element `[p, b, i, j]` holds, in byte `t`,
+    Q4_0's byte `4 * i + t` of row `p * W + j`, block `b` (low nibble:
+    column `b * 32 + 4 * i + t`, high nibble: column `b * 32 + 16 + 4 * i +
+    t`); the scales as Q4_0's. Masking a lane's low or high nibbles gives
+    four unsigned bytes of four consecutive columns.
+    ```mlir
+    tfm.global_weight @wo.quants : tensor<18x9x4x16xi32> {block_quant = "q4_0x4", panels}
+    ```
     `block_quant = "kquant"` holds GGUF's k-quants (Q4_K, Q5_K, Q6_K)
     unpacked: the quants `[P, KB, B, W]` i8 with `B` = 16 or 32 values per
     block (`KB = columns / B`), one a byte; the scales (`block_scales`) and
@@ -319,6 +328,8 @@ def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
     - `q8_0x4`: Q8_0 with quants `[P, in / 32, 8, W]` i32, four int8 a lane
       (see `tfm.global_weight`). Its kernel quantizes the inputs to int8 per
       block of 32 and sums integer products.
+    - `q4_0x4`: Q4_0 with quants `[P, in / 32, 4, W]` i32, four bytes (eight
+      values) a lane; its kernel is `q8_0x4`'s over the masked nibbles.
     - `kquant` (GGUF's Q4_K, Q5_K and Q6_K, unpacked): quants
       `[P, in / B, B, W]` i8 with B = 16 or 32 values a block, scales and
       mins `[P, in / B, W]` f32; weight `[o, k]` is `q * d - m`, or `q * d`

@@ -191,9 +191,9 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
     return llvm::createStringError("weight '" + slot.name +
                                    "': " + llvm::toString(std::move(error)));
   };
-  weights::ElementType format = slot.blockQuant == "q4_0"
-                                    ? weights::ElementType::Q4_0
-                                    : weights::ElementType::Q8_0;
+  bool q4_0 = slot.blockQuant == "q4_0" || slot.blockQuant == "q4_0x4";
+  weights::ElementType format =
+      q4_0 ? weights::ElementType::Q4_0 : weights::ElementType::Q8_0;
   std::vector<weights::TensorView> parts;
   for (const std::string &name : sourceNames(slot)) {
     auto found = findModelWeight(spec, name);
@@ -221,9 +221,9 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelSpec &spec) {
   auto matrix = weights::stack(parts);
   if (!matrix)
     return because(matrix.takeError());
-  // q8_0x4 quants hold four bytes of a row in each i32 lane.
-  int64_t bytesPerLane =
-      slot.blockQuant == "q8_0x4" && !slot.blockScales ? 4 : 1;
+  // q8_0x4 and q4_0x4 quants hold four bytes of a row in each i32 lane.
+  bool quads = slot.blockQuant == "q8_0x4" || slot.blockQuant == "q4_0x4";
+  int64_t bytesPerLane = quads && !slot.blockScales ? 4 : 1;
   return slotSized(slot, weights::packBlockPanels(
                              *matrix, slot.shape.front(), slot.shape.back(),
                              slot.blockScales, bytesPerLane));

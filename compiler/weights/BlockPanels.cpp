@@ -95,8 +95,7 @@ tfmc::weights::packBlockPanels(const TensorView &blocks, int64_t panels,
   int64_t rows = blocks.shape()[0];
   int64_t rowBlocks = blocks.shape()[1] / kQuantBlock;
   int64_t perBlock = quantBytesPerBlock(format);
-  if (bytesPerLane < 1 || perBlock % bytesPerLane != 0 ||
-      (bytesPerLane > 1 && format != ElementType::Q8_0))
+  if (bytesPerLane < 1 || perBlock % bytesPerLane != 0)
     return llvm::createStringError(llvm::Twine("cannot pack ") +
                                    elementTypeName(format) + " quants " +
                                    llvm::Twine(bytesPerLane) + " bytes a lane");

@@ -40,10 +40,10 @@ llvm::Expected<TensorView> quantizeRows(const TensorView &matrix,
 
 /// The bytes of the `[panels, KB, Q, width]` quants (or, with `scales`, the
 /// `[panels, KB, width]` f16 scales) of the 2-D block-quantized `blocks`.
-/// With `bytesPerLane` > 1 (Q8_0 only: 4 for tfm's q8_0x4), each lane
+/// With `bytesPerLane` > 1 (4 for tfm's q8_0x4 and q4_0x4), each lane
 /// holds that many consecutive quant bytes of its row, the quants
 /// `[panels, KB, Q / bytesPerLane, width, bytesPerLane]`. Errors when the
-/// rows do not fit the panels.
+/// rows do not fit the panels or a block's bytes do not fill whole lanes.
 llvm::Expected<std::string> packBlockPanels(const TensorView &blocks,
                                             int64_t panels, int64_t width,
                                             bool scales,

@@ -1,6 +1,6 @@
 // RUN: tfmc-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{block_quant is q8_0, q8_0x4, q4_0, kquant or kquant4, got 'q5_k'}}
+// expected-error @+1 {{block_quant is q8_0, q8_0x4, q4_0, q4_0x4, kquant or kquant4, got 'q5_k'}}
 tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q5_k", panels}
 
 // -----
@@ -24,6 +24,12 @@ tfm.global_weight @w : tensor<3x2x16x16xf32> {block_quant = "q4_0", panels}
 // q8_0x4 holds four int8 a lane: i32 quants.
 // expected-error @+1 {{q8_0x4 quants are [panels, blocks, 8, width] 'i32' tensors, got 'tensor<3x2x32x16xi8>'}}
 tfm.global_weight @w : tensor<3x2x32x16xi8> {block_quant = "q8_0x4", panels}
+
+// -----
+
+// q4_0x4 holds a block's 16 bytes four a lane: 4 lanes per block and row.
+// expected-error @+1 {{q4_0x4 quants are [panels, blocks, 4, width] 'i32' tensors, got 'tensor<3x2x8x16xi32>'}}
+tfm.global_weight @w : tensor<3x2x8x16xi32> {block_quant = "q4_0x4", panels}
 
 // -----
 
@@ -70,7 +76,7 @@ tfm.global_weight @w : tensor<3x2x16xf32> {block_mins, block_quant = "kquant", b
 // -----
 
 func.func @format(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{format is q8_0, q8_0x4, q4_0, kquant or kquant4, got 'q4_1'}}
+  // expected-error @+1 {{format is q8_0, q8_0x4, q4_0, q4_0x4, kquant or kquant4, got 'q4_1'}}
   %y = tfm.quantized_linear %x, %q, %d {format = "q4_1", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
@@ -88,6 +94,22 @@ func.func @quants_per_block(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: 
 func.func @quad_quants(%x: tensor<4x64xf32>, %q: tensor<3x2x8x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
   // expected-error @+1 {{q8_0x4 quants are 'i32', got 'tensor<3x2x8x16xi8>'}}
   %y = tfm.quantized_linear %x, %q, %d {format = "q8_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x8x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @nibble_quad_quants(%x: tensor<4x64xf32>, %q: tensor<3x2x4x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{q4_0x4 quants are 'i32', got 'tensor<3x2x4x16xi8>'}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x4x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @nibble_quads_per_block(%x: tensor<4x64xf32>, %q: tensor<3x2x8x16xi32>, %d: tensor<3x2x16xf16>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{q4_0x4 quants hold 4 elements per block and row, got 8}}
+  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x8x16xi32>, tensor<3x2x16xf16> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
 

@@ -34,6 +34,23 @@ func.func @q8_0x4_projection(%x: tensor<4x64xf32>) -> tensor<4x40xf32> {
 
 // -----
 
+// q4_0x4 panels: Q4_0 with four bytes (eight values) of a row in each i32
+// lane.
+// CHECK: tfm.global_weight @wv.quants : tensor<3x2x4x16xi32> {block_quant = "q4_0x4", panels}
+tfm.global_weight @wv.quants : tensor<3x2x4x16xi32> {block_quant = "q4_0x4", panels}
+// CHECK: tfm.global_weight @wv.scales : tensor<3x2x16xf16> {block_quant = "q4_0x4", block_scales, panels}
+tfm.global_weight @wv.scales : tensor<3x2x16xf16> {block_quant = "q4_0x4", block_scales, panels}
+// CHECK-LABEL: func @q4_0x4_projection
+func.func @q4_0x4_projection(%x: tensor<4x64xf32>) -> tensor<4x40xf32> {
+  %q = tfm.weight @wv.quants : tensor<3x2x4x16xi32>
+  %d = tfm.weight @wv.scales : tensor<3x2x16xf16>
+  // CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} {format = "q4_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x4x16xi32>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x4x16xi32>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
 // Q4_0 panels hold two values a byte: 16 bytes per block and row.
 // CHECK: tfm.global_weight @w1.quants : tensor<2x3x16x16xi8> {block_quant = "q4_0", panels, stacked = ["w1", "w3"]}
 tfm.global_weight @w1.quants : tensor<2x3x16x16xi8> {block_quant = "q4_0", panels, stacked = ["w1", "w3"]}

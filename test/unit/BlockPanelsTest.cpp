@@ -167,13 +167,26 @@ TEST(BlockPanels, FourBytesALane) {
               j < 3 ? q->data()[(j * 2 + b) * 34 + 2 + 4 * i + t] : 0;
           EXPECT_EQ((*quads)[((b * 8 + i) * 4 + j) * 4 + t], expected);
         }
-  // Only Q8_0 bytes are one value each.
+  // tfm's q4_0x4: the same for Q4_0's 16 bytes of two nibbles a block.
   auto q4 = quantizeRows(m, ElementType::Q4_0);
   ASSERT_TRUE(bool(q4));
   auto nibbles = packBlockPanels(*q4, 1, 4, /*scales=*/false, 4);
-  ASSERT_FALSE(bool(nibbles));
-  EXPECT_EQ(llvm::toString(nibbles.takeError()),
-            "cannot pack q4_0 quants 4 bytes a lane");
+  ASSERT_TRUE(bool(nibbles));
+  ASSERT_EQ(nibbles->size(), 1u * 2 * 16 * 4);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 4; ++j)
+        for (int64_t t = 0; t < 4; ++t) {
+          // A padding row's bytes are two nibbles of the value 0 (8).
+          char expected =
+              j < 3 ? q4->data()[(j * 2 + b) * 18 + 2 + 4 * i + t] : char(0x88);
+          EXPECT_EQ((*nibbles)[((b * 4 + i) * 4 + j) * 4 + t], expected);
+        }
+  // A block's quant bytes fill whole lanes.
+  auto triples = packBlockPanels(*q4, 1, 4, /*scales=*/false, 3);
+  ASSERT_FALSE(bool(triples));
+  EXPECT_EQ(llvm::toString(triples.takeError()),
+            "cannot pack q4_0 quants 3 bytes a lane");
 }
 
 } // namespace
