@@ -1,17 +1,19 @@
 //===- ByteQuadDot.cpp - Byte quad products as vpdpbusd -------------------===//
 //
-// The Q8_0 projection over int8 inputs (the q8_0x4 panels) computes, per
-// 32-bit lane of quants `w` and inputs `x`, each holding four bytes,
+// The projections over int8 inputs of the quad panels compute, per 32-bit
+// lane of weights `w` and inputs `x`, each holding four bytes,
 //
-//   acc + sum_t zext(byte_t(w) ^ 0x80) * sext(byte_t(x))
+//   acc + sum_t zext(u_t(w)) * sext(byte_t(x))
 //
-// (a quant plus 128 as an unsigned byte, times a signed input byte): one
-// lane of VNNI's `vpdpbusd`, which multiplies unsigned bytes with signed
-// bytes and adds each lane's four products to its 32-bit accumulator
-// without saturating. Vectorised, the form is shifts, truncations and
-// 32-bit multiplies; here, where the target has AVX-512 VNNI (16 lanes an
-// instruction) or AVX-VNNI (8), it becomes the instruction on the quants
-// with their top bits flipped once per lane and the inputs as they are.
+// where `u_t(w)` is an unsigned byte made from byte t of w: the quant with
+// its top bit flipped (q8_0x4: a quant plus 128), or the byte's low or high
+// nibble (q4_0x4). That is one lane of VNNI's `vpdpbusd`, which multiplies
+// unsigned bytes with signed bytes and adds each lane's four products to
+// its 32-bit accumulator without saturating. Vectorised, the form is
+// shifts, truncations and 32-bit multiplies; here, where the target has
+// AVX-512 VNNI (16 lanes an instruction) or AVX-VNNI (8), it becomes the
+// instruction on the weight lanes transformed once, all four bytes at a
+// time (an xor, or a mask after a shift), and the inputs as they are.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/ByteQuadDot.h"
@@ -56,43 +58,80 @@ std::optional<LaneByte> matchLaneByte(Value value) {
   return LaneByte{shift.getLhs(), *amount / 8};
 }
 
-/// One product `zext(byte_t(w) ^ 0x80) * sext(byte_t(x))`.
-struct BiasedByteProduct {
-  Value quants; ///< w
+/// How the unsigned byte t of a weight lane is made from byte t of `w`.
+enum class UnsignedByte {
+  FlippedTopBit, ///< byte ^ 0x80: an int8 plus 128
+  LowNibble,     ///< byte & 15
+  HighNibble,    ///< byte >> 4
+};
+
+/// The weight lanes `w` and how each of their bytes becomes unsigned.
+struct WeightLanes {
+  Value lanes;
+  UnsignedByte kind = UnsignedByte::FlippedTopBit;
+  bool operator==(const WeightLanes &other) const {
+    return lanes == other.lanes && kind == other.kind;
+  }
+};
+
+/// The weight lanes and byte index of `value` when it is `u_t(w)`, an
+/// unsigned byte made from byte t of w.
+std::optional<std::pair<WeightLanes, int64_t>> matchUnsignedByte(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<int64_t> constant = getConstantIntValue(op->getOperand(1));
+  UnsignedByte kind;
+  if (isa<arith::XOrIOp>(op) && constant == -128)
+    kind = UnsignedByte::FlippedTopBit;
+  else if (isa<arith::AndIOp>(op) && constant == 15)
+    kind = UnsignedByte::LowNibble;
+  else if (isa<arith::ShRUIOp>(op) && constant == 4)
+    kind = UnsignedByte::HighNibble;
+  else
+    return std::nullopt;
+  std::optional<LaneByte> byte = matchLaneByte(op->getOperand(0));
+  if (!byte)
+    return std::nullopt;
+  return std::pair(WeightLanes{byte->lanes, kind}, byte->index);
+}
+
+/// One product `zext(u_t(w)) * sext(byte_t(x))`.
+struct ByteProduct {
+  WeightLanes weights;
   Value inputs; ///< x
   int64_t index = 0;
 };
 
-std::optional<BiasedByteProduct> matchProduct(Value value) {
+/// `sum_t zext(u_t(w)) * sext(byte_t(x))` over a lane's four bytes.
+struct QuadSum {
+  WeightLanes weights;
+  Value inputs; ///< x
+};
+
+std::optional<ByteProduct> matchProduct(Value value) {
   auto mul = value.getDefiningOp<arith::MulIOp>();
   if (!mul)
     return std::nullopt;
   for (auto [unsignedSide, signedSide] :
        {std::pair(mul.getLhs(), mul.getRhs()),
         std::pair(mul.getRhs(), mul.getLhs())}) {
-    auto widenQuant = unsignedSide.getDefiningOp<arith::ExtUIOp>();
+    auto widenWeight = unsignedSide.getDefiningOp<arith::ExtUIOp>();
     auto widenInput = signedSide.getDefiningOp<arith::ExtSIOp>();
-    if (!widenQuant || !widenInput)
+    if (!widenWeight || !widenInput)
       continue;
-    auto flip = widenQuant.getIn().getDefiningOp<arith::XOrIOp>();
-    if (!flip || getConstantIntValue(flip.getRhs()) != -128)
-      continue;
-    std::optional<LaneByte> quant = matchLaneByte(flip.getLhs());
+    auto weight = matchUnsignedByte(widenWeight.getIn());
     std::optional<LaneByte> input = matchLaneByte(widenInput.getIn());
-    if (!quant || !input || quant->index != input->index)
+    if (!weight || !input || weight->second != input->index)
       continue;
-    return BiasedByteProduct{quant->lanes, input->lanes, quant->index};
+    return ByteProduct{weight->first, input->lanes, input->index};
   }
   return std::nullopt;
 }
 
-/// The quants and inputs when `value` is a sum (a tree of `addi`) of the
-/// four products of one lane's bytes 0..3, or such a sum reshaped (a
-/// register tile of several rows drops unit dimensions before adding it to
-/// its accumulator).
-std::optional<std::pair<Value, Value>> matchQuadSum(Value value) {
-  if (auto reshape = value.getDefiningOp<vector::ShapeCastOp>())
-    value = reshape.getSource();
+/// The weights and inputs when `value` is a sum (a tree of `addi`) of the
+/// four products of one lane's bytes 0..3.
+std::optional<QuadSum> matchQuadSum(Value value) {
   SmallVector<Value> pending = {value}, leaves;
   while (!pending.empty()) {
     Value next = pending.pop_back_val();
@@ -106,20 +145,61 @@ std::optional<std::pair<Value, Value>> matchQuadSum(Value value) {
   }
   if (leaves.size() != 4)
     return std::nullopt;
-  Value quants, inputs;
+  std::optional<ByteProduct> first;
   unsigned seen = 0;
   for (Value leaf : leaves) {
-    std::optional<BiasedByteProduct> product = matchProduct(leaf);
-    if (!product ||
-        (quants && (product->quants != quants || product->inputs != inputs)))
+    std::optional<ByteProduct> product = matchProduct(leaf);
+    if (!product || (first && (!(product->weights == first->weights) ||
+                               product->inputs != first->inputs)))
       return std::nullopt;
-    quants = product->quants;
-    inputs = product->inputs;
+    first = first ? first : product;
     seen |= 1u << product->index;
   }
   if (seen != 0b1111)
     return std::nullopt;
-  return std::pair(quants, inputs);
+  return QuadSum{first->weights, first->inputs};
+}
+
+/// The quad sums that `value` adds up: one, or the sum of two (q4_0x4's
+/// low and high nibbles), possibly reshaped (a register tile of several
+/// rows drops unit dimensions before adding it to its accumulator).
+SmallVector<QuadSum, 2> matchQuadSums(Value value) {
+  if (auto reshape = value.getDefiningOp<vector::ShapeCastOp>())
+    value = reshape.getSource();
+  if (std::optional<QuadSum> quad = matchQuadSum(value))
+    return {*quad};
+  auto add = value.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return {};
+  std::optional<QuadSum> first = matchQuadSum(add.getLhs());
+  std::optional<QuadSum> second = matchQuadSum(add.getRhs());
+  if (!first || !second)
+    return {};
+  return {*first, *second};
+}
+
+/// The unsigned bytes of the i32 vector `lanes` that `kind` makes, four
+/// bytes of every lane at once.
+Value unsignedBytes(PatternRewriter &rewriter, Location loc, Value lanes,
+                    UnsignedByte kind) {
+  auto type = cast<VectorType>(lanes.getType());
+  auto splat = [&](uint32_t value) {
+    return arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(
+            type, rewriter.getI32IntegerAttr(static_cast<int32_t>(value))));
+  };
+  switch (kind) {
+  case UnsignedByte::FlippedTopBit:
+    return arith::XOrIOp::create(rewriter, loc, lanes, splat(0x80808080u));
+  case UnsignedByte::LowNibble:
+    return arith::AndIOp::create(rewriter, loc, lanes, splat(0x0F0F0F0Fu));
+  case UnsignedByte::HighNibble:
+    return arith::AndIOp::create(
+        rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lanes, splat(4)),
+        splat(0x0F0F0F0Fu));
+  }
+  llvm_unreachable("unknown unsigned byte");
 }
 
 struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
@@ -132,11 +212,12 @@ struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
     if (!type || !type.getElementType().isInteger(32) || type.isScalable() ||
         type.getNumElements() % lanes != 0)
       return failure();
-    Value accumulator, quants, inputs;
+    Value accumulator;
+    SmallVector<QuadSum, 2> quads;
     for (auto [sum, other] : {std::pair(add.getLhs(), add.getRhs()),
                               std::pair(add.getRhs(), add.getLhs())}) {
-      if (std::optional<std::pair<Value, Value>> quad = matchQuadSum(sum)) {
-        std::tie(quants, inputs) = *quad;
+      quads = matchQuadSums(sum);
+      if (!quads.empty()) {
         accumulator = other;
         break;
       }
@@ -150,15 +231,14 @@ struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
     auto flatten = [&](Value value) {
       return vector::ShapeCastOp::create(rewriter, loc, flat, value);
     };
-    // Every byte's top bit flipped: the quants plus 128, unsigned.
-    Value biased = arith::XOrIOp::create(
-        rewriter, loc, flatten(quants),
-        arith::ConstantOp::create(
-            rewriter, loc,
-            DenseElementsAttr::get(flat,
-                                   rewriter.getI32IntegerAttr(
-                                       static_cast<int32_t>(0x80808080u)))));
-    Value flatInputs = flatten(inputs), flatAccumulator = flatten(accumulator);
+    // Per quad sum: the weights' unsigned bytes and the inputs, flat.
+    SmallVector<std::pair<Value, Value>, 2> operands;
+    for (const QuadSum &quad : quads) {
+      Value weights = unsignedBytes(rewriter, loc, flatten(quad.weights.lanes),
+                                    quad.weights.kind);
+      operands.emplace_back(weights, flatten(quad.inputs));
+    }
+    Value flatAccumulator = flatten(accumulator);
     auto sliceType = VectorType::get({lanes}, rewriter.getI32Type());
     auto bytesType = VectorType::get({4 * lanes}, rewriter.getI8Type());
     StringRef intrinsic = lanes == 16 ? "llvm.x86.avx512.vpdpbusd.512"
@@ -176,15 +256,18 @@ struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
         return vector::BitCastOp::create(rewriter, loc, bytesType,
                                          slice(value));
       };
-      auto call = LLVM::CallIntrinsicOp::create(
-          rewriter, loc, Type(sliceType), rewriter.getStringAttr(intrinsic),
-          ValueRange{slice(flatAccumulator), asBytes(biased),
-                     asBytes(flatInputs)});
+      Value sum = slice(flatAccumulator);
+      for (auto [weights, inputs] : operands)
+        sum = LLVM::CallIntrinsicOp::create(
+                  rewriter, loc, Type(sliceType),
+                  rewriter.getStringAttr(intrinsic),
+                  ValueRange{sum, asBytes(weights), asBytes(inputs)})
+                  .getResult(0);
       result = count == lanes
-                   ? call.getResult(0)
+                   ? sum
                    : vector::InsertStridedSliceOp::create(
-                         rewriter, loc, call.getResult(0), result,
-                         ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{1})
+                         rewriter, loc, sum, result, ArrayRef<int64_t>{offset},
+                         ArrayRef<int64_t>{1})
                          .getResult();
     }
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(add, type, result);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Panels.h"
+#include "dialect/TfmContracts.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Transforms/StackLinears.h"
 
@@ -225,6 +226,9 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
                          << "' (expected f32, f16, bf16, q8_0 or q4_0)";
       return signalPassFailure();
     }
+    TargetAttr target = getTarget(module);
+    bool byteQuadDotTarget = hasTargetFeature(target, "+avx512vnni") ||
+                             hasTargetFeature(target, "+avxvnni");
     SmallVector<Operation *> projections;
     module.walk([&](Operation *op) {
       if (isa<LinearOp, LMHeadOp>(op))
@@ -244,9 +248,14 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
       StringRef type = weightType.empty() ? storedPanelType(module, weight)
                                           : StringRef(weightType);
       Type element = panelElementType(b, type);
-      // The int8-input kernel reads Q8_0 four columns of a row at a time.
-      if (type == "q8_0" && int8Inputs)
+      // The int8-input kernels that sum byte quads (vpdpbusd) read four
+      // bytes of a row at a time: Q8_0's always; Q4_0's where the target
+      // has the instruction, since without it convert-tfm-to-linalg's
+      // nibble pair kernel (vpmaddubsw) over Q4_0's own layout is faster.
+      if (int8Inputs && type == "q8_0")
         type = "q8_0x4";
+      if (int8Inputs && type == "q4_0" && byteQuadDotTarget)
+        type = "q4_0x4";
       if (element == b.getI8Type())
         packProjectionQuantized(module, op, input, weight, bias, panelWidth,
                                 panelGroup, type);

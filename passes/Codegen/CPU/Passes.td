@@ -33,7 +33,11 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
     `block_quant`) read by `tfm.quantized_linear`; a matrix whose rows are
     not whole blocks of 32 keeps f32 panels. With `int8-inputs`, Q8_0
     panels take the `q8_0x4` layout (four columns of a row in each i32
-    lane), whose kernel quantizes its inputs to int8 per block.
+    lane), whose kernel quantizes its inputs to int8 per block; so do Q4_0
+    panels (`q4_0x4`, four bytes of a row a lane) where `#tfm.target` has
+    a VNNI byte dot product (`+avx512vnni` or `+avxvnni`). Elsewhere Q4_0
+    keeps its layout, which `convert-tfm-to-linalg{int8-inputs}` reads
+    with int8 inputs two nibbles at a time.
   }];
   let options = [
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"16",
@@ -45,8 +49,8 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
            "Pad the panel count to a multiple of this when that adds at "
            "most 1/64 to the matrix (1: no padding)">,
     Option<"int8Inputs", "int8-inputs", "bool", /*default=*/"false",
-           "Q8_0 panels in the q8_0x4 layout of the kernel over int8 "
-           "inputs">,
+           "Q8_0 (and, on VNNI targets, Q4_0) panels in the q8_0x4 "
+           "(q4_0x4) layout of the kernels over int8 inputs">,
   ];
 }
 

@@ -412,6 +412,78 @@ Value projectQ4_0WithInt8Inputs(OpBuilder &b, Location loc, Value input,
   return scaleIntegerPartials(b, loc, partial, scales, inputs, outputs, bias);
 }
 
+/// The int8 `quants` of quantized inputs (`[rows, blocks, 32]`, see
+/// quantizeInputBlocks) as `[rows, blocks, 8]` i32 quads, byte t of quad i
+/// (little-endian) the input of column 4i + t: four inputs that a kernel
+/// reads with one broadcast.
+Value inputQuads(OpBuilder &b, Location loc, Value quants) {
+  MLIRContext *context = b.getContext();
+  ArrayRef<int64_t> shape = shapeOf(quants);
+  int64_t rows = shape[0], blocks = shape[1], steps = shape[2] / 4;
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value columns = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({rows, blocks, steps, 4}, i8), quants,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  AffineMap quadMap = projection(context, 3, {0, 1, 2});
+  auto byteMap = [&](int64_t byte) {
+    return AffineMap::get(
+        3, 0,
+        {getAffineDimExpr(0, context), getAffineDimExpr(1, context),
+         getAffineDimExpr(2, context), getAffineConstantExpr(byte, context)},
+        context);
+  };
+  Value quadsInit = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{rows, blocks, steps}, i32);
+  return linalg::GenericOp::create(
+             b, loc, quadsInit.getType(),
+             ValueRange(SmallVector<Value>(4, columns)), quadsInit,
+             SmallVector<AffineMap>{byteMap(0), byteMap(1), byteMap(2),
+                                    byteMap(3), quadMap},
+             iterators(3),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value quad;
+               for (int64_t t = 0; t < 4; ++t) {
+                 Value byte = arith::ExtUIOp::create(nb, nloc, i32, args[t]);
+                 if (t > 0)
+                   byte = arith::ShLIOp::create(
+                       nb, nloc, byte,
+                       arith::ConstantOp::create(
+                           nb, nloc, nb.getIntegerAttr(i32, 8 * t)));
+                 quad =
+                     quad ? arith::OrIOp::create(nb, nloc, quad, byte) : byte;
+               }
+               yield(nb, nloc, quad);
+             })
+      .getResult(0);
+}
+
+/// Byte `t` (0 = lowest) of the i32 `quad`.
+Value byteOfQuad(OpBuilder &b, Location loc, Value quad, int64_t t) {
+  if (t > 0)
+    quad = arith::ShRUIOp::create(
+        b, loc, quad,
+        arith::ConstantOp::create(b, loc,
+                                  b.getIntegerAttr(b.getI32Type(), 8 * t)));
+  return arith::TruncIOp::create(b, loc, b.getI8Type(), quad);
+}
+
+/// `sum_t zext(weightByte(t)) * sext(byte_t(inputs))` over the four bytes
+/// t of the i32 `inputs`, in i32: one lane of VNNI's `vpdpbusd` when each
+/// weight byte is an unsigned byte of a quad of weights.
+Value byteQuadDot(OpBuilder &b, Location loc,
+                  function_ref<Value(int64_t)> weightByte, Value inputs) {
+  Type i32 = b.getI32Type();
+  Value sum;
+  for (int64_t t = 0; t < 4; ++t) {
+    Value weight = arith::ExtUIOp::create(b, loc, i32, weightByte(t));
+    Value input =
+        arith::ExtSIOp::create(b, loc, i32, byteOfQuad(b, loc, inputs, t));
+    Value product = arith::MulIOp::create(b, loc, weight, input);
+    sum = sum ? arith::AddIOp::create(b, loc, sum, product) : product;
+  }
+  return sum;
+}
+
 /// q8_0x4 panels (Q8_0, four columns of a row a lane) times inputs
 /// quantized to int8 (see quantizeInputBlocks):
 /// `out[s, p, j] = sum_b (partial[s, p, b, j] + o[s, b]) * d[p, b, j] *
@@ -429,46 +501,10 @@ Value projectQ8_0x4(OpBuilder &b, Location loc, Value input, Value quants,
   int64_t rows = shapeOf(input)[0];
   ArrayRef<int64_t> quantsShape = shapeOf(quants);
   int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
-          steps = quantsShape[2], width = quantsShape[3];
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+          width = quantsShape[3];
   QuantizedInputs inputs =
       quantizeInputBlocks(b, loc, input, blocks, /*offsetFactor=*/-128.0);
-  // Each step's four int8 inputs as one i32 (byte t: column 4i + t), read
-  // with one broadcast.
-  Value columns = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({rows, blocks, steps, 4}, i8),
-      inputs.quants, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-  AffineMap quadMap = projection(context, 3, {0, 1, 2});
-  auto byteMap = [&](int64_t byte) {
-    return AffineMap::get(
-        3, 0,
-        {getAffineDimExpr(0, context), getAffineDimExpr(1, context),
-         getAffineDimExpr(2, context), getAffineConstantExpr(byte, context)},
-        context);
-  };
-  Value quadsInit = tensor::EmptyOp::create(
-      b, loc, ArrayRef<int64_t>{rows, blocks, steps}, i32);
-  Value quads =
-      linalg::GenericOp::create(
-          b, loc, quadsInit.getType(),
-          ValueRange(SmallVector<Value>(4, columns)), quadsInit,
-          SmallVector<AffineMap>{byteMap(0), byteMap(1), byteMap(2), byteMap(3),
-                                 quadMap},
-          iterators(3),
-          [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value quad;
-            for (int64_t t = 0; t < 4; ++t) {
-              Value byte = arith::ExtUIOp::create(nb, nloc, i32, args[t]);
-              if (t > 0)
-                byte = arith::ShLIOp::create(
-                    nb, nloc, byte,
-                    arith::ConstantOp::create(nb, nloc,
-                                              nb.getIntegerAttr(i32, 8 * t)));
-              quad = quad ? arith::OrIOp::create(nb, nloc, quad, byte) : byte;
-            }
-            yield(nb, nloc, quad);
-          })
-          .getResult(0);
+  Value quads = inputQuads(b, loc, inputs.quants);
 
   // Loops (p, s, b, i, j).
   SmallVector<AffineMap> maps = {projection(context, 5, {1, 2, 3}),
@@ -476,40 +512,97 @@ Value projectQ8_0x4(OpBuilder &b, Location loc, Value input, Value quants,
                                  projection(context, 5, {1, 0, 2, 4})};
   SmallVector<utils::IteratorType> loops(5, utils::IteratorType::parallel);
   loops[3] = utils::IteratorType::reduction;
+  Type i8 = b.getI8Type();
   Value partialInit =
-      zeroIntegers(b, loc, {rows, numPanels, blocks, width}, i32);
+      zeroIntegers(b, loc, {rows, numPanels, blocks, width}, b.getI32Type());
   Value partial =
       linalg::GenericOp::create(
           b, loc, partialInit.getType(), ValueRange{quads, quants}, partialInit,
           maps, loops,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            auto byteOf = [&](Value quad, int64_t t) -> Value {
-              if (t > 0)
-                quad = arith::ShRUIOp::create(
-                    nb, nloc, quad,
-                    arith::ConstantOp::create(nb, nloc,
-                                              nb.getIntegerAttr(i32, 8 * t)));
-              return arith::TruncIOp::create(nb, nloc, i8, quad);
-            };
             Value bias = arith::ConstantOp::create(nb, nloc,
                                                    nb.getIntegerAttr(i8, -128));
-            Value sum;
-            for (int64_t t = 0; t < 4; ++t) {
-              // q + 128 as an unsigned byte: q with its top bit flipped.
-              Value weight = arith::ExtUIOp::create(
-                  nb, nloc, i32,
-                  arith::XOrIOp::create(nb, nloc, byteOf(args[1], t), bias));
-              Value inputByte =
-                  arith::ExtSIOp::create(nb, nloc, i32, byteOf(args[0], t));
-              Value product =
-                  arith::MulIOp::create(nb, nloc, weight, inputByte);
-              sum =
-                  sum ? arith::AddIOp::create(nb, nloc, sum, product) : product;
-            }
+            // q + 128 as an unsigned byte: q with its top bit flipped.
+            auto biasedQuant = [&](int64_t t) -> Value {
+              return arith::XOrIOp::create(
+                  nb, nloc, byteOfQuad(nb, nloc, args[1], t), bias);
+            };
+            Value sum = byteQuadDot(nb, nloc, biasedQuant, args[0]);
             yield(nb, nloc, arith::AddIOp::create(nb, nloc, args[2], sum));
           })
           .getResult(0);
+  return scaleIntegerPartials(b, loc, partial, scales, inputs, outputs, bias);
+}
 
+/// q4_0x4 panels (Q4_0, four bytes of a row a lane) times inputs quantized
+/// to int8 (see quantizeInputBlocks): as projectQ8_0x4, with the partial
+/// sums over the block's 4 quads of bytes
+/// `partial[s, p, b, j] = sum_{i, t} lo(q[p, b, 4i + t, j]) *
+/// qx[s, b, 4i + t] + hi(q[p, b, 4i + t, j]) * qx[s, b, 16 + 4i + t]`,
+/// loops (p, s, b, i, j), and `o = -8 * sum(qx)` for Q4_0's `- 8` on each
+/// nibble. A quad's low nibbles are four unsigned bytes of columns 4i..4i+3,
+/// its high nibbles those of columns 16 + 4i..: each step is two lanes of
+/// `vpdpbusd` (tfm-cpu-byte-quad-dot), on the quad masked and on the quad
+/// shifted and masked, against the input quads i and 4 + i. A block sums
+/// to at most 32 * 15 * 128 in magnitude, exact in f32.
+Value projectQ4_0x4(OpBuilder &b, Location loc, Value input, Value quants,
+                    Value scales, int64_t outputs, Value bias) {
+  MLIRContext *context = b.getContext();
+  int64_t rows = shapeOf(input)[0];
+  ArrayRef<int64_t> quantsShape = shapeOf(quants);
+  int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
+          steps = quantsShape[2], width = quantsShape[3];
+  QuantizedInputs inputs =
+      quantizeInputBlocks(b, loc, input, blocks, /*offsetFactor=*/-8.0);
+  Value quads = inputQuads(b, loc, inputs.quants);
+  // The input quads of the low nibbles' columns (0..15 of each block) and
+  // of the high nibbles' (16..31).
+  auto half = [&](int64_t offset) -> Value {
+    return tensor::ExtractSliceOp::create(
+        b, loc, quads,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                               b.getIndexAttr(offset)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(blocks),
+                               b.getIndexAttr(steps)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                               b.getIndexAttr(1)});
+  };
+  Value lowInputs = half(0), highInputs = half(steps);
+
+  // Loops (p, s, b, i, j).
+  SmallVector<AffineMap> maps = {projection(context, 5, {1, 2, 3}),
+                                 projection(context, 5, {1, 2, 3}),
+                                 projection(context, 5, {0, 2, 3, 4}),
+                                 projection(context, 5, {1, 0, 2, 4})};
+  SmallVector<utils::IteratorType> loops(5, utils::IteratorType::parallel);
+  loops[3] = utils::IteratorType::reduction;
+  Type i8 = b.getI8Type();
+  Value partialInit =
+      zeroIntegers(b, loc, {rows, numPanels, blocks, width}, b.getI32Type());
+  Value partial =
+      linalg::GenericOp::create(
+          b, loc, partialInit.getType(),
+          ValueRange{lowInputs, highInputs, quants}, partialInit, maps, loops,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            auto constant = [&](int64_t value) {
+              return arith::ConstantOp::create(nb, nloc,
+                                               nb.getIntegerAttr(i8, value));
+            };
+            auto lowNibble = [&](int64_t t) -> Value {
+              return arith::AndIOp::create(
+                  nb, nloc, byteOfQuad(nb, nloc, args[2], t), constant(15));
+            };
+            auto highNibble = [&](int64_t t) -> Value {
+              return arith::ShRUIOp::create(
+                  nb, nloc, byteOfQuad(nb, nloc, args[2], t), constant(4));
+            };
+            Value lows = byteQuadDot(nb, nloc, lowNibble, args[0]);
+            Value highs = byteQuadDot(nb, nloc, highNibble, args[1]);
+            // One addition to the accumulator: the form of a reduction.
+            Value sum = arith::AddIOp::create(nb, nloc, lows, highs);
+            yield(nb, nloc, arith::AddIOp::create(nb, nloc, args[3], sum));
+          })
+          .getResult(0);
   return scaleIntegerPartials(b, loc, partial, scales, inputs, outputs, bias);
 }
 
@@ -659,10 +752,11 @@ struct QuantizedLinearLowering : OpRewritePattern<QuantizedLinearOp> {
       : OpRewritePattern(context), int8Inputs(int8Inputs) {}
   LogicalResult matchAndRewrite(QuantizedLinearOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getFormat() == "q8_0x4") {
-      rewriter.replaceOp(op, projectQ8_0x4(rewriter, op.getLoc(), op.getInput(),
-                                           op.getQuants(), op.getScales(),
-                                           op.getOutFeatures(), op.getBias()));
+    if (op.getFormat() == "q8_0x4" || op.getFormat() == "q4_0x4") {
+      auto project = op.getFormat() == "q8_0x4" ? projectQ8_0x4 : projectQ4_0x4;
+      rewriter.replaceOp(op, project(rewriter, op.getLoc(), op.getInput(),
+                                     op.getQuants(), op.getScales(),
+                                     op.getOutFeatures(), op.getBias()));
       return success();
     }
     if (int8Inputs && op.getFormat() == "q4_0") {

@@ -127,3 +127,46 @@ func.func @q8_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x8x16xi32>, %d: tensor<2x2
   %y = tfm.quantized_linear %x, %q, %d {format = "q8_0x4", out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x8x16xi32>, tensor<2x2x16xf16> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }
+
+// -----
+
+// q4_0x4 panels (Q4_0, four bytes of a row in each i32) always take int8
+// inputs, with or without the option: the input quads as for q8_0x4, but
+// offset by -8 * sum(q) per block (Q4_0's `- 8` on each nibble). Per step
+// of a block's 4, two quad sums: the quants' low nibbles (byte & 15) times
+// the quad of columns 4i.. (the first half of the quads), their high
+// nibbles (byte >> 4) times that of columns 16 + 4i.. (the second half),
+// added to the i32 partial sum at once (a reduction's one combiner).
+// CHECK-DAG: #[[QUAD:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+// CHECK-DAG: #[[QUANTS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+// CHECK-DAG: #[[PARTIAL:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d2, d4)>
+// CHECK-LABEL: func.func @q4_0x4
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[Q:.*]]: tensor<2x2x4x16xi32>, %[[DW:.*]]: tensor<2x2x16xf16>)
+// CHECK: %[[OFFSETS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x2xf32>)
+// CHECK:   arith.constant -8.000000e+00 : f32
+// CHECK: %[[QUADS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x2x8xi32>)
+// CHECK: %[[LOW:.*]] = tensor.extract_slice %[[QUADS]][0, 0, 0] [4, 2, 4] [1, 1, 1] : tensor<4x2x8xi32> to tensor<4x2x4xi32>
+// CHECK: %[[HIGH:.*]] = tensor.extract_slice %[[QUADS]][0, 0, 4] [4, 2, 4] [1, 1, 1] : tensor<4x2x8xi32> to tensor<4x2x4xi32>
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<4x2x2x16xi32>)
+// CHECK: %[[SUM32:.*]] = linalg.generic {indexing_maps = [#[[QUAD]], #[[QUAD]], #[[QUANTS]], #[[PARTIAL]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[LOW]], %[[HIGH]], %[[Q]] : tensor<4x2x4xi32>, tensor<4x2x4xi32>, tensor<2x2x4x16xi32>) outs(%[[ZERO]] : tensor<4x2x2x16xi32>)
+// CHECK:   ^bb0(%[[XL:.*]]: i32, %[[XH:.*]]: i32, %[[W:.*]]: i32, %[[ACC:.*]]: i32):
+// CHECK:   %[[B0:.*]] = arith.trunci %[[W]] : i32 to i8
+// CHECK:   %[[N0:.*]] = arith.andi %[[B0]], %{{.*}} : i8
+// CHECK:   arith.extui %[[N0]] : i8 to i32
+// CHECK:   arith.trunci %[[XL]] : i32 to i8
+// CHECK-COUNT-3: arith.muli
+// CHECK:   %[[B1:.*]] = arith.trunci %[[W]] : i32 to i8
+// CHECK:   %[[M0:.*]] = arith.shrui %[[B1]], %{{.*}} : i8
+// CHECK:   arith.extui %[[M0]] : i8 to i32
+// CHECK:   arith.trunci %[[XH]] : i32 to i8
+// CHECK-COUNT-4: arith.muli
+// CHECK:   %[[NEXT:.*]] = arith.addi %[[ACC]], %{{.*}} : i32
+// CHECK:   linalg.yield %[[NEXT]] : i32
+// CHECK: linalg.generic {{.*}} ins(%[[SUM32]], %[[DW]], %[[OFFSETS]], %{{.*}} : tensor<4x2x2x16xi32>, tensor<2x2x16xf16>, tensor<4x2xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
+// DEFAULT-LABEL: func.func @q4_0x4
+// DEFAULT: math.roundeven
+// DEFAULT: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x2x4xi32>, tensor<4x2x4xi32>, tensor<2x2x4x16xi32>) outs(%{{.*}} : tensor<4x2x2x16xi32>)
+func.func @q4_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x4x16xi32>, %d: tensor<2x2x16xf16>) -> tensor<4x32xf32> {
+  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0x4", out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x4x16xi32>, tensor<2x2x16xf16> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}

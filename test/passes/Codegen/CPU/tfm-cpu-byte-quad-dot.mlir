@@ -197,6 +197,192 @@ func.func @not_quads(%w: vector<16xi32>, %x: vector<16xi32>, %y: vector<16xi32>,
 
 // -----
 
+// The q4_0x4 form: the quads' low nibbles (byte & 15) times the inputs of
+// one half of the block plus their high nibbles (byte >> 4) times those of
+// the other half, as one sum added to the accumulator (reshaped: a
+// register tile of 8 rows). Two vpdpbusd per 16 lanes, chained: on the
+// lanes masked with 0x0F0F0F0F (252645135), then shifted right by 4 and
+// masked.
+
+module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>} {
+// CHECK-LABEL: func.func @nibble_quads
+// CHECK-SAME: (%[[W:.*]]: vector<8x1x1x16xi32>, %[[LO:.*]]: vector<8x1x1x16xi32>, %[[HI:.*]]: vector<8x1x1x16xi32>, %[[ACC:.*]]: vector<8x1x16xi32>)
+// CHECK-DAG: %[[MASK:.*]] = arith.constant dense<252645135> : vector<128xi32>
+// CHECK-DAG: %[[FOUR:.*]] = arith.constant dense<4> : vector<128xi32>
+// CHECK: %[[WF:.*]] = vector.shape_cast %[[W]] : vector<8x1x1x16xi32> to vector<128xi32>
+// CHECK: %[[LOW:.*]] = arith.andi %[[WF]], %[[MASK]] : vector<128xi32>
+// CHECK: %[[LOF:.*]] = vector.shape_cast %[[LO]] : vector<8x1x1x16xi32> to vector<128xi32>
+// CHECK: %[[WF2:.*]] = vector.shape_cast %[[W]] : vector<8x1x1x16xi32> to vector<128xi32>
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[WF2]], %[[FOUR]] : vector<128xi32>
+// CHECK: %[[HIGH:.*]] = arith.andi %[[SHIFTED]], %[[MASK]] : vector<128xi32>
+// CHECK: %[[HIF:.*]] = vector.shape_cast %[[HI]] : vector<8x1x1x16xi32> to vector<128xi32>
+// CHECK: %[[AF:.*]] = vector.shape_cast %[[ACC]] : vector<8x1x16xi32> to vector<128xi32>
+// CHECK: %[[A0:.*]] = vector.extract_strided_slice %[[AF]] {offsets = [0], sizes = [16], strides = [1]}
+// CHECK: %[[L0:.*]] = vector.extract_strided_slice %[[LOW]] {offsets = [0], sizes = [16], strides = [1]}
+// CHECK: %[[LB:.*]] = vector.bitcast %[[L0]] : vector<16xi32> to vector<64xi8>
+// CHECK: %[[X0:.*]] = vector.extract_strided_slice %[[LOF]] {offsets = [0], sizes = [16], strides = [1]}
+// CHECK: %[[XB:.*]] = vector.bitcast %[[X0]] : vector<16xi32> to vector<64xi8>
+// CHECK: %[[S0:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[A0]], %[[LB]], %[[XB]])
+// CHECK: %[[H0:.*]] = vector.extract_strided_slice %[[HIGH]] {offsets = [0], sizes = [16], strides = [1]}
+// CHECK: %[[HB:.*]] = vector.bitcast %[[H0]] : vector<16xi32> to vector<64xi8>
+// CHECK: %[[Y0:.*]] = vector.extract_strided_slice %[[HIF]] {offsets = [0], sizes = [16], strides = [1]}
+// CHECK: %[[YB:.*]] = vector.bitcast %[[Y0]] : vector<16xi32> to vector<64xi8>
+// CHECK: %[[S1:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[S0]], %[[HB]], %[[YB]])
+// CHECK: vector.insert_strided_slice %[[S1]], %[[AF]] {offsets = [0], strides = [1]}
+// CHECK-COUNT-14: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: vector.shape_cast {{.*}} : vector<128xi32> to vector<8x1x16xi32>
+func.func @nibble_quads(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %hi: vector<8x1x1x16xi32>, %acc: vector<8x1x16xi32>) -> vector<8x1x16xi32> {
+  %c15 = arith.constant dense<15> : vector<8x1x1x16xi8>
+  %c4 = arith.constant dense<4> : vector<8x1x1x16xi8>
+  %c8 = arith.constant dense<8> : vector<8x1x1x16xi32>
+  %c16 = arith.constant dense<16> : vector<8x1x1x16xi32>
+  %c24 = arith.constant dense<24> : vector<8x1x1x16xi32>
+  %w0 = arith.trunci %w : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %l0 = arith.trunci %lo : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %h0 = arith.trunci %hi : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %n0 = arith.andi %w0, %c15 : vector<8x1x1x16xi8>
+  %m0 = arith.shrui %w0, %c4 : vector<8x1x1x16xi8>
+  %un0 = arith.extui %n0 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %um0 = arith.extui %m0 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sl0 = arith.extsi %l0 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sh0 = arith.extsi %h0 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %pl0 = arith.muli %un0, %sl0 : vector<8x1x1x16xi32>
+  %ph0 = arith.muli %um0, %sh0 : vector<8x1x1x16xi32>
+  %ws1 = arith.shrui %w, %c8 : vector<8x1x1x16xi32>
+  %w1 = arith.trunci %ws1 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %ls1 = arith.shrui %lo, %c8 : vector<8x1x1x16xi32>
+  %l1 = arith.trunci %ls1 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %hs1 = arith.shrui %hi, %c8 : vector<8x1x1x16xi32>
+  %h1 = arith.trunci %hs1 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %n1 = arith.andi %w1, %c15 : vector<8x1x1x16xi8>
+  %m1 = arith.shrui %w1, %c4 : vector<8x1x1x16xi8>
+  %un1 = arith.extui %n1 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %um1 = arith.extui %m1 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sl1 = arith.extsi %l1 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sh1 = arith.extsi %h1 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %pl1 = arith.muli %un1, %sl1 : vector<8x1x1x16xi32>
+  %ph1 = arith.muli %um1, %sh1 : vector<8x1x1x16xi32>
+  %ws2 = arith.shrui %w, %c16 : vector<8x1x1x16xi32>
+  %w2 = arith.trunci %ws2 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %ls2 = arith.shrui %lo, %c16 : vector<8x1x1x16xi32>
+  %l2 = arith.trunci %ls2 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %hs2 = arith.shrui %hi, %c16 : vector<8x1x1x16xi32>
+  %h2 = arith.trunci %hs2 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %n2 = arith.andi %w2, %c15 : vector<8x1x1x16xi8>
+  %m2 = arith.shrui %w2, %c4 : vector<8x1x1x16xi8>
+  %un2 = arith.extui %n2 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %um2 = arith.extui %m2 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sl2 = arith.extsi %l2 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sh2 = arith.extsi %h2 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %pl2 = arith.muli %un2, %sl2 : vector<8x1x1x16xi32>
+  %ph2 = arith.muli %um2, %sh2 : vector<8x1x1x16xi32>
+  %ws3 = arith.shrui %w, %c24 : vector<8x1x1x16xi32>
+  %w3 = arith.trunci %ws3 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %ls3 = arith.shrui %lo, %c24 : vector<8x1x1x16xi32>
+  %l3 = arith.trunci %ls3 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %hs3 = arith.shrui %hi, %c24 : vector<8x1x1x16xi32>
+  %h3 = arith.trunci %hs3 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %n3 = arith.andi %w3, %c15 : vector<8x1x1x16xi8>
+  %m3 = arith.shrui %w3, %c4 : vector<8x1x1x16xi8>
+  %un3 = arith.extui %n3 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %um3 = arith.extui %m3 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sl3 = arith.extsi %l3 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sh3 = arith.extsi %h3 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %pl3 = arith.muli %un3, %sl3 : vector<8x1x1x16xi32>
+  %ph3 = arith.muli %um3, %sh3 : vector<8x1x1x16xi32>
+  %a = arith.addi %pl0, %pl1 : vector<8x1x1x16xi32>
+  %b = arith.addi %a, %pl2 : vector<8x1x1x16xi32>
+  %lows = arith.addi %b, %pl3 : vector<8x1x1x16xi32>
+  %c = arith.addi %ph0, %ph1 : vector<8x1x1x16xi32>
+  %d = arith.addi %c, %ph2 : vector<8x1x1x16xi32>
+  %highs = arith.addi %d, %ph3 : vector<8x1x1x16xi32>
+  %sum = arith.addi %lows, %highs : vector<8x1x1x16xi32>
+  %sums = vector.shape_cast %sum : vector<8x1x1x16xi32> to vector<8x1x16xi32>
+  %r = arith.addi %acc, %sums : vector<8x1x16xi32>
+  return %r : vector<8x1x16xi32>
+}
+}
+
+// -----
+
+// Low and high nibbles of one quad sum are not one lane's four unsigned
+// bytes: it stays as it is.
+
+module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>} {
+// CHECK-LABEL: func.func @mixed_nibbles
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: return
+func.func @mixed_nibbles(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %hi: vector<8x1x1x16xi32>, %acc: vector<8x1x1x16xi32>) -> vector<8x1x1x16xi32> {
+  %c15 = arith.constant dense<15> : vector<8x1x1x16xi8>
+  %c4 = arith.constant dense<4> : vector<8x1x1x16xi8>
+  %c8 = arith.constant dense<8> : vector<8x1x1x16xi32>
+  %c16 = arith.constant dense<16> : vector<8x1x1x16xi32>
+  %c24 = arith.constant dense<24> : vector<8x1x1x16xi32>
+  %w0 = arith.trunci %w : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %l0 = arith.trunci %lo : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %h0 = arith.trunci %hi : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %n0 = arith.andi %w0, %c15 : vector<8x1x1x16xi8>
+  %m0 = arith.shrui %w0, %c4 : vector<8x1x1x16xi8>
+  %un0 = arith.extui %n0 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %um0 = arith.extui %m0 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sl0 = arith.extsi %l0 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sh0 = arith.extsi %h0 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %pl0 = arith.muli %un0, %sl0 : vector<8x1x1x16xi32>
+  %ph0 = arith.muli %um0, %sh0 : vector<8x1x1x16xi32>
+  %ws1 = arith.shrui %w, %c8 : vector<8x1x1x16xi32>
+  %w1 = arith.trunci %ws1 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %ls1 = arith.shrui %lo, %c8 : vector<8x1x1x16xi32>
+  %l1 = arith.trunci %ls1 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %hs1 = arith.shrui %hi, %c8 : vector<8x1x1x16xi32>
+  %h1 = arith.trunci %hs1 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %n1 = arith.andi %w1, %c15 : vector<8x1x1x16xi8>
+  %m1 = arith.shrui %w1, %c4 : vector<8x1x1x16xi8>
+  %un1 = arith.extui %n1 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %um1 = arith.extui %m1 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sl1 = arith.extsi %l1 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sh1 = arith.extsi %h1 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %pl1 = arith.muli %un1, %sl1 : vector<8x1x1x16xi32>
+  %ph1 = arith.muli %um1, %sh1 : vector<8x1x1x16xi32>
+  %ws2 = arith.shrui %w, %c16 : vector<8x1x1x16xi32>
+  %w2 = arith.trunci %ws2 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %ls2 = arith.shrui %lo, %c16 : vector<8x1x1x16xi32>
+  %l2 = arith.trunci %ls2 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %hs2 = arith.shrui %hi, %c16 : vector<8x1x1x16xi32>
+  %h2 = arith.trunci %hs2 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %n2 = arith.andi %w2, %c15 : vector<8x1x1x16xi8>
+  %m2 = arith.shrui %w2, %c4 : vector<8x1x1x16xi8>
+  %un2 = arith.extui %n2 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %um2 = arith.extui %m2 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sl2 = arith.extsi %l2 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sh2 = arith.extsi %h2 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %pl2 = arith.muli %un2, %sl2 : vector<8x1x1x16xi32>
+  %ph2 = arith.muli %um2, %sh2 : vector<8x1x1x16xi32>
+  %ws3 = arith.shrui %w, %c24 : vector<8x1x1x16xi32>
+  %w3 = arith.trunci %ws3 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %ls3 = arith.shrui %lo, %c24 : vector<8x1x1x16xi32>
+  %l3 = arith.trunci %ls3 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %hs3 = arith.shrui %hi, %c24 : vector<8x1x1x16xi32>
+  %h3 = arith.trunci %hs3 : vector<8x1x1x16xi32> to vector<8x1x1x16xi8>
+  %n3 = arith.andi %w3, %c15 : vector<8x1x1x16xi8>
+  %m3 = arith.shrui %w3, %c4 : vector<8x1x1x16xi8>
+  %un3 = arith.extui %n3 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %um3 = arith.extui %m3 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sl3 = arith.extsi %l3 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %sh3 = arith.extsi %h3 : vector<8x1x1x16xi8> to vector<8x1x1x16xi32>
+  %pl3 = arith.muli %un3, %sl3 : vector<8x1x1x16xi32>
+  %ph3 = arith.muli %um3, %sh3 : vector<8x1x1x16xi32>
+  %ml3 = arith.muli %um3, %sl3 : vector<8x1x1x16xi32>
+  %a = arith.addi %pl0, %pl1 : vector<8x1x1x16xi32>
+  %b = arith.addi %a, %pl2 : vector<8x1x1x16xi32>
+  %mixed = arith.addi %b, %ml3 : vector<8x1x1x16xi32>
+  %r = arith.addi %acc, %mixed : vector<8x1x1x16xi32>
+  return %r : vector<8x1x1x16xi32>
+}
+}
+
+// -----
+
 // Without VNNI (AVX2 only, or AVX-512 without it) the form stays portable.
 
 module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "skylake-avx512", features = "+avx,+avx2,+avx512f,+avx512bw,-avx512vnni", vector_bits = 512, vector_registers = 32>} {

@@ -1,7 +1,7 @@
 // RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=q8_0 -split-input-file | FileCheck %s --check-prefix=Q8
-// RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=q4_0 -split-input-file | FileCheck %s --check-prefix=Q4
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=q4_0 -split-input-file | FileCheck %s --check-prefixes=Q4,Q4-F32
 // RUN: tfmc-opt %s -tfm-cpu-pack-weights="weight-type=q8_0 int8-inputs" -split-input-file | FileCheck %s --check-prefix=QUADS
-// RUN: tfmc-opt %s -tfm-cpu-pack-weights="weight-type=q4_0 int8-inputs" -split-input-file | FileCheck %s --check-prefix=Q4
+// RUN: tfmc-opt %s -tfm-cpu-pack-weights="weight-type=q4_0 int8-inputs" -split-input-file | FileCheck %s --check-prefixes=Q4,Q4-INT8
 
 // A projection of 64 input features (two blocks of 32) becomes a
 // tfm.quantized_linear over the matrix's quants and scales; the bias stays
@@ -16,7 +16,7 @@
 // Q4: tfm.global_weight @w.scales : tensor<3x2x16xf16> {block_quant = "q4_0", block_scales, panels, stacked = ["w"]}
 // Q4: tfm.quantized_linear {{.*}} {format = "q4_0", out_features = 40 : i64}
 // With int8-inputs, Q8_0 panels are q8_0x4: the quants as i32 quads, four
-// columns of a row a lane (Q4_0 keeps its panels).
+// columns of a row a lane (Q4_0 keeps its panels without a VNNI target).
 // QUADS-LABEL: module
 // QUADS: tfm.global_weight @w.quants : tensor<3x2x8x16xi32> {block_quant = "q8_0x4", panels, stacked = ["w"]}
 // QUADS: tfm.global_weight @w.scales : tensor<3x2x16xf16> {block_quant = "q8_0x4", block_scales, panels, stacked = ["w"]}
@@ -48,4 +48,23 @@ func.func @partial_blocks(%x: tensor<4x48xf32>) -> tensor<4x16xf32> {
   %d = tfm.weight @down : tensor<16x48xf32>
   %h = tfm.linear %x, %d : tensor<4x48xf32>, tensor<16x48xf32> -> tensor<4x16xf32>
   return %h : tensor<4x16xf32>
+}
+
+// -----
+
+// With int8-inputs and a target that has a VNNI byte dot product, Q4_0
+// panels are q4_0x4: four bytes of a row a lane. Without the option they
+// stay q4_0 there too.
+// Q4-LABEL: module
+// Q4-INT8: tfm.global_weight @w.quants : tensor<3x2x4x16xi32> {block_quant = "q4_0x4", panels, stacked = ["w"]}
+// Q4-INT8: tfm.global_weight @w.scales : tensor<3x2x16xf16> {block_quant = "q4_0x4", block_scales, panels, stacked = ["w"]}
+// Q4-INT8: tfm.quantized_linear {{.*}} {format = "q4_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x4x16xi32>, tensor<3x2x16xf16> -> tensor<4x40xf32>
+// Q4-F32: tfm.quantized_linear {{.*}} {format = "q4_0", out_features = 40 : i64}
+module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>} {
+tfm.global_weight @w : tensor<40x64xf32>
+func.func @vnni(%x: tensor<4x64xf32>) -> tensor<4x40xf32> {
+  %w = tfm.weight @w : tensor<40x64xf32>
+  %y = tfm.linear %x, %w : tensor<4x64xf32>, tensor<40x64xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
 }

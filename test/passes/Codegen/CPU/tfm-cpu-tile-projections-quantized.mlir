@@ -362,3 +362,122 @@ func.func @q8_0x4_prefill(%quads: tensor<8x2x8xi32>, %q: tensor<2x2x8x16xi32>, %
   } -> tensor<8x2x16xf32>
   return %r : tensor<8x2x16xf32>
 }
+
+// -----
+
+// Q4_0 over int8 inputs (q4_0x4 panels): the partial sums read two input
+// quads per step (the low nibbles' and the high nibbles'), over the
+// block's 4 steps; otherwise as q8_0x4.
+#quad = affine_map<(p, s, b, i, j) -> (s, b, i)>
+#wq = affine_map<(p, s, b, i, j) -> (p, b, i, j)>
+#pq = affine_map<(p, s, b, i, j) -> (s, p, b, j)>
+#pi4 = affine_map<(p, s, b, j) -> (s, p, b, j)>
+#d4 = affine_map<(p, s, b, j) -> (p, b, j)>
+#rb4 = affine_map<(p, s, b, j) -> (s, b)>
+#o4 = affine_map<(p, s, b, j) -> (s, p, j)>
+// CHECK-LABEL: func.func @q4_0x4_prefill
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0> : vector<8x1x16xi32>
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK:     scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8x16xf32>)
+// CHECK:       %[[BLOCK:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%[[P:.*]] = %[[ZERO]]) -> (vector<8x1x16xi32>)
+// CHECK-DAG:     vector.transfer_read {{.*}} : tensor<8x1x1xi32>, vector<8x1x1x16xi32>
+// CHECK-DAG:     vector.transfer_read {{.*}} : tensor<8x1x1xi32>, vector<8x1x1x16xi32>
+// CHECK-DAG:     vector.transfer_read {{.*}} : tensor<1x1x1x16xi32>, vector<8x1x1x16xi32>
+// CHECK-COUNT-8: arith.muli
+// CHECK:         %[[CAST:.*]] = vector.shape_cast %{{.*}} : vector<8x1x1x16xi32> to vector<8x1x16xi32>
+// CHECK:         %[[NEXT:.*]] = arith.addi %[[P]], %[[CAST]] : vector<8x1x16xi32>
+// CHECK:         scf.yield %[[NEXT]]
+// CHECK:       arith.sitofp %[[BLOCK]] : vector<8x1x16xi32> to vector<8x1x16xf32>
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: linalg.generic
+func.func @q4_0x4_prefill(%low: tensor<8x2x4xi32>, %high: tensor<8x2x4xi32>, %q: tensor<2x2x4x16xi32>, %d: tensor<2x2x16xf16>, %offsets: tensor<8x2xf32>, %dx: tensor<8x2xf32>) -> tensor<8x2x16xf32> {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<8x2x2x16xi32>
+  %pinit = linalg.fill ins(%c0 : i32) outs(%e : tensor<8x2x2x16xi32>) -> tensor<8x2x2x16xi32>
+  %partial = linalg.generic {indexing_maps = [#quad, #quad, #wq, #pq], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%low, %high, %q : tensor<8x2x4xi32>, tensor<8x2x4xi32>, tensor<2x2x4x16xi32>) outs(%pinit : tensor<8x2x2x16xi32>) {
+  ^bb0(%lo: i32, %hi: i32, %w: i32, %acc: i32):
+    %c15 = arith.constant 15 : i8
+    %c4 = arith.constant 4 : i8
+    %c8 = arith.constant 8 : i32
+    %c16 = arith.constant 16 : i32
+    %c24 = arith.constant 24 : i32
+    %w0 = arith.trunci %w : i32 to i8
+    %lo0 = arith.trunci %lo : i32 to i8
+    %hi0 = arith.trunci %hi : i32 to i8
+    %n0 = arith.andi %w0, %c15 : i8
+    %m0 = arith.shrui %w0, %c4 : i8
+    %un0 = arith.extui %n0 : i8 to i32
+    %um0 = arith.extui %m0 : i8 to i32
+    %sl0 = arith.extsi %lo0 : i8 to i32
+    %sh0 = arith.extsi %hi0 : i8 to i32
+    %pl0 = arith.muli %un0, %sl0 : i32
+    %ph0 = arith.muli %um0, %sh0 : i32
+    %ws1 = arith.shrui %w, %c8 : i32
+    %w1 = arith.trunci %ws1 : i32 to i8
+    %los1 = arith.shrui %lo, %c8 : i32
+    %lo1 = arith.trunci %los1 : i32 to i8
+    %his1 = arith.shrui %hi, %c8 : i32
+    %hi1 = arith.trunci %his1 : i32 to i8
+    %n1 = arith.andi %w1, %c15 : i8
+    %m1 = arith.shrui %w1, %c4 : i8
+    %un1 = arith.extui %n1 : i8 to i32
+    %um1 = arith.extui %m1 : i8 to i32
+    %sl1 = arith.extsi %lo1 : i8 to i32
+    %sh1 = arith.extsi %hi1 : i8 to i32
+    %pl1 = arith.muli %un1, %sl1 : i32
+    %ph1 = arith.muli %um1, %sh1 : i32
+    %ws2 = arith.shrui %w, %c16 : i32
+    %w2 = arith.trunci %ws2 : i32 to i8
+    %los2 = arith.shrui %lo, %c16 : i32
+    %lo2 = arith.trunci %los2 : i32 to i8
+    %his2 = arith.shrui %hi, %c16 : i32
+    %hi2 = arith.trunci %his2 : i32 to i8
+    %n2 = arith.andi %w2, %c15 : i8
+    %m2 = arith.shrui %w2, %c4 : i8
+    %un2 = arith.extui %n2 : i8 to i32
+    %um2 = arith.extui %m2 : i8 to i32
+    %sl2 = arith.extsi %lo2 : i8 to i32
+    %sh2 = arith.extsi %hi2 : i8 to i32
+    %pl2 = arith.muli %un2, %sl2 : i32
+    %ph2 = arith.muli %um2, %sh2 : i32
+    %ws3 = arith.shrui %w, %c24 : i32
+    %w3 = arith.trunci %ws3 : i32 to i8
+    %los3 = arith.shrui %lo, %c24 : i32
+    %lo3 = arith.trunci %los3 : i32 to i8
+    %his3 = arith.shrui %hi, %c24 : i32
+    %hi3 = arith.trunci %his3 : i32 to i8
+    %n3 = arith.andi %w3, %c15 : i8
+    %m3 = arith.shrui %w3, %c4 : i8
+    %un3 = arith.extui %n3 : i8 to i32
+    %um3 = arith.extui %m3 : i8 to i32
+    %sl3 = arith.extsi %lo3 : i8 to i32
+    %sh3 = arith.extsi %hi3 : i8 to i32
+    %pl3 = arith.muli %un3, %sl3 : i32
+    %ph3 = arith.muli %um3, %sh3 : i32
+    %a = arith.addi %pl0, %pl1 : i32
+    %b = arith.addi %a, %pl2 : i32
+    %lows = arith.addi %b, %pl3 : i32
+    %c = arith.addi %ph0, %ph1 : i32
+    %e1 = arith.addi %c, %ph2 : i32
+    %highs = arith.addi %e1, %ph3 : i32
+    %both = arith.addi %lows, %highs : i32
+    %s = arith.addi %acc, %both : i32
+    linalg.yield %s : i32
+  } -> tensor<8x2x2x16xi32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x2x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x2x16xf32>) -> tensor<8x2x16xf32>
+  %r = linalg.generic {indexing_maps = [#pi4, #d4, #rb4, #rb4, #o4], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%partial, %d, %offsets, %dx : tensor<8x2x2x16xi32>, tensor<2x2x16xf16>, tensor<8x2xf32>, tensor<8x2xf32>) outs(%init : tensor<8x2x16xf32>) {
+  ^bb0(%a: i32, %c: f16, %offset: f32, %scale: f32, %acc: f32):
+    %af = arith.sitofp %a : i32 to f32
+    %shifted = arith.addf %af, %offset : f32
+    %ws = arith.extf %c : f16 to f32
+    %both = arith.mulf %ws, %scale : f32
+    %m = arith.mulf %shifted, %both : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x2x16xf32>
+  return %r : tensor<8x2x16xf32>
+}
