@@ -133,8 +133,9 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
                      "' (expected f32, f16, bf16, q8_0 or q4_0)");
   // Q8_0 projections take int8 inputs (the q8_0x4 panels) by default
   // where the target has a VNNI byte dot product (vpdpbusd), Q4_0 ones
-  // where it has AVX2's vpmaddubsw (docs/weight-types.md);
-  // --int8-inputs=false|true decides both for any target.
+  // where it has AVX2's vpmaddubsw, in the q4_0x4 panels where it has
+  // VNNI too (docs/weight-types.md); --int8-inputs=false|true decides both
+  // for any target.
   mlir::tfm::TargetAttr targetAttr = mlir::tfm::getTarget(module);
   if (!codegen.int8Inputs.hasValue())
     layoutOptions.int8Inputs =

@@ -38,9 +38,10 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
       *this, "int8-inputs",
       llvm::cl::desc("Q4_0 and Q8_0 projections quantize their inputs to "
                      "int8 per block of 32 and sum integer products: "
-                     "vpmaddubsw on AVX2, vpdpbusd with VNNI (tfmc compile: "
-                     "on by default for Q4_0 where the target has AVX2, for "
-                     "Q8_0 where it has AVX-512 VNNI or AVX-VNNI)"),
+                     "vpdpbusd with VNNI, Q4_0's vpmaddubsw on AVX2 without "
+                     "it (tfmc compile: on by default for Q4_0 where the "
+                     "target has AVX2, for Q8_0 where it has AVX-512 VNNI "
+                     "or AVX-VNNI)"),
       llvm::cl::init(false)};
   Option<bool> tileProjections{
       *this, "tile-projections",
