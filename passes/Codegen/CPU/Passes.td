@@ -210,7 +210,7 @@ def TfmCpuPrefetchWeightPanels : Pass<"tfm-cpu-prefetch-weight-panels"> {
            "Input features ahead that a single-sweep kernel prefetches its "
            "panels (0: no prefetch)">,
     Option<"streamMinBytes", "stream-min-bytes", "int64_t",
-           /*default=*/"268435456",
+           /*default=*/"201326592",
            "Prefetch in single-sweep kernels only when a function's add up "
            "to this many bytes of panels">,
   ];

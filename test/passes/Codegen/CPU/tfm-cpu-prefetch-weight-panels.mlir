@@ -49,7 +49,7 @@ func.func @prefill_tile(%w: memref<4x8x16xf32>, %x: memref<16x8xf32>, %out: memr
 // -----
 
 // Decode: one row group, one sweep that streams the tile once. No next tile
-// to overlap; its 2 KiB of panels are below stream-min-bytes (256 MiB), so
+// to overlap; its 2 KiB of panels are below stream-min-bytes (192 MiB), so
 // no prefetch either.
 // CHECK-LABEL: func.func @single_sweep
 // CHECK-NOT: memref.prefetch
