@@ -142,7 +142,7 @@ func.func @q8_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x8x16xi32>, %d: tensor<2x2
 // CHECK-DAG: #[[PARTIAL:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d2, d4)>
 // CHECK-LABEL: func.func @q4_0x4
 // CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[Q:.*]]: tensor<2x2x4x16xi32>, %[[DW:.*]]: tensor<2x2x16xf16>)
-// CHECK: %[[OFFSETS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x2xf32>)
+// CHECK: %[[OFFSETS:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x2x32xi8>) outs(%{{.*}} : tensor<4x2xf32>)
 // CHECK:   arith.constant -8.000000e+00 : f32
 // CHECK: %[[QUADS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x2x8xi32>)
 // CHECK: %[[LOW:.*]] = tensor.extract_slice %[[QUADS]][0, 0, 0] [4, 2, 4] [1, 1, 1] : tensor<4x2x8xi32> to tensor<4x2x4xi32>
