@@ -484,6 +484,41 @@ Value byteQuadDot(OpBuilder &b, Location loc,
   return sum;
 }
 
+/// The i32 partial sums per block of a quad-panel projection,
+/// `partial[s, p, b, j] = sum_i stepSum(inputs[s, b, i]..., q[p, b, i, j])`,
+/// loops (p, s, b, i, j): each of `inputQuads` (`[rows, blocks, steps]`
+/// i32) read per row, block and step, the quants `[P, blocks, steps, W]`
+/// i32 per lane. `stepSum` is added to the accumulator in one addition,
+/// the form of a reduction that linalg vectorises.
+Value sumQuadSteps(
+    OpBuilder &b, Location loc, ValueRange inputQuads, Value quants,
+    function_ref<Value(OpBuilder &, Location, ValueRange, Value)> stepSum) {
+  MLIRContext *context = b.getContext();
+  int64_t rows = shapeOf(inputQuads.front())[0];
+  ArrayRef<int64_t> quantsShape = shapeOf(quants);
+  int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
+          width = quantsShape[3];
+  SmallVector<Value> operands(inputQuads);
+  operands.push_back(quants);
+  SmallVector<AffineMap> maps(inputQuads.size(),
+                              projection(context, 5, {1, 2, 3}));
+  maps.push_back(projection(context, 5, {0, 2, 3, 4}));
+  maps.push_back(projection(context, 5, {1, 0, 2, 4}));
+  SmallVector<utils::IteratorType> loops(5, utils::IteratorType::parallel);
+  loops[3] = utils::IteratorType::reduction;
+  Value init =
+      zeroIntegers(b, loc, {rows, numPanels, blocks, width}, b.getI32Type());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), operands, init, maps, loops,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value sum =
+                   stepSum(nb, nloc, args.drop_back(2), args[args.size() - 2]);
+               yield(nb, nloc,
+                     arith::AddIOp::create(nb, nloc, args.back(), sum));
+             })
+      .getResult(0);
+}
+
 /// q8_0x4 panels (Q8_0, four columns of a row a lane) times inputs
 /// quantized to int8 (see quantizeInputBlocks):
 /// `out[s, p, j] = sum_b (partial[s, p, b, j] + o[s, b]) * d[p, b, j] *
@@ -497,40 +532,21 @@ Value byteQuadDot(OpBuilder &b, Location loc,
 /// magnitude, exact in f32.
 Value projectQ8_0x4(OpBuilder &b, Location loc, Value input, Value quants,
                     Value scales, int64_t outputs, Value bias) {
-  MLIRContext *context = b.getContext();
-  int64_t rows = shapeOf(input)[0];
-  ArrayRef<int64_t> quantsShape = shapeOf(quants);
-  int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
-          width = quantsShape[3];
-  QuantizedInputs inputs =
-      quantizeInputBlocks(b, loc, input, blocks, /*offsetFactor=*/-128.0);
+  QuantizedInputs inputs = quantizeInputBlocks(
+      b, loc, input, shapeOf(quants)[1], /*offsetFactor=*/-128.0);
   Value quads = inputQuads(b, loc, inputs.quants);
-
-  // Loops (p, s, b, i, j).
-  SmallVector<AffineMap> maps = {projection(context, 5, {1, 2, 3}),
-                                 projection(context, 5, {0, 2, 3, 4}),
-                                 projection(context, 5, {1, 0, 2, 4})};
-  SmallVector<utils::IteratorType> loops(5, utils::IteratorType::parallel);
-  loops[3] = utils::IteratorType::reduction;
-  Type i8 = b.getI8Type();
-  Value partialInit =
-      zeroIntegers(b, loc, {rows, numPanels, blocks, width}, b.getI32Type());
-  Value partial =
-      linalg::GenericOp::create(
-          b, loc, partialInit.getType(), ValueRange{quads, quants}, partialInit,
-          maps, loops,
-          [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value bias = arith::ConstantOp::create(nb, nloc,
-                                                   nb.getIntegerAttr(i8, -128));
-            // q + 128 as an unsigned byte: q with its top bit flipped.
-            auto biasedQuant = [&](int64_t t) -> Value {
-              return arith::XOrIOp::create(
-                  nb, nloc, byteOfQuad(nb, nloc, args[1], t), bias);
-            };
-            Value sum = byteQuadDot(nb, nloc, biasedQuant, args[0]);
-            yield(nb, nloc, arith::AddIOp::create(nb, nloc, args[2], sum));
-          })
-          .getResult(0);
+  Value partial = sumQuadSteps(
+      b, loc, quads, quants,
+      [](OpBuilder &nb, Location nloc, ValueRange x, Value quant) -> Value {
+        Value bias = arith::ConstantOp::create(
+            nb, nloc, nb.getIntegerAttr(nb.getI8Type(), -128));
+        // q + 128 as an unsigned byte: q with its top bit flipped.
+        auto biasedQuant = [&](int64_t t) -> Value {
+          return arith::XOrIOp::create(nb, nloc, byteOfQuad(nb, nloc, quant, t),
+                                       bias);
+        };
+        return byteQuadDot(nb, nloc, biasedQuant, x[0]);
+      });
   return scaleIntegerPartials(b, loc, partial, scales, inputs, outputs, bias);
 }
 
@@ -547,11 +563,8 @@ Value projectQ8_0x4(OpBuilder &b, Location loc, Value input, Value quants,
 /// to at most 32 * 15 * 128 in magnitude, exact in f32.
 Value projectQ4_0x4(OpBuilder &b, Location loc, Value input, Value quants,
                     Value scales, int64_t outputs, Value bias) {
-  MLIRContext *context = b.getContext();
   int64_t rows = shapeOf(input)[0];
-  ArrayRef<int64_t> quantsShape = shapeOf(quants);
-  int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
-          steps = quantsShape[2], width = quantsShape[3];
+  int64_t blocks = shapeOf(quants)[1], steps = shapeOf(quants)[2];
   QuantizedInputs inputs =
       quantizeInputBlocks(b, loc, input, blocks, /*offsetFactor=*/-8.0);
   Value quads = inputQuads(b, loc, inputs.quants);
@@ -568,41 +581,25 @@ Value projectQ4_0x4(OpBuilder &b, Location loc, Value input, Value quants,
                                b.getIndexAttr(1)});
   };
   Value lowInputs = half(0), highInputs = half(steps);
-
-  // Loops (p, s, b, i, j).
-  SmallVector<AffineMap> maps = {projection(context, 5, {1, 2, 3}),
-                                 projection(context, 5, {1, 2, 3}),
-                                 projection(context, 5, {0, 2, 3, 4}),
-                                 projection(context, 5, {1, 0, 2, 4})};
-  SmallVector<utils::IteratorType> loops(5, utils::IteratorType::parallel);
-  loops[3] = utils::IteratorType::reduction;
-  Type i8 = b.getI8Type();
-  Value partialInit =
-      zeroIntegers(b, loc, {rows, numPanels, blocks, width}, b.getI32Type());
-  Value partial =
-      linalg::GenericOp::create(
-          b, loc, partialInit.getType(),
-          ValueRange{lowInputs, highInputs, quants}, partialInit, maps, loops,
-          [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            auto constant = [&](int64_t value) {
-              return arith::ConstantOp::create(nb, nloc,
-                                               nb.getIntegerAttr(i8, value));
-            };
-            auto lowNibble = [&](int64_t t) -> Value {
-              return arith::AndIOp::create(
-                  nb, nloc, byteOfQuad(nb, nloc, args[2], t), constant(15));
-            };
-            auto highNibble = [&](int64_t t) -> Value {
-              return arith::ShRUIOp::create(
-                  nb, nloc, byteOfQuad(nb, nloc, args[2], t), constant(4));
-            };
-            Value lows = byteQuadDot(nb, nloc, lowNibble, args[0]);
-            Value highs = byteQuadDot(nb, nloc, highNibble, args[1]);
-            // One addition to the accumulator: the form of a reduction.
-            Value sum = arith::AddIOp::create(nb, nloc, lows, highs);
-            yield(nb, nloc, arith::AddIOp::create(nb, nloc, args[3], sum));
-          })
-          .getResult(0);
+  Value partial = sumQuadSteps(
+      b, loc, {lowInputs, highInputs}, quants,
+      [](OpBuilder &nb, Location nloc, ValueRange x, Value quant) -> Value {
+        auto constant = [&](int64_t value) {
+          return arith::ConstantOp::create(
+              nb, nloc, nb.getIntegerAttr(nb.getI8Type(), value));
+        };
+        auto lowNibble = [&](int64_t t) -> Value {
+          return arith::AndIOp::create(nb, nloc, byteOfQuad(nb, nloc, quant, t),
+                                       constant(15));
+        };
+        auto highNibble = [&](int64_t t) -> Value {
+          return arith::ShRUIOp::create(
+              nb, nloc, byteOfQuad(nb, nloc, quant, t), constant(4));
+        };
+        Value lows = byteQuadDot(nb, nloc, lowNibble, x[0]);
+        Value highs = byteQuadDot(nb, nloc, highNibble, x[1]);
+        return arith::AddIOp::create(nb, nloc, lows, highs);
+      });
   return scaleIntegerPartials(b, loc, partial, scales, inputs, outputs, bias);
 }
 
