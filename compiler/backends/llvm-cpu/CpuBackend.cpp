@@ -10,9 +10,10 @@
 
 #include "compiler/backends/llvm-cpu/LLVMEmission.h"
 #include "compiler/link/Link.h"
-#include "dialect/TfmContracts.h"
-#include "passes/Codegen/CPU/Passes.h"
 #include "compiler/weights/WeightLayout.h"
+#include "dialect/TfmContracts.h"
+#include "passes/Codegen/CPU/ByteQuadDot.h"
+#include "passes/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -138,9 +139,7 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
   // for any target.
   mlir::tfm::TargetAttr targetAttr = mlir::tfm::getTarget(module);
   if (!codegen.int8Inputs.hasValue())
-    layoutOptions.int8Inputs =
-        mlir::tfm::hasTargetFeature(targetAttr, "+avx512vnni") ||
-        mlir::tfm::hasTargetFeature(targetAttr, "+avxvnni");
+    layoutOptions.int8Inputs = mlir::tfm::byteQuadDotLanes(targetAttr) != 0;
   if (!layoutOptions.packWeights && layoutOptions.weights != "" &&
       layoutOptions.weights != "f32")
     return makeError("--weights=" + layoutOptions.weights +

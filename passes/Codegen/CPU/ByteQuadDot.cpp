@@ -280,12 +280,8 @@ struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
 struct TfmCpuByteQuadDot
     : mlir::tfm::impl::TfmCpuByteQuadDotBase<TfmCpuByteQuadDot> {
   void runOnOperation() override {
-    mlir::tfm::TargetAttr target = mlir::tfm::getTarget(getOperation());
-    int64_t lanes = 0;
-    if (mlir::tfm::hasTargetFeature(target, "+avx512vnni"))
-      lanes = 16;
-    else if (mlir::tfm::hasTargetFeature(target, "+avxvnni"))
-      lanes = 8;
+    int64_t lanes =
+        mlir::tfm::byteQuadDotLanes(mlir::tfm::getTarget(getOperation()));
     if (!lanes)
       return;
     RewritePatternSet patterns(&getContext());
@@ -299,4 +295,10 @@ struct TfmCpuByteQuadDot
 void mlir::tfm::populateByteQuadDotPatterns(RewritePatternSet &patterns,
                                             int64_t lanes) {
   patterns.add<ByteQuadDotToVpdpbusd>(patterns.getContext(), lanes);
+}
+
+int64_t mlir::tfm::byteQuadDotLanes(TargetAttr target) {
+  if (hasTargetFeature(target, "+avx512vnni"))
+    return 16;
+  return hasTargetFeature(target, "+avxvnni") ? 8 : 0;
 }

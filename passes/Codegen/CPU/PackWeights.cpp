@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Panels.h"
 #include "dialect/TfmContracts.h"
+#include "passes/Codegen/CPU/ByteQuadDot.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Transforms/StackLinears.h"
 
@@ -226,9 +227,7 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
                          << "' (expected f32, f16, bf16, q8_0 or q4_0)";
       return signalPassFailure();
     }
-    TargetAttr target = getTarget(module);
-    bool byteQuadDotTarget = hasTargetFeature(target, "+avx512vnni") ||
-                             hasTargetFeature(target, "+avxvnni");
+    bool byteQuadDotTarget = byteQuadDotLanes(getTarget(module)) != 0;
     SmallVector<Operation *> projections;
     module.walk([&](Operation *op) {
       if (isa<LinearOp, LMHeadOp>(op))
