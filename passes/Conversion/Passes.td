@@ -27,6 +27,10 @@ def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg", "mlir::ModuleOp"> {
            "Q4_0 projections quantize their inputs to int8 per block of 32 "
            "and sum integer products (llama.cpp's scheme; see "
            "docs/weight-types.md)">,
+    Option<"bf16Inputs", "bf16-inputs", "bool", /*default=*/"false",
+           "Projections over bf16 panels round their inputs to bf16 and sum "
+           "the products of pairs of input features (AVX512_BF16's dot "
+           "product; see docs/weight-types.md)">,
   ];
 }
 

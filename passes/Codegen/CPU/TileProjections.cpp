@@ -51,21 +51,32 @@ namespace {
 enum PanelLoop { kPanel = 0, kRow = 1, kFeature = 2, kLane = 3 };
 
 /// Whether `op` is a static panel projection `out[s, p, j] += x[s, k] *
-/// w[p, k, j]` over loops (p, s, k, j).
+/// w[p, k, j]` over loops (p, s, k, j), or its form over bf16 pairs
+/// (convert-tfm-to-linalg{bf16-inputs}): the i32 input pairs `x[s, k]` and
+/// the panels' even and odd columns `w0[p, k, j]`, `w1[p, k, j]`.
 bool isPanelProjection(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != 4 || !op.hasPureTensorSemantics() ||
-      !linalg::isaContractionOpInterface(op))
+  int64_t numInputs = op.getNumDpsInputs();
+  if ((numInputs != 2 && numInputs != 3) || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 4 || !op.hasPureTensorSemantics())
+    return false;
+  if (numInputs == 2 && !linalg::isaContractionOpInterface(op))
+    return false;
+  if (numInputs == 3 &&
+      (!getElementTypeOrSelf(op.getDpsInputs()[0].getType()).isInteger(32) ||
+       !getElementTypeOrSelf(op.getDpsInputs()[1].getType()).isBF16()))
     return false;
   MLIRContext *context = op.getContext();
   auto dims = [&](ArrayRef<unsigned> positions) {
     return AffineMap::getMultiDimIdentityMap(4, context)
         .getSubMap(SmallVector<unsigned>(positions));
   };
-  SmallVector<AffineMap> expected = {dims({kRow, kFeature}),
-                                     dims({kPanel, kFeature, kLane}),
-                                     dims({kRow, kPanel, kLane})};
-  if (op.getIndexingMapsArray() != expected)
+  SmallVector<AffineMap> expected = {dims({kRow, kFeature})};
+  expected.append(numInputs - 1, dims({kPanel, kFeature, kLane}));
+  expected.push_back(dims({kRow, kPanel, kLane}));
+  SmallVector<utils::IteratorType> loops(4, utils::IteratorType::parallel);
+  loops[kFeature] = utils::IteratorType::reduction;
+  if (op.getIndexingMapsArray() != expected ||
+      op.getIteratorTypesArray() != loops)
     return false;
   return llvm::all_of(op.getStaticLoopRanges(), [](int64_t extent) {
     return !ShapedType::isDynamic(extent);
@@ -488,8 +499,12 @@ linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
           lanes = type.getDimSize(2);
   Type element = type.getElementType();
   auto partType = RankedTensorType::get({rows, panels, lanes}, element);
-  Value weights = projection.getDpsInputOperand(1)->get();
-  int64_t features = cast<RankedTensorType>(weights.getType()).getDimSize(1);
+  // The panels: one operand, or the even and odd columns of bf16 pairs.
+  SmallVector<OpOperand *, 2> weights;
+  for (int64_t i = 1; i < projection.getNumDpsInputs(); ++i)
+    weights.push_back(projection.getDpsInputOperand(i));
+  int64_t features =
+      cast<RankedTensorType>(weights.front()->get().getType()).getDimSize(1);
   auto fill =
       projection.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
 
@@ -505,8 +520,10 @@ linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
                                          rewriter.getIndexAttr(features),
                                          rewriter.getIndexAttr(lanes)};
       SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
-      Value halfWeights = tensor::ExtractSliceOp::create(
-          rewriter, loc, weights, offsets, sizes, strides);
+      SmallVector<Value, 2> halfWeights;
+      for (OpOperand *operand : weights)
+        halfWeights.push_back(tensor::ExtractSliceOp::create(
+            rewriter, loc, operand->get(), offsets, sizes, strides));
       Value empty =
           tensor::EmptyOp::create(rewriter, loc, partType.getShape(), element);
       Value init = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
@@ -514,7 +531,8 @@ linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
                        .getResult(0);
       auto halfProjection =
           cast<linalg::GenericOp>(rewriter.clone(*projection));
-      halfProjection.getDpsInputOperand(1)->set(halfWeights);
+      for (auto [operand, half] : llvm::zip(weights, halfWeights))
+        halfProjection->getOpOperand(operand->getOperandNumber()).set(half);
       halfProjection.getDpsInitOperand(0)->set(init);
       halfProjection->getResult(0).setType(partType);
       parts.push_back(halfProjection->getResult(0));

@@ -14,11 +14,11 @@ namespace mlir::tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
-void mlir::tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns,
-                                            bool int8Inputs) {
+void mlir::tfm::populateTfmToLinalgPatterns(
+    RewritePatternSet &patterns, const ProjectionLoweringOptions &options) {
   populateTfmElementwiseToLinalgPatterns(patterns);
   populateTfmNormsToLinalgPatterns(patterns);
-  populateTfmProjectionsToLinalgPatterns(patterns, int8Inputs);
+  populateTfmProjectionsToLinalgPatterns(patterns, options);
   populateTfmPositionalToLinalgPatterns(patterns);
   populateTfmAttentionToLinalgPatterns(patterns);
   populateTfmMoEToLinalgPatterns(patterns);
@@ -43,7 +43,10 @@ struct ConvertTfmToLinalg
                            func::FuncDialect, scf::SCFDialect,
                            vector::VectorDialect>();
     RewritePatternSet patterns(&getContext());
-    populateTfmToLinalgPatterns(patterns, int8Inputs);
+    ProjectionLoweringOptions projections;
+    projections.int8Inputs = int8Inputs;
+    projections.bf16Inputs = bf16Inputs;
+    populateTfmToLinalgPatterns(patterns, projections);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }
