@@ -40,6 +40,7 @@ void mlir::tfm::buildCpuToLinalgPipeline(OpPassManager &pm,
                                          const CpuCodegenOptions &options) {
   ConvertTfmToLinalgOptions lowering;
   lowering.int8Inputs = options.int8Inputs;
+  lowering.bf16Inputs = options.bf16Inputs;
   pm.addPass(createConvertTfmToLinalg(lowering));
   pm.addPass(createTfmCpuBindWeights());
   if (options.fuseAttention)
@@ -117,6 +118,8 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
   // Q8_0's q8_0x4 panels (tfm-cpu-pack-weights) are int8-input kernels
   // whatever this option says.
   pm.addNestedPass<func::FuncOp>(createTfmCpuByteQuadDot());
+  if (options.bf16Inputs)
+    pm.addNestedPass<func::FuncOp>(createTfmCpuBf16PairDot());
   pm.addPass(createTfmLowerStridedCopies());
   // The projection kernels' loops over output panels.
   pm.addPass(options.parallel ? createForallToParallelLoopPass()

@@ -43,6 +43,13 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
                      "target has AVX2, for Q8_0 where it has AVX-512 VNNI "
                      "or AVX-VNNI)"),
       llvm::cl::init(false)};
+  Option<bool> bf16Inputs{
+      *this, "bf16-inputs",
+      llvm::cl::desc("Projections over bf16 weights round their inputs to "
+                     "bf16 and sum products of pairs of input features: "
+                     "vdpbf16ps where the target has AVX512_BF16 (off by "
+                     "default: see docs/weight-types.md)"),
+      llvm::cl::init(false)};
   Option<bool> tileProjections{
       *this, "tile-projections",
       llvm::cl::desc("Register-blocked, vectorised projection kernels "

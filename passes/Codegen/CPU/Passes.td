@@ -350,4 +350,23 @@ def TfmCpuByteQuadDot : Pass<"tfm-cpu-byte-quad-dot", "mlir::func::FuncOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def TfmCpuBf16PairDot : Pass<"tfm-cpu-bf16-pair-dot", "mlir::func::FuncOp"> {
+  let summary = "Products of bf16 pairs as AVX512_BF16's vdpbf16ps";
+  let description = [{
+    Rewrites the vectors of `acc + (ext(w1) * hi(x) + ext(w0) * lo(x))`,
+    which the projection over bf16 panels and bf16 input pairs
+    (`convert-tfm-to-linalg{bf16-inputs}`) computes: `x` 32-bit lanes each
+    holding two bf16 (`lo(x)` the low half as an f32, `shl(x, 16)`;
+    `hi(x)` the high half, `x & 0xFFFF0000`), `w0` and `w1` bf16 vectors,
+    into `vdpbf16ps` (`llvm.call_intrinsic`) on `x` and the pairs of `w0`
+    and `w1` interleaved: 16 lanes an instruction (8 for a vector of 8)
+    where the module's `#tfm.target` has `+avx512bf16`; nothing elsewhere.
+    The instruction adds the odd product, then the even one, to `acc`,
+    where the form rounds their sum first, and it flushes denormals: the
+    two differ in the last bits of the sums. After bufferization.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // TFM_CODEGEN_CPU_PASSES_TD
