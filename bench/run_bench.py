@@ -10,7 +10,8 @@ encode calls of the whole compiled sequence against a PyTorch f32 forward of
 the same weights. See bench/README.md.
 
   /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
-      [--weights f32,f16,bf16,q8_0,q4_0,q8_0-f32-inputs,q4_0-f32-inputs,q4_k_m]
+      [--weights f32,f16,bf16,q8_0,q4_0,q8_0-f32-inputs,q4_0-f32-inputs,
+                 bf16-bf16-inputs,q4_k_m]
 """
 import argparse
 import json
@@ -171,6 +172,7 @@ FILE_TYPES = ("q4_k_m",)
 # q4_0 takes int8 inputs by default where the target has AVX2, q8_0 where
 # it has VNNI; these rows keep them f32, for the comparison in one run.
 VARIANTS = {"q4_0-f32-inputs": ("q4_0", ["--int8-inputs=false"]),
+            "bf16-bf16-inputs": ("bf16", ["--bf16-inputs"]),
             "q8_0-f32-inputs": ("q8_0", ["--int8-inputs=false"])}
 
 

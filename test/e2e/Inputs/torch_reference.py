@@ -724,6 +724,8 @@ def quantize_inputs(h, weight, activations):
     records how close its values come to a tie, in quant steps
     (INT8_TIE_DISTANCES), for compare to refuse a model and prompt whose
     quantization is not decided."""
+    if activations == "bf16" and weight.shape[-1] % 2 == 0:
+        return round_inputs_to_bf16(h)
     if activations != "int8" or weight.shape[-1] % 32 != 0:
         return h
     blocks = h.to(torch.float32).reshape(*h.shape[:-1], -1, 32)
@@ -735,6 +737,29 @@ def quantize_inputs(h, weight, activations):
         ((steps - torch.floor(steps) - 0.5).abs() / margin).min()))
     quants = torch.round(blocks * inverse)
     return (quants.to(torch.float64) * scale.to(torch.float64)).reshape(h.shape)
+
+
+def round_inputs_to_bf16(h):
+    """`h` rounded to bfloat16 (to nearest even, from float32 as the
+    kernel rounds it), as tfmc --bf16-inputs reads a projection's input
+    over bf16 weights. A value within float32 error of a rounding tie
+    (halfway between two bf16) may round the other way in the binary: each
+    call records, as quantize_inputs does, how close its values come to
+    one, in units of INT8_TIE_ULPS float32 ulps."""
+    single = h.to(torch.float32)
+    magnitude = single.to(torch.float64).abs()
+    nonzero = magnitude > 0
+    # The spacing of bf16 values (8 significant bits) around each input.
+    exponent = torch.floor(torch.log2(torch.where(nonzero, magnitude,
+                                                  torch.ones_like(magnitude))))
+    spacing = torch.pow(2.0, exponent - 7)
+    steps = h.to(torch.float64).abs() / spacing
+    margin = INT8_TIE_ULPS * 2.0 ** -23 * magnitude / spacing
+    distance = (steps - torch.floor(steps) - 0.5).abs() / margin.clamp(min=1e-30)
+    distance = torch.where(nonzero, distance, torch.full_like(distance, math.inf))
+    if distance.numel():
+        INT8_TIE_DISTANCES.append(float(distance.min()))
+    return single.to(torch.bfloat16).to(torch.float64)
 
 
 def mixture(h, w, top_k, used):
@@ -1177,7 +1202,7 @@ def compare(args):
     if INT8_TIE_DISTANCES:
         closest = min(INT8_TIE_DISTANCES)
         if closest < 1:
-            print("UNDECIDED: an int8 input lies within %d float32 ulps of a "
+            print("UNDECIDED: a rounded (int8 or bf16) input lies within %d float32 ulps of a "
                   "rounding tie (%.2f x): the binary may round it either way; "
                   "choose another model seed or prompt" % (INT8_TIE_ULPS, closest))
             return 1
@@ -1344,10 +1369,12 @@ def main():
     cmp.add_argument("--kv-cache", choices=["f32", "f16"], default="f32",
                      help="llama families: round keys and values to this type "
                           "(what tfmc --kv-cache=f16 attends over)")
-    cmp.add_argument("--activations", choices=["f32", "int8"], default="f32",
+    cmp.add_argument("--activations", choices=["f32", "int8", "bf16"], default="f32",
                      help="llama families: quantize each projection's input to "
                           "int8 per block of 32 where its matrix is whole blocks "
-                          "(what tfmc --int8-inputs computes for Q4_0)")
+                          "(what tfmc --int8-inputs computes for Q4_0), or round "
+                          "it to bf16 where its matrix has an even number of "
+                          "columns (what tfmc --bf16-inputs computes for bf16)")
     args = parser.parse_args()
     if args.command == "check-fill-mask":
         return check_fill_mask(args)
