@@ -22,6 +22,7 @@
 #include "passes/Codegen/CPU/Bf16PairDot.h"
 #include "dialect/TfmContracts.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/VectorSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -143,40 +144,28 @@ struct Bf16PairDotToVdpbf16ps : OpRewritePattern<arith::AddFOp> {
     Value odd = flatten(pair->oddWeights, bf16);
     Value pairs = flatten(pair->pairs, rewriter.getI32Type());
     Value flatAccumulator = flatten(accumulator, f32);
-    auto sliceOf = [&](Value value, int64_t offset) -> Value {
-      if (count == lanes)
-        return value;
-      return vector::ExtractStridedSliceOp::create(
-          rewriter, loc, value, ArrayRef<int64_t>{offset},
-          ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
-    };
     auto sliceType = VectorType::get({lanes}, f32);
     auto pairsType = VectorType::get({2 * lanes}, bf16);
     StringRef intrinsic = lanes == 16 ? "llvm.x86.avx512bf16.dpbf16ps.512"
                                       : "llvm.x86.avx512bf16.dpbf16ps.256";
-    Value result = flatAccumulator;
-    for (int64_t offset = 0; offset < count; offset += lanes) {
-      // Lane i of the weights' pairs: w0[i] in its low half, w1[i] in its
-      // high half, as lane i of the input pairs.
-      Value evenSlice = sliceOf(even, offset);
-      Value oddSlice = sliceOf(odd, offset);
-      Value weightPairs =
-          vector::InterleaveOp::create(rewriter, loc, evenSlice, oddSlice);
-      Value inputPairs = vector::BitCastOp::create(rewriter, loc, pairsType,
-                                                   sliceOf(pairs, offset));
-      Value sum =
-          LLVM::CallIntrinsicOp::create(
-              rewriter, loc, Type(sliceType), rewriter.getStringAttr(intrinsic),
-              ValueRange{sliceOf(flatAccumulator, offset), weightPairs,
-                         inputPairs})
+    Value result = mlir::tfm::updateInSlices(
+        rewriter, loc, flatAccumulator, lanes,
+        [&](function_ref<Value(Value)> sliceOf) -> Value {
+          // Lane i of the weights' pairs: w0[i] in its low half, w1[i] in
+          // its high half, as lane i of the input pairs.
+          Value evenSlice = sliceOf(even);
+          Value oddSlice = sliceOf(odd);
+          Value weightPairs =
+              vector::InterleaveOp::create(rewriter, loc, evenSlice, oddSlice);
+          Value inputPairs = vector::BitCastOp::create(rewriter, loc, pairsType,
+                                                       sliceOf(pairs));
+          return LLVM::CallIntrinsicOp::create(
+                     rewriter, loc, Type(sliceType),
+                     rewriter.getStringAttr(intrinsic),
+                     ValueRange{sliceOf(flatAccumulator), weightPairs,
+                                inputPairs})
               .getResult(0);
-      result = count == lanes
-                   ? sum
-                   : vector::InsertStridedSliceOp::create(
-                         rewriter, loc, sum, result, ArrayRef<int64_t>{offset},
-                         ArrayRef<int64_t>{1})
-                         .getResult();
-    }
+        });
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(add, type, result);
     return success();
   }

@@ -19,6 +19,7 @@
 #include "passes/Codegen/CPU/ByteQuadDot.h"
 #include "dialect/TfmContracts.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/VectorSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -243,33 +244,22 @@ struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
     auto bytesType = VectorType::get({4 * lanes}, rewriter.getI8Type());
     StringRef intrinsic = lanes == 16 ? "llvm.x86.avx512.vpdpbusd.512"
                                       : "llvm.x86.avx512.vpdpbusd.256";
-    Value result = flatAccumulator;
-    for (int64_t offset = 0; offset < count; offset += lanes) {
-      auto slice = [&](Value value) -> Value {
-        if (count == lanes)
-          return value;
-        return vector::ExtractStridedSliceOp::create(
-            rewriter, loc, value, ArrayRef<int64_t>{offset},
-            ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
-      };
-      auto asBytes = [&](Value value) {
-        return vector::BitCastOp::create(rewriter, loc, bytesType,
-                                         slice(value));
-      };
-      Value sum = slice(flatAccumulator);
-      for (auto [weights, inputs] : operands)
-        sum = LLVM::CallIntrinsicOp::create(
-                  rewriter, loc, Type(sliceType),
-                  rewriter.getStringAttr(intrinsic),
-                  ValueRange{sum, asBytes(weights), asBytes(inputs)})
-                  .getResult(0);
-      result = count == lanes
-                   ? sum
-                   : vector::InsertStridedSliceOp::create(
-                         rewriter, loc, sum, result, ArrayRef<int64_t>{offset},
-                         ArrayRef<int64_t>{1})
-                         .getResult();
-    }
+    Value result = mlir::tfm::updateInSlices(
+        rewriter, loc, flatAccumulator, lanes,
+        [&](function_ref<Value(Value)> sliceOf) {
+          auto asBytes = [&](Value value) {
+            return vector::BitCastOp::create(rewriter, loc, bytesType,
+                                             sliceOf(value));
+          };
+          Value sum = sliceOf(flatAccumulator);
+          for (auto [weights, inputs] : operands)
+            sum = LLVM::CallIntrinsicOp::create(
+                      rewriter, loc, Type(sliceType),
+                      rewriter.getStringAttr(intrinsic),
+                      ValueRange{sum, asBytes(weights), asBytes(inputs)})
+                      .getResult(0);
+          return sum;
+        });
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(add, type, result);
     return success();
   }
