@@ -336,15 +336,17 @@ def TfmCpuNibblePairDot : Pass<"tfm-cpu-nibble-pair-dot", "mlir::func::FuncOp"> 
 }
 
 def TfmCpuByteQuadDot : Pass<"tfm-cpu-byte-quad-dot", "mlir::func::FuncOp"> {
-  let summary = "Q8_0 byte quad products over int8 inputs as vpdpbusd";
+  let summary = "Byte quad products over int8 inputs as vpdpbusd";
   let description = [{
-    Rewrites the vectors of `acc + sum_t zext(byte_t(w) ^ 0x80) *
-    sext(byte_t(x))` over the four bytes of 32-bit lanes, which the Q8_0
-    projection over int8 inputs (`q8_0x4` panels) computes, into VNNI's
-    `vpdpbusd` (`llvm.call_intrinsic`): 16 lanes an instruction where the
-    module's `#tfm.target` has AVX-512 VNNI, 8 where it has AVX-VNNI;
-    nothing elsewhere. After bufferization: the intrinsic call has no
-    declared memory effects.
+    Rewrites the vectors of `acc + sum_t zext(u_t(w)) * sext(byte_t(x))`
+    over the four bytes of 32-bit lanes, where `u_t(w)` is an unsigned
+    byte made from byte t of `w` (`byte ^ 0x80` for the Q8_0 projection
+    over int8 inputs, `q8_0x4` panels; `byte & 15` or `byte >> 4` for
+    Q4_0's `q4_0x4`, whose two quad sums per step become two chained
+    instructions), into VNNI's `vpdpbusd` (`llvm.call_intrinsic`): 16
+    lanes an instruction where the module's `#tfm.target` has AVX-512
+    VNNI, 8 where it has AVX-VNNI; nothing elsewhere. After
+    bufferization: the intrinsic call has no declared memory effects.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect",
                            "mlir::vector::VectorDialect"];
