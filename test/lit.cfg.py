@@ -29,6 +29,10 @@ config.substitutions.append(("%python", config.python3))
 # runtime needs clang's sanitizer runtimes): C programs against --emit=lib.
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%tfmc_src", config.tfmc_src_root))
+# `lit --param shared_models_dir=/nonexistent build/test` runs the suite as a
+# clone without ../shared sees it.
+config.shared_models_dir = lit_config.params.get("shared_models_dir",
+                                                 config.shared_models_dir)
 config.substitutions.append(("%models", config.shared_models_dir))
 # The npm reference packages (gpt-3-encoder, @huggingface/tokenizers), which
 # tools/install-deps.sh installs: tests read them from here and never fetch.
@@ -44,7 +48,9 @@ if (os.path.isfile(os.path.join(config.llvm_tools_dir, "mlir-runner"))
 
 # Real checkpoints live in ../shared/models; tests that need them say
 # `REQUIRES: shared-models` and are reported UNSUPPORTED (with this note) when
-# the directory is absent, e.g. on a user's fresh clone.
+# the directory is absent, e.g. on a user's fresh clone
+# (tools/check-test-gating.py, run by test/tools/check-test-gating.test,
+# finds a test that reads %models without saying so).
 if os.path.isfile(os.path.join(config.shared_models_dir, "stories260K.bin")):
     config.available_features.add("shared-models")
 else:
