@@ -1,0 +1,199 @@
+//===- SlotContents.cpp - The bytes of each weight slot of the blob -------===//
+#include "compiler/weights/SlotContents.h"
+
+#include "compiler/weights/BlockPanels.h"
+#include "compiler/weights/KQuantPanels.h"
+#include "compiler/weights/Panels.h"
+#include "compiler/weights/Transforms.h"
+
+using namespace tfmc;
+using namespace tfmc::weights;
+
+/// The model weights a slot holds: those it stacks, or the one it names.
+static std::vector<std::string>
+sourceNames(const mlir::tfm::WeightSlot &slot) {
+  if (slot.stacked.empty())
+    return {slot.name};
+  return slot.stacked;
+}
+
+/// The model's weight `name`, or an error when the network reads a weight
+/// the model does not provide.
+static llvm::Expected<const Weight *>
+findModelWeight(const ModelWeights &model, const std::string &name) {
+  auto found = model.byName.find(name);
+  if (found == model.byName.end())
+    return llvm::createStringError("the network reads weight '" + name +
+                                   "' that the model does not provide");
+  return &found->second;
+}
+
+/// The bytes of `slot`: its model weights (several when stacked) in the
+/// slot's element type, stacked, and packed into panels when it is panels.
+static llvm::Expected<TensorView>
+materializeTensorSlot(const mlir::tfm::WeightSlot &slot,
+                      const ModelWeights &model) {
+  auto fail = [&](const llvm::Twine &what) {
+    return llvm::createStringError("weight '" + slot.name + "' " + what);
+  };
+  auto because = [&](llvm::Error error) {
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(std::move(error)));
+  };
+  if (!slot.elementType)
+    return fail("has an element type the weights blob cannot hold");
+  std::vector<TensorView> parts;
+  for (const std::string &name : sourceNames(slot)) {
+    auto weight = findModelWeight(model, name);
+    if (!weight)
+      return weight.takeError();
+    auto part = (*weight)->materialize(*slot.elementType);
+    if (!part)
+      return because(part.takeError());
+    // The network would propagate a NaN or infinity into every logit; the
+    // scan rides on the pass that writes these bytes out anyway.
+    if (std::optional<uint64_t> index = findNonFinite(*part))
+      return llvm::createStringError(
+          model.description + ": weight '" + name + "' holds " +
+          std::to_string(elementAsFloat(*part, *index)) +
+          " at element " + llvm::Twine(*index) + " of its " +
+          elementTypeName(part->type()) + " " +
+          shapeString(part->shape()));
+    parts.push_back(std::move(*part));
+  }
+  auto tensor = stack(parts);
+  if (!tensor)
+    return because(tensor.takeError());
+  if (slot.panels) {
+    if (tensor->rank() != 2 || tensor->shape()[1] != slot.shape[1])
+      return fail("is a " + shapeString(tensor->shape()) +
+                  " tensor, not a matrix of " + llvm::Twine(slot.shape[1]) +
+                  " columns");
+    tensor = packPanels(*tensor, slot.shape[0], slot.shape[2]);
+    if (!tensor)
+      return because(tensor.takeError());
+  }
+  if (tensor->numElements() != numElements(slot.shape))
+    return fail("has " + llvm::Twine(tensor->numElements()) +
+                " elements but the network expects " +
+                llvm::Twine(numElements(slot.shape)));
+  return tensor;
+}
+
+/// The packed `bytes` of `slot`, when there are as many as its layout
+/// gives it.
+static llvm::Expected<std::string>
+slotSized(const mlir::tfm::WeightSlot &slot,
+          llvm::Expected<std::string> bytes) {
+  if (!bytes)
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(bytes.takeError()));
+  if (bytes->size() != slot.bytes)
+    return llvm::createStringError(
+        "weight '" + slot.name + "' has " + llvm::Twine(bytes->size()) +
+        " bytes but the network expects " + llvm::Twine(slot.bytes));
+  return std::move(*bytes);
+}
+
+/// The bytes of a block-quantized panel slot (quants or scales): each model
+/// tensor it stacks kept as stored when the file holds it in the slot's
+/// format, else quantized from f32 (compiler/weights/BlockPanels.h).
+static llvm::Expected<std::string>
+materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelWeights &model) {
+  auto because = [&](llvm::Error error) {
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(std::move(error)));
+  };
+  bool q4_0 = slot.blockQuant == "q4_0" || slot.blockQuant == "q4_0x4";
+  ElementType format =
+      q4_0 ? ElementType::Q4_0 : ElementType::Q8_0;
+  std::vector<TensorView> parts;
+  for (const std::string &name : sourceNames(slot)) {
+    auto found = findModelWeight(model, name);
+    if (!found)
+      return found.takeError();
+    const Weight &weight = **found;
+    if (weight.source().type() == format && weight.steps().empty()) {
+      parts.push_back(weight.source());
+      continue;
+    }
+    auto wide = weight.materialize(ElementType::F32);
+    if (!wide)
+      return because(wide.takeError());
+    if (std::optional<uint64_t> index = findNonFinite(*wide))
+      return llvm::createStringError(
+          model.description + ": weight '" + name + "' holds " +
+          std::to_string(elementAsFloat(*wide, *index)) +
+          " at element " + llvm::Twine(*index));
+    auto blocks = quantizeRows(*wide, format);
+    if (!blocks)
+      return llvm::createStringError("weight '" + name +
+                                     "': " + llvm::toString(blocks.takeError()));
+    parts.push_back(std::move(*blocks));
+  }
+  auto matrix = stack(parts);
+  if (!matrix)
+    return because(matrix.takeError());
+  // q8_0x4 and q4_0x4 quants hold four bytes of a row in each i32 lane.
+  bool quads = slot.blockQuant == "q8_0x4" || slot.blockQuant == "q4_0x4";
+  int64_t bytesPerLane = quads && !slot.blockScales ? 4 : 1;
+  return slotSized(slot, packBlockPanels(
+                             *matrix, slot.shape.front(), slot.shape.back(),
+                             slot.blockScales, bytesPerLane));
+}
+
+/// The bytes of a `kquant` / `kquant4` panel slot (quants, scales or mins):
+/// each model tensor it stacks unpacked from its Q4_K, Q5_K or Q6_K
+/// super-blocks (compiler/weights/KQuantPanels.h). The slot's second
+/// dimension is the blocks per row.
+static llvm::Expected<std::string>
+materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
+                      const ModelWeights &model) {
+  auto because = [&](llvm::Error error) {
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(std::move(error)));
+  };
+  KQuantRows rows;
+  for (const std::string &name : sourceNames(slot)) {
+    auto found = findModelWeight(model, name);
+    if (!found)
+      return found.takeError();
+    const Weight &weight = **found;
+    const TensorView &source = weight.source();
+    if (!weight.steps().empty() || source.rank() != 2)
+      return because(llvm::createStringError("tensor '" + name +
+                                             "' is not used as stored"));
+    if (rows.columns == 0) {
+      rows.columns = source.shape()[1];
+      int64_t blocks = slot.shape[1];
+      rows.subBlock = rows.columns / std::max<int64_t>(1, blocks);
+    }
+    if (llvm::Error error = appendKQuantRows(source, rows))
+      return because(llvm::createStringError(
+          "tensor '" + name + "': " + llvm::toString(std::move(error))));
+  }
+  KQuantPart part = slot.blockScales ? KQuantPart::Scales
+                             : slot.blockMins ? KQuantPart::Mins
+                             : slot.blockQuant == "kquant4"
+                                 ? KQuantPart::Nibbles
+                                 : KQuantPart::Quants;
+  return slotSized(slot, packKQuantPanels(rows, slot.shape.front(),
+                                                   slot.shape.back(), part));
+}
+
+llvm::Expected<SlotContents>
+weights::materializeSlot(const mlir::tfm::WeightSlot &slot,
+                         const ModelWeights &model) {
+  if (slot.blockQuant.empty()) {
+    auto tensor = materializeTensorSlot(slot, model);
+    if (!tensor)
+      return tensor.takeError();
+    return SlotContents(std::move(*tensor));
+  }
+  auto bytes = slot.blockQuant == "kquant" || slot.blockQuant == "kquant4"
+                   ? materializeKQuantSlot(slot, model)
+                   : materializeBlockSlot(slot, model);
+  if (!bytes)
+    return bytes.takeError();
+  return SlotContents(std::move(*bytes));
+}
