@@ -1,4 +1,4 @@
-//===- tfmc-opt.cpp - mlir-opt with the tfm dialect, passes and pipelines ---===//
+//===- tfmc-opt.cpp - mlir-opt with the tfm dialect, passes and pipelines -===//
 #include "dialect/TfmOps.h"
 #include "passes/Passes.h"
 #include "passes/Pipelines.h"

@@ -1,4 +1,4 @@
-//===- tfmc.cpp - The tfmc command line -------------------------------------===//
+//===- tfmc.cpp - The tfmc command line -----------------------------------===//
 //
 //   tfmc compile MODEL [--tokenizer FILE] -o OUT [--compile-to=STAGE]
 //                [--emit=exe|lib] [--target=cpu] [phase options ...]
@@ -55,10 +55,10 @@ static cl::opt<std::string>
                       "NAME.tfmpkg and the link flags NAME.link; NAME is "
                       "DIR's name)"),
              cl::value_desc("kind"), cl::init("exe"), cl::cat(compileCategory));
-static cl::opt<std::string>
-    targetName("target", cl::desc("Code generator (cpu)"),
-               cl::value_desc("name"), cl::init("cpu"),
-               cl::cat(compileCategory));
+static cl::opt<std::string> targetName("target",
+                                       cl::desc("Code generator (cpu)"),
+                                       cl::value_desc("name"), cl::init("cpu"),
+                                       cl::cat(compileCategory));
 static cl::opt<uint64_t>
     presetSeed("seed", cl::desc("Weight seed for preset:NAME models"),
                cl::init(42), cl::cat(compileCategory));
@@ -159,8 +159,8 @@ int main(int argc, char **argv) {
   std::string message;
   llvm::raw_string_ostream errors(message);
   if (mlir::failed(mlir::tfm::routeOptions(
-          arguments, groups, mlir::tfm::OptionSpelling::CommandLine,
-          &unclaimed, errors)))
+          arguments, groups, mlir::tfm::OptionSpelling::CommandLine, &unclaimed,
+          errors)))
     return error(llvm::StringRef(message).trim());
   std::vector<char *> rest = {argv[0]};
   for (std::string &argument : unclaimed)
@@ -198,10 +198,10 @@ int main(int argc, char **argv) {
   if (!compileTo.empty()) {
     std::vector<std::string> stages = tfmc::stageNames(*backend);
     if (!llvm::is_contained(stages, compileTo.getValue())) {
-      std::string expected = llvm::join(
-          llvm::ArrayRef<std::string>(stages).drop_back(), ", ");
-      return error("unknown --compile-to stage '" + compileTo +
-                   "' (expected " + expected + " or " + stages.back() + ")");
+      std::string expected =
+          llvm::join(llvm::ArrayRef<std::string>(stages).drop_back(), ", ");
+      return error("unknown --compile-to stage '" + compileTo + "' (expected " +
+                   expected + " or " + stages.back() + ")");
     }
     options.stopAfter = compileTo;
   }

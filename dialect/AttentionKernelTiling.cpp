@@ -1,4 +1,4 @@
-//===- AttentionKernelTiling.cpp - TilingInterface of tfm.attention_kernel -===//
+//===- AttentionKernelTiling.cpp - tfm.attention_kernel's TilingInterface -===//
 //
 // The kernel's iteration space is (query row, head), both parallel. A tile
 // of rows [r, r + R) and heads [h, h + H) reads query and output columns
@@ -93,14 +93,14 @@ AttentionKernelOp::getTiledImplementation(OpBuilder &b,
   slices.push_back(slice(b, loc, getQuery(), {row, column}, {rows, columns}));
   for (Value keysOrValues : {getKey(), getValue()}) {
     if (isHeadMajor())
-      slices.push_back(slice(b, loc, keysOrValues,
-                             {kvHead, b.getIndexAttr(0), b.getIndexAttr(0)},
-                             {b.getIndexAttr(kvHeads), keys,
-                              b.getIndexAttr(headDim)}));
+      slices.push_back(slice(
+          b, loc, keysOrValues, {kvHead, b.getIndexAttr(0), b.getIndexAttr(0)},
+          {b.getIndexAttr(kvHeads), keys, b.getIndexAttr(headDim)}));
     else
-      slices.push_back(slice(b, loc, keysOrValues,
-                             {b.getIndexAttr(0), scaled(b, loc, kvHead, headDim)},
-                             {keys, b.getIndexAttr(kvHeads * headDim)}));
+      slices.push_back(
+          slice(b, loc, keysOrValues,
+                {b.getIndexAttr(0), scaled(b, loc, kvHead, headDim)},
+                {keys, b.getIndexAttr(kvHeads * headDim)}));
   }
   slices.push_back(slice(b, loc, getInit(), {row, column}, {rows, columns}));
   Value slopes, relativeBias;
@@ -115,10 +115,10 @@ AttentionKernelOp::getTiledImplementation(OpBuilder &b,
     slices.push_back(relativeBias);
   }
   AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
-  Value offset = getValueOrCreateConstantIndexOp(
-      b, loc,
-      affine::makeComposedFoldedAffineApply(b, loc, d0 + d1,
-                                            {getOffset(), row}));
+  Value offset =
+      getValueOrCreateConstantIndexOp(b, loc,
+                                      affine::makeComposedFoldedAffineApply(
+                                          b, loc, d0 + d1, {getOffset(), row}));
 
   auto tile = AttentionKernelOp::create(
       b, loc, slices[3].getType(), slices[0], slices[1], slices[2], offset,

@@ -1,4 +1,4 @@
-//===- RelativeBuckets.cpp - T5's relative position buckets ----------------===//
+//===- RelativeBuckets.cpp - T5's relative position buckets ---------------===//
 #include "dialect/RelativeBuckets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,12 +33,13 @@ int64_t logarithmicBucket(int64_t distance, int64_t exact, int64_t side,
 
 } // namespace
 
-std::optional<std::string>
-mlir::tfm::checkRelativeBuckets(int64_t numBuckets, int64_t maxDistance,
-                                bool bidirectional) {
+std::optional<std::string> mlir::tfm::checkRelativeBuckets(int64_t numBuckets,
+                                                           int64_t maxDistance,
+                                                           bool bidirectional) {
   Sides sides = sidesOf(numBuckets, bidirectional);
   if (sides.exact < 1)
-    return std::to_string(numBuckets) + (bidirectional ? " bidirectional" : " causal") +
+    return std::to_string(numBuckets) +
+           (bidirectional ? " bidirectional" : " causal") +
            " buckets leave no bucket for exact distances (needs at least " +
            std::to_string(bidirectional ? 4 : 2) + ")";
   if (maxDistance <= sides.exact)

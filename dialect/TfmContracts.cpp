@@ -1,4 +1,4 @@
-//===- TfmContracts.cpp - Verify and access the tfm IR contracts -----------===//
+//===- TfmContracts.cpp - Verify and access the tfm IR contracts ----------===//
 //
 // The dialect checks every `tfm.*` attribute wherever it appears: module
 // attributes must be the typed attribute of their name, entry symbols must
@@ -26,11 +26,11 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-EntriesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                    FlatSymbolRefAttr prefill, FlatSymbolRefAttr decode,
-                    FlatSymbolRefAttr encode, int64_t prefillChunk,
-                    int64_t contextLength) {
+LogicalResult EntriesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  FlatSymbolRefAttr prefill,
+                                  FlatSymbolRefAttr decode,
+                                  FlatSymbolRefAttr encode,
+                                  int64_t prefillChunk, int64_t contextLength) {
   if (contextLength <= 0)
     return emitError() << "context_length must be positive, got "
                        << contextLength;
@@ -86,17 +86,17 @@ LogicalResult expectAttr(Operation *op, NamedAttribute attribute,
                          StringRef form) {
   if (!isa<AttrT>(attribute.getValue()))
     return op->emitError() << "'" << attribute.getName().getValue()
-                           << "' must be a "
-                           << form << ", got " << attribute.getValue();
+                           << "' must be a " << form << ", got "
+                           << attribute.getValue();
   return success();
 }
 
 LogicalResult verifySymbol(ModuleOp module, StringRef attribute,
                            FlatSymbolRefAttr symbol, StringRef role) {
   if (!lookupEntry(module, symbol))
-    return module.emitError() << attribute << " names " << symbol << " as "
-                              << role
-                              << ", but the module has no such function";
+    return module.emitError()
+           << attribute << " names " << symbol << " as " << role
+           << ", but the module has no such function";
   return success();
 }
 
@@ -118,7 +118,8 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
   if (name == kModelAttrName) {
     if (failed(expectAttr<ModelAttr>(op, attribute, "#tfm.model")))
       return failure();
-    FlatSymbolRefAttr network = cast<ModelAttr>(attribute.getValue()).getNetwork();
+    FlatSymbolRefAttr network =
+        cast<ModelAttr>(attribute.getValue()).getNetwork();
     return network ? verifySymbol(module, name, network, "the network")
                    : success();
   }
@@ -130,8 +131,8 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
     return failure();
   auto entries = cast<EntriesAttr>(attribute.getValue());
   for (auto [symbol, role] : {std::pair{entries.getPrefill(), "prefill"},
-                               std::pair{entries.getDecode(), "decode"},
-                               std::pair{entries.getEncode(), "encode"}})
+                              std::pair{entries.getDecode(), "decode"},
+                              std::pair{entries.getEncode(), "encode"}})
     if (symbol && failed(verifySymbol(module, name, symbol, role)))
       return failure();
   return success();
@@ -147,8 +148,7 @@ LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op,
                            << "' (expected tfm.entry_arg)";
   auto mark = dyn_cast<EntryArgAttr>(attribute.getValue());
   if (!mark)
-    return op->emitError() << "'" << name
-                           << "' must be a #tfm.entry_arg, got "
+    return op->emitError() << "'" << name << "' must be a #tfm.entry_arg, got "
                            << attribute.getValue();
   auto function = dyn_cast<FunctionOpInterface>(op);
   if (!function || regionIndex != 0)
@@ -159,9 +159,8 @@ LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op,
   Type type = function.getArgumentTypes()[argIndex];
   auto shaped = dyn_cast<ShapedType>(type);
   auto fail = [&](StringRef expected) {
-    return op->emitError() << "argument " << argIndex << " marked "
-                           << mark << " must be " << expected << ", got "
-                           << type;
+    return op->emitError() << "argument " << argIndex << " marked " << mark
+                           << " must be " << expected << ", got " << type;
   };
   switch (mark.getValue()) {
   case EntryArg::tokens:
@@ -234,8 +233,7 @@ bool mlir::tfm::hasTargetFeature(TargetAttr target, StringRef feature) {
 }
 
 WeightsLayoutAttr mlir::tfm::getWeightsLayout(ModuleOp module) {
-  return module->getAttrOfType<WeightsLayoutAttr>(
-      TfmDialect::kWeightsAttrName);
+  return module->getAttrOfType<WeightsLayoutAttr>(TfmDialect::kWeightsAttrName);
 }
 
 void mlir::tfm::setWeightsLayout(ModuleOp module, WeightsLayoutAttr layout) {

@@ -1,4 +1,4 @@
-//===- TfmContracts.h - Typed access to the tfm IR contracts -----*- C++ -*-===//
+//===- TfmContracts.h - Typed access to the tfm IR contracts ----*- C++ -*-===//
 //
 // The module and argument attributes that stages hand to each other
 // (TfmAttrs.td), read and written through one place each so that no stage

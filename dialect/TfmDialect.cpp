@@ -1,4 +1,4 @@
-//===- TfmDialect.cpp - tfm dialect registration ----------------------------===//
+//===- TfmDialect.cpp - tfm dialect registration --------------------------===//
 #include "dialect/TfmOps.h"
 
 #include "mlir/IR/DialectImplementation.h"

@@ -1,4 +1,4 @@
-//===- TfmOps.cpp - tfm op verifiers and result type inference --------------===//
+//===- TfmOps.cpp - tfm op verifiers and result type inference ------------===//
 //
 // Result types are inferred (InferTypeOpAdaptor) so passes can re-specialise a
 // network to another sequence length by re-inferring every op in order; the
@@ -35,9 +35,9 @@ static LogicalResult verifyFeatureVector(Operation *op, Value vector,
                                          StringRef name, int64_t features) {
   int64_t size = dim(vector, 0);
   if (size != features)
-    return op->emitOpError() << name << " has " << size
-                             << " elements but the input has " << features
-                             << " features";
+    return op->emitOpError()
+           << name << " has " << size << " elements but the input has "
+           << features << " features";
   return success();
 }
 
@@ -156,8 +156,7 @@ LogicalResult GlobalWeightOp::verifyBlockQuantized() {
   return success();
 }
 
-LogicalResult
-WeightOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto global = symbolTable.lookupNearestSymbolFrom<GlobalWeightOp>(
       getOperation(), getNameAttr());
   if (!global)
@@ -174,17 +173,19 @@ WeightOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // Embeddings
 //===----------------------------------------------------------------------===//
 
-LogicalResult EmbeddingOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location>,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
   inferred.push_back(activationType(context, dim(adaptor.getTokens(), 0),
                                     dim(adaptor.getTable(), 1)));
   return success();
 }
 
-LogicalResult PositionEmbeddingOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+PositionEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
   inferred.push_back(adaptor.getInput().getType());
   return success();
 }
@@ -201,9 +202,10 @@ LogicalResult PositionEmbeddingOp::verify() {
   return success();
 }
 
-LogicalResult SinusoidalPositionOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+SinusoidalPositionOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
   inferred.push_back(adaptor.getInput().getType());
   return success();
 }
@@ -249,8 +251,7 @@ LogicalResult RMSNormOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult RMSNormOp::verify() {
-  return verifyFeatureVector(*this, getWeight(), "weight",
-                             dim(getInput(), 1));
+  return verifyFeatureVector(*this, getWeight(), "weight", dim(getInput(), 1));
 }
 
 //===----------------------------------------------------------------------===//
@@ -269,9 +270,9 @@ static LogicalResult inferProjection(MLIRContext *context, Value input,
 static LogicalResult verifyProjection(Operation *op, Value input,
                                       Value weight) {
   if (dim(input, 1) != dim(weight, 1))
-    return op->emitOpError() << "weight has " << dim(weight, 1)
-                             << " input features but the input has "
-                             << dim(input, 1);
+    return op->emitOpError()
+           << "weight has " << dim(weight, 1)
+           << " input features but the input has " << dim(input, 1);
   return success();
 }
 
@@ -308,9 +309,10 @@ LogicalResult LMHeadOp::verify() {
   return verifyProjection(*this, getInput(), getWeight());
 }
 
-LogicalResult PackedLinearOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+PackedLinearOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
   inferred.push_back(activationType(context, dim(adaptor.getInput(), 0),
                                     adaptor.getOutFeatures()));
   return success();
@@ -334,9 +336,10 @@ LogicalResult PackedLinearOp::verify() {
   return success();
 }
 
-LogicalResult QuantizedLinearOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location>, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+QuantizedLinearOp::inferReturnTypes(MLIRContext *context,
+                                    std::optional<Location>, Adaptor adaptor,
+                                    SmallVectorImpl<Type> &inferred) {
   inferred.push_back(activationType(context, dim(adaptor.getInput(), 0),
                                     adaptor.getOutFeatures()));
   return success();
@@ -423,8 +426,7 @@ LogicalResult MoEOp::verify() {
        {std::pair<const char *, Value>{"gate", getGate()}, {"up", getUp()}})
     if (dim(weight, 0) != experts * hidden || dim(weight, 1) != features)
       return emitOpError() << name << " must be [experts * hidden = "
-                           << experts * hidden << ", dim = " << features
-                           << "]";
+                           << experts * hidden << ", dim = " << features << "]";
   if (dim(getDown(), 0) != experts * features)
     return emitOpError() << "down must be [experts * dim = "
                          << experts * features << ", hidden]";
@@ -462,17 +464,17 @@ static LogicalResult verifyRelativeBias(AttentionLike op) {
   Value table = op.getRelativeBias();
   std::optional<uint64_t> maxDistance = op.getMaxDistance();
   if (!table)
-    return maxDistance ? op.emitOpError(
-                             "max_distance is only read by a relative_bias")
-                       : success();
+    return maxDistance
+               ? op.emitOpError("max_distance is only read by a relative_bias")
+               : success();
   if (!maxDistance)
     return op.emitOpError("a relative_bias needs a max_distance");
   if (op.getSlopes())
     return op.emitOpError("takes ALiBi slopes or a relative_bias, not both");
   if (dim(table, 1) != static_cast<int64_t>(op.getNumHeads()))
-    return op.emitOpError() << "relative_bias must be [num_buckets, num_heads = "
-                            << op.getNumHeads() << "], got "
-                            << table.getType();
+    return op.emitOpError()
+           << "relative_bias must be [num_buckets, num_heads = "
+           << op.getNumHeads() << "], got " << table.getType();
   MaskKind mask = op.getMask();
   if (mask != MaskKind::causal && mask != MaskKind::bidirectional)
     return op.emitOpError("a relative_bias takes a causal or bidirectional "
@@ -490,30 +492,29 @@ static LogicalResult verifyAttention(AttentionLike op) {
   int64_t heads = op.getNumHeads(), kvHeads = op.getNumKvHeads();
   int64_t queryFeatures = dim(op.getQuery(), 1);
   if (queryFeatures % heads != 0)
-    return op.emitOpError() << "query features (" << queryFeatures
-                            << ") are not a multiple of num_heads (" << heads
-                            << ")";
+    return op.emitOpError()
+           << "query features (" << queryFeatures
+           << ") are not a multiple of num_heads (" << heads << ")";
   if (heads % kvHeads != 0)
-    return op.emitOpError() << "num_heads (" << heads
-                            << ") is not a multiple of num_kv_heads ("
-                            << kvHeads << ")";
+    return op.emitOpError()
+           << "num_heads (" << heads << ") is not a multiple of num_kv_heads ("
+           << kvHeads << ")";
   auto keyType = cast<RankedTensorType>(op.getKey().getType());
   auto valueType = cast<RankedTensorType>(op.getValue().getType());
   if (keyType.getRank() != valueType.getRank())
     return op.emitOpError() << "key has rank " << keyType.getRank()
                             << " but value has rank " << valueType.getRank();
   if (keyType.getElementType() != valueType.getElementType())
-    return op.emitOpError() << "key has element type "
-                            << keyType.getElementType()
-                            << " but value has element type "
-                            << valueType.getElementType();
+    return op.emitOpError()
+           << "key has element type " << keyType.getElementType()
+           << " but value has element type " << valueType.getElementType();
   int64_t headDim = op.getHeadDim();
   if (op.isHeadMajor()) {
     for (RankedTensorType type : {keyType, valueType})
       if (type.getDimSize(0) != kvHeads || type.getDimSize(2) != headDim)
         return op.emitOpError()
-               << "head-major key and value must be [num_kv_heads = "
-               << kvHeads << ", keys, head_dim = " << headDim << "]";
+               << "head-major key and value must be [num_kv_heads = " << kvHeads
+               << ", keys, head_dim = " << headDim << "]";
   } else {
     int64_t kvFeatures = kvHeads * headDim;
     if (keyType.getDimSize(1) != kvFeatures ||
@@ -524,9 +525,9 @@ static LogicalResult verifyAttention(AttentionLike op) {
   }
   unsigned keysDim = op.getKeysDim();
   if (keyType.getDimSize(keysDim) != valueType.getDimSize(keysDim))
-    return op.emitOpError() << "key has " << keyType.getDimSize(keysDim)
-                            << " rows but value has "
-                            << valueType.getDimSize(keysDim);
+    return op.emitOpError()
+           << "key has " << keyType.getDimSize(keysDim)
+           << " rows but value has " << valueType.getDimSize(keysDim);
   bool window = op.getMask() == MaskKind::sliding_window;
   if (window != op.getWindow().has_value())
     return op.emitOpError()

@@ -98,16 +98,15 @@ llvm::Error tfmc::readGgufDecoderConfig(const Checkpoint &file,
     return err;
   if (auto err = config.read(key(arch, "attention.head_count"), a.numHeads))
     return err;
-  if (auto err = config.read(key(arch, "attention.head_count_kv"),
-                             a.numKVHeads, a.numHeads))
+  if (auto err = config.read(key(arch, "attention.head_count_kv"), a.numKVHeads,
+                             a.numHeads))
     return err;
   if (auto err = config.read(key(arch, "context_length"), c.contextLength))
     return err;
-  if (auto err = config.read(
-          key(arch, c.norm == NormKind::RMSNorm
-                        ? "attention.layer_norm_rms_epsilon"
-                        : "attention.layer_norm_epsilon"),
-          c.normEps))
+  if (auto err = config.read(key(arch, c.norm == NormKind::RMSNorm
+                                           ? "attention.layer_norm_rms_epsilon"
+                                           : "attention.layer_norm_epsilon"),
+                             c.normEps))
     return err;
   if (auto err = readHeadDim(config, arch, c, a.headDim))
     return err;
@@ -193,8 +192,8 @@ std::vector<TensorMapping> norm(const DecoderConfig &config, const char *weight,
 } // namespace
 
 llvm::Expected<WeightMap>
-tfmc::mapGgufDecoderWeights(const Checkpoint &file,
-                            const DecoderConfig &config, bool fusedQkv) {
+tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
+                            bool fusedQkv) {
   using R = WeightRole;
   const AttentionSettings &a = config.attention;
   std::vector<TensorMapping> global = {
@@ -204,9 +203,8 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file,
          norm(config, "token_embd_norm.weight", "token_embd_norm.bias",
               R::EmbeddingNormWeight, R::EmbeddingNormBias))
       global.push_back(m);
-  for (TensorMapping &m : norm(config, "output_norm.weight",
-                               "output_norm.bias", R::FinalNormWeight,
-                               R::FinalNormBias))
+  for (TensorMapping &m : norm(config, "output_norm.weight", "output_norm.bias",
+                               R::FinalNormWeight, R::FinalNormBias))
     global.push_back(m);
   if (!config.tiedEmbeddings)
     global.push_back({"output.weight", {R::LmHead}});

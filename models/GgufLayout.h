@@ -1,4 +1,4 @@
-//===- GgufLayout.h - Decoder checkpoints in llama.cpp's GGUF layout -*- C++ -*-===//
+//===- GgufLayout.h - Decoder checkpoints in llama.cpp's GGUF layout ------===//
 //
 // llama.cpp's converters write every decoder family with the same metadata
 // keys under the architecture's name (`qwen2.embedding_length`, ...) and

@@ -129,8 +129,8 @@ static llvm::Error takeExperts(TensorTable &table, const DecoderConfig &config,
       tensorName("model.layers.{layer}.block_sparse_moe.experts.", layer);
   for (int64_t expert = 0; expert < config.moe.experts; ++expert)
     for (const Matrix &matrix : kMatrices) {
-      std::string name = prefix + std::to_string(expert) + "." + matrix.file +
-                         ".weight";
+      std::string name =
+          prefix + std::to_string(expert) + "." + matrix.file + ".weight";
       auto view = table.take(name, weightShape(config, matrix.role));
       if (!view)
         return view.takeError();

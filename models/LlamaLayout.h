@@ -1,4 +1,4 @@
-//===- LlamaLayout.h - Hugging Face checkpoints in LLaMA's layout -*- C++ -*-===//
+//===- LlamaLayout.h - Hugging Face checkpoints in LLaMA's layout ---------===//
 //
 // Mistral, Mixtral, Qwen2 and Gemma checkpoints keep LlamaForCausalLM's
 // config keys and tensor names (`model.layers.{layer}.self_attn.q_proj`,
@@ -47,11 +47,9 @@ llvm::Error expectActivation(const ConfigSource &config, llvm::StringRef key,
 /// byte-fallback tokenizer.
 class LlamaLayoutFamily : public ModelFamily {
 public:
-  llvm::Expected<DecoderConfig>
-  readConfig(const Checkpoint &file) const final;
-  llvm::Expected<WeightMap>
-  mapWeights(const Checkpoint &file,
-             const DecoderConfig &config) const final;
+  llvm::Expected<DecoderConfig> readConfig(const Checkpoint &file) const final;
+  llvm::Expected<WeightMap> mapWeights(const Checkpoint &file,
+                                       const DecoderConfig &config) const final;
   TokenizerSpec presetTokenizer() const override;
 
 protected:

@@ -1,4 +1,4 @@
-//===- Passes.h - Every tfm pass group ---------------------------*- C++ -*-===//
+//===- Passes.h - Every tfm pass group --------------------------*- C++ -*-===//
 //
 // Transforms/ rewrites tfm networks whatever the target; Conversion/ leaves
 // the tfm dialect; Codegen/Common/ holds the code generation steps every

@@ -1,4 +1,4 @@
-//===- PipelineOptions.cpp - Route options to the phase that declares them -===//
+//===- PipelineOptions.cpp - Route options to the phase declaring them ----===//
 #include "passes/PipelineOptions.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -15,8 +15,7 @@ LogicalResult mlir::tfm::routeOptions(ArrayRef<std::string> arguments,
   std::vector<std::string> shares(groups.size());
   for (size_t i = 0; i < arguments.size(); ++i) {
     StringRef argument = arguments[i];
-    if (spelling == OptionSpelling::CommandLine &&
-        !argument.starts_with("-")) {
+    if (spelling == OptionSpelling::CommandLine && !argument.starts_with("-")) {
       if (unclaimed)
         unclaimed->push_back(arguments[i]);
       continue;

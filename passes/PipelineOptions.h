@@ -1,4 +1,4 @@
-//===- PipelineOptions.h - One options struct per phase, bound everywhere -*- C++ -*-===//
+//===- PipelineOptions.h - One options struct per phase, bound everywhere -===//
 //
 // Each compilation phase declares its options once, as a
 // PassPipelineOptions struct (its registered pipeline's options in
@@ -20,8 +20,7 @@ namespace mlir::tfm {
 
 /// A phase's options struct: PassPipelineOptions that can say which options
 /// it declares.
-template <typename T>
-struct PhaseOptions : public PassPipelineOptions<T> {
+template <typename T> struct PhaseOptions : public PassPipelineOptions<T> {
   /// The option this struct declares as `name`, or null.
   const llvm::cl::Option *lookup(StringRef name) const {
     auto found = this->OptionsMap.find(name);
@@ -41,8 +40,7 @@ public:
   virtual void printHelp() const = 0;
 };
 
-template <typename T>
-class OptionGroupOf : public OptionGroup {
+template <typename T> class OptionGroupOf : public OptionGroup {
 public:
   OptionGroupOf(StringRef title, T &options)
       : groupTitle(title), options(options) {}

@@ -1,4 +1,4 @@
-//===- Pipelines.cpp - Registered tfm compilation pipelines -----------------===//
+//===- Pipelines.cpp - Registered tfm compilation pipelines ---------------===//
 #include "passes/Pipelines.h"
 
 #include "passes/Codegen/CPU/CpuPipeline.h"
@@ -44,8 +44,8 @@ void mlir::tfm::registerTfmPipelines() {
       "tfm @forward -> KV-cached, fused prefill/decode (target-independent)",
       buildTfmTransformPipeline);
   PassPipelineRegistration<CpuCodegenOptions>(
-      "tfm-cpu-codegen-pipeline",
-      "fused tfm -> LLVM dialect entries for CPUs", buildCpuCodegenPipeline);
+      "tfm-cpu-codegen-pipeline", "fused tfm -> LLVM dialect entries for CPUs",
+      buildCpuCodegenPipeline);
   // Both phases behind one flag: each option goes to the phase declaring it.
   registerPassPipeline(
       "tfm-cpu-pipeline",

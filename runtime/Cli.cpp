@@ -1,4 +1,4 @@
-//===- Cli.cpp - Command line of produced executables ----------------------===//
+//===- Cli.cpp - Command line of produced executables ---------------------===//
 //
 // A table lists each flag with the modes it belongs to, so a flag given to the
 // wrong mode (e.g. --temp with --bench) is an error instead of being silently
@@ -35,15 +35,22 @@ struct FlagSpec {
 const FlagSpec kFlags[] = {
     {"--prompt", true, kGenerate | kEmbed},
     {"-n", true, kGenerate | kBench},
-    {"--temp", true, kGenerate},      {"--top-k", true, kGenerate},
-    {"--top-p", true, kGenerate},     {"--seed", true, kGenerate},
-    {"--bench", false, kBench},       {"--prompt-tokens", true, kBench},
-    {"--far-position", true, kBench}, {"--threads", true, kAll},
-    {"--dump-logits", true, kDump},   {"--token-ids", true, kDump | kEmbed},
-    {"--decode-only", false, kDump},  {"--info", false, kInfo},
+    {"--temp", true, kGenerate},
+    {"--top-k", true, kGenerate},
+    {"--top-p", true, kGenerate},
+    {"--seed", true, kGenerate},
+    {"--bench", false, kBench},
+    {"--prompt-tokens", true, kBench},
+    {"--far-position", true, kBench},
+    {"--threads", true, kAll},
+    {"--dump-logits", true, kDump},
+    {"--token-ids", true, kDump | kEmbed},
+    {"--decode-only", false, kDump},
+    {"--info", false, kInfo},
     {"--source-ids", true, kDump},
     {"--verify-weights", false, kAll},
-    {"--json", false, kGenerate},     {"--embed", false, kEmbed},
+    {"--json", false, kGenerate},
+    {"--embed", false, kEmbed},
     {"--pooling", true, kEmbed},
 };
 
@@ -101,7 +108,8 @@ bool parseFloat(const std::string &flag, const std::string &text, float &out,
   errno = 0;
   char *end = nullptr;
   float value = std::strtof(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) {
+  if (text.empty() || *end != '\0' || errno == ERANGE ||
+      !std::isfinite(value)) {
     error = "error: " + flag + " expects a number, got '" + text + "'";
     return false;
   }
@@ -209,8 +217,8 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
 }
 
 /// Splits argv into flag uses; reports unknown flags and missing values.
-bool collectFlags(int argc, const char *const *argv,
-                  std::vector<FlagUse> &uses, std::string &error) {
+bool collectFlags(int argc, const char *const *argv, std::vector<FlagUse> &uses,
+                  std::string &error) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string name = arg, value;
@@ -278,7 +286,8 @@ bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
                       std::string &error) {
   options = CliOptions();
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+    if (std::strcmp(argv[i], "--help") == 0 ||
+        std::strcmp(argv[i], "-h") == 0) {
       options.mode = CliMode::Help;
       return true;
     }
@@ -318,7 +327,8 @@ bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
 
 std::string usageText(const std::string &program) {
   return "usage:\n"
-         "  " + program +
+         "  " +
+         program +
          " [--prompt TEXT] [-n N] [--temp T] [--top-k K] [--top-p P] "
          "[--seed S]\n"
          "      Generate N new tokens (default 256) after TEXT, streaming to "
@@ -326,7 +336,8 @@ std::string usageText(const std::string &program) {
          "      --temp 0 is greedy (default 1.0); --top-k 0 and --top-p 1 "
          "disable\n"
          "      truncation (the defaults); the seed defaults to the clock.\n"
-         "  " + program +
+         "  " +
+         program +
          " --bench [--prompt-tokens P] [-n N] [--far-position Q] "
          "[--threads T]\n"
          "      Time prefill of P tokens (default 128) and N decode steps "
@@ -336,19 +347,22 @@ std::string usageText(const std::string &program) {
          "      steps at P.. (what attending Q - P more positions costs). "
          "The last\n"
          "      line of output is a JSON object.\n"
-         "  " + program +
+         "  " +
+         program +
          " --dump-logits FILE --token-ids 1,5,9 [--decode-only]\n"
          "      Run exactly these ids from position 0 and write the logits of "
          "every\n"
          "      position as little-endian float32 [n][vocab] to FILE.\n"
          "Encoders (BERT):\n"
-         "  " + program +
+         "  " +
+         program +
          " --prompt \"... [MASK] ...\" [--top-k K] [--json]\n"
          "      Print the K (default 5) likeliest tokens at each [MASK]; "
          "with --json one\n"
          "      line per mask: {\"position\": P, \"top\": [{\"id\": I, "
          "\"token\": T, \"logit\": L}, ...]}.\n"
-         "  " + program +
+         "  " +
+         program +
          " --embed (--prompt TEXT | --token-ids 1,5,9) [--pooling mean|cls]\n"
          "      Print {\"pooling\": ..., \"tokens\": N, \"embedding\": "
          "[...]}: the mean of the\n"
@@ -360,18 +374,24 @@ std::string usageText(const std::string &program) {
          "without a head);\n"
          "  --bench times encode calls of --prompt-tokens tokens.\n"
          "Encoder-decoders (T5):\n"
-         "  " + program +
+         "  " +
+         program +
          " --prompt TEXT [-n N] [--temp T] ...\n"
          "      Encode TEXT and print up to N tokens (default 256) that the "
          "decoder\n"
          "      writes from its start token, stopping at end of sequence.\n"
-         "  " + program +
+         "  " +
+         program +
          " --dump-logits FILE --source-ids 5,9,1 --token-ids 0,7,3\n"
          "      Encode the source ids, then dump the decoder's logits for "
          "--token-ids.\n"
-         "  " + program + " --info      Print the model's shapes and "
+         "  " +
+         program +
+         " --info      Print the model's shapes and "
          "description.\n"
-         "  " + program + " --help      Print this text.\n"
+         "  " +
+         program +
+         " --help      Print this text.\n"
          "--verify-weights (with any of the above) first checks every byte of "
          "the weights\n"
          "against the checksum written at compile time.\n"

@@ -1,4 +1,4 @@
-//===- Cli.h - Command line of produced executables ------------------------===//
+//===- Cli.h - Command line of produced executables -----------------------===//
 //
 // Every executable tfmc produces accepts the same flags; this file turns
 // argv into a validated `CliOptions` so the rest of main() never sees a raw

@@ -65,13 +65,11 @@ bool tokenize(const Tokenizer &tokenizer, const std::string &prompt,
 
 } // namespace
 
-EncoderRunner::EncoderRunner(const tfm_model_info &info,
-                             const uint8_t *weights)
+EncoderRunner::EncoderRunner(const tfm_model_info &info, const uint8_t *weights)
     : info_(info), weights_(weights), padded_(info.context_length, 0),
       hidden_(size_t(info.context_length) * info.hidden_size),
-      logits_(info.encode_logits
-                  ? size_t(info.context_length) * info.vocab_size
-                  : 0) {}
+      logits_(info.encode_logits ? size_t(info.context_length) * info.vocab_size
+                                 : 0) {}
 
 bool EncoderRunner::check(const std::vector<int32_t> &ids,
                           const std::string &what, std::string &error) const {
@@ -101,13 +99,13 @@ void EncoderRunner::encode(const std::vector<int32_t> &ids) {
   std::copy(ids.begin(), ids.end(), padded_.begin());
   int64_t length = static_cast<int64_t>(ids.size());
   if (hasLogits()) {
-    tfm_encode(weights_, padded_.data(), length, hidden_.data(),
-               logits_.data(), scratch_.get());
+    tfm_encode(weights_, padded_.data(), length, hidden_.data(), logits_.data(),
+               scratch_.get());
     return;
   }
   // Without a masked-LM head the entry has no logits parameter.
-  using HiddenOnly = void (*)(const uint8_t *, const int32_t *, int64_t,
-                              float *, uint8_t *);
+  using HiddenOnly =
+      void (*)(const uint8_t *, const int32_t *, int64_t, float *, uint8_t *);
   reinterpret_cast<HiddenOnly>(&tfm_encode)(weights_, padded_.data(), length,
                                             hidden_.data(), scratch_.get());
 }
@@ -156,20 +154,19 @@ int runFillMask(EncoderRunner &runner, const Tokenizer &tokenizer,
     const float *logits = runner.logits(position);
     std::iota(order.begin(), order.end(), 0);
     // The largest logits first; the lower id first among equal ones.
-    std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                      [&](int a, int b) {
-                        return logits[a] > logits[b] ||
-                               (logits[a] == logits[b] && a < b);
-                      });
+    std::partial_sort(
+        order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+          return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+        });
     if (options.json) {
-      std::string line = "{\"position\": " + std::to_string(position) +
-                         ", \"top\": [";
+      std::string line =
+          "{\"position\": " + std::to_string(position) + ", \"top\": [";
       for (int i = 0; i < k; ++i) {
         char logit[32];
         std::snprintf(logit, sizeof(logit), "%.9g", logits[order[i]]);
-        line += std::string(i ? ", " : "") + "{\"id\": " +
-                std::to_string(order[i]) + ", \"token\": " +
-                jsonString(tokenizer.tokenString(order[i])) +
+        line += std::string(i ? ", " : "") +
+                "{\"id\": " + std::to_string(order[i]) +
+                ", \"token\": " + jsonString(tokenizer.tokenString(order[i])) +
                 ", \"logit\": " + logit + "}";
       }
       std::printf("%s]}\n", line.c_str());

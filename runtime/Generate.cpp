@@ -245,8 +245,7 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
   // answer from the decoder's start token: only the answer is printed.
   bool seq2seq = runner.isSeq2Seq();
   if (seq2seq) {
-    if (!runner.encodeSource(ids.data(), static_cast<int>(ids.size()),
-                             error)) {
+    if (!runner.encodeSource(ids.data(), static_cast<int>(ids.size()), error)) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 1;
     }
@@ -523,7 +522,8 @@ int runDumpLogits(ModelRunner &runner, const CliOptions &options) {
                  options.dumpPath.c_str(), std::strerror(errno));
     return 1;
   }
-  size_t written = std::fwrite(logits.data(), sizeof(float), logits.size(), out);
+  size_t written =
+      std::fwrite(logits.data(), sizeof(float), logits.size(), out);
   if (std::fclose(out) != 0 || written != logits.size()) {
     std::fprintf(stderr, "error: writing '%s' failed: %s\n",
                  options.dumpPath.c_str(), std::strerror(errno));

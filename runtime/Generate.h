@@ -61,7 +61,7 @@ private:
   tfm_model_info info_;
   const uint8_t *weights_;
   std::unique_ptr<void, FreeDeleter> cache_; ///< f32 or f16, cache_bytes
-  ScratchBuffer scratch_; ///< the entries' intermediates
+  ScratchBuffer scratch_;                    ///< the entries' intermediates
   std::vector<float> logits_;         ///< [prefill_chunk][vocab] or [vocab].
   std::vector<int32_t> chunkTokens_;  ///< One prefill chunk, zero-padded.
   std::vector<int32_t> sourceTokens_; ///< An encoder-decoder's, padded.

@@ -60,8 +60,8 @@ int printInfo(const Package &package, const std::string &path) {
   std::string description(package.get("model.description"));
   std::string tokenizer(package.get("tokenizer.kind"));
   double cacheMiB = double(tfm_model.cache_bytes) / (1024.0 * 1024.0);
-  std::printf("description: %s\n", description.empty() ? "(none)"
-                                                        : description.c_str());
+  std::printf("description: %s\n",
+              description.empty() ? "(none)" : description.c_str());
   std::printf("vocab: %u\ncontext: %u\nprefill chunk: %u\n",
               tfm_model.vocab_size, tfm_model.context_length,
               tfm_model.prefill_chunk);
@@ -80,8 +80,8 @@ int printInfo(const Package &package, const std::string &path) {
                 tfm_model.decoder_start_token);
   else
     std::printf("kind: decoder\n");
-  std::printf("tokenizer: %s\n", tokenizer.empty() ? "(none)"
-                                                   : tokenizer.c_str());
+  std::printf("tokenizer: %s\n",
+              tokenizer.empty() ? "(none)" : tokenizer.c_str());
   std::printf("threads: %d\npackage: %s\n", tfm_num_threads, path.c_str());
   return 0;
 }
@@ -114,8 +114,7 @@ std::unique_ptr<Tokenizer> openTokenizer(const Package &package,
 int generate(ModelRunner &runner, const Package &package,
              const std::string &path, const CliOptions &options) {
   int bos = -1, eos = -1;
-  std::unique_ptr<Tokenizer> tokenizer =
-      openTokenizer(package, path, bos, eos);
+  std::unique_ptr<Tokenizer> tokenizer = openTokenizer(package, path, bos, eos);
   if (!tokenizer)
     return 1;
   return runGenerate(runner, *tokenizer, bos, eos, options);
@@ -199,8 +198,9 @@ int main(int argc, char **argv) {
   if (tfm_model.kind == TFM_KIND_ENCODER)
     return runEncoder(package, path, options);
   if (options.mode == CliMode::Embed || options.json) {
-    std::fprintf(stderr, "error: %s is for encoder models (BERT); this model "
-                         "is %s\n",
+    std::fprintf(stderr,
+                 "error: %s is for encoder models (BERT); this model "
+                 "is %s\n",
                  options.json ? "--json" : "--embed",
                  tfm_model.kind == TFM_KIND_ENCODER_DECODER
                      ? "an encoder-decoder"

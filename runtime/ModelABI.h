@@ -32,15 +32,17 @@ typedef struct tfm_model_info {
   uint32_t abi_version;    /* TFM_ABI_VERSION of the compiler that emitted it */
   uint32_t vocab_size;     /* logits per position */
   uint32_t context_length; /* KV-cache positions; an encoder's sequence */
-  uint32_t prefill_chunk;  /* tokens consumed by one tfm_prefill call (0: encoder) */
-  uint64_t weights_bytes;  /* size of the weights blob the entries read */
-  uint64_t cache_bytes;    /* size of the KV cache, in bytes (0: encoder) */
-  uint64_t weights_hash;   /* fingerprint of the weight layout (names, shapes, offsets) */
-  uint64_t scratch_bytes;  /* bytes of `scratch` every entry needs (may be 0) */
-  uint64_t scratch_alignment; /* alignment `scratch` must have, in bytes */
-  uint32_t kind;           /* TFM_KIND_DECODER or TFM_KIND_ENCODER */
-  uint32_t hidden_size;    /* features of an encoder's hidden states */
-  uint32_t encode_logits;  /* 1: tfm_encode also writes masked-LM logits */
+  uint32_t
+      prefill_chunk; /* tokens consumed by one tfm_prefill call (0: encoder) */
+  uint64_t weights_bytes; /* size of the weights blob the entries read */
+  uint64_t cache_bytes;   /* size of the KV cache, in bytes (0: encoder) */
+  uint64_t weights_hash;  /* fingerprint of the weight layout (names, shapes,
+                             offsets) */
+  uint64_t scratch_bytes; /* bytes of `scratch` every entry needs (may be 0) */
+  uint64_t scratch_alignment;   /* alignment `scratch` must have, in bytes */
+  uint32_t kind;                /* TFM_KIND_DECODER or TFM_KIND_ENCODER */
+  uint32_t hidden_size;         /* features of an encoder's hidden states */
+  uint32_t encode_logits;       /* 1: tfm_encode also writes masked-LM logits */
   uint32_t cache_element_bytes; /* 4: f32 keys and values, 2: f16 */
   uint32_t decoder_start_token; /* an encoder-decoder's first target token */
 } tfm_model_info;
@@ -67,7 +69,8 @@ extern const tfm_model_info tfm_model;
  * overwritten by later calls before any query can attend to them. */
 void tfm_prefill(const uint8_t *weights, const int32_t *tokens, int64_t pos,
                  int64_t count, void *cache, float *logits, uint8_t *scratch);
-/* Runs one token at position `pos` (< context_length); writes vocab_size logits. */
+/* Runs one token at position `pos` (< context_length); writes vocab_size
+ * logits. */
 void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
                 void *cache, float *logits, uint8_t *scratch);
 

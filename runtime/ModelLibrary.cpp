@@ -52,7 +52,6 @@ struct tfmc_context {
 
 namespace {
 
-
 tfmc_status createContext(const char *path, tfmc_context &context) {
   std::string &error = context.error;
   std::string name = path ? path : "embedded package";
@@ -63,14 +62,17 @@ tfmc_status createContext(const char *path, tfmc_context &context) {
                  uint64_t(tfmc_embedded_package_end - tfmc_embedded_package),
                  name, error);
   if (!opened || !checkPackageMatchesModel(context.package, name, error) ||
-      !readPackageTokenId(context.package, "token.bos", name, context.bos, error) ||
-      !readPackageTokenId(context.package, "token.eos", name, context.eos, error))
+      !readPackageTokenId(context.package, "token.bos", name, context.bos,
+                          error) ||
+      !readPackageTokenId(context.package, "token.eos", name, context.eos,
+                          error))
     return TFMC_ERROR_PACKAGE;
   std::string_view kind = context.package.get("tokenizer.kind");
   if (kind.empty())
     return context.fail(TFMC_ERROR_PACKAGE,
-                        "'" + name + "': the package has no tokenizer "
-                                     "(metadata 'tokenizer.kind' is missing)");
+                        "'" + name +
+                            "': the package has no tokenizer "
+                            "(metadata 'tokenizer.kind' is missing)");
   context.tokenizer = loadTokenizer(kind, context.package.get("tokenizer.data"),
                                     context.bos, context.eos, error);
   if (!context.tokenizer)
@@ -96,8 +98,7 @@ int sampleVocab(const tfmc_context &context) {
 
 /// Runs the guarded body of a C entry point: C callers must never see a C++
 /// exception (std::bad_alloc from the runtime's containers).
-template <typename Body>
-tfmc_status guarded(tfmc_context *context, Body body) {
+template <typename Body> tfmc_status guarded(tfmc_context *context, Body body) {
   if (!context)
     return TFMC_ERROR_ARGUMENT;
   try {
@@ -311,7 +312,8 @@ tfmc_status tfmc_set_sampler(tfmc_context *context,
     if (!options)
       return self.fail(TFMC_ERROR_ARGUMENT, "no sampler options");
     if (!(options->temperature >= 0.0f) || std::isinf(options->temperature) ||
-        options->top_k < 0 || !(options->top_p > 0.0f && options->top_p <= 1.0f))
+        options->top_k < 0 ||
+        !(options->top_p > 0.0f && options->top_p <= 1.0f))
       return self.fail(TFMC_ERROR_ARGUMENT,
                        "sampler options need a finite temperature >= 0, "
                        "top_k >= 0 and top_p in (0, 1]");

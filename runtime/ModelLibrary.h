@@ -47,10 +47,11 @@ typedef struct tfmc_context tfmc_context;
 
 /* How tfmc_sample picks a token. */
 typedef struct tfmc_sampler_options {
-  float temperature; /* 0: greedy (argmax); else softmax(logits / temperature) */
-  int32_t top_k;     /* keep the k most likely tokens; 0: all */
-  float top_p;       /* keep the most likely tokens up to this mass; 1: all */
-  uint64_t seed;     /* the context's random stream starts from it */
+  float
+      temperature; /* 0: greedy (argmax); else softmax(logits / temperature) */
+  int32_t top_k;   /* keep the k most likely tokens; 0: all */
+  float top_p;     /* keep the most likely tokens up to this mass; 1: all */
+  uint64_t seed;   /* the context's random stream starts from it */
 } tfmc_sampler_options;
 
 /* Creates a context from the package linked into the library

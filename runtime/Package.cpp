@@ -106,12 +106,12 @@ bool decodeMetadata(const uint8_t *data, uint64_t size, PackageMetadata &out,
     uint64_t valueLength = getLE(data + at, 8);
     at += 8;
     if (size - at < valueLength) {
-      what = "metadata value of '" + key + "' (" +
-             std::to_string(valueLength) + " bytes) overruns the section";
+      what = "metadata value of '" + key + "' (" + std::to_string(valueLength) +
+             " bytes) overruns the section";
       return false;
     }
-    out[key] = std::string(reinterpret_cast<const char *>(data + at),
-                           valueLength);
+    out[key] =
+        std::string(reinterpret_cast<const char *>(data + at), valueLength);
     at += valueLength;
   }
   return true;
@@ -161,8 +161,7 @@ bool PackageWriter::begin(const std::string &path, uint64_t weightsBytes,
   return true;
 }
 
-bool PackageWriter::write(const void *data, uint64_t size,
-                          std::string &error) {
+bool PackageWriter::write(const void *data, uint64_t size, std::string &error) {
   if (size > weightsBytes_ - written_) {
     error = quoted(path_) + ": the weights blob would exceed its " +
             std::to_string(weightsBytes_) + " bytes";
@@ -302,8 +301,7 @@ bool Package::openMemory(const uint8_t *data, uint64_t bytes,
   metadata_.clear();
   checksum_.clear();
   if (!data || bytes < kTrailerBytes) {
-    error = quoted(name) + ": no tfmc package found (" +
-            std::to_string(bytes) +
+    error = quoted(name) + ": no tfmc package found (" + std::to_string(bytes) +
             " bytes, too small for the TFMPKG01 trailer)";
     return false;
   }
@@ -365,9 +363,8 @@ bool Package::parse(const uint8_t *base, uint64_t fileBytes,
   if (metaOffset > payloadEnd || metaBytes != payloadEnd - metaOffset)
     return fail("metadata truncated: expects " + std::to_string(metaBytes) +
                 " bytes at offset " + std::to_string(metaOffset) +
-                " ending at the trailer (offset " +
-                std::to_string(payloadEnd) + ") but the file has " +
-                std::to_string(fileBytes));
+                " ending at the trailer (offset " + std::to_string(payloadEnd) +
+                ") but the file has " + std::to_string(fileBytes));
 
   std::string what;
   if (!decodeMetadata(base + metaOffset, metaBytes, metadata_, what))

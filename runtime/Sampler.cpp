@@ -57,7 +57,8 @@ float softmaxUnnormalised(float *logits, int vocab, int best,
 
 /// Descending by weight; ties by index so the order never depends on the
 /// sort implementation.
-bool moreLikely(const std::pair<float, int> &a, const std::pair<float, int> &b) {
+bool moreLikely(const std::pair<float, int> &a,
+                const std::pair<float, int> &b) {
   if (a.first != b.first)
     return a.first > b.first;
   return a.second < b.second;
@@ -125,8 +126,8 @@ int Sampler::sample(float *logits, int vocab) {
   size_t keep = scratch_.size();
   if (useTopK && static_cast<size_t>(options_.topK) < keep) {
     keep = static_cast<size_t>(options_.topK);
-    std::partial_sort(scratch_.begin(), scratch_.begin() + keep,
-                      scratch_.end(), moreLikely);
+    std::partial_sort(scratch_.begin(), scratch_.begin() + keep, scratch_.end(),
+                      moreLikely);
   } else {
     std::sort(scratch_.begin(), scratch_.end(), moreLikely);
   }

@@ -1,4 +1,4 @@
-//===- Sampler.h - Next-token selection from logits ------------------------===//
+//===- Sampler.h - Next-token selection from logits -----------------------===//
 #ifndef TFMC_RUNTIME_SAMPLER_H
 #define TFMC_RUNTIME_SAMPLER_H
 

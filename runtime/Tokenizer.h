@@ -1,4 +1,4 @@
-//===- Tokenizer.h - Text <-> token ids for compiled models -----------------===//
+//===- Tokenizer.h - Text <-> token ids for compiled models ---------------===//
 //
 // Three tokenizer kinds cover the supported model families:
 //  - "spm":      SentencePiece-style BPE by piece score with byte fallback
@@ -45,10 +45,11 @@ public:
   virtual ~Tokenizer() = default;
   /// Encodes `text` into `ids`. With `addSpecialTokens`, adds what the
   /// tokenizer adds around a text: "spm" prepends the model's BOS (when it
-  /// has one), "gpt2-bpe" adds nothing (as GPT-2's tokenizer); "hf" applies its post-processor, or the
-  /// add_bos_token/add_eos_token of tokenizer_config.json. Returns false and
-  /// sets `error` when the text cannot be encoded (an "hf" pre-tokenizer
-  /// regex that exhausts its step budget on this text).
+  /// has one), "gpt2-bpe" adds nothing (as GPT-2's tokenizer); "hf" applies its
+  /// post-processor, or the add_bos_token/add_eos_token of
+  /// tokenizer_config.json. Returns false and sets `error` when the text cannot
+  /// be encoded (an "hf" pre-tokenizer regex that exhausts its step budget on
+  /// this text).
   virtual bool encode(std::string_view text, bool addSpecialTokens,
                       std::vector<int> &ids, std::string &error) const = 0;
   /// The same, for callers that treat failure as no ids (tests, tools).
@@ -80,7 +81,7 @@ std::unique_ptr<Tokenizer> loadTokenizer(std::string_view kind,
                                          std::string_view data, int bos,
                                          int eos, std::string &error);
 
-//===-- Blob builders (used by the compiler's frontends) --------------------===//
+//===-- Blob builders (used by the compiler's frontends) -----------------===//
 
 /// Reads and validates a llama2.c tokenizer.bin; `expectedVocab` pieces.
 bool spmBlobFromLlama2cFile(const std::string &path, int expectedVocab,

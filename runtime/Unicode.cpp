@@ -54,8 +54,7 @@ const Row *lastAtOrBefore(const Row (&table)[N], char32_t cp, Key key) {
 
 template <typename Row, size_t N>
 const Row *findRange(const Row (&table)[N], char32_t cp) {
-  const Row *row =
-      lastAtOrBefore(table, cp, [](const Row &r) { return r.lo; });
+  const Row *row = lastAtOrBefore(table, cp, [](const Row &r) { return r.lo; });
   return row && cp <= row->hi ? row : nullptr;
 }
 
@@ -360,10 +359,8 @@ size_t incompleteUtf8Tail(std::string_view bytes) {
 GeneralCategory category(char32_t cp) {
   if (cp > 0x10FFFF)
     return GeneralCategory::Cn;
-  const CategoryRun *run =
-      lastAtOrBefore(kCategoryRuns, cp, [](const CategoryRun &r) {
-        return r.start;
-      });
+  const CategoryRun *run = lastAtOrBefore(
+      kCategoryRuns, cp, [](const CategoryRun &r) { return r.start; });
   return static_cast<GeneralCategory>(run->category);
 }
 
@@ -391,8 +388,8 @@ bool isPunctuation(char32_t cp) {
 }
 
 bool isWhiteSpace(char32_t cp) {
-  if ((cp >= 0x09 && cp <= 0x0D) || cp == ' ' || cp == 0x85 ||
-      cp == 0x2028 || cp == 0x2029)
+  if ((cp >= 0x09 && cp <= 0x0D) || cp == ' ' || cp == 0x85 || cp == 0x2028 ||
+      cp == 0x2029)
     return true;
   return cp >= 0xA0 && category(cp) == GeneralCategory::Zs;
 }

@@ -1,4 +1,4 @@
-//===- Unicode.h - UTF-8, character properties and normalization -*- C++ -*-===//
+//===- Unicode.h - UTF-8, character properties and normalization ----------===//
 //
 // The Unicode facts the runtime tokenizers need, from the tables that
 // runtime/gen_unicode_tables.py generates (runtime/UnicodeTables.inc):
@@ -53,8 +53,36 @@ size_t incompleteUtf8Tail(std::string_view bytes);
 
 /// General categories, in the order of gen_unicode_tables.py's CATEGORIES.
 enum class GeneralCategory : uint8_t {
-  Lu, Ll, Lt, Lm, Lo, Mn, Mc, Me, Nd, Nl, No, Pc, Pd, Ps, Pe, Pi, Pf, Po,
-  Sm, Sc, Sk, So, Zs, Zl, Zp, Cc, Cf, Cs, Co, Cn
+  Lu,
+  Ll,
+  Lt,
+  Lm,
+  Lo,
+  Mn,
+  Mc,
+  Me,
+  Nd,
+  Nl,
+  No,
+  Pc,
+  Pd,
+  Ps,
+  Pe,
+  Pi,
+  Pf,
+  Po,
+  Sm,
+  Sc,
+  Sk,
+  So,
+  Zs,
+  Zl,
+  Zp,
+  Cc,
+  Cf,
+  Cs,
+  Co,
+  Cn
 };
 
 GeneralCategory category(char32_t cp);

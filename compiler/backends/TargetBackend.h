@@ -12,8 +12,8 @@
 #ifndef TFMC_COMPILER_BACKENDS_TARGETBACKEND_H
 #define TFMC_COMPILER_BACKENDS_TARGETBACKEND_H
 
-#include "compiler/spec/ModelSpec.h"
 #include "compiler/link/Link.h"
+#include "compiler/spec/ModelSpec.h"
 #include "dialect/TfmOps.h"
 #include "passes/PipelineOptions.h"
 

@@ -116,8 +116,7 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
     slopes = net.constantVector(net.at("attn.alibi_slopes"),
                                 alibiSlopes(a.numHeads));
   Value attended = net.attention(net.at("attn"), q, k, v, a.numHeads,
-                                 a.numKVHeads, a.windowOf(net.layer()),
-                                 slopes);
+                                 a.numKVHeads, a.windowOf(net.layer()), slopes);
   return projection(net, attended, WeightRole::Wo,
                     a.outputBias ? std::optional(WeightRole::Bo)
                                  : std::nullopt);
@@ -139,8 +138,7 @@ Value tfmc::mlpBlock(NetworkBuilder &net, Value h) {
   switch (c.mlp) {
   case MlpKind::SwiGLU:
   case MlpKind::GeGLU: {
-    Value gate =
-        projection(net, h, WeightRole::WGate, bias(WeightRole::BGate));
+    Value gate = projection(net, h, WeightRole::WGate, bias(WeightRole::BGate));
     bool swish = c.mlp == MlpKind::SwiGLU;
     gate = swish ? net.silu(net.at("ffn.silu"), gate)
                  : net.gelu(net.at("ffn.gelu"), gate);
@@ -155,8 +153,8 @@ Value tfmc::mlpBlock(NetworkBuilder &net, Value h) {
                      c.mlp == MlpKind::GeluErf);
     break;
   case MlpKind::Relu:
-    inner = net.relu(net.at("ffn.relu"),
-                     projection(net, h, WeightRole::WUp, bias(WeightRole::BUp)));
+    inner = net.relu(net.at("ffn.relu"), projection(net, h, WeightRole::WUp,
+                                                    bias(WeightRole::BUp)));
     break;
   }
   return projection(net, inner, WeightRole::WDown, bias(WeightRole::BDown));
@@ -186,10 +184,10 @@ Value tfmc::head(NetworkBuilder &net, Value x, Value table) {
 
 Value tfmc::maskedLmHead(NetworkBuilder &net, Value x, Value table) {
   const DecoderConfig &c = net.config();
-  Value transformed = projection(net, x, WeightRole::MlmDense,
-                                 WeightRole::MlmDenseBias);
-  transformed = net.gelu(net.at("mlm_head.gelu"), transformed,
-                         c.mlp == MlpKind::GeluErf);
+  Value transformed =
+      projection(net, x, WeightRole::MlmDense, WeightRole::MlmDenseBias);
+  transformed =
+      net.gelu(net.at("mlm_head.gelu"), transformed, c.mlp == MlpKind::GeluErf);
   Value normBias = net.weight(WeightRole::MlmNormBias);
   Value normScale = net.weight(WeightRole::MlmNormWeight);
   transformed = net.layerNorm(net.at("mlm_head.norm"), transformed, normScale,

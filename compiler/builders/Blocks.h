@@ -55,8 +55,7 @@ mlir::Value head(NetworkBuilder &net, mlir::Value x, mlir::Value table);
 /// An encoder's masked-LM head over the final hidden states `x`: dense,
 /// GELU (the MLP's form), LayerNorm, then logits against the token
 /// embedding `table` plus a vocabulary bias (BERT's cls.predictions).
-mlir::Value maskedLmHead(NetworkBuilder &net, mlir::Value x,
-                         mlir::Value table);
+mlir::Value maskedLmHead(NetworkBuilder &net, mlir::Value x, mlir::Value table);
 
 } // namespace tfmc
 

@@ -124,10 +124,9 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
   }
   if (c.kind == ModelKind::EncoderOnly) {
     if (c.maskedLmHead)
-      for (WeightRole role :
-           {WeightRole::MlmDense, WeightRole::MlmDenseBias,
-            WeightRole::MlmNormWeight, WeightRole::MlmNormBias,
-            WeightRole::MlmBias})
+      for (WeightRole role : {WeightRole::MlmDense, WeightRole::MlmDenseBias,
+                              WeightRole::MlmNormWeight,
+                              WeightRole::MlmNormBias, WeightRole::MlmBias})
         add(role);
     return shapes;
   }

@@ -14,8 +14,9 @@ struct AttentionRoles {
 
 constexpr AttentionRoles kSelfRoles = {WeightRole::Wq, WeightRole::Wk,
                                        WeightRole::Wv, WeightRole::Wo};
-constexpr AttentionRoles kCrossRoles = {WeightRole::CrossWq, WeightRole::CrossWk,
-                                        WeightRole::CrossWv, WeightRole::CrossWo};
+constexpr AttentionRoles kCrossRoles = {
+    WeightRole::CrossWq, WeightRole::CrossWk, WeightRole::CrossWv,
+    WeightRole::CrossWo};
 
 Value project(NetworkBuilder &net, Value x, WeightRole role) {
   return net.linear(net.at(role), x, net.weight(role), Value());
@@ -40,7 +41,8 @@ Value attend(NetworkBuilder &net, Value rows, Value memory,
 AttentionKind selfAttention(NetworkBuilder &net, bool causal) {
   const AttentionSettings &a = net.config().attention;
   AttentionKind kind;
-  kind.mask = causal ? mlir::tfm::MaskKind::causal : mlir::tfm::MaskKind::bidirectional;
+  kind.mask =
+      causal ? mlir::tfm::MaskKind::causal : mlir::tfm::MaskKind::bidirectional;
   kind.cache = causal ? mlir::tfm::CacheRole::self : mlir::tfm::CacheRole::none;
   kind.relativeBias = net.weight(WeightRole::RelativeBias);
   kind.maxDistance = a.relativeMaxDistance;
@@ -65,8 +67,8 @@ llvm::Error tfmc::checkEncoderDecoderConfig(const DecoderConfig &c,
                 "positive buckets and maximum distance");
   if (c.norm != NormKind::RMSNorm || c.normPlacement != NormPlacement::PreNorm)
     return fail("an encoder-decoder is built with pre-norm RMSNorm blocks");
-  if (a.slidingWindow > 0 || c.moe.experts > 0 || a.qkvBias ||
-      a.outputBias || c.mlpBias || c.embeddingLayerNorm || c.maskedLmHead)
+  if (a.slidingWindow > 0 || c.moe.experts > 0 || a.qkvBias || a.outputBias ||
+      c.mlpBias || c.embeddingLayerNorm || c.maskedLmHead)
     return fail("an encoder-decoder takes no sliding window, experts, "
                 "biases, embedding norm or masked-LM head");
   return llvm::Error::success();

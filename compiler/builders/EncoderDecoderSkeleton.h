@@ -1,4 +1,4 @@
-//===- EncoderDecoderSkeleton.h - The encoder-decoder transformer -*- C++ -*-===//
+//===- EncoderDecoderSkeleton.h - The encoder-decoder transformer ---------===//
 //
 // T5's network: an encoder stack over the source tokens and a decoder stack
 // over the target tokens whose every layer attends to the encoder's output

@@ -76,9 +76,9 @@ tfmc::buildModel(MLIRContext &context, const ModelSpec &spec, int64_t sequence,
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
   NetworkBuilder net(*module, spec.config,
                      elementType(context, spec.weightType), sequence);
-  mlir::tfm::setModel(*module, mlir::tfm::ModelAttr::get(
-                                   &context, contextLength,
-                                   SymbolRefAttr::get(net.forward())));
+  mlir::tfm::setModel(
+      *module, mlir::tfm::ModelAttr::get(&context, contextLength,
+                                         SymbolRefAttr::get(net.forward())));
   graph(net);
   for (const auto &entry : net.declaredWeights())
     if (!spec.weights.count(entry.getKey().str()))

@@ -28,8 +28,8 @@ NetworkBuilder::NetworkBuilder(ModuleOp module, const DecoderConfig &config,
 
 Value NetworkBuilder::addTokensArgument() {
   Type tokensType = tokens_.getType();
-  Value tokens = forward_.getBody().front().addArgument(tokensType,
-                                                        forward_.getLoc());
+  Value tokens =
+      forward_.getBody().front().addArgument(tokensType, forward_.getLoc());
   SmallVector<Type> inputs(forward_.getArgumentTypes());
   inputs.push_back(tokensType);
   forward_.setType(FunctionType::get(builder_.getContext(), inputs,
@@ -44,13 +44,13 @@ Location NetworkBuilder::named(llvm::StringRef name) {
 Location NetworkBuilder::at(llvm::StringRef what) {
   if (layer_ < 0)
     return named(stackWeightName(stack_, what));
-  return named(stackWeightName(
-      stack_, "layers." + std::to_string(layer_) + "." + what.str()));
+  return named(stackWeightName(stack_, "layers." + std::to_string(layer_) +
+                                           "." + what.str()));
 }
 
 Location NetworkBuilder::at(WeightRole role) {
-  return named(
-      stackWeightName(stack_, weightName(role, isLayerRole(role) ? layer_ : -1)));
+  return named(stackWeightName(
+      stack_, weightName(role, isLayerRole(role) ? layer_ : -1)));
 }
 
 Value NetworkBuilder::weight(WeightRole role) {
@@ -95,8 +95,7 @@ Value NetworkBuilder::expertWeights(WeightRole role) {
 }
 
 Value NetworkBuilder::moe(Location loc, Value x, Value router, Value gate,
-                          Value up, Value down,
-                          const ExpertSettings &experts) {
+                          Value up, Value down, const ExpertSettings &experts) {
   auto routing = experts.routing == ExpertRouting::TopKSoftmax
                      ? mlir::tfm::Routing::top_k_softmax
                      : mlir::tfm::Routing::softmax_top_k;
@@ -126,10 +125,9 @@ Value NetworkBuilder::sinusoidalPosition(Location loc, Value x, float base) {
 
 Value NetworkBuilder::rmsNorm(Location loc, Value x, Value weight, float eps,
                               bool unitOffset) {
-  return mlir::tfm::RMSNormOp::create(builder_, loc, x, weight,
-                                      builder_.getF32FloatAttr(eps),
-                                      unitOffset ? builder_.getUnitAttr()
-                                                 : mlir::UnitAttr());
+  return mlir::tfm::RMSNormOp::create(
+      builder_, loc, x, weight, builder_.getF32FloatAttr(eps),
+      unitOffset ? builder_.getUnitAttr() : mlir::UnitAttr());
 }
 
 Value NetworkBuilder::layerNorm(Location loc, Value x, Value weight, Value bias,
@@ -224,7 +222,6 @@ Value NetworkBuilder::lmHead(Location loc, Value x, Value table) {
 
 void NetworkBuilder::finish(Location loc, ValueRange results) {
   func::ReturnOp::create(builder_, loc, results);
-  forward_.setType(FunctionType::get(builder_.getContext(),
-                                     forward_.getArgumentTypes(),
-                                     results.getTypes()));
+  forward_.setType(FunctionType::get(
+      builder_.getContext(), forward_.getArgumentTypes(), results.getTypes()));
 }

@@ -24,11 +24,11 @@ namespace tfmc {
 struct AttentionKind {
   mlir::tfm::MaskKind mask = mlir::tfm::MaskKind::causal;
   mlir::tfm::CacheRole cache = mlir::tfm::CacheRole::self;
-  int64_t window = 0;         ///< > 0: a sliding window
-  mlir::Value slopes;         ///< ALiBi slopes, or null
-  mlir::Value relativeBias;   ///< T5's [buckets, heads] table, or null
-  int64_t maxDistance = 0;    ///< of the relative bias's buckets
-  float scale = 0.0f;         ///< > 0: the score factor; 0: 1/sqrt(head_dim)
+  int64_t window = 0;       ///< > 0: a sliding window
+  mlir::Value slopes;       ///< ALiBi slopes, or null
+  mlir::Value relativeBias; ///< T5's [buckets, heads] table, or null
+  int64_t maxDistance = 0;  ///< of the relative bias's buckets
+  float scale = 0.0f;       ///< > 0: the score factor; 0: 1/sqrt(head_dim)
 };
 
 class NetworkBuilder {
@@ -77,8 +77,7 @@ public:
   mlir::Value positionEmbedding(mlir::Location loc, mlir::Value x,
                                 mlir::Value table);
   /// Fixed sin/cos encodings of the sequence's positions, added to `x`.
-  mlir::Value sinusoidalPosition(mlir::Location loc, mlir::Value x,
-                                 float base);
+  mlir::Value sinusoidalPosition(mlir::Location loc, mlir::Value x, float base);
   mlir::Value rmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
                       float eps, bool unitOffset);
   mlir::Value layerNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,

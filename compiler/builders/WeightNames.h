@@ -43,10 +43,10 @@ enum class WeightRole {
   BUp,
   WDown,
   BDown,
-  Router,       ///< a mixture of experts' router, [experts, dim]
-  ExpertGate,   ///< one expert's (SwiGLU) gate projection
-  ExpertUp,     ///< one expert's up projection
-  ExpertDown,   ///< one expert's down projection
+  Router,     ///< a mixture of experts' router, [experts, dim]
+  ExpertGate, ///< one expert's (SwiGLU) gate projection
+  ExpertUp,   ///< one expert's up projection
+  ExpertDown, ///< one expert's down projection
   FinalNormWeight,
   FinalNormBias,
   LmHead,
@@ -54,7 +54,7 @@ enum class WeightRole {
   MlmDenseBias,  ///< its bias, [dim]
   MlmNormWeight, ///< its LayerNorm, [dim]
   MlmNormBias,
-  MlmBias,       ///< the bias added to the (tied) vocabulary logits, [vocab]
+  MlmBias, ///< the bias added to the (tied) vocabulary logits, [vocab]
   /// T5's relative position bias of a stack, [buckets, heads]
   RelativeBias,
   CrossAttnNormWeight, ///< an encoder-decoder's cross-attention norm

@@ -1,4 +1,4 @@
-//===- Driver.cpp - The stages of `tfmc compile` ---------------------------===//
+//===- Driver.cpp - The stages of `tfmc compile` --------------------------===//
 //
 // model file -> ModelSpec -> tfm @forward (stage tfm) -> prefill/decode
 // (kv-cache) -> fused projections (fused), then the backend's stages (e.g.

@@ -1,4 +1,4 @@
-//===- Driver.h - The stages of `tfmc compile` -------------------*- C++ -*-===//
+//===- Driver.h - The stages of `tfmc compile` ------------------*- C++ -*-===//
 #ifndef TFMC_COMPILER_DRIVER_DRIVER_H
 #define TFMC_COMPILER_DRIVER_DRIVER_H
 

@@ -108,9 +108,9 @@ tfmc::frontends::parseJson(llvm::StringRef text) {
       inString = true;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth)
-        return llvm::createStringError(
-            "JSON nested deeper than " + llvm::Twine(kMaxJsonDepth) +
-            " levels at byte " + llvm::Twine(i));
+        return llvm::createStringError("JSON nested deeper than " +
+                                       llvm::Twine(kMaxJsonDepth) +
+                                       " levels at byte " + llvm::Twine(i));
     } else if (c == ']' || c == '}') {
       --depth;
     }

@@ -119,8 +119,7 @@ GgufFile::string(llvm::StringRef key,
   return (*value)->string.str();
 }
 
-llvm::Expected<bool> GgufFile::flag(llvm::StringRef key,
-                                    bool fallback) const {
+llvm::Expected<bool> GgufFile::flag(llvm::StringRef key, bool fallback) const {
   const GgufValue *value = find(key);
   if (!value)
     return fallback;

@@ -358,8 +358,8 @@ llvm::Error GgufFile::readTensors(GgufByteReader &reader, uint64_t count) {
       return llvm::createStringError(
           "GGUF tensor '" + info.name + "' in '" + path_ + "' has rows of " +
           llvm::Twine(info.dims.empty() ? 1 : info.dims[0]) +
-          " elements, not a whole number of " +
-          ggmlTypeName(info.type) + " blocks of " + llvm::Twine(block));
+          " elements, not a whole number of " + ggmlTypeName(info.type) +
+          " blocks of " + llvm::Twine(block));
     if (info.offset % alignment != 0)
       return llvm::createStringError(
           "GGUF tensor '" + info.name + "' in '" + path_ + "' has offset " +

@@ -107,18 +107,18 @@ tfmc::frontends::readGgufWordPieceTokenizer(const GgufFile &file) {
   };
   auto token = [&](const Special &special, int64_t typeId) {
     return llvm::json::Object{
-        {"SpecialToken", llvm::json::Object{{"id", texts[special.id]},
-                                            {"type_id", typeId}}}};
+        {"SpecialToken",
+         llvm::json::Object{{"id", texts[special.id]}, {"type_id", typeId}}}};
   };
   llvm::json::Object specials{{texts[cls.id], specialEntry(cls)},
                               {texts[separator.id], specialEntry(separator)}};
   llvm::json::Object postProcessor{
       {"type", "TemplateProcessing"},
-      {"single", llvm::json::Array{token(cls, 0), piece("A", 0),
-                                   token(separator, 0)}},
-      {"pair", llvm::json::Array{token(cls, 0), piece("A", 0),
-                                 token(separator, 0), piece("B", 1),
-                                 token(separator, 1)}},
+      {"single",
+       llvm::json::Array{token(cls, 0), piece("A", 0), token(separator, 0)}},
+      {"pair",
+       llvm::json::Array{token(cls, 0), piece("A", 0), token(separator, 0),
+                         piece("B", 1), token(separator, 1)}},
       {"special_tokens", std::move(specials)}};
   llvm::json::Object model{{"type", "WordPiece"},
                            {"unk_token", unknownText},

@@ -60,9 +60,10 @@ bool HfConfig::isSet(llvm::StringRef key) const {
   return found && found->getAsBoolean() != std::optional<bool>(false);
 }
 
-llvm::Expected<int64_t>
-HfConfig::integerFrom(llvm::StringRef key, std::optional<int64_t> fallback,
-                      int64_t minimum, llvm::StringRef kind) const {
+llvm::Expected<int64_t> HfConfig::integerFrom(llvm::StringRef key,
+                                              std::optional<int64_t> fallback,
+                                              int64_t minimum,
+                                              llvm::StringRef kind) const {
   const llvm::json::Value *found = value(key);
   if (!found) {
     if (!fallback)
@@ -126,8 +127,7 @@ HfConfig::string(llvm::StringRef key,
   return text->str();
 }
 
-llvm::Expected<bool> HfConfig::flag(llvm::StringRef key,
-                                    bool fallback) const {
+llvm::Expected<bool> HfConfig::flag(llvm::StringRef key, bool fallback) const {
   const llvm::json::Value *found = value(key);
   if (!found)
     return fallback;

@@ -35,8 +35,7 @@ public:
   llvm::Expected<std::string>
   string(llvm::StringRef key,
          std::optional<std::string> fallback) const override;
-  llvm::Expected<bool> flag(llvm::StringRef key,
-                            bool fallback) const override;
+  llvm::Expected<bool> flag(llvm::StringRef key, bool fallback) const override;
   std::optional<uint64_t> arraySize(llvm::StringRef key) const override;
 
 private:

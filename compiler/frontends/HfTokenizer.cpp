@@ -41,8 +41,9 @@ llvm::Expected<TokenizerSpec> fromTokenizerJson(const std::string &path) {
   return spec;
 }
 
-llvm::Expected<TokenizerSpec> fromVocabAndMerges(const std::string &vocabPath,
-                                                 const std::string &mergesPath) {
+llvm::Expected<TokenizerSpec>
+fromVocabAndMerges(const std::string &vocabPath,
+                   const std::string &mergesPath) {
   if (!llvm::sys::fs::exists(mergesPath))
     return llvm::createStringError("tokenizer '" + vocabPath + "' needs '" +
                                    mergesPath + "', which does not exist");
@@ -116,12 +117,13 @@ tfmc::frontends::readTokenizerFile(const std::string &path, int64_t vocabSize,
     return llvm::createStringError("tokenizer '" + path + "' does not exist");
   llvm::StringRef name = llvm::sys::path::filename(path);
   if (name.ends_with(".json")) {
-    auto spec = name == "vocab.json"
-                    ? fromVocabAndMerges(
-                          path, joinPath(std::string(
-                                             llvm::sys::path::parent_path(path)),
-                                         "merges.txt"))
-                    : fromTokenizerJson(path);
+    auto spec =
+        name == "vocab.json"
+            ? fromVocabAndMerges(
+                  path,
+                  joinPath(std::string(llvm::sys::path::parent_path(path)),
+                           "merges.txt"))
+            : fromTokenizerJson(path);
     if (spec) {
       spec->bos = ids.bos;
       spec->eos = ids.eos;

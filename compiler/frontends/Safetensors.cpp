@@ -14,8 +14,8 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
-#include <set>
 #include <map>
+#include <set>
 
 using namespace tfmc;
 using namespace tfmc::frontends;

@@ -11,9 +11,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -76,9 +76,9 @@ llvm::Error tfmc::linkExecutable(const std::string &objectPath,
     return driver.takeError();
   std::string mainLib = *libDir + "/libtfmrt_main.a";
   std::string runtimeLib = *libDir + "/libtfmrt.a";
-  llvm::SmallVector<llvm::StringRef> args = {
-      *driver, "-o", outputPath, objectPath, mainLib, runtimeLib,
-      "-lm", "-lpthread"};
+  llvm::SmallVector<llvm::StringRef> args = {*driver,    "-o",       outputPath,
+                                             objectPath, mainLib,    runtimeLib,
+                                             "-lm",      "-lpthread"};
 #ifdef TFMC_LINK_FLAGS
   args.push_back(TFMC_LINK_FLAGS);
 #endif
@@ -176,9 +176,8 @@ static llvm::Error assemblePackageObject(const std::string &packagePath,
        << "tfmc_embedded_package_end:\n"
        << "  .section .note.GNU-stack,\"\",@progbits\n";
   }
-  llvm::SmallVector<llvm::StringRef> args = {*driver, "-c", "-x",
-                                             "assembler", asmPath, "-o",
-                                             objectPath};
+  llvm::SmallVector<llvm::StringRef> args = {
+      *driver, "-c", "-x", "assembler", asmPath, "-o", objectPath};
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
                                          &message);
@@ -217,11 +216,12 @@ writeArchive(const std::string &outputPath,
       return makeError("'" + library + "' is not an archive: " +
                        llvm::toString(archive.takeError()));
     llvm::Error error = llvm::Error::success();
-    for (const llvm::object::Archive::Child &child : (*archive)->children(error)) {
+    for (const llvm::object::Archive::Child &child :
+         (*archive)->children(error)) {
       auto member = llvm::NewArchiveMember::getOldMember(child, true);
       if (!member)
-        return makeError("cannot read a member of '" + library + "': " +
-                         llvm::toString(member.takeError()));
+        return makeError("cannot read a member of '" + library +
+                         "': " + llvm::toString(member.takeError()));
       members.push_back(std::move(*member));
     }
     if (error)
@@ -274,19 +274,18 @@ llvm::Error tfmc::writeModelLibrary(const std::string &objectPath,
   llvm::SmallString<128> packageObject;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
           "tfmc-package", "o", packageObject))
-    return makeError("cannot create a temporary object file: " +
-                     ec.message());
+    return makeError("cannot create a temporary object file: " + ec.message());
   llvm::FileRemover removePackageObject(packageObject);
   if (auto error =
           assemblePackageObject(packagePath, std::string(packageObject)))
     return error;
 
   std::string archivePath = inDir("lib" + name + ".a");
-  if (auto error = writeArchive(
-          archivePath,
-          {{objectPath, "tfmc_model.o"},
-           {std::string(packageObject), "tfmc_package.o"}},
-          {*libDir + "/libtfmrt_lib.a", *libDir + "/libtfmrt.a"}))
+  if (auto error =
+          writeArchive(archivePath,
+                       {{objectPath, "tfmc_model.o"},
+                        {std::string(packageObject), "tfmc_package.o"}},
+                       {*libDir + "/libtfmrt_lib.a", *libDir + "/libtfmrt.a"}))
     return error;
 
   // The header, with a first line that says which library it belongs to.

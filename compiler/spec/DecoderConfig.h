@@ -1,9 +1,10 @@
 //===- DecoderConfig.h - Settings of the shared decoder skeleton ----------===//
 //
 // A transformer as the blocks of compiler/builders assemble it: sizes plus
-// the kind of each block, and whether it is a decoder or an encoder. A model family fills one in from its
-// config keys; the skeleton (builders/DecoderSkeleton.h) reads nothing else,
-// so two families differ here and not in code.
+// the kind of each block, and whether it is a decoder or an encoder. A model
+// family fills one in from its config keys; the skeleton
+// (builders/DecoderSkeleton.h) reads nothing else, so two families differ here
+// and not in code.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_SPEC_DECODERCONFIG_H
@@ -37,9 +38,9 @@ enum class NormPlacement {
 };
 
 enum class PositionKind {
-  Learned, ///< a [context, dim] table added to the token embeddings
-  Rope,    ///< rotary embeddings applied to Q and K
-  Alibi,   ///< per-head linear biases on the attention scores (BLOOM)
+  Learned,    ///< a [context, dim] table added to the token embeddings
+  Rope,       ///< rotary embeddings applied to Q and K
+  Alibi,      ///< per-head linear biases on the attention scores (BLOOM)
   Sinusoidal, ///< fixed sin/cos encodings added to the token embeddings
   /// T5's learned per-head biases by bucketed relative distance, added to
   /// the self-attention scores (AttentionSettings::relativeBuckets)
@@ -74,8 +75,8 @@ struct ExpertSettings {
 
 struct AttentionSettings {
   int64_t numHeads = 0;
-  int64_t numKVHeads = 0; ///< < numHeads: grouped-query attention
-  int64_t headDim = 0;      ///< may differ from dim / numHeads (Gemma)
+  int64_t numKVHeads = 0;    ///< < numHeads: grouped-query attention
+  int64_t headDim = 0;       ///< may differ from dim / numHeads (Gemma)
   int64_t slidingWindow = 0; ///< > 0: each query sees that many positions
   /// Layers that attend to every earlier position although slidingWindow
   /// is set (Qwen2's layers below max_window_layers); empty: none.
@@ -94,8 +95,7 @@ struct AttentionSettings {
 
   /// The window of `layer`'s attention; 0: every earlier position.
   int64_t windowOf(int64_t layer) const {
-    bool full = layer >= 0 &&
-                std::size_t(layer) < fullAttentionLayers.size() &&
+    bool full = layer >= 0 && std::size_t(layer) < fullAttentionLayers.size() &&
                 fullAttentionLayers[std::size_t(layer)];
     return full ? 0 : slidingWindow;
   }

@@ -53,7 +53,6 @@ struct ModelSpec {
   std::string note;
 };
 
-
 } // namespace tfmc
 
 #endif // TFMC_COMPILER_SPEC_MODELSPEC_H

@@ -40,8 +40,8 @@ void quantizeBlockQ4_0(const float *x, char *out) {
     auto nibble = [&](float value) {
       return std::min<int>(15, static_cast<int8_t>(value * id + 8.5f));
     };
-    out[2 + j] = static_cast<char>(nibble(x[j]) |
-                                   (nibble(x[j + kQuantBlock / 2]) << 4));
+    out[2 + j] =
+        static_cast<char>(nibble(x[j]) | (nibble(x[j + kQuantBlock / 2]) << 4));
   }
 }
 
@@ -51,8 +51,8 @@ int64_t tfmc::weights::quantBytesPerBlock(ElementType format) {
   return format == ElementType::Q4_0 ? kQuantBlock / 2 : kQuantBlock;
 }
 
-llvm::Expected<TensorView>
-tfmc::weights::quantizeRows(const TensorView &matrix, ElementType format) {
+llvm::Expected<TensorView> tfmc::weights::quantizeRows(const TensorView &matrix,
+                                                       ElementType format) {
   if (!isBlockQuantized(format))
     return llvm::createStringError(llvm::Twine(elementTypeName(format)) +
                                    " is not a block-quantized type");

@@ -136,6 +136,5 @@ bool tfmc::weights::q4KOrQ5KScalesFinite(const char *block) {
 }
 
 bool tfmc::weights::q6KScaleFinite(const char *block) {
-  return std::isfinite(
-      halfAt(reinterpret_cast<const uint8_t *>(block) + 208));
+  return std::isfinite(halfAt(reinterpret_cast<const uint8_t *>(block) + 208));
 }

@@ -1,4 +1,4 @@
-//===- KQuants.h - GGUF's k-quant super-blocks (Q4_K, Q5_K, Q6_K) -*- C++ -*-===//
+//===- KQuants.h - GGUF's k-quant super-blocks (Q4_K, Q5_K, Q6_K) ---------===//
 //
 // The k-quants store 256 values per super-block with per-sub-block scales
 // that are themselves quantized (6 or 8 bits) against f16 super-block

@@ -1,4 +1,4 @@
-//===- Quantized.h - GGUF block-quantized tensors -----------------*- C++ -*-===//
+//===- Quantized.h - GGUF block-quantized tensors ---------------*- C++ -*-===//
 //
 // Reading GGUF's block-quantized types as the format defines them (ggml's
 // dequantize_row_q8_0 / _q4_0 / _q4_K / _q5_K / _q6_K): every value is an

@@ -10,8 +10,7 @@ using namespace tfmc;
 using namespace tfmc::weights;
 
 /// The model weights a slot holds: those it stacks, or the one it names.
-static std::vector<std::string>
-sourceNames(const mlir::tfm::WeightSlot &slot) {
+static std::vector<std::string> sourceNames(const mlir::tfm::WeightSlot &slot) {
   if (slot.stacked.empty())
     return {slot.name};
   return slot.stacked;
@@ -19,8 +18,8 @@ sourceNames(const mlir::tfm::WeightSlot &slot) {
 
 /// The model's weight `name`, or an error when the network reads a weight
 /// the model does not provide.
-static llvm::Expected<const Weight *>
-findModelWeight(const ModelWeights &model, const std::string &name) {
+static llvm::Expected<const Weight *> findModelWeight(const ModelWeights &model,
+                                                      const std::string &name) {
   auto found = model.byName.find(name);
   if (found == model.byName.end())
     return llvm::createStringError("the network reads weight '" + name +
@@ -55,10 +54,9 @@ materializeTensorSlot(const mlir::tfm::WeightSlot &slot,
     if (std::optional<uint64_t> index = findNonFinite(*part))
       return llvm::createStringError(
           model.description + ": weight '" + name + "' holds " +
-          std::to_string(elementAsFloat(*part, *index)) +
-          " at element " + llvm::Twine(*index) + " of its " +
-          elementTypeName(part->type()) + " " +
-          shapeString(part->shape()));
+          std::to_string(elementAsFloat(*part, *index)) + " at element " +
+          llvm::Twine(*index) + " of its " + elementTypeName(part->type()) +
+          " " + shapeString(part->shape()));
     parts.push_back(std::move(*part));
   }
   auto tensor = stack(parts);
@@ -99,14 +97,14 @@ slotSized(const mlir::tfm::WeightSlot &slot,
 /// tensor it stacks kept as stored when the file holds it in the slot's
 /// format, else quantized from f32 (compiler/weights/BlockPanels.h).
 static llvm::Expected<std::string>
-materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelWeights &model) {
+materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
+                     const ModelWeights &model) {
   auto because = [&](llvm::Error error) {
     return llvm::createStringError("weight '" + slot.name +
                                    "': " + llvm::toString(std::move(error)));
   };
   bool q4_0 = slot.blockQuant == "q4_0" || slot.blockQuant == "q4_0x4";
-  ElementType format =
-      q4_0 ? ElementType::Q4_0 : ElementType::Q8_0;
+  ElementType format = q4_0 ? ElementType::Q4_0 : ElementType::Q8_0;
   std::vector<TensorView> parts;
   for (const std::string &name : sourceNames(slot)) {
     auto found = findModelWeight(model, name);
@@ -123,12 +121,12 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelWeights &mode
     if (std::optional<uint64_t> index = findNonFinite(*wide))
       return llvm::createStringError(
           model.description + ": weight '" + name + "' holds " +
-          std::to_string(elementAsFloat(*wide, *index)) +
-          " at element " + llvm::Twine(*index));
+          std::to_string(elementAsFloat(*wide, *index)) + " at element " +
+          llvm::Twine(*index));
     auto blocks = quantizeRows(*wide, format);
     if (!blocks)
-      return llvm::createStringError("weight '" + name +
-                                     "': " + llvm::toString(blocks.takeError()));
+      return llvm::createStringError(
+          "weight '" + name + "': " + llvm::toString(blocks.takeError()));
     parts.push_back(std::move(*blocks));
   }
   auto matrix = stack(parts);
@@ -137,9 +135,9 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot, const ModelWeights &mode
   // q8_0x4 and q4_0x4 quants hold four bytes of a row in each i32 lane.
   bool quads = slot.blockQuant == "q8_0x4" || slot.blockQuant == "q4_0x4";
   int64_t bytesPerLane = quads && !slot.blockScales ? 4 : 1;
-  return slotSized(slot, packBlockPanels(
-                             *matrix, slot.shape.front(), slot.shape.back(),
-                             slot.blockScales, bytesPerLane));
+  return slotSized(slot, packBlockPanels(*matrix, slot.shape.front(),
+                                         slot.shape.back(), slot.blockScales,
+                                         bytesPerLane));
 }
 
 /// The bytes of a `kquant` / `kquant4` panel slot (quants, scales or mins):
@@ -172,13 +170,12 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
       return because(llvm::createStringError(
           "tensor '" + name + "': " + llvm::toString(std::move(error))));
   }
-  KQuantPart part = slot.blockScales ? KQuantPart::Scales
-                             : slot.blockMins ? KQuantPart::Mins
-                             : slot.blockQuant == "kquant4"
-                                 ? KQuantPart::Nibbles
-                                 : KQuantPart::Quants;
+  KQuantPart part = slot.blockScales               ? KQuantPart::Scales
+                    : slot.blockMins               ? KQuantPart::Mins
+                    : slot.blockQuant == "kquant4" ? KQuantPart::Nibbles
+                                                   : KQuantPart::Quants;
   return slotSized(slot, packKQuantPanels(rows, slot.shape.front(),
-                                                   slot.shape.back(), part));
+                                          slot.shape.back(), part));
 }
 
 llvm::Expected<SlotContents>

@@ -1,4 +1,4 @@
-//===- SlotContents.h - The bytes of each weight slot of the blob -*- C++ -*-===//
+//===- SlotContents.h - The bytes of each weight slot of the blob ---------===//
 //
 // The blob layout (WeightLayout.h) says where each weight lies and in which
 // element type and layout; this computes the bytes that go there, from the
@@ -36,9 +36,7 @@ public:
   explicit SlotContents(TensorView tensor) : tensor(std::move(tensor)) {}
   explicit SlotContents(std::string bytes) : packed(std::move(bytes)) {}
 
-  const char *data() const {
-    return packed ? packed->data() : tensor.data();
-  }
+  const char *data() const { return packed ? packed->data() : tensor.data(); }
   uint64_t size() const { return packed ? packed->size() : tensor.bytes(); }
 
 private:

@@ -4,11 +4,11 @@
 #include "compiler/weights/Quantized.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cassert>
+#include <cmath>
 #include <cstring>
-#include <vector>
 #include <limits>
+#include <vector>
 
 using namespace tfmc::weights;
 

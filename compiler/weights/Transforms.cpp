@@ -64,11 +64,10 @@ llvm::Expected<TensorView> tfmc::weights::cast(const TensorView &tensor,
                                    elementTypeName(to));
   if (isBlockQuantized(tensor.type())) {
     // Dequantized exactly (see Quantized.h), then narrowed if asked.
-    TensorView wide = TensorView::create(
-        ElementType::F32, tensor.shape(), [&](char *out) {
+    TensorView wide =
+        TensorView::create(ElementType::F32, tensor.shape(), [&](char *out) {
           dequantizeBlocks(tensor.type(), tensor.data(),
-                           tensor.numElements() /
-                               blockElements(tensor.type()),
+                           tensor.numElements() / blockElements(tensor.type()),
                            reinterpret_cast<float *>(out));
         });
     return cast(wide, to);

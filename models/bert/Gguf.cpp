@@ -26,7 +26,8 @@ constexpr const char *kTokenTypes = "token_types.weight";
 
 } // namespace
 
-llvm::Expected<DecoderConfig> tfmc::bert::readGgufConfig(const Checkpoint &file) {
+llvm::Expected<DecoderConfig>
+tfmc::bert::readGgufConfig(const Checkpoint &file) {
   const ConfigSource &config = file.config;
   DecoderConfig c = architecture();
   if (auto err = readGgufDecoderConfig(file, "bert", c))
@@ -87,13 +88,13 @@ tfmc::bert::mapGgufWeights(const Checkpoint &file,
   };
   TensorTable &table = file.tensors;
   WeightMap weights;
-  if (auto err = takeWeights(
-          table, config,
-          {{"token_embd.weight", {R::TokenEmbedding}},
-           {"position_embd.weight", {R::PositionEmbedding}},
-           {"token_embd_norm.weight", {R::EmbeddingNormWeight}},
-           {"token_embd_norm.bias", {R::EmbeddingNormBias}}},
-          -1, weights))
+  if (auto err =
+          takeWeights(table, config,
+                      {{"token_embd.weight", {R::TokenEmbedding}},
+                       {"position_embd.weight", {R::PositionEmbedding}},
+                       {"token_embd_norm.weight", {R::EmbeddingNormWeight}},
+                       {"token_embd_norm.bias", {R::EmbeddingNormBias}}},
+                      -1, weights))
     return std::move(err);
   auto types = file.config.positive("tokenizer.ggml.token_type_count", 2);
   if (!types)

@@ -31,8 +31,8 @@ std::string modelPrefix(const TensorTable &table) {
 
 llvm::Error unsupported(const ConfigSource &config, llvm::StringRef key,
                         llvm::StringRef value, llvm::StringRef supported) {
-  return llvm::createStringError("unsupported " + key + " '" + value +
-                                 "' in " + config.describe() +
+  return llvm::createStringError("unsupported " + key + " '" + value + "' in " +
+                                 config.describe() +
                                  " (supported: " + supported + ")");
 }
 
@@ -54,8 +54,9 @@ llvm::Error tfmc::bert::foldFirstSegment(const weights::TensorView &segments,
         auto *sum = reinterpret_cast<float *>(out);
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t i = 0; i < dim; ++i)
-            sum[r * dim + i] = weights::elementAsFloat(*positions, r * dim + i) +
-                               weights::elementAsFloat(*segment, i);
+            sum[r * dim + i] =
+                weights::elementAsFloat(*positions, r * dim + i) +
+                weights::elementAsFloat(*segment, i);
       }));
   return llvm::Error::success();
 }
@@ -170,13 +171,12 @@ tfmc::bert::mapHuggingFaceWeights(const Checkpoint &file,
       return err;
   // Buffers and heads nothing here computes: the position ids 0..n, the
   // pooler (BertModel's tanh over [CLS]) and next-sentence prediction.
-  ignoreTensors(table,
-                {"embeddings.position_ids", "pooler.dense.weight",
-                 "pooler.dense.bias"},
-                -1, prefix);
-  ignoreTensors(table,
-                {"cls.seq_relationship.weight", "cls.seq_relationship.bias"},
-                -1);
+  ignoreTensors(
+      table,
+      {"embeddings.position_ids", "pooler.dense.weight", "pooler.dense.bias"},
+      -1, prefix);
+  ignoreTensors(
+      table, {"cls.seq_relationship.weight", "cls.seq_relationship.bias"}, -1);
   if (!config.maskedLmHead)
     return std::move(weights);
   if (auto err = takeWeights(
@@ -190,9 +190,8 @@ tfmc::bert::mapHuggingFaceWeights(const Checkpoint &file,
     return err;
   // The decoder is tied to the word embeddings and its bias to
   // cls.predictions.bias; stored copies add nothing.
-  ignoreTensors(table,
-                {"cls.predictions.decoder.weight",
-                 "cls.predictions.decoder.bias"},
-                -1);
+  ignoreTensors(
+      table, {"cls.predictions.decoder.weight", "cls.predictions.decoder.bias"},
+      -1);
   return std::move(weights);
 }

@@ -61,9 +61,9 @@ TokenizerSpec tfmc::bert::presetTokenizer() {
     vocab["##" + std::string(1, ch)] = next++;
   }
   auto special = [](const char *name, int64_t id) {
-    return llvm::json::Object{
-        {"id", name}, {"ids", llvm::json::Array{id}},
-        {"tokens", llvm::json::Array{name}}};
+    return llvm::json::Object{{"id", name},
+                              {"ids", llvm::json::Array{id}},
+                              {"tokens", llvm::json::Array{name}}};
   };
   llvm::json::Object tokenizer{
       {"version", "1.0"},

@@ -27,8 +27,7 @@ constexpr int64_t kDefaultContext = 2048;
 /// The first of `keys` that config.json sets, read into `out` (BloomConfig
 /// accepts the old and the standard name of some sizes).
 llvm::Error readEither(const ConfigSource &config,
-                       std::initializer_list<const char *> keys,
-                       int64_t &out) {
+                       std::initializer_list<const char *> keys, int64_t &out) {
   for (const char *key : keys)
     if (config.isSet(key))
       return config.read(key, out);
@@ -120,9 +119,15 @@ public:
         {"h.{layer}.input_layernorm.weight", {R::AttnNormWeight}},
         {"h.{layer}.input_layernorm.bias", {R::AttnNormBias}},
         {"h.{layer}.self_attention.query_key_value.weight",
-         {R::Wq, R::Wk, R::Wv}, false, false, /*perHead=*/true},
+         {R::Wq, R::Wk, R::Wv},
+         false,
+         false,
+         /*perHead=*/true},
         {"h.{layer}.self_attention.query_key_value.bias",
-         {R::Bq, R::Bk, R::Bv}, false, false, /*perHead=*/true},
+         {R::Bq, R::Bk, R::Bv},
+         false,
+         false,
+         /*perHead=*/true},
         {"h.{layer}.self_attention.dense.weight", {R::Wo}},
         {"h.{layer}.self_attention.dense.bias", {R::Bo}},
         {"h.{layer}.post_attention_layernorm.weight", {R::FfnNormWeight}},
@@ -134,9 +139,9 @@ public:
     };
     TensorTable &table = file.tensors;
     // BloomForCausalLM prefixes the model's tensors with "transformer.".
-    std::string prefix =
-        table.contains("transformer.word_embeddings.weight") ? "transformer."
-                                                             : "";
+    std::string prefix = table.contains("transformer.word_embeddings.weight")
+                             ? "transformer."
+                             : "";
     WeightMap weights;
     if (auto err = takeWeights(
             table, config,

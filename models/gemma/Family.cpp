@@ -1,4 +1,4 @@
-//===- Family.cpp - The Gemma family ---------------------------------------===//
+//===- Family.cpp - The Gemma family --------------------------------------===//
 //
 // LLaMA's layout with Gemma's choices: token embeddings scaled by
 // sqrt(hidden_size) (the tied LM head reads them unscaled), RMSNorm scaling

@@ -27,8 +27,7 @@ public:
     Preset tiny = preset("mixtral-tiny", 64, 172, 2, 4, 2, 16, 259, 256);
     tiny.config.moe = {4, 2, ExpertRouting::TopKSoftmax};
     // The benchmark shape: llama-42m's with 8 experts, 2 per token.
-    Preset bench =
-        preset("mixtral-8x42m", 512, 1376, 8, 8, 8, 64, 32000, 1024);
+    Preset bench = preset("mixtral-8x42m", 512, 1376, 8, 8, 8, 64, 32000, 1024);
     bench.config.moe = {8, 2, ExpertRouting::TopKSoftmax};
     return {tiny, bench};
   }

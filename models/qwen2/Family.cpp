@@ -59,10 +59,10 @@ protected:
     a.fullAttentionLayers.assign(size_t(c.numLayers), false);
     if (std::optional<uint64_t> listed = config.arraySize("layer_types")) {
       if (int64_t(*listed) != c.numLayers)
-        return llvm::createStringError(
-            "layer_types in " + config.describe() + " lists " +
-            llvm::Twine(*listed) + " layers but num_hidden_layers is " +
-            llvm::Twine(c.numLayers));
+        return llvm::createStringError("layer_types in " + config.describe() +
+                                       " lists " + llvm::Twine(*listed) +
+                                       " layers but num_hidden_layers is " +
+                                       llvm::Twine(c.numLayers));
       for (int64_t layer = 0; layer < c.numLayers; ++layer) {
         std::string key = "layer_types." + std::to_string(layer);
         auto kind = config.string(key);
@@ -81,8 +81,7 @@ protected:
     auto fullLayers = config.nonNegative("max_window_layers", 28);
     if (!fullLayers)
       return fullLayers.takeError();
-    for (int64_t layer = 0; layer < std::min(*fullLayers, c.numLayers);
-         ++layer)
+    for (int64_t layer = 0; layer < std::min(*fullLayers, c.numLayers); ++layer)
       a.fullAttentionLayers[size_t(layer)] = true;
     return llvm::Error::success();
   }

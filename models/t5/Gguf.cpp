@@ -93,8 +93,8 @@ llvm::Expected<DecoderConfig> tfmc::t5::readGgufConfig(const Checkpoint &file) {
   if (auto err = config.read("t5.attention.key_length", a.headDim))
     return err;
   int64_t valueLength = 0;
-  if (auto err = config.read("t5.attention.value_length", valueLength,
-                             a.headDim))
+  if (auto err =
+          config.read("t5.attention.value_length", valueLength, a.headDim))
     return err;
   if (valueLength != a.headDim)
     return llvm::createStringError(
@@ -105,8 +105,8 @@ llvm::Expected<DecoderConfig> tfmc::t5::readGgufConfig(const Checkpoint &file) {
                              a.relativeBuckets, 32))
     return err;
   a.relativeMaxDistance = kMaxDistance;
-  if (auto err = config.read("t5.attention.layer_norm_rms_epsilon", c.normEps,
-                             1e-6))
+  if (auto err =
+          config.read("t5.attention.layer_norm_rms_epsilon", c.normEps, 1e-6))
     return err;
   if (auto err = config.read("t5.context_length", c.contextLength, 512))
     return err;

@@ -24,8 +24,8 @@ namespace {
 
 llvm::Error unsupported(const ConfigSource &config, llvm::StringRef key,
                         llvm::StringRef value, llvm::StringRef supported) {
-  return llvm::createStringError("unsupported " + key + " '" + value +
-                                 "' in " + config.describe() +
+  return llvm::createStringError("unsupported " + key + " '" + value + "' in " +
+                                 config.describe() +
                                  " (supported: " + supported + ")");
 }
 
@@ -144,8 +144,8 @@ tfmc::t5::readHuggingFaceConfig(const Checkpoint &file) {
   if (auto err = config.read("num_heads", a.numHeads, 8))
     return err;
   a.numKVHeads = a.numHeads;
-  if (auto err = config.read("relative_attention_num_buckets",
-                             a.relativeBuckets, 32))
+  if (auto err =
+          config.read("relative_attention_num_buckets", a.relativeBuckets, 32))
     return err;
   if (auto err = config.read("relative_attention_max_distance",
                              a.relativeMaxDistance, 128))
@@ -179,8 +179,8 @@ tfmc::t5::readHuggingFaceConfig(const Checkpoint &file) {
   c.decoderStartToken = *start;
   if (c.decoderStartToken >= c.vocabSize)
     return llvm::createStringError(
-        "decoder_start_token_id " + llvm::Twine(c.decoderStartToken) +
-        " in " + config.describe() + " is outside the vocabulary of " +
+        "decoder_start_token_id " + llvm::Twine(c.decoderStartToken) + " in " +
+        config.describe() + " is outside the vocabulary of " +
         llvm::Twine(c.vocabSize));
   auto tied = config.flag("tie_word_embeddings", true);
   if (!tied)
@@ -202,9 +202,8 @@ tfmc::t5::mapHuggingFaceWeights(const Checkpoint &file,
   using R = WeightRole;
   TensorTable &table = file.tensors;
   WeightMap weights;
-  if (auto err = takeWeights(table, config,
-                             {{"shared.weight", {R::TokenEmbedding}}}, -1,
-                             weights))
+  if (auto err = takeWeights(
+          table, config, {{"shared.weight", {R::TokenEmbedding}}}, -1, weights))
     return err;
   for (bool decoder : {false, true})
     if (auto err = takeStack(table, config, decoder, weights))

@@ -1,4 +1,4 @@
-//===- FuseFFN.cpp - Gate and up projections as one GEMM --------------------===//
+//===- FuseFFN.cpp - Gate and up projections as one GEMM ------------------===//
 #include "passes/Transforms/Passes.h"
 #include "passes/Transforms/StackLinears.h"
 

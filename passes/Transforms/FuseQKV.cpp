@@ -1,4 +1,4 @@
-//===- FuseQKV.cpp - Q, K and V projections as one GEMM ---------------------===//
+//===- FuseQKV.cpp - Q, K and V projections as one GEMM -------------------===//
 #include "passes/Transforms/Passes.h"
 #include "passes/Transforms/StackLinears.h"
 

@@ -1,4 +1,4 @@
-//===- KVCache.cpp - Split the network into KV-cached prefill/decode -------===//
+//===- KVCache.cpp - Split the network into KV-cached prefill/decode ------===//
 //
 // The frontends build the whole network over a sequence that starts at
 // position 0 (`@forward`). Generation needs two shapes of it that share state:
@@ -37,8 +37,8 @@
 // weights, and an f16 cache halves that traffic.
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/TfmOps.h"
 #include "dialect/TfmContracts.h"
+#include "dialect/TfmOps.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -245,12 +245,12 @@ public:
       Location loc = attention.getLoc();
       int64_t kvHeads = attention.getNumKvHeads();
       int64_t headDim = attention.getHeadDim();
-      Value keys = headMajorPrefix(builder, loc,
-                                   mapping.lookup(attention.getKey()), kvHeads,
-                                   headDim, length);
-      Value values = headMajorPrefix(builder, loc,
-                                     mapping.lookup(attention.getValue()),
-                                     kvHeads, headDim, length);
+      Value keys =
+          headMajorPrefix(builder, loc, mapping.lookup(attention.getKey()),
+                          kvHeads, headDim, length);
+      Value values =
+          headMajorPrefix(builder, loc, mapping.lookup(attention.getValue()),
+                          kvHeads, headDim, length);
       cloneAttentionOver(builder, mapping, attention, keys, values,
                          mapping.lookup(attention.getOffset()),
                          attention.getRingAttr());
@@ -291,8 +291,9 @@ public:
     if (split)
       arguments.push_back(indexType);
     arguments.push_back(cache.type(context));
-    auto entry = func::FuncOp::create(moduleBuilder, forward.getLoc(), name,
-                                      FunctionType::get(context, arguments, {}));
+    auto entry =
+        func::FuncOp::create(moduleBuilder, forward.getLoc(), name,
+                             FunctionType::get(context, arguments, {}));
     Block *block = entry.addEntryBlock();
     builder = OpBuilder::atBlockEnd(block);
     mapping.clear();
@@ -416,7 +417,8 @@ private:
                                        builder.getIndexAttr(features)};
     SmallVector<OpFoldResult> strides(2, builder.getIndexAttr(1));
     auto type = RankedTensorType::get(
-        {1, features}, cast<RankedTensorType>(value.getType()).getElementType());
+        {1, features},
+        cast<RankedTensorType>(value.getType()).getElementType());
     return tensor::ExtractSliceOp::create(builder, loc, type, value, offsets,
                                           sizes, strides);
   }
@@ -451,7 +453,8 @@ private:
       return insertRows(loc, headMajor, half, builder.getIndexAttr(0),
                         builder.getIndexAttr(1), first);
     // Rows [0, n) go to slots [first, first + n), the rest to [0, ...).
-    Value sequenceValue = arith::ConstantIndexOp::create(builder, loc, sequence);
+    Value sequenceValue =
+        arith::ConstantIndexOp::create(builder, loc, sequence);
     Value beforeWrap = arith::MinUIOp::create(
         builder, loc, sequenceValue,
         arith::SubIOp::create(builder, loc, slots, first));
@@ -475,10 +478,9 @@ private:
                builder, loc, init.getType(), rows, init,
                ArrayRef<AffineMap>{identity, identity}, parallel,
                [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                 linalg::YieldOp::create(
-                     nb, nloc,
-                     ValueRange{arith::TruncFOp::create(nb, nloc, f16,
-                                                        args[0])});
+                 linalg::YieldOp::create(nb, nloc,
+                                         ValueRange{arith::TruncFOp::create(
+                                             nb, nloc, f16, args[0])});
                })
         .getResult(0);
   }
@@ -677,10 +679,10 @@ private:
     Location loc = attention.getLoc();
     int64_t kvHeads = attention.getNumKvHeads();
     int64_t headDim = attention.getHeadDim();
-    Value keys = realRows(loc, mapping.lookup(attention.getKey()), kvHeads,
-                          headDim);
-    Value values = realRows(loc, mapping.lookup(attention.getValue()),
-                            kvHeads, headDim);
+    Value keys =
+        realRows(loc, mapping.lookup(attention.getKey()), kvHeads, headDim);
+    Value values =
+        realRows(loc, mapping.lookup(attention.getValue()), kvHeads, headDim);
     cloneAttentionOver(builder, mapping, attention, keys, values,
                        mapping.lookup(attention.getOffset()),
                        attention.getRingAttr());
@@ -708,8 +710,8 @@ FailureOr<EncoderDecoderSplit> splitEncoderDecoder(func::FuncOp forward) {
   for (auto attention : body.getOps<AttentionOp>()) {
     CacheRole role = attention.getCache();
     MaskKind mask = attention.getMask();
-    MaskKind expected = role == CacheRole::self ? MaskKind::causal
-                                                : MaskKind::bidirectional;
+    MaskKind expected =
+        role == CacheRole::self ? MaskKind::causal : MaskKind::bidirectional;
     if (mask != expected || attention.getWindow()) {
       attention.emitOpError()
           << "has cache role " << stringifyCacheRole(role) << " and a "
@@ -731,9 +733,9 @@ FailureOr<EncoderDecoderSplit> splitEncoderDecoder(func::FuncOp forward) {
   }
   // The backward slice of `roots`, not through cross-attentions' keys and
   // values unless `throughCross`; reaching `forbidden` is an error.
-  auto collect = [&](SmallVector<Value> worklist, llvm::DenseSet<Operation *> &ops,
-                     bool throughCross, Value forbidden,
-                     StringRef what) -> LogicalResult {
+  auto collect = [&](SmallVector<Value> worklist,
+                     llvm::DenseSet<Operation *> &ops, bool throughCross,
+                     Value forbidden, StringRef what) -> LogicalResult {
     while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
       if (value == forbidden)
@@ -829,9 +831,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     FailureOr<func::FuncOp> forward = findForward(module);
     if (failed(forward))
       return signalPassFailure();
-    int64_t positions = contextLength > 0
-                            ? contextLength
-                            : getModel(module).getContextLength();
+    int64_t positions =
+        contextLength > 0 ? contextLength : getModel(module).getContextLength();
     if (forward->getNumArguments() == 2)
       return buildEncoderDecoderEntries(module, *forward, positions);
     FailureOr<bool> encoder = isEncoder(*forward);
@@ -912,10 +913,10 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     ModelAttr model = getModel(module);
     setModel(module, ModelAttr::get(context, model.getContextLength(),
                                     /*network=*/nullptr));
-    setEntries(module, EntriesAttr::get(context, SymbolRefAttr::get(*prefill),
-                                        SymbolRefAttr::get(*decode),
-                                        SymbolRefAttr::get(*encode), chunk,
-                                        positions));
+    setEntries(module,
+               EntriesAttr::get(context, SymbolRefAttr::get(*prefill),
+                                SymbolRefAttr::get(*decode),
+                                SymbolRefAttr::get(*encode), chunk, positions));
   }
 
   /// An encoder runs its whole (padded) sequence of `positions` tokens in
@@ -931,18 +932,17 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     ModelAttr model = getModel(module);
     setModel(module, ModelAttr::get(context, model.getContextLength(),
                                     /*network=*/nullptr));
-    setEntries(module, EntriesAttr::get(context, /*prefill=*/nullptr,
-                                        /*decode=*/nullptr,
-                                        SymbolRefAttr::get(*encode),
-                                        /*prefill_chunk=*/0, positions));
+    setEntries(module,
+               EntriesAttr::get(context, /*prefill=*/nullptr,
+                                /*decode=*/nullptr, SymbolRefAttr::get(*encode),
+                                /*prefill_chunk=*/0, positions));
   }
 
   FailureOr<func::FuncOp> findForward(ModuleOp module) {
     ModelAttr model = getModel(module);
-    auto forward =
-        model && model.getNetwork()
-            ? module.lookupSymbol<func::FuncOp>(model.getNetwork())
-            : func::FuncOp();
+    auto forward = model && model.getNetwork()
+                       ? module.lookupSymbol<func::FuncOp>(model.getNetwork())
+                       : func::FuncOp();
     if (!forward) {
       module.emitError("tfm-kv-cache needs the network function: the "
                        "module's #tfm.model names none");
@@ -950,14 +950,14 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     }
     FunctionType type = forward.getFunctionType();
     // One tokens argument, or an encoder-decoder's source and target.
-    bool oneOrTwo = type.getNumInputs() == 1 ||
-                    (type.getNumInputs() == 2 &&
-                     type.getInput(0) == type.getInput(1));
+    bool oneOrTwo =
+        type.getNumInputs() == 1 ||
+        (type.getNumInputs() == 2 && type.getInput(0) == type.getInput(1));
     auto tokens = oneOrTwo ? dyn_cast<RankedTensorType>(type.getInput(0))
                            : RankedTensorType();
     if (!tokens || tokens.getRank() != 1 ||
-        !tokens.getElementType().isInteger(32) ||
-        type.getNumResults() == 0 || !forward.getBody().hasOneBlock()) {
+        !tokens.getElementType().isInteger(32) || type.getNumResults() == 0 ||
+        !forward.getBody().hasOneBlock()) {
       forward.emitError("@forward must map tensor<Sxi32> tokens to one logits "
                         "tensor in a single block (an encoder: to its "
                         "results)");

@@ -10,15 +10,13 @@ using namespace mlir::tfm;
 SmallVector<SmallVector<LinearOp>>
 mlir::tfm::groupLinearsByInput(Operation *func) {
   llvm::MapVector<Value, SmallVector<LinearOp>> groups;
-  func->walk([&](LinearOp linear) {
-    groups[linear.getInput()].push_back(linear);
-  });
+  func->walk(
+      [&](LinearOp linear) { groups[linear.getInput()].push_back(linear); });
   SmallVector<SmallVector<LinearOp>> result;
   for (auto &entry : groups) {
     SmallVector<LinearOp> group = entry.second;
-    llvm::sort(group, [](LinearOp a, LinearOp b) {
-      return a->isBeforeInBlock(b);
-    });
+    llvm::sort(group,
+               [](LinearOp a, LinearOp b) { return a->isBeforeInBlock(b); });
     result.push_back(std::move(group));
   }
   return result;
@@ -58,8 +56,8 @@ static FailureOr<Value> readStacked(OpBuilder &builder, ModuleOp module,
     return failure();
   if (!global) {
     OpBuilder declare(front);
-    global = GlobalWeightOp::create(declare, front.getLoc(), name,
-                                    type, declare.getStrArrayAttr(names));
+    global = GlobalWeightOp::create(declare, front.getLoc(), name, type,
+                                    declare.getStrArrayAttr(names));
     // The stack keeps the file's type when its tensors share it; k-quants
     // of different kinds (Q4_K_M's Q4_K and Q6_K) stack as "kquant", the
     // layout the kernels read all of them in.

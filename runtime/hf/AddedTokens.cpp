@@ -67,8 +67,8 @@ void AddedTokenMatcher::add(const std::u32string &content, int index) {
     return;
   int node = 0;
   for (char32_t cp : content) {
-    auto [edge, inserted] = edges_.emplace(
-        edgeKey(node, cp), static_cast<int>(terminal_.size()));
+    auto [edge, inserted] =
+        edges_.emplace(edgeKey(node, cp), static_cast<int>(terminal_.size()));
     if (inserted)
       terminal_.push_back(-1);
     node = edge->second;
@@ -106,9 +106,8 @@ AddedTokenMatcher::split(const std::u32string &text,
     const AddedToken &token = tokens[found];
     size_t start = i, stop = foundEnd;
     i = foundEnd;
-    if (token.singleWord &&
-        ((start > 0 && isWordLike(text[start - 1])) ||
-         (stop < n && isWordLike(text[stop]))))
+    if (token.singleWord && ((start > 0 && isWordLike(text[start - 1])) ||
+                             (stop < n && isWordLike(text[stop]))))
       continue;
     if (token.lstrip)
       while (start > sectionStart && unicode::isWhiteSpace(text[start - 1]))

@@ -201,8 +201,10 @@ bool BpeModel::loadMerges(const JsonReader &reader, std::string &error) {
       size_t space = merge.string.find(' ');
       if (space == std::string::npos ||
           merge.string.find(' ', space + 1) != std::string::npos) {
-        error = "'" + where + "' must be two tokens separated by one space, "
-                "not '" + merge.string + "'";
+        error = "'" + where +
+                "' must be two tokens separated by one space, "
+                "not '" +
+                merge.string + "'";
         return false;
       }
       left = merge.string.substr(0, space);
@@ -219,8 +221,8 @@ bool BpeModel::loadMerges(const JsonReader &reader, std::string &error) {
     }
     // The right part's continuing-subword prefix is not repeated.
     if (right.compare(0, prefix_.size(), prefix_) != 0) {
-      error = "'" + where + "': '" + right + "' lacks the prefix '" + prefix_ +
-              "'";
+      error =
+          "'" + where + "': '" + right + "' lacks the prefix '" + prefix_ + "'";
       return false;
     }
     std::string merged = left + right.substr(prefix_.size());

@@ -81,8 +81,7 @@ public:
 
 /// `config` is tokenizer.json's "model".
 std::unique_ptr<Model> createModel(const JsonValue &config,
-                                   const std::string &path,
-                                   std::string &error);
+                                   const std::string &path, std::string &error);
 std::unique_ptr<Model> createBpeModel(const JsonReader &reader,
                                       std::string &error);
 std::unique_ptr<Model> createWordPieceModel(const JsonReader &reader,
@@ -162,8 +161,8 @@ std::string unsupportedType(const char *what, const std::string &type,
 /// built by `create(config, path, error)` (createNormalizer, ...), null
 /// entries skipped. False and `error` on the first that fails.
 template <typename Step, typename Create>
-bool createSteps(const JsonReader &reader, std::string_view key,
-                 Create create, std::vector<std::unique_ptr<Step>> &steps,
+bool createSteps(const JsonReader &reader, std::string_view key, Create create,
+                 std::vector<std::unique_ptr<Step>> &steps,
                  std::string &error) {
   const JsonValue *list;
   if (!reader.readArray(key, list, error, /*required=*/true))
@@ -171,9 +170,9 @@ bool createSteps(const JsonReader &reader, std::string_view key,
   for (size_t i = 0; i < list->array.size(); ++i) {
     if (list->array[i].isNull())
       continue;
-    std::unique_ptr<Step> step = create(
-        list->array[i], reader.pathOf(key) + "[" + std::to_string(i) + "]",
-        error);
+    std::unique_ptr<Step> step =
+        create(list->array[i],
+               reader.pathOf(key) + "[" + std::to_string(i) + "]", error);
     if (!step)
       return false;
     steps.push_back(std::move(step));

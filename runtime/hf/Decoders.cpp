@@ -191,10 +191,11 @@ public:
       size_t begin = 0, end = cps.size();
       while (begin < start_ && begin < end && cps[begin] == content_)
         ++begin;
-      for (size_t cut = 0; cut < stop_ && end > begin && cps[end - 1] == content_;
-           ++cut)
+      for (size_t cut = 0;
+           cut < stop_ && end > begin && cps[end - 1] == content_; ++cut)
         --end;
-      token = unicode::toUtf8(std::u32string_view(cps).substr(begin, end - begin));
+      token =
+          unicode::toUtf8(std::u32string_view(cps).substr(begin, end - begin));
     }
   }
 
@@ -365,8 +366,8 @@ namespace {
 
 /// transformers' clean_up_tokenization, applied in this order.
 constexpr std::pair<std::string_view, std::string_view> kCleanUps[] = {
-    {" .", "."},     {" ?", "?"},     {" !", "!"},     {" ,", ","},
-    {" ' ", "'"},    {" n't", "n't"}, {" 'm", "'m"},   {" 's", "'s"},
+    {" .", "."},     {" ?", "?"},     {" !", "!"},   {" ,", ","},
+    {" ' ", "'"},    {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"},
     {" 've", "'ve"}, {" 're", "'re"}};
 
 } // namespace
@@ -393,16 +394,16 @@ namespace {
 /// Raw text that clean-up rewrites, including what one pass leaves for a
 /// later one (" n ' t" -> " n't" -> "n't"; "  ' s" -> " 's" -> "'s").
 constexpr std::string_view kCleanUpTriggers[] = {
-    " .",    " ?",    " !",     " ,",     " ' ",    " n't",  " n ' t", " 'm",
-    " 's",   " 've",  " 're",   "  ' m",  "  ' s",  "  ' ve", "  ' re"};
+    " .",  " ?",   " !",   " ,",    " ' ",   " n't",   " n ' t", " 'm",
+    " 's", " 've", " 're", "  ' m", "  ' s", "  ' ve", "  ' re"};
 constexpr size_t kLongestTrigger = 6;
 
 /// Whether the end of `text` may be the start of a clean-up that text
 /// still to come completes: a space in the last few bytes from which the
 /// rest is a proper prefix of a trigger.
 bool mayContinue(std::string_view text) {
-  size_t first = text.size() > kLongestTrigger ? text.size() - kLongestTrigger
-                                                : 0;
+  size_t first =
+      text.size() > kLongestTrigger ? text.size() - kLongestTrigger : 0;
   for (size_t s = first; s < text.size(); ++s) {
     if (text[s] != ' ')
       continue;
@@ -427,7 +428,8 @@ std::string CleanUpStream::push(std::string_view raw) {
     context.append(pending_, 0, cut);
     if (mayContinue(context))
       continue;
-    std::string out = cleanUpTokenization(std::string_view(pending_).substr(0, cut));
+    std::string out =
+        cleanUpTokenization(std::string_view(pending_).substr(0, cut));
     tail_ = context.substr(context.size() > kLongestTrigger
                                ? context.size() - kLongestTrigger
                                : 0);

@@ -5,9 +5,8 @@
 
 namespace tfm::rt::hf {
 
-std::unique_ptr<HfTokenizer> HfTokenizer::create(std::string_view blob,
-                                                 int bos, int eos,
-                                                 std::string &error) {
+std::unique_ptr<HfTokenizer> HfTokenizer::create(std::string_view blob, int bos,
+                                                 int eos, std::string &error) {
   std::string_view factsJson, tokenizerJson;
   if (!splitHfBlob(blob, factsJson, tokenizerJson, error))
     return nullptr;
@@ -32,8 +31,8 @@ std::unique_ptr<HfTokenizer> HfTokenizer::create(std::string_view blob,
   return tok;
 }
 
-bool HfTokenizer::load(std::string_view tokenizerJson,
-                       const ConfigFacts &facts, std::string &error) {
+bool HfTokenizer::load(std::string_view tokenizerJson, const ConfigFacts &facts,
+                       std::string &error) {
   JsonValue root;
   if (!parseJson(tokenizerJson, root, error)) {
     error = "tokenizer.json is not valid JSON: " + error;

@@ -1,4 +1,4 @@
-//===- HfTokenizer.h - The "hf" tokenizer kind: a tokenizer.json -*- C++ -*-===//
+//===- HfTokenizer.h - The "hf" tokenizer kind: a tokenizer.json ----------===//
 //
 // Encodes as a Hugging Face tokenizer.json declares: added tokens are split
 // out of the raw text, the rest is normalized (normalized added tokens are

@@ -94,11 +94,9 @@ void strip(std::u32string &text, bool left, bool right) {
 /// BERT's "Chinese character" blocks (CJK ideographs, not kana or hangul).
 bool isChineseChar(char32_t cp) {
   return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-         (cp >= 0x20000 && cp <= 0x2A6DF) ||
-         (cp >= 0x2A700 && cp <= 0x2B73F) ||
-         (cp >= 0x2B740 && cp <= 0x2B81F) ||
-         (cp >= 0x2B920 && cp <= 0x2CEAF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-         (cp >= 0x2F800 && cp <= 0x2FA1F);
+         (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
+         (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
+         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
 struct BertOptions {
@@ -149,9 +147,8 @@ function(std::function<void(std::u32string &)> apply) {
 }
 
 std::unique_ptr<Normalizer> unicodeForm(unicode::NormalForm form) {
-  return function([form](std::u32string &text) {
-    text = unicode::normalize(text, form);
-  });
+  return function(
+      [form](std::u32string &text) { text = unicode::normalize(text, form); });
 }
 
 std::unique_ptr<Normalizer> createSequence(const JsonReader &reader,

@@ -23,9 +23,8 @@ namespace tfm::rt::hf {
 class Pattern {
 public:
   /// Reads {"String": ...} or {"Regex": ...} at `path`.
-  static std::unique_ptr<Pattern> fromJson(const JsonValue &value,
-                                           const std::string &path,
-                                           std::string &error);
+  static std::unique_ptr<Pattern>
+  fromJson(const JsonValue &value, const std::string &path, std::string &error);
   static std::unique_ptr<Pattern> literal(std::u32string text);
 
   /// Non-overlapping matches of `text`, left to right.

@@ -118,8 +118,7 @@ std::unique_ptr<PostProcessor> createTemplate(const JsonReader &reader,
     if (special) {
       if (!JsonReader(*special, where + ".SpecialToken")
                .readString("id", id, error, /*required=*/true) ||
-          !templateSpecialIds(reader, id, seenSequence ? after : before,
-                              error))
+          !templateSpecialIds(reader, id, seenSequence ? after : before, error))
         return nullptr;
     } else if (sequence) {
       if (!JsonReader(*sequence, where + ".Sequence")

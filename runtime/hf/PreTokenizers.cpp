@@ -47,7 +47,8 @@ public:
   ByteLevelPreTokenizer(bool addPrefixSpace, bool useRegex)
       : addPrefixSpace_(addPrefixSpace), useRegex_(useRegex) {}
   bool isByteLevel() const override { return true; }
-  bool preTokenize(std::vector<PreToken> &pieces, std::string &) const override {
+  bool preTokenize(std::vector<PreToken> &pieces,
+                   std::string &) const override {
     std::vector<PreToken> out;
     for (PreToken &piece : pieces) {
       if (addPrefixSpace_ && (piece.text.empty() || piece.text[0] != ' '))
@@ -64,9 +65,10 @@ public:
       }
     }
     pieces = std::move(out);
-    pieces.erase(std::remove_if(pieces.begin(), pieces.end(),
-                                [](const PreToken &p) { return p.text.empty(); }),
-                 pieces.end());
+    pieces.erase(
+        std::remove_if(pieces.begin(), pieces.end(),
+                       [](const PreToken &p) { return p.text.empty(); }),
+        pieces.end());
     return true;
   }
 
@@ -90,18 +92,16 @@ public:
     }
     if (!split_)
       return true;
-    return splitEach(pieces, error,
-                     [&](const std::u32string &text, std::vector<Span> &spans,
-                         std::string &) {
-                       spans = splitPieces(
-                           text.size(),
-                           charMatches(text,
-                                       [&](char32_t c) {
-                                         return c == replacement_;
-                                       }),
-                           SplitBehavior::MergedWithNext);
-                       return true;
-                     });
+    return splitEach(
+        pieces, error,
+        [&](const std::u32string &text, std::vector<Span> &spans,
+            std::string &) {
+          spans = splitPieces(
+              text.size(),
+              charMatches(text, [&](char32_t c) { return c == replacement_; }),
+              SplitBehavior::MergedWithNext);
+          return true;
+        });
   }
 
 private:
@@ -233,8 +233,8 @@ bool readChar(const JsonReader &reader, std::string_view key, char32_t &out,
     return true;
   std::u32string cps = unicode::toCodePoints(text);
   if (cps.size() != 1) {
-    error = "'" + reader.pathOf(key) + "' must be one character, not '" +
-            text + "'";
+    error = "'" + reader.pathOf(key) + "' must be one character, not '" + text +
+            "'";
     return false;
   }
   out = cps[0];

@@ -160,7 +160,8 @@ private:
       char32_t cp = text[i];
       GeneralCategory c = unicode::category(cp);
       bool extend = c == GeneralCategory::Mn || c == GeneralCategory::Me ||
-                    c == GeneralCategory::Mc || (cp >= 0x1F3FB && cp <= 0x1F3FF);
+                    c == GeneralCategory::Mc ||
+                    (cp >= 0x1F3FB && cp <= 0x1F3FF);
       if (extend) {
         ++i;
       } else if (cp == 0x200D) {

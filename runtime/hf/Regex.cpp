@@ -467,8 +467,7 @@ bool Regex::findAll(std::u32string_view text, std::vector<Span> &matches,
       if (machine.exhausted()) {
         error = "the pattern exceeded its step budget of " +
                 std::to_string(kBaseSteps + kStepsPerChar * text.size()) +
-                " on a text of " + std::to_string(text.size()) +
-                " characters";
+                " on a text of " + std::to_string(text.size()) + " characters";
         return false;
       }
     }

@@ -2,7 +2,9 @@
 //
 // tokenizer.json's Split pre-tokenizers and Replace normalizers/decoders
 // carry Oniguruma patterns such as Qwen2's
+// clang-format off
 //   (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// clang-format on
 // A pattern compiles into a program for a backtracking machine with an
 // explicit stack (no recursion per character, so a 100k-character run
 // cannot overflow the stack) and leftmost-first (Perl/Oniguruma) priority.

@@ -56,7 +56,7 @@ enum class AssertKind : uint8_t {
 struct Node {
   enum class Kind : uint8_t {
     Empty,
-    Literal,   // `literal`, folded when `fold`
+    Literal, // `literal`, folded when `fold`
     AnyButNewline,
     Class,     // `classIndex`
     Concat,    // children in order

@@ -143,9 +143,7 @@ bool isHexDigit(char32_t c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
          (c >= 'A' && c <= 'F');
 }
-int hexValue(char32_t c) {
-  return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
+int hexValue(char32_t c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
 
 class Parser {
 public:
@@ -256,8 +254,7 @@ private:
     case '*':
     case '+':
     case '?':
-      return fail("nothing to repeat before '" + std::string(1, char(c)) +
-                  "'");
+      return fail("nothing to repeat before '" + std::string(1, char(c)) + "'");
     case '\\':
       return parseEscape(atom, caseInsensitive);
     default:
@@ -273,8 +270,7 @@ private:
     atom.fold = caseInsensitive;
   }
 
-  bool parseGroup(Node &atom, int depth, bool &caseInsensitive,
-                  bool &isAtom) {
+  bool parseGroup(Node &atom, int depth, bool &caseInsensitive, bool &isAtom) {
     ++pos_; // '('
     bool innerFlag = caseInsensitive;
     Node *body = &atom;
@@ -464,13 +460,27 @@ private:
   bool parseCharEscape(char32_t letter, char32_t &value, bool &handled) {
     handled = true;
     switch (letter) {
-    case 't': value = '\t'; return true;
-    case 'n': value = '\n'; return true;
-    case 'r': value = '\r'; return true;
-    case 'f': value = '\f'; return true;
-    case 'v': value = '\v'; return true;
-    case 'a': value = 0x07; return true;
-    case 'e': value = 0x1B; return true;
+    case 't':
+      value = '\t';
+      return true;
+    case 'n':
+      value = '\n';
+      return true;
+    case 'r':
+      value = '\r';
+      return true;
+    case 'f':
+      value = '\f';
+      return true;
+    case 'v':
+      value = '\v';
+      return true;
+    case 'a':
+      value = 0x07;
+      return true;
+    case 'e':
+      value = 0x1B;
+      return true;
     case 'x':
     case 'u':
       return parseHexEscape(letter, value);
@@ -537,12 +547,18 @@ private:
       return true;
     };
     switch (letter) {
-    case 'A': return assertion(AssertKind::TextStart);
-    case 'z': return assertion(AssertKind::TextEnd);
-    case 'Z': return assertion(AssertKind::TextEndOrLast);
-    case 'b': return assertion(AssertKind::WordBoundary);
-    case 'B': return assertion(AssertKind::NotWordBoundary);
-    default: break;
+    case 'A':
+      return assertion(AssertKind::TextStart);
+    case 'z':
+      return assertion(AssertKind::TextEnd);
+    case 'Z':
+      return assertion(AssertKind::TextEndOrLast);
+    case 'b':
+      return assertion(AssertKind::WordBoundary);
+    case 'B':
+      return assertion(AssertKind::NotWordBoundary);
+    default:
+      break;
     }
     char32_t value;
     if (!parseCharEscape(letter, value, handled))
@@ -666,8 +682,16 @@ private:
 
   static bool isClassEscapeLetter(char32_t c) {
     switch (c) {
-    case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
-    case 'h': case 'H': case 'p': case 'P':
+    case 'd':
+    case 'D':
+    case 's':
+    case 'S':
+    case 'w':
+    case 'W':
+    case 'h':
+    case 'H':
+    case 'p':
+    case 'P':
       return true;
     default:
       return false;

@@ -109,7 +109,8 @@ public:
 
 private:
   static uint64_t edgeKey(int node, char byte) {
-    return (static_cast<uint64_t>(node) << 8) | static_cast<unsigned char>(byte);
+    return (static_cast<uint64_t>(node) << 8) |
+           static_cast<unsigned char>(byte);
   }
 
   void appendUnknown(const std::string &bytes, std::vector<int> &ids) const {

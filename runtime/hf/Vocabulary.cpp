@@ -71,9 +71,8 @@ bool Vocabulary::addOrCheck(const std::string &token, int64_t id,
     return false;
   }
   if (id < size() && present_[id]) {
-    error = "'" + what + "': id " + std::to_string(id) +
-            " is given to both " + quoted(tokens_[id]) + " and " +
-            quoted(token);
+    error = "'" + what + "': id " + std::to_string(id) + " is given to both " +
+            quoted(tokens_[id]) + " and " + quoted(token);
     return false;
   }
   if (id >= size()) {

@@ -43,8 +43,8 @@ const std::string &scratchDir() {
   if (!dir.empty())
     return dir;
   const char *tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") +
-                        "/tfmc-fuzz-XXXXXX";
+  std::string pattern =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/tfmc-fuzz-XXXXXX";
   if (!mkdtemp(pattern.data())) {
     std::perror("fuzz: mkdtemp");
     std::abort();

@@ -29,14 +29,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         "llama.attention.head_count", "llama.attention.head_count_kv",
         "llama.feed_forward_length", "llama.vocab_size"})
     llvm::consumeError(gguf.positive(key, 1).takeError());
-  llvm::consumeError(gguf.positiveReal("llama.rope.freq_base", 1e4)
-                         .takeError());
+  llvm::consumeError(
+      gguf.positiveReal("llama.rope.freq_base", 1e4).takeError());
   llvm::consumeError(
       gguf.positiveReal("llama.attention.layer_norm_rms_epsilon", 1e-5)
           .takeError());
   llvm::consumeError(gguf.string("general.architecture", "").takeError());
-  llvm::consumeError(gguf.flag("tokenizer.ggml.add_bos_token", true)
-                         .takeError());
+  llvm::consumeError(
+      gguf.flag("tokenizer.ggml.add_bos_token", true).takeError());
   (void)gguf.arraySize("tokenizer.ggml.tokens");
   for (const TensorEntry &entry : gguf.tensors().entries())
     if (entry.unreadable.empty())

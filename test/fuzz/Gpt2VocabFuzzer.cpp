@@ -18,17 +18,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string path = tfm::fuzz::writeScratch("vocab.json", parts[0]);
   tfm::fuzz::writeScratch("merges.txt",
                           parts.size() > 1 ? parts[1] : std::string_view());
-  std::string_view text =
-      parts.size() > 2 ? parts[2] : tfm::fuzz::kSampleText;
+  std::string_view text = parts.size() > 2 ? parts[2] : tfm::fuzz::kSampleText;
   auto spec = frontends::readTokenizerFile(path, 0, SpecialTokens{-1, 0});
   if (!spec) {
     llvm::consumeError(spec.takeError());
     return 0;
   }
   std::string error;
-  auto tokenizer =
-      tfm::rt::loadTokenizer(spec->kind, spec->blob, spec->bos, spec->eos,
-                             error);
+  auto tokenizer = tfm::rt::loadTokenizer(spec->kind, spec->blob, spec->bos,
+                                          spec->eos, error);
   if (tokenizer)
     tfm::fuzz::exerciseTokenizer(*tokenizer, text);
   return 0;

@@ -22,14 +22,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   frontends::HfConfig &hf = **config;
   (void)hf.describe();
-  for (const char *key :
-       {"model_type", "architectures", "hidden_size", "n_embd",
-        "num_hidden_layers", "n_layer", "num_attention_heads", "n_head",
-        "num_key_value_heads", "intermediate_size", "n_inner", "vocab_size",
-        "max_position_embeddings", "n_positions", "rope_theta",
-        "rope_parameters", "rope_scaling", "rms_norm_eps",
-        "layer_norm_epsilon", "tie_word_embeddings", "torch_dtype", "dtype",
-        "bos_token_id", "eos_token_id", "head_dim", "hidden_act"}) {
+  for (const char *key : {"model_type",
+                          "architectures",
+                          "hidden_size",
+                          "n_embd",
+                          "num_hidden_layers",
+                          "n_layer",
+                          "num_attention_heads",
+                          "n_head",
+                          "num_key_value_heads",
+                          "intermediate_size",
+                          "n_inner",
+                          "vocab_size",
+                          "max_position_embeddings",
+                          "n_positions",
+                          "rope_theta",
+                          "rope_parameters",
+                          "rope_scaling",
+                          "rms_norm_eps",
+                          "layer_norm_epsilon",
+                          "tie_word_embeddings",
+                          "torch_dtype",
+                          "dtype",
+                          "bos_token_id",
+                          "eos_token_id",
+                          "head_dim",
+                          "hidden_act"}) {
     (void)hf.isSet(key);
     (void)hf.arraySize(key);
     llvm::consumeError(hf.positive(key, 1).takeError());

@@ -12,8 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<std::string_view> parts = tfm::fuzz::splitParts(data, size, 3);
   std::string_view config = parts.size() > 1 ? parts[1] : std::string_view();
-  std::string_view text =
-      parts.size() > 2 ? parts[2] : tfm::fuzz::kSampleText;
+  std::string_view text = parts.size() > 2 ? parts[2] : tfm::fuzz::kSampleText;
   std::string blob, error;
   if (!tfm::rt::hfBlobFromJson(parts[0], config, blob, error))
     return 0;

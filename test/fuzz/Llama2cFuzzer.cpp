@@ -13,7 +13,8 @@ using namespace tfmc;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string path = tfm::fuzz::writeScratch(
-      "model.bin", std::string_view(reinterpret_cast<const char *>(data), size));
+      "model.bin",
+      std::string_view(reinterpret_cast<const char *>(data), size));
   auto checkpoint = frontends::Llama2cCheckpoint::open(path);
   if (!checkpoint) {
     llvm::consumeError(checkpoint.takeError());

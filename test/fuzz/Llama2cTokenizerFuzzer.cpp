@@ -15,8 +15,7 @@ using namespace tfmc;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<std::string_view> parts = tfm::fuzz::splitParts(data, size, 2);
-  std::string_view text =
-      parts.size() > 1 ? parts[1] : tfm::fuzz::kSampleText;
+  std::string_view text = parts.size() > 1 ? parts[1] : tfm::fuzz::kSampleText;
   std::string error;
   auto tokenizer = tfm::rt::loadTokenizer("spm", parts[0], 1, 2, error);
   if (!tokenizer)

@@ -16,7 +16,8 @@ namespace {
 /// not start. The tokenizer's own size stands in for the model's here.
 int specialId(std::string_view text, int vocab) {
   int id = -1;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+  auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), id);
   if (error != std::errc() || end != text.data() + text.size() || id < -1 ||
       id >= vocab)
     return -1;
@@ -26,7 +27,8 @@ int specialId(std::string_view text, int vocab) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string path = tfm::fuzz::writeScratch(
-      "model.pkg", std::string_view(reinterpret_cast<const char *>(data), size));
+      "model.pkg",
+      std::string_view(reinterpret_cast<const char *>(data), size));
   tfm::rt::Package package;
   std::string error;
   if (!package.open(path, error))

@@ -16,9 +16,8 @@ using namespace tfmc;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<std::string_view> parts = tfm::fuzz::splitParts(data, size, 4);
-  static const char *const kShards[] = {"shard1.safetensors",
-                                        "shard2.safetensors",
-                                        "shard3.safetensors"};
+  static const char *const kShards[] = {
+      "shard1.safetensors", "shard2.safetensors", "shard3.safetensors"};
   tfm::fuzz::removeScratch("model.safetensors");
   tfm::fuzz::removeScratch("model.safetensors.index.json");
   for (const char *shard : kShards)

@@ -36,8 +36,11 @@ std::vector<float> dequantized(const TensorView &blocks) {
 TEST(BlockPanels, Q8_0RoundsHalfAwayFromZero) {
   // max |x| = 127 gives d = 1: x = q exactly, and the halves round away.
   auto m = matrix(1, 32, [](int64_t, int64_t c) {
-    return c == 0 ? 127.0f : c == 1 ? 2.5f : c == 2 ? -2.5f : c == 3 ? -127.0f
-                                                                     : 0.25f;
+    return c == 0   ? 127.0f
+           : c == 1 ? 2.5f
+           : c == 2 ? -2.5f
+           : c == 3 ? -127.0f
+                    : 0.25f;
   });
   auto q = quantizeRows(m, ElementType::Q8_0);
   ASSERT_TRUE(bool(q)) << llvm::toString(q.takeError());
@@ -63,8 +66,8 @@ TEST(BlockPanels, Q4_0TakesTheSignedMaximumAndClamps) {
   EXPECT_EQ(q->bytes(), 18u);
   EXPECT_EQ(blockScale(ElementType::Q4_0, q->data(), 0), 2.0f);
   const auto *bytes = reinterpret_cast<const uint8_t *>(q->data() + 2);
-  EXPECT_EQ(bytes[0], 0x0 | (9 << 4));  // columns 0 and 16
-  EXPECT_EQ(bytes[1], 0xf | (8 << 4));  // columns 1 and 17
+  EXPECT_EQ(bytes[0], 0x0 | (9 << 4)); // columns 0 and 16
+  EXPECT_EQ(bytes[1], 0xf | (8 << 4)); // columns 1 and 17
 }
 
 TEST(BlockPanels, ZeroBlocksHaveZeroScale) {

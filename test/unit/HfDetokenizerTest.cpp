@@ -102,9 +102,9 @@ TEST(HfDetokenizer, ByteLevelCharactersSplitOverTokens) {
   std::string vocab;
   for (int byte = 0; byte < 256; ++byte) {
     vocab += byte ? ", " : "";
-    hf::appendJsonString(vocab, unicode::toUtf8(std::u32string(
-                                    1, byteLevelChar(
-                                           static_cast<unsigned char>(byte)))));
+    hf::appendJsonString(
+        vocab, unicode::toUtf8(std::u32string(
+                   1, byteLevelChar(static_cast<unsigned char>(byte)))));
     vocab += ": " + std::to_string(byte);
   }
   vocab += R"(, "Ġhi": 256, "<|endoftext|>": 257, "Ġh": 258)";
@@ -132,14 +132,14 @@ TEST(HfDetokenizer, WordPieceJoinsContinuationsAndCleansUp) {
                 "##able": 5, "is": 6, ",": 7, "ok": 8, "'": 9, "s": 10}})";
   std::string added = R"([{"id": 1, "content": "[CLS]", "special": true},
                           {"id": 2, "content": "[SEP]", "special": true}])";
-  auto tok = build(
-      tokenizerJson(model, "null", R"({"type": "BertPreTokenizer"})",
-                    R"({"type": "BertProcessing", "cls": ["[CLS]", 1],
+  auto tok =
+      build(tokenizerJson(model, "null", R"({"type": "BertPreTokenizer"})",
+                          R"({"type": "BertProcessing", "cls": ["[CLS]", 1],
                         "sep": ["[SEP]", 2]})",
-                    R"({"type": "WordPiece", "prefix": "##",
+                          R"({"type": "WordPiece", "prefix": "##",
                         "cleanup": true})",
-                    added),
-      R"({"clean_up_tokenization_spaces": true})");
+                          added),
+            R"({"clean_up_tokenization_spaces": true})");
   ASSERT_TRUE(tok);
   std::vector<int> ids = tok->encode("unaffable, is ok's", true);
   EXPECT_EQ(ids, (std::vector<int>{1, 3, 4, 5, 7, 6, 8, 9, 10, 2}));
@@ -148,8 +148,8 @@ TEST(HfDetokenizer, WordPieceJoinsContinuationsAndCleansUp) {
   EXPECT_EQ(streamDecode(*tok, ids), whole);
   // Continuations join their word; the clean-up holds a space back until
   // the next text shows whether it goes (" ," and " 's" lose theirs).
-  EXPECT_EQ(steps(*tok, ids), (Steps{"", "un", "aff", "able", ",", " is",
-                                     " ok", "", "'s", "", ""}));
+  EXPECT_EQ(steps(*tok, ids), (Steps{"", "un", "aff", "able", ",", " is", " ok",
+                                     "", "'s", "", ""}));
 }
 
 TEST(HfDetokenizer, PairwiseKindsStillStreamThroughTheInterface) {

@@ -17,8 +17,9 @@ std::string parseError(const std::string &text) {
 TEST(HfJson, ParsesValuesInOrder) {
   JsonValue v;
   std::string error;
-  ASSERT_TRUE(parseJson(R"( {"b": [1, -2.5e1, true, null], "a": "x\u00e9\ud83d\ude00\n"} )",
-                        v, error))
+  ASSERT_TRUE(parseJson(
+      R"( {"b": [1, -2.5e1, true, null], "a": "x\u00e9\ud83d\ude00\n"} )", v,
+      error))
       << error;
   ASSERT_EQ(v.kind, JsonValue::Kind::Object);
   ASSERT_EQ(v.object.size(), 2u);
@@ -53,7 +54,8 @@ TEST(HfJson, RejectsMalformedInputWithItsPosition) {
   EXPECT_EQ(parseError("{\"a\" 1}"), "line 1, column 6: expected ':'");
   EXPECT_EQ(parseError("\"tab\there\""),
             "line 1, column 5: control character in string");
-  EXPECT_EQ(parseError("\"\xC3\""), "line 1, column 2: invalid UTF-8 in string");
+  EXPECT_EQ(parseError("\"\xC3\""),
+            "line 1, column 2: invalid UTF-8 in string");
   EXPECT_EQ(parseError("\"\\x\""), "line 1, column 3: unknown escape '\\x'");
   EXPECT_EQ(parseError("01"), "line 1, column 2: unexpected text after the "
                               "JSON value");
@@ -76,7 +78,8 @@ TEST(HfJson, DuplicateKeysAreFoundInLargeObjectsToo) {
 TEST(HfJson, ReaderNamesTheMemberOfTheWrongType) {
   JsonValue v;
   std::string error;
-  ASSERT_TRUE(parseJson(R"({"s": 1, "b": "x", "n": null, "i": 1.5})", v, error));
+  ASSERT_TRUE(
+      parseJson(R"({"s": 1, "b": "x", "n": null, "i": 1.5})", v, error));
   JsonReader reader(v, "model");
   std::string s = "default";
   EXPECT_FALSE(reader.readString("s", s, error));

@@ -32,7 +32,8 @@ std::string normalized(const std::string &config, const std::string &text) {
 }
 
 TEST(HfNormalizer, UnicodeForms) {
-  EXPECT_EQ(normalized(R"({"type": "NFC"})", "e\xCC\x81 \xE1\x84\x92\xE1\x85\xA1\xE1\x86\xAB"),
+  EXPECT_EQ(normalized(R"({"type": "NFC"})",
+                       "e\xCC\x81 \xE1\x84\x92\xE1\x85\xA1\xE1\x86\xAB"),
             "\xC3\xA9 \xED\x95\x9C"); // é, 한 from jamo
   EXPECT_EQ(normalized(R"({"type": "NFD"})", "\xC3\xA9\xED\x95\x9C"),
             "e\xCC\x81\xE1\x84\x92\xE1\x85\xA1\xE1\x86\xAB");
@@ -77,7 +78,8 @@ TEST(HfNormalizer, StripPrependReplace) {
   EXPECT_EQ(normalized(R"({"type": "Replace", "pattern": {"String": " "},
                           "content": "\u2581"})",
                        "a b"),
-            "a\xE2\x96\x81" "b");
+            "a\xE2\x96\x81"
+            "b");
 }
 
 TEST(HfNormalizer, BertCleansSpacesChineseAccentsAndCase) {
@@ -99,7 +101,8 @@ TEST(HfNormalizer, BertCleansSpacesChineseAccentsAndCase) {
 
 /// Builds a darts-clone double array for `entries` (key -> value), the
 /// layout SentencePiece's precompiled charsmap stores.
-std::vector<uint32_t> doubleArray(const std::map<std::string, uint32_t> &entries) {
+std::vector<uint32_t>
+doubleArray(const std::map<std::string, uint32_t> &entries) {
   struct TrieNode {
     std::map<unsigned char, int> children;
     int64_t value = -1;
@@ -163,8 +166,8 @@ std::string base64(const std::string &bytes) {
     uint32_t chunk = 0;
     size_t n = std::min<size_t>(3, bytes.size() - i);
     for (size_t k = 0; k < 3; ++k)
-      chunk = (chunk << 8) |
-              (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0);
+      chunk =
+          (chunk << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0);
     for (size_t k = 0; k < 4; ++k)
       out += k <= n ? kAlphabet[(chunk >> (18 - 6 * k)) & 63] : '=';
   }
@@ -190,10 +193,13 @@ TEST(HfNormalizer, PrecompiledRewritesGraphemesThenCodePoints) {
   std::string map = charsmap({{"\xEF\xBD\x81", "a"},     // fullwidth a
                               {"e\xCC\x81", "\xC3\xA9"}, // e + acute
                               {"\xE2\x80\x8B", " "}});   // zero-width space
-  std::string config = R"({"type": "Precompiled", "precompiled_charsmap": ")" +
-                       map + "\"}";
-  EXPECT_EQ(normalized(config, "\xEF\xBD\x81" "be\xCC\x81" "c\xE2\x80\x8Bz"),
-            "ab\xC3\xA9" "c z");
+  std::string config =
+      R"({"type": "Precompiled", "precompiled_charsmap": ")" + map + "\"}";
+  EXPECT_EQ(normalized(config, "\xEF\xBD\x81"
+                               "be\xCC\x81"
+                               "c\xE2\x80\x8Bz"),
+            "ab\xC3\xA9"
+            "c z");
   // A grapheme of 6 bytes or more goes code point by code point.
   EXPECT_EQ(normalized(config, "e\xCC\x81\xCC\x81\xCC\x81"),
             "e\xCC\x81\xCC\x81\xCC\x81");

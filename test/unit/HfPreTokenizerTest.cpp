@@ -67,9 +67,9 @@ TEST(HfPreTokenizer, SplitInvertKeepsTheMatches) {
 }
 
 TEST(HfPreTokenizer, PunctuationAndDigits) {
-  EXPECT_EQ(split(R"({"type": "Punctuation"})",
-                  "Hey friend!     How are you?!?"),
-            (Strings{"Hey friend", "!", "     How are you", "?", "!", "?"}));
+  EXPECT_EQ(
+      split(R"({"type": "Punctuation"})", "Hey friend!     How are you?!?"),
+      (Strings{"Hey friend", "!", "     How are you", "?", "!", "?"}));
   EXPECT_EQ(split(R"({"type": "Punctuation", "behavior": "Contiguous"})",
                   "ok?!? yes"),
             (Strings{"ok", "?!?", " yes"}));
@@ -149,10 +149,9 @@ TEST(HfPreTokenizer, SequenceAppliesStepsInOrder) {
 
 TEST(HfPreTokenizer, BadConfigurationsAreNamed) {
   std::string error;
-  EXPECT_FALSE(createPreTokenizer(json(splitBy("Sideways")), "pre_tokenizer",
-                                  error));
-  EXPECT_NE(error.find("'pre_tokenizer.behavior'"), std::string::npos)
-      << error;
+  EXPECT_FALSE(
+      createPreTokenizer(json(splitBy("Sideways")), "pre_tokenizer", error));
+  EXPECT_NE(error.find("'pre_tokenizer.behavior'"), std::string::npos) << error;
   EXPECT_NE(error.find("Sideways"), std::string::npos) << error;
   EXPECT_FALSE(createPreTokenizer(
       json(R"({"type": "Split", "pattern": {"Regex": "(?<=a)b"},

@@ -45,8 +45,8 @@ constexpr const char *kQwen2 =
 
 TEST(HfRegex, Qwen2PatternSplitsLikeOniguruma) {
   EXPECT_EQ(matches(kQwen2, "Hello world's 123 ABC'LL  x\n\n y"),
-            (Strings{"Hello", " world", "'s", " ", "1", "2", "3", " ABC",
-                     "'LL", " ", " x", "\n\n", " y"}));
+            (Strings{"Hello", " world", "'s", " ", "1", "2", "3", " ABC", "'LL",
+                     " ", " x", "\n\n", " y"}));
   EXPECT_EQ(matches(kQwen2, "caf\xC3\xA9!!\n"),
             (Strings{"caf\xC3\xA9", "!!\n"}));
 }
@@ -74,8 +74,7 @@ TEST(HfRegex, ClassesNestIntersectAndNegate) {
   // BLOOM's class: not '(' , space, '|', one of the nested set, or ')'.
   EXPECT_EQ(matches(" ?[^(\\s|[.,!?])]+", "hi, you(x)|y"),
             (Strings{"hi", " you", "x", "y"}));
-  EXPECT_EQ(matches("[a-z&&[^aeiou]]+", "banana"),
-            (Strings{"b", "n", "n"}));
+  EXPECT_EQ(matches("[a-z&&[^aeiou]]+", "banana"), (Strings{"b", "n", "n"}));
   EXPECT_EQ(matches("[\\p{Lu}\\d]+", "abCD12ef"), (Strings{"CD12"}));
   EXPECT_EQ(matches("\\P{L}+", "ab12!c"), (Strings{"12!"}));
   EXPECT_EQ(matches("[\\x{4E00}-\\x{9FFF}]+", "a\xE4\xB8\xAD\xE6\x96\x87z"),
@@ -114,8 +113,7 @@ TEST(HfRegex, StepBudgetStopsCatastrophicBacktracking) {
   std::u32string text(40, U'a');
   std::vector<Span> spans;
   EXPECT_FALSE(re->findAll(text, spans, error));
-  EXPECT_NE(error.find("exceeded its step budget"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("exceeded its step budget"), std::string::npos) << error;
 }
 
 TEST(HfRegex, LongRunsNeedNoRecursion) {
@@ -143,8 +141,7 @@ TEST(HfRegex, RejectsUnsupportedSyntaxByName) {
   EXPECT_EQ(compileError("a)"), "unmatched ')' at offset 1");
   EXPECT_EQ(compileError("[z-a]"),
             "character class range out of order at offset 4");
-  EXPECT_EQ(compileError("a{1001}"),
-            "repetition count above 1000 at offset 7");
+  EXPECT_EQ(compileError("a{1001}"), "repetition count above 1000 at offset 7");
   EXPECT_NE(compileError("(a{1000}){1000}").find("pattern is too large"),
             std::string::npos);
   EXPECT_EQ(compileError(std::string(100, '(')),

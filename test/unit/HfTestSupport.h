@@ -28,9 +28,8 @@ inline std::string tokenizerJson(const std::string &model,
 
 /// Builds an "hf" tokenizer from tokenizer.json (and tokenizer_config.json)
 /// text through the public blob builder; null and `error` on failure.
-inline std::unique_ptr<Tokenizer> loadHf(const std::string &json,
-                                         const std::string &config,
-                                         std::string &error) {
+inline std::unique_ptr<Tokenizer>
+loadHf(const std::string &json, const std::string &config, std::string &error) {
   std::string blob;
   if (!hfBlobFromJson(json, config, blob, error))
     return nullptr;

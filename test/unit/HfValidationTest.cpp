@@ -27,8 +27,8 @@ const std::string kWordLevel =
 std::string vocabOf(int n) {
   std::string out;
   for (int i = 0; i < n; ++i)
-    out += (i ? ", \"t" : "\"t") + std::to_string(i) + "\": " +
-           std::to_string(i);
+    out +=
+        (i ? ", \"t" : "\"t") + std::to_string(i) + "\": " + std::to_string(i);
   return out;
 }
 
@@ -127,18 +127,16 @@ TEST(HfValidation, HugeAddedTokenIdIsRejectedBeforeAnythingIsSized) {
 }
 
 TEST(HfValidation, AddedTokensAgreeWithTheVocabulary) {
-  EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null", "null",
-                                    "null",
+  EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null", "null", "null",
                                     R"([{"id": 2, "content": "a"}])")),
             "tokenizer.json: 'added_tokens[0]': token 'a' has id 2 but the "
             "vocabulary gives it id 0");
-  EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null", "null",
-                                    "null",
+  EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null", "null", "null",
                                     R"([{"id": 1, "content": "<new>"}])")),
             "tokenizer.json: 'added_tokens[0]': id 1 is given to both 'b' "
             "and '<new>'");
-  EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null", "null",
-                                    "null", R"([{"id": 3, "content": ""}])")),
+  EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null", "null", "null",
+                                    R"([{"id": 3, "content": ""}])")),
             "tokenizer.json: 'added_tokens[0].content' must not be empty");
 }
 
@@ -159,16 +157,15 @@ TEST(HfValidation, ByteLevelVocabularyMustCoverEveryByte) {
   }
   std::string preTokenizer = R"({"type": "ByteLevel",
       "add_prefix_space": false, "use_regex": true})";
-  std::string bpe = R"({"type": "BPE", "vocab": {)" + vocab +
-                    R"(}, "merges": []})";
+  std::string bpe =
+      R"({"type": "BPE", "vocab": {)" + vocab + R"(}, "merges": []})";
   EXPECT_EQ(loadError(tokenizerJson(bpe, "null", preTokenizer)),
             "tokenizer.json: the byte-level BPE vocabulary has no symbol for "
             "byte 0x78 ('x') and no unk_token, so text containing that byte "
             "could not be encoded");
   // Also when ByteLevel is a step of a Sequence (Qwen2's form).
-  EXPECT_EQ(loadError(tokenizerJson(
-                bpe, "null",
-                R"({"type": "Sequence", "pretokenizers": [
+  EXPECT_EQ(loadError(tokenizerJson(bpe, "null",
+                                    R"({"type": "Sequence", "pretokenizers": [
                      {"type": "Split", "pattern": {"String": " "},
                       "behavior": "Isolated", "invert": false},
                      {"type": "ByteLevel", "add_prefix_space": false,
@@ -177,8 +174,8 @@ TEST(HfValidation, ByteLevelVocabularyMustCoverEveryByte) {
             "byte 0x78 ('x') and no unk_token, so text containing that byte "
             "could not be encoded");
   // With every byte there, "xyz ab" keeps its x.
-  std::string full = R"({"type": "BPE", "vocab": {)" + vocab +
-                     R"(, "x": 300}, "merges": []})";
+  std::string full =
+      R"({"type": "BPE", "vocab": {)" + vocab + R"(, "x": 300}, "merges": []})";
   std::string error;
   auto tok = loadHf(tokenizerJson(full, "null", preTokenizer), "", error);
   ASSERT_TRUE(tok) << error;
@@ -213,35 +210,33 @@ TEST(HfValidation, BpeMergesAndFallbacks) {
             "tokenizer.json: 'model' has byte_fallback but no token '<0x00>' "
             "and no unk_token, so text containing that byte could not be "
             "encoded");
-  EXPECT_EQ(loadError(tokenizerJson(
-                R"({"type": "WordPiece", "vocab": {"a": 0}})")),
-            "tokenizer.json: 'model.unk_token' is required: WordPiece "
-            "encodes unknown words as it");
+  EXPECT_EQ(
+      loadError(tokenizerJson(R"({"type": "WordPiece", "vocab": {"a": 0}})")),
+      "tokenizer.json: 'model.unk_token' is required: WordPiece "
+      "encodes unknown words as it");
 }
 
 TEST(HfValidation, PostProcessorTokensMustExist) {
-  EXPECT_EQ(loadError(tokenizerJson(
-                kWordLevel, "null", "null",
-                R"({"type": "TemplateProcessing",
+  EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null",
+                                    R"({"type": "TemplateProcessing",
                     "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
                                {"Sequence": {"id": "A", "type_id": 0}}],
                     "special_tokens": {}})")),
             "tokenizer.json: 'post_processor.single' uses special token "
             "'<s>', which 'post_processor.special_tokens' lacks");
-  EXPECT_EQ(loadError(tokenizerJson(
-                kWordLevel, "null", "null",
-                R"({"type": "TemplateProcessing",
+  EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null",
+                                    R"({"type": "TemplateProcessing",
                     "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
                                {"Sequence": {"id": "A", "type_id": 0}}],
                     "special_tokens": {"<s>": {"id": "<s>", "ids": [77],
                                                "tokens": ["<s>"]}}})")),
             "tokenizer.json: 'post_processor' adds token id 77, which is not "
             "in the vocabulary of 3 ids");
-  EXPECT_EQ(loadError(tokenizerJson(
-                kWordLevel, "null", "null",
-                R"({"type": "TemplateProcessing", "single": [],
+  EXPECT_EQ(
+      loadError(tokenizerJson(kWordLevel, "null", "null",
+                              R"({"type": "TemplateProcessing", "single": [],
                     "special_tokens": {}})")),
-            "tokenizer.json: 'post_processor.single' has no $A");
+      "tokenizer.json: 'post_processor.single' has no $A");
   EXPECT_EQ(loadError(tokenizerJson(kWordLevel, "null", "null",
                                     R"({"type": "BertProcessing",
                                         "cls": ["[CLS]"], "sep": ["b", 1]})")),

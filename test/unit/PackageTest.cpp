@@ -40,7 +40,8 @@ PackageMetadata sampleMetadata() {
 }
 
 /// Writes an executable-like prefix, then a package; returns the file bytes.
-std::string writeSamplePackage(const TempFile &file, const std::string &prefix) {
+std::string writeSamplePackage(const TempFile &file,
+                               const std::string &prefix) {
   file.write(prefix);
   std::string error;
   EXPECT_TRUE(appendPackage(file.path(), sampleWeights(), 0x1234abcdull,
@@ -194,8 +195,8 @@ TEST(PackageTest, CorruptRecordFraming) {
   // The first record's key length sits at the start of the metadata section.
   size_t metaOffset = 0;
   for (int i = 0; i < 8; ++i)
-    metaOffset |= static_cast<size_t>(static_cast<uint8_t>(
-                      bytes[trailerField(bytes, 2) + i]))
+    metaOffset |= static_cast<size_t>(
+                      static_cast<uint8_t>(bytes[trailerField(bytes, 2) + i]))
                   << (8 * i);
   bytes[metaOffset + 3] = '\x7f';
   file.write(bytes);
@@ -232,8 +233,7 @@ TEST(PackageWriterTest, StreamedPiecesEqualOneWrite) {
   whole.write("prefix");
   streamed.write("prefix");
   std::string error;
-  ASSERT_TRUE(appendPackage(whole.path(), weights, 42, sampleMetadata(),
-                            error))
+  ASSERT_TRUE(appendPackage(whole.path(), weights, 42, sampleMetadata(), error))
       << error;
   PackageWriter writer;
   ASSERT_TRUE(writer.begin(streamed.path(), weights.size(), error)) << error;
@@ -264,8 +264,7 @@ TEST(PackageWriterTest, WritesStopAtTheBlobSize) {
   PackageWriter writer;
   ASSERT_TRUE(writer.begin(file.path(), 4, error)) << error;
   EXPECT_FALSE(writer.write("abcde", 5, error));
-  EXPECT_NE(error.find("would exceed its 4 bytes"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("would exceed its 4 bytes"), std::string::npos) << error;
   EXPECT_FALSE(writer.writeZeros(5, error));
   EXPECT_EQ(writer.written(), 0u);
 }
@@ -303,8 +302,7 @@ TEST(PackageTest, OpenMemory) {
   EXPECT_NE(error.find("'linked': no tfmc package found"), std::string::npos)
       << error;
   EXPECT_FALSE(package.openMemory(nullptr, 0, "linked", error));
-  EXPECT_NE(error.find("too small for the TFMPKG01 trailer"),
-            std::string::npos)
+  EXPECT_NE(error.find("too small for the TFMPKG01 trailer"), std::string::npos)
       << error;
   std::free(page);
 }

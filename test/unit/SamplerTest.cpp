@@ -21,8 +21,7 @@ int sampleOnce(Sampler &sampler, const std::vector<float> &logits) {
   return sampler.sample(copy.data(), static_cast<int>(copy.size()));
 }
 
-SamplerOptions options(float temperature, int topK, float topP,
-                       uint64_t seed) {
+SamplerOptions options(float temperature, int topK, float topP, uint64_t seed) {
   SamplerOptions o;
   o.temperature = temperature;
   o.topK = topK;
@@ -129,8 +128,8 @@ TEST(SamplerTest, TopKRenormalisesKeptMass) {
 
 TEST(SamplerTest, TopPKeepsSmallestNucleus) {
   // Probabilities 0.5, 0.3, 0.15, 0.05: p = 0.7 needs the first two tokens.
-  std::vector<float> logits = {std::log(0.5f), std::log(0.3f),
-                               std::log(0.15f), std::log(0.05f)};
+  std::vector<float> logits = {std::log(0.5f), std::log(0.3f), std::log(0.15f),
+                               std::log(0.05f)};
   Sampler sampler(options(1.0f, 0, 0.7f, 11));
   std::set<int> seen;
   for (int i = 0; i < 2000; ++i)

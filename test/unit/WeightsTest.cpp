@@ -151,8 +151,8 @@ TEST(CastTest, Bfloat16RoundsToNearestEven) {
 }
 
 TEST(CastTest, NarrowsTensorsOnce) {
-  auto half = cast(TensorView::fromF32({3}, {1.0f, 0.1f, -70000.0f}),
-                   ElementType::F16);
+  auto half =
+      cast(TensorView::fromF32({3}, {1.0f, 0.1f, -70000.0f}), ElementType::F16);
   ASSERT_TRUE(bool(half)) << llvm::toString(half.takeError());
   uint16_t bits[3];
   std::memcpy(bits, half->data(), sizeof(bits));
@@ -226,9 +226,24 @@ TEST(PanelsTest, ContentsAreColumnsOfRowGroupsZeroPadded) {
   ASSERT_TRUE(bool(packed)) << llvm::toString(packed.takeError());
   EXPECT_EQ(packed->shape(), (Shape{3, 3, 2}));
   EXPECT_EQ(floats(*packed), (std::vector<float>{
-                                 0, 10, 1, 11, 2, 12,    // rows 0, 1
-                                 20, 30, 21, 31, 22, 32, // rows 2, 3
-                                 40, 0, 41, 0, 42, 0,    // row 4, padding
+                                 0,
+                                 10,
+                                 1,
+                                 11,
+                                 2,
+                                 12, // rows 0, 1
+                                 20,
+                                 30,
+                                 21,
+                                 31,
+                                 22,
+                                 32, // rows 2, 3
+                                 40,
+                                 0,
+                                 41,
+                                 0,
+                                 42,
+                                 0, // row 4, padding
                              }));
 }
 
@@ -350,8 +365,17 @@ TEST(QuantizedTest, DequantizesQ4KAsGgmlDefines) {
   // d = 1, dmin = 0.5; sub-block j has scale j + 1 and min j, except
   // sub-block 4 whose scale 37 needs the two top bits kept in byte 0.
   std::vector<uint8_t> block = {0x00, 0x3c, 0x00, 0x38};
-  uint8_t packed[12] = {1 | (2 << 6), 2, 3, 4, 0, 1, 2, 3,
-                        (37 & 15) | (4 << 4), 6 | (5 << 4), 7 | (6 << 4),
+  uint8_t packed[12] = {1 | (2 << 6),
+                        2,
+                        3,
+                        4,
+                        0,
+                        1,
+                        2,
+                        3,
+                        (37 & 15) | (4 << 4),
+                        6 | (5 << 4),
+                        7 | (6 << 4),
                         8 | (7 << 4)};
   block.insert(block.end(), packed, packed + 12);
   block.resize(144, 0x21); // each byte: low nibble 1, high nibble 2
@@ -384,8 +408,8 @@ TEST(QuantizedTest, DequantizesQ6KAsGgmlDefines) {
   auto wide = cast(tensor, ElementType::F32);
   ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
   std::vector<float> values = floats(*wide);
-  EXPECT_EQ(values[0], -5.5f);    // 0.5 * 1 * -11
-  EXPECT_EQ(values[64], -80.0f);  // value 0 + 32 * 2: scale 4 + 1
+  EXPECT_EQ(values[0], -5.5f);     // 0.5 * 1 * -11
+  EXPECT_EQ(values[64], -80.0f);   // value 0 + 32 * 2: scale 4 + 1
   EXPECT_EQ(values[200], -208.0f); // half 1, l = 8, i = 2: scale 8 + 4 + 1
   EXPECT_EQ(elementAsFloat(tensor, 16), -32.0f); // scale 1 + 1
 }

@@ -1,4 +1,4 @@
-//===- CpuBackend.cpp - tfmc --target=cpu ----------------------------------===//
+//===- CpuBackend.cpp - tfmc --target=cpu ---------------------------------===//
 //
 // fused tfm -> (tfm-cpu-pack-weights) laid-out weights -> linalg -> LLVM
 // dialect -> LLVM IR -> object -> executable + package. The blob layout is
@@ -63,11 +63,10 @@ modelInfo(mlir::ModuleOp module, const ModelSpec &spec,
       mlir::tfm::findEntryArg(decode, mlir::tfm::EntryArg::kv_cache);
   if (!cacheIndex)
     return makeError("the decode entry has no kv_cache argument");
-  auto cacheType = mlir::cast<mlir::ShapedType>(
-      decode.getArgumentTypes()[*cacheIndex]);
+  auto cacheType =
+      mlir::cast<mlir::ShapedType>(decode.getArgumentTypes()[*cacheIndex]);
   info.prefill_chunk = uint32_t(entries.getPrefillChunk());
-  info.cache_element_bytes =
-      uint32_t(cacheType.getElementTypeBitWidth() / 8);
+  info.cache_element_bytes = uint32_t(cacheType.getElementTypeBitWidth() / 8);
   info.cache_bytes =
       uint64_t(cacheType.getNumElements()) * info.cache_element_bytes;
   return info;
@@ -114,8 +113,8 @@ CpuBackend::describeTarget(mlir::MLIRContext &context) {
 
 LinkInputs CpuBackend::linkInputs() const {
   // Kernels work-share loops through the LLVM OpenMP runtime.
-  LinkInputs inputs{{"-L" TFMC_OPENMP_LIB_DIR, "-lomp",
-                     "-Wl,-rpath," TFMC_OPENMP_LIB_DIR}};
+  LinkInputs inputs{
+      {"-L" TFMC_OPENMP_LIB_DIR, "-lomp", "-Wl,-rpath," TFMC_OPENMP_LIB_DIR}};
   // Instrumented code calls the ThreadSanitizer runtime.
   if (target.sanitizeThread)
     inputs.arguments.push_back("-fsanitize=thread");
@@ -197,18 +196,17 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
     return emitMachineCode(**llvmModule, ObjectKind::Assembly, output,
                            targetAttr, target.sanitizeThread);
   if (session.stopsAfter("obj"))
-    return emitMachineCode(**llvmModule, ObjectKind::Object, output,
-                           targetAttr, target.sanitizeThread);
+    return emitMachineCode(**llvmModule, ObjectKind::Object, output, targetAttr,
+                           target.sanitizeThread);
 
   if (session.outputPath().empty())
     return makeError(session.emitsLibrary()
                          ? "a library needs an output directory: pass -o DIR"
                          : "an executable needs an output path: pass -o FILE");
   llvm::SmallString<128> objectPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "tfmc-model", "o", objectPath))
-    return makeError("cannot create a temporary object file: " +
-                     ec.message());
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tfmc-model", "o", objectPath))
+    return makeError("cannot create a temporary object file: " + ec.message());
   llvm::FileRemover removeObject(objectPath);
   if (auto error = emitMachineCode(**llvmModule, ObjectKind::Object,
                                    std::string(objectPath), targetAttr,
@@ -221,8 +219,8 @@ llvm::Error CpuBackend::compile(BackendSession &session) {
   if (session.emitsLibrary())
     return writeModelLibrary(std::string(objectPath), output, linkInputs(),
                              session.model(), layout);
-  if (auto error = linkExecutable(std::string(objectPath), output,
-                                  linkInputs()))
+  if (auto error =
+          linkExecutable(std::string(objectPath), output, linkInputs()))
     return error;
   // An executable whose package failed half-way would only fail to start.
   llvm::FileRemover removeOutput(output);

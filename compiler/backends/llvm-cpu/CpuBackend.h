@@ -1,4 +1,4 @@
-//===- CpuBackend.h - tfmc --target=cpu: MLIR -> LLVM -> native code -*- C++ -*-===//
+//===- CpuBackend.h - tfmc --target=cpu: MLIR -> LLVM -> native code ------===//
 #ifndef TFMC_COMPILER_BACKENDS_LLVMCPU_CPUBACKEND_H
 #define TFMC_COMPILER_BACKENDS_LLVMCPU_CPUBACKEND_H
 

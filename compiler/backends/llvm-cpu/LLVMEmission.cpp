@@ -10,8 +10,8 @@
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
-#include "llvm/IR/Operator.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -32,8 +32,7 @@ static llvm::Error makeError(const llvm::Twine &message) {
 }
 
 /// Defines `const tfm_model_info tfm_model = {...}` in `module`.
-static void defineModelInfo(llvm::Module &module,
-                            const tfm_model_info &info) {
+static void defineModelInfo(llvm::Module &module, const tfm_model_info &info) {
   llvm::LLVMContext &context = module.getContext();
   llvm::Type *i32 = llvm::Type::getInt32Ty(context);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
@@ -222,13 +221,13 @@ static void optimize(llvm::Module &module, llvm::TargetMachine &machine,
     for (llvm::Function &function : module)
       if (!function.isDeclaration())
         function.addFnAttr(llvm::Attribute::SanitizeThread);
-    builder.registerOptimizerLastEPCallback(
-        [](llvm::ModulePassManager &passes, llvm::OptimizationLevel,
-           llvm::ThinOrFullLTOPhase) {
-          passes.addPass(llvm::ModuleThreadSanitizerPass());
-          passes.addPass(llvm::createModuleToFunctionPassAdaptor(
-              llvm::ThreadSanitizerPass()));
-        });
+    builder.registerOptimizerLastEPCallback([](llvm::ModulePassManager &passes,
+                                               llvm::OptimizationLevel,
+                                               llvm::ThinOrFullLTOPhase) {
+      passes.addPass(llvm::ModuleThreadSanitizerPass());
+      passes.addPass(
+          llvm::createModuleToFunctionPassAdaptor(llvm::ThreadSanitizerPass()));
+    });
   }
   llvm::ModulePassManager passes =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
@@ -249,9 +248,8 @@ llvm::Error tfmc::emitMachineCode(llvm::Module &module, ObjectKind kind,
 
   std::error_code ec;
   llvm::ToolOutputFile out(path, ec,
-                           kind == ObjectKind::Object
-                               ? llvm::sys::fs::OF_None
-                               : llvm::sys::fs::OF_Text);
+                           kind == ObjectKind::Object ? llvm::sys::fs::OF_None
+                                                      : llvm::sys::fs::OF_Text);
   if (ec)
     return makeError("cannot open '" + path + "': " + ec.message());
   llvm::legacy::PassManager codegen;

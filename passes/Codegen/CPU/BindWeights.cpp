@@ -69,7 +69,8 @@ void recordLayout(ModuleOp module, const WeightLayout &layout) {
                                module.getContext(),
                                static_cast<int64_t>(layout.totalBytes),
                                layout.hash, b.getDictionaryAttr(offsets)));
-  for (auto global : llvm::make_early_inc_range(module.getOps<GlobalWeightOp>()))
+  for (auto global :
+       llvm::make_early_inc_range(module.getOps<GlobalWeightOp>()))
     global.erase();
 }
 

@@ -24,8 +24,8 @@
 using namespace mlir;
 using namespace mlir::tfm;
 
-void mlir::tfm::buildCpuWeightLayoutPipeline(
-    OpPassManager &pm, const CpuCodegenOptions &options) {
+void mlir::tfm::buildCpuWeightLayoutPipeline(OpPassManager &pm,
+                                             const CpuCodegenOptions &options) {
   if (options.packWeights) {
     TfmCpuPackWeightsOptions packing;
     packing.weightType = options.weights;
@@ -86,7 +86,7 @@ static bool isTaskTileBuffer(Value buffer) {
 }
 
 void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
-                                        const CpuCodegenOptions &options) {
+                                       const CpuCodegenOptions &options) {
   // erf (the exact GELU) has no LLVM lowering: always approximated.
   TfmApproximateMathOptions approximations;
   approximations.expTanh = options.approximateMath;

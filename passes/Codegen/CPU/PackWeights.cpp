@@ -69,8 +69,7 @@ void packProjection(ModuleOp module, Operation *op, Value input, Value weight,
   GlobalWeightOp matrix = unpackedMatrix(module, weight);
   if (!matrix)
     return;
-  GlobalWeightOp panels =
-      declarePanels(module, matrix, width, group, element);
+  GlobalWeightOp panels = declarePanels(module, matrix, width, group, element);
   OpBuilder builder(op);
   Value panelRead = WeightOp::create(builder, weight.getLoc(), panels.getType(),
                                      panels.getSymName());
@@ -201,7 +200,8 @@ StringRef storedPanelType(ModuleOp module, Value weight) {
                                                                      : "";
 }
 
-struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeights> {
+struct TfmCpuPackWeights
+    : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeights> {
   using TfmCpuPackWeightsBase::TfmCpuPackWeightsBase;
 
   void runOnOperation() override {
@@ -259,8 +259,8 @@ struct TfmCpuPackWeights : mlir::tfm::impl::TfmCpuPackWeightsBase<TfmCpuPackWeig
         packProjectionQuantized(module, op, input, weight, bias, panelWidth,
                                 panelGroup, type);
       else
-        packProjection(module, op, input, weight, bias, panelWidth,
-                       panelGroup, isa<NoneType>(element) ? Type() : element);
+        packProjection(module, op, input, weight, bias, panelWidth, panelGroup,
+                       isa<NoneType>(element) ? Type() : element);
     }
     eraseUnreadWeights(module);
   }

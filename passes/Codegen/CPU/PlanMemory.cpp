@@ -137,9 +137,8 @@ Value addScratchArgument(func::FuncOp func, int64_t bytes) {
         builder.getNamedAttr(LLVM::LLVMDialect::getDereferenceableAttrName(),
                              builder.getI64IntegerAttr(bytes)));
   unsigned index = func.getNumArguments();
-  if (failed(func.insertArgument(index, type,
-                                 builder.getDictionaryAttr(attributes),
-                                 func.getLoc())))
+  if (failed(func.insertArgument(
+          index, type, builder.getDictionaryAttr(attributes), func.getLoc())))
     return {};
   setEntryArg(func, index, EntryArg::scratch);
   return func.getArgument(index);
@@ -170,7 +169,8 @@ LogicalResult planEntry(func::FuncOp func, bool placeBuffers) {
   return success();
 }
 
-struct TfmCpuPlanMemory : mlir::tfm::impl::TfmCpuPlanMemoryBase<TfmCpuPlanMemory> {
+struct TfmCpuPlanMemory
+    : mlir::tfm::impl::TfmCpuPlanMemoryBase<TfmCpuPlanMemory> {
   using TfmCpuPlanMemoryBase::TfmCpuPlanMemoryBase;
 
   void runOnOperation() override {

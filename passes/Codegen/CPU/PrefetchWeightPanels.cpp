@@ -220,7 +220,8 @@ int64_t streamedBytes(ArrayRef<PanelStream> streams) {
 }
 
 struct TfmCpuPrefetchWeightPanels
-    : mlir::tfm::impl::TfmCpuPrefetchWeightPanelsBase<TfmCpuPrefetchWeightPanels> {
+    : mlir::tfm::impl::TfmCpuPrefetchWeightPanelsBase<
+          TfmCpuPrefetchWeightPanels> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -39,9 +39,9 @@ std::optional<Accumulator> findAccumulator(scf::ForOp loop) {
   Block *body = loop.getBody();
   for (auto store : body->getOps<memref::StoreOp>()) {
     ValueRange indices = store.getIndices();
-    if (!llvm::all_of(indices, [&](Value index) {
-          return loop.isDefinedOutsideOfLoop(index);
-        }) ||
+    if (!llvm::all_of(
+            indices,
+            [&](Value index) { return loop.isDefinedOutsideOfLoop(index); }) ||
         !loop.isDefinedOutsideOfLoop(store.getMemRef()))
       continue;
     Value root = rootBuffer(store.getMemRef());
@@ -114,7 +114,8 @@ scf::ForOp promote(RewriterBase &rewriter, scf::ForOp loop,
 }
 
 struct TfmCpuPromoteAccumulators
-    : mlir::tfm::impl::TfmCpuPromoteAccumulatorsBase<TfmCpuPromoteAccumulators> {
+    : mlir::tfm::impl::TfmCpuPromoteAccumulatorsBase<
+          TfmCpuPromoteAccumulators> {
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     // Post-order: inner loops first, so an accumulator promoted out of an

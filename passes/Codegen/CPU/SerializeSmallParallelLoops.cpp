@@ -15,8 +15,7 @@ namespace {
 
 constexpr int64_t kUnknownWork = std::numeric_limits<int64_t>::max() / 4;
 
-std::optional<int64_t> constantTripCount(Value lower, Value upper,
-                                         Value step) {
+std::optional<int64_t> constantTripCount(Value lower, Value upper, Value step) {
   auto lb = getConstantIntValue(lower), ub = getConstantIntValue(upper),
        st = getConstantIntValue(step);
   if (!lb || !ub || !st || *st <= 0)
@@ -50,8 +49,8 @@ int64_t blockWork(Block &block) {
   int64_t work = 1;
   for (Operation &op : block) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      auto trips = constantTripCount(loop.getLowerBound(),
-                                     loop.getUpperBound(), loop.getStep());
+      auto trips = constantTripCount(loop.getLowerBound(), loop.getUpperBound(),
+                                     loop.getStep());
       if (!trips)
         return kUnknownWork;
       work += multiplyWork(*trips, blockWork(*loop.getBody()));
@@ -69,8 +68,8 @@ int64_t blockWork(Block &block) {
 
 int64_t parallelWork(scf::ParallelOp loop) {
   int64_t iterations = 1;
-  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(),
-                                       loop.getUpperBound(), loop.getStep())) {
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     auto trips = constantTripCount(lb, ub, step);
     if (!trips)
       return kUnknownWork;

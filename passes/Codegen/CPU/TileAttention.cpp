@@ -42,8 +42,8 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/RelativeBuckets.h"
 #include "dialect/TfmOps.h"
-#include "passes/LinalgBuilders.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/LinalgBuilders.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -82,8 +82,7 @@ public:
     Kernel kernel(op, blockKeys);
 
     Value zero = index(b, loc, 0);
-    Value numKeys =
-        tensor::DimOp::create(b, loc, op.getKey(), op.getKeysDim());
+    Value numKeys = tensor::DimOp::create(b, loc, op.getKey(), op.getKeysDim());
     if (!kernel.headMajor)
       kernel.kvColumn = zero;
     kernel.kvHead = zero;
@@ -105,8 +104,7 @@ public:
     }
 
     double negInf = -std::numeric_limits<double>::infinity();
-    SoftmaxState state = {f32Constant(b, loc, negInf),
-                          f32Constant(b, loc, 0.0),
+    SoftmaxState state = {f32Constant(b, loc, negInf), f32Constant(b, loc, 0.0),
                           splat(b, loc, kernel.rowType, 0.0)};
     for (const KeyRun &run : visibleRuns(b, loc, op, numKeys)) {
       Kernel runKernel = kernel;
@@ -132,8 +130,8 @@ private:
     return arith::ConstantIndexOp::create(b, loc, value);
   }
 
-  using BlockBody = function_ref<SoftmaxState(OpBuilder &, Location, Value,
-                                              SoftmaxState)>;
+  using BlockBody =
+      function_ref<SoftmaxState(OpBuilder &, Location, Value, SoftmaxState)>;
 
   /// Folds the blocks starting at [begin, end) in steps of `step` into
   /// `state`.
@@ -155,9 +153,8 @@ private:
   /// What one (query row, head) iteration reads, and how it folds a block.
   struct Kernel {
     Kernel(AttentionKernelOp op, int64_t blockKeys)
-        : keys(op.getKey()), values(op.getValue()),
-          headMajor(op.isHeadMajor()), headDim(op.getHeadDim()),
-          blockKeys(blockKeys) {
+        : keys(op.getKey()), values(op.getValue()), headMajor(op.isHeadMajor()),
+          headDim(op.getHeadDim()), blockKeys(blockKeys) {
       Type f32 = Float32Type::get(op.getContext());
       rowType = VectorType::get({headDim}, f32);
       blockType = VectorType::get({blockKeys}, f32);
@@ -235,12 +232,12 @@ private:
     }
 
     /// Folds the whole blocks in [begin, end) (`end - begin` a multiple of
-    /// blockKeys) into `state`, software-pipelined: the iteration that accumulates
-    /// block i's values computes block i + 1's scores, so that the loads of
-    /// the next keys are issued alongside this block's exp and value FMAs
-    /// rather than after them.
-    SoftmaxState wholeBlocks(OpBuilder &b, Location loc, Value begin,
-                             Value end, SoftmaxState state) const {
+    /// blockKeys) into `state`, software-pipelined: the iteration that
+    /// accumulates block i's values computes block i + 1's scores, so that the
+    /// loads of the next keys are issued alongside this block's exp and value
+    /// FMAs rather than after them.
+    SoftmaxState wholeBlocks(OpBuilder &b, Location loc, Value begin, Value end,
+                             SoftmaxState state) const {
       Value step = index(b, loc, blockKeys);
       Value any =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, begin);
@@ -306,14 +303,14 @@ private:
     /// Folds the whole block from `first`, whose scores are `scores`.
     SoftmaxState foldWholeBlock(OpBuilder &b, Location loc, Value first,
                                 Value scores, SoftmaxState state) const {
-      auto [next, weights] = rescale(b, loc, withBias(b, loc, scores, first),
-                                     state);
+      auto [next, weights] =
+          rescale(b, loc, withBias(b, loc, scores, first), state);
       // Two accumulators: even and odd keys' FMAs are independent.
       Value outputs[2] = {next.output, splat(b, loc, rowType, 0.0)};
       for (int64_t j = 0; j < blockKeys; ++j)
-        outputs[j % 2] = accumulate(
-            b, loc, outputs[j % 2], weights, b.getIndexAttr(j),
-            arith::AddIOp::create(b, loc, first, index(b, loc, j)));
+        outputs[j % 2] =
+            accumulate(b, loc, outputs[j % 2], weights, b.getIndexAttr(j),
+                       arith::AddIOp::create(b, loc, first, index(b, loc, j)));
       next.output = arith::AddFOp::create(b, loc, outputs[0], outputs[1]);
       return next;
     }
@@ -383,7 +380,8 @@ private:
       Value biases = splat(b, loc, blockType, 0.0);
       for (int64_t lane = 0; lane < blockKeys; ++lane) {
         Value bucket = emitRelativeBucket(
-            b, loc, arith::AddIOp::create(b, loc, relative, index(b, loc, lane)),
+            b, loc,
+            arith::AddIOp::create(b, loc, relative, index(b, loc, lane)),
             *buckets);
         Value bias = tensor::ExtractOp::create(b, loc, relativeBias,
                                                ValueRange{bucket, zero});
@@ -460,15 +458,14 @@ private:
     Value zero = index(b, loc, 0);
     Value position = op.getOffset();
     // Rows are positions unless the keys are a ring.
-    Value origin =
-        op.getSlopes() || op.getRelativeBias() ? position : Value();
+    Value origin = op.getSlopes() || op.getRelativeBias() ? position : Value();
     if (op.getMask() == MaskKind::bidirectional)
       return {{zero, numKeys, origin}};
     Value ownPosition =
         arith::AddIOp::create(b, loc, position, index(b, loc, 1));
     if (op.getMask() == MaskKind::causal)
-      return {{zero, arith::MinUIOp::create(b, loc, ownPosition, numKeys),
-               origin}};
+      return {
+          {zero, arith::MinUIOp::create(b, loc, ownPosition, numKeys), origin}};
     // Sliding window: positions [offset + 1 - n, offset + 1) with n =
     // min(offset + 1, W).
     Value seen = arith::MinUIOp::create(b, loc, ownPosition,
@@ -492,9 +489,9 @@ private:
       firstOrigin = arith::AddIOp::create(b, loc, start, back);
       secondOrigin = arith::SubIOp::create(b, loc, back, beforeWrap);
     }
-    return {{start, arith::AddIOp::create(b, loc, start, beforeWrap),
-             firstOrigin},
-            {zero, afterWrap, secondOrigin}};
+    return {
+        {start, arith::AddIOp::create(b, loc, start, beforeWrap), firstOrigin},
+        {zero, afterWrap, secondOrigin}};
   }
 
   /// Folds keys [begin, end) into `state`: whole blocks unrolled where the

@@ -236,8 +236,8 @@ LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::GenericOp op,
                                     accumulators, parallelTiles);
   SmallVector<int64_t> taskSizes(op.getNumLoops(), 0);
   taskSizes[kPanel] = sizes.panels;
-  FailureOr<linalg::GenericOp> task = tile(
-      rewriter, op, taskSizes, scf::SCFTilingOptions::LoopType::ForallOp);
+  FailureOr<linalg::GenericOp> task =
+      tile(rewriter, op, taskSizes, scf::SCFTilingOptions::LoopType::ForallOp);
   if (failed(task))
     return op.emitOpError("could not be tiled over output panels");
   return buildRegisterTile(rewriter, *task, sizes.rows);
@@ -250,10 +250,10 @@ struct BlockTile {
   linalg::GenericOp partials;
 };
 
-FailureOr<BlockTile> tileWithPartials(RewriterBase &rewriter,
-                                      linalg::GenericOp scaledSum,
-                                      ArrayRef<int64_t> sizes,
-                                      scf::SCFTilingOptions::LoopType loopType) {
+FailureOr<BlockTile>
+tileWithPartials(RewriterBase &rewriter, linalg::GenericOp scaledSum,
+                 ArrayRef<int64_t> sizes,
+                 scf::SCFTilingOptions::LoopType loopType) {
   linalg::GenericOp partials = blockPartialsOfScaledSum(scaledSum);
   Value partialsInit = partials.getDpsInitOperand(0)->get();
   auto partialsFill = partialsInit.getDefiningOp<linalg::FillOp>();
@@ -673,8 +673,7 @@ LogicalResult buildEpilogueKernel(RewriterBase &rewriter,
 int64_t accumulatorsForTarget(TargetAttr target) {
   if (!target)
     return 8;
-  int64_t registersPerRow =
-      std::max<int64_t>(1, 512 / target.getVectorBits());
+  int64_t registersPerRow = std::max<int64_t>(1, 512 / target.getVectorBits());
   int64_t rows = target.getVectorRegisters() / 2 / registersPerRow;
   return std::clamp<int64_t>(rows, 1, 8);
 }

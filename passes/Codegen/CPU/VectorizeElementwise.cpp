@@ -78,7 +78,8 @@ LogicalResult vectorizeInStrips(RewriterBase &rewriter, linalg::GenericOp op,
 }
 
 struct TfmCpuVectorizeElementwise
-    : mlir::tfm::impl::TfmCpuVectorizeElementwiseBase<TfmCpuVectorizeElementwise> {
+    : mlir::tfm::impl::TfmCpuVectorizeElementwiseBase<
+          TfmCpuVectorizeElementwise> {
   using Base::Base;
 
   void runOnOperation() override {

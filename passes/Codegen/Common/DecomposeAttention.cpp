@@ -1,19 +1,20 @@
-//===- DecomposeAttention.cpp - tfm.attention_kernel as linalg ops ---------===//
+//===- DecomposeAttention.cpp - tfm.attention_kernel as linalg ops --------===//
 //
 // The reference lowering of attention, for any target without a kernel of
 // its own (and the CPU's with --fuse-attention=false): scores [heads,
 // queries, keys] are materialised, masked and normalised with a numerically
-// stable softmax, then contracted with the values. Heads are split by reshaping [rows, heads * head_dim] to
-// [rows, heads, head_dim] (head-major keys and values already are
-// [kv_heads, keys, head_dim]); a query head h reads KV head h floordiv group.
-// A relative position bias (T5) is looked up per (head, query, key) from
-// the bucket of the key's distance, computed with integer compares.
+// stable softmax, then contracted with the values. Heads are split by reshaping
+// [rows, heads * head_dim] to [rows, heads, head_dim] (head-major keys and
+// values already are [kv_heads, keys, head_dim]); a query head h reads KV head
+// h floordiv group. A relative position bias (T5) is looked up per (head,
+// query, key) from the bucket of the key's distance, computed with integer
+// compares.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/RelativeBuckets.h"
 #include "dialect/TfmOps.h"
-#include "passes/LinalgBuilders.h"
 #include "passes/Codegen/Common/Passes.h"
+#include "passes/LinalgBuilders.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -81,7 +82,8 @@ public:
     OpFoldResult headsSize = b.getIndexAttr(heads);
     OpFoldResult queriesSize = b.getIndexAttr(queries);
     Value q = splitHeads(b, loc, op.getQuery(), heads);
-    Value k = headMajor ? op.getKey() : splitHeads(b, loc, op.getKey(), kvHeads);
+    Value k =
+        headMajor ? op.getKey() : splitHeads(b, loc, op.getKey(), kvHeads);
     Value v =
         headMajor ? op.getValue() : splitHeads(b, loc, op.getValue(), kvHeads);
     // Element (key t, kv head, feature d) of k or v.
@@ -97,22 +99,22 @@ public:
     AffineExpr kvHead = h.floorDiv(group);
 
     // scores[h, s, t] = sum_d q[s, h, d] * k[t, h / group, d]; loops (h,s,t,d).
-    AffineExpr s = getAffineDimExpr(1, context), t = getAffineDimExpr(2, context),
+    AffineExpr s = getAffineDimExpr(1, context),
+               t = getAffineDimExpr(2, context),
                d = getAffineDimExpr(3, context);
     SmallVector<AffineMap> scoreMaps = {
-        AffineMap::get(4, 0, {s, h, d}, context),
-        keyValueMap(4, t, kvHead, d),
+        AffineMap::get(4, 0, {s, h, d}, context), keyValueMap(4, t, kvHead, d),
         AffineMap::get(4, 0, {h, s, t}, context)};
     Value scoreInit = makeTensor(b, loc, {headsSize, queriesSize, keys}, 0.0);
     Value scores =
         linalg::GenericOp::create(
-            b, loc, scoreInit.getType(), ValueRange{q, k}, scoreInit,
-            scoreMaps, iterators(3, 1),
+            b, loc, scoreInit.getType(), ValueRange{q, k}, scoreInit, scoreMaps,
+            iterators(3, 1),
             [](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value product = arith::MulFOp::create(
-                  nb, nloc, args[0], widened(nb, nloc, args[1]));
-              yield(
-                  nb, nloc, arith::AddFOp::create(nb, nloc, args[2], product));
+              Value product = arith::MulFOp::create(nb, nloc, args[0],
+                                                    widened(nb, nloc, args[1]));
+              yield(nb, nloc,
+                    arith::AddFOp::create(nb, nloc, args[2], product));
             })
             .getResult(0);
 
@@ -183,7 +185,8 @@ public:
             arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), distance));
         // slope * (key position - query position) = -slope * distance.
         scaled = arith::SubFOp::create(
-            nb, nloc, scaled, arith::MulFOp::create(nb, nloc, slope, backwards));
+            nb, nloc, scaled,
+            arith::MulFOp::create(nb, nloc, slope, backwards));
       }
       if (table) {
         // The bucket of key position - query position = -distance.
@@ -198,8 +201,8 @@ public:
       }
       if (!hidden)
         return scaled;
-      Value negInf = f32Constant(nb, nloc,
-                                 -std::numeric_limits<double>::infinity());
+      Value negInf =
+          f32Constant(nb, nloc, -std::numeric_limits<double>::infinity());
       return arith::SelectOp::create(nb, nloc, hidden, negInf, scaled);
     };
 
@@ -214,12 +217,13 @@ public:
             iterators(2, 1),
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
               Value score = maskedScore(nb, nloc, args[0]);
-              yield(
-                  nb, nloc, arith::MaximumFOp::create(nb, nloc, args[1], score));
+              yield(nb, nloc,
+                    arith::MaximumFOp::create(nb, nloc, args[1], score));
             })
             .getResult(0);
 
-    // Unnormalised probabilities exp(score - max); hidden keys give exp(-inf) = 0.
+    // Unnormalised probabilities exp(score - max); a hidden key's is
+    // exp(-inf) = 0.
     SmallVector<AffineMap> expMaps = {projection(context, 3, {0, 1, 2}),
                                       projection(context, 3, {0, 1}),
                                       projection(context, 3, {0, 1, 2})};
@@ -231,28 +235,28 @@ public:
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
               Value score = maskedScore(nb, nloc, args[0]);
               Value shifted = arith::SubFOp::create(nb, nloc, score, args[1]);
-              yield(nb, nloc,
-                                      math::ExpOp::create(nb, nloc, shifted));
+              yield(nb, nloc, math::ExpOp::create(nb, nloc, shifted));
             })
             .getResult(0);
 
     Value sumInit = filledTensor(b, loc, {heads, queries}, 0.0);
-    Value sums =
-        linalg::GenericOp::create(
-            b, loc, sumInit.getType(), weights, sumInit, rowReduceMaps,
-            iterators(2, 1),
-            [](OpBuilder &nb, Location nloc, ValueRange args) {
-              yield(
-                  nb, nloc, arith::AddFOp::create(nb, nloc, args[1], args[0]));
-            })
-            .getResult(0);
+    Value sums = linalg::GenericOp::create(
+                     b, loc, sumInit.getType(), weights, sumInit, rowReduceMaps,
+                     iterators(2, 1),
+                     [](OpBuilder &nb, Location nloc, ValueRange args) {
+                       yield(nb, nloc,
+                             arith::AddFOp::create(nb, nloc, args[1], args[0]));
+                     })
+                     .getResult(0);
 
     // unnormalised[s, h, d] = sum_t weights[h, s, t] * v[t, h / group, d];
     // loops (s, h, t, d): the key loop sits outside the feature loop so that
     // the innermost loop walks a value row contiguously (the other order
     // strides through the cache by kv_features per key).
-    AffineExpr os = getAffineDimExpr(0, context), oh = getAffineDimExpr(1, context),
-               ot = getAffineDimExpr(2, context), od = getAffineDimExpr(3, context);
+    AffineExpr os = getAffineDimExpr(0, context),
+               oh = getAffineDimExpr(1, context),
+               ot = getAffineDimExpr(2, context),
+               od = getAffineDimExpr(3, context);
     SmallVector<AffineMap> outMaps = {
         AffineMap::get(4, 0, {oh, os, ot}, context),
         keyValueMap(4, ot, oh.floorDiv(group), od),
@@ -260,35 +264,35 @@ public:
     Value outInit = filledTensor(b, loc, {queries, heads, headDim}, 0.0);
     Value unnormalised =
         linalg::GenericOp::create(
-            b, loc, outInit.getType(), ValueRange{weights, v}, outInit,
-            outMaps,
+            b, loc, outInit.getType(), ValueRange{weights, v}, outInit, outMaps,
             SmallVector<utils::IteratorType>{
                 utils::IteratorType::parallel, utils::IteratorType::parallel,
                 utils::IteratorType::reduction, utils::IteratorType::parallel},
             [](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value product = arith::MulFOp::create(
-                  nb, nloc, args[0], widened(nb, nloc, args[1]));
-              yield(
-                  nb, nloc, arith::AddFOp::create(nb, nloc, args[2], product));
+              Value product = arith::MulFOp::create(nb, nloc, args[0],
+                                                    widened(nb, nloc, args[1]));
+              yield(nb, nloc,
+                    arith::AddFOp::create(nb, nloc, args[2], product));
             })
             .getResult(0);
 
     // out = unnormalised / sums: one division per output, not per key.
-    AffineExpr ns = getAffineDimExpr(0, context), nh = getAffineDimExpr(1, context),
+    AffineExpr ns = getAffineDimExpr(0, context),
+               nh = getAffineDimExpr(1, context),
                nd = getAffineDimExpr(2, context);
     SmallVector<AffineMap> normaliseMaps = {
         AffineMap::get(3, 0, {ns, nh, nd}, context),
         AffineMap::get(3, 0, {nh, ns}, context),
         AffineMap::get(3, 0, {ns, nh, nd}, context)};
-    Value out =
-        linalg::GenericOp::create(
-            b, loc, outInit.getType(), ValueRange{unnormalised, sums},
-            emptyTensor(b, loc, {queries, heads, headDim}), normaliseMaps,
-            iterators(3),
-            [](OpBuilder &nb, Location nloc, ValueRange args) {
-              yield(nb, nloc, arith::DivFOp::create(nb, nloc, args[0], args[1]));
-            })
-            .getResult(0);
+    Value out = linalg::GenericOp::create(
+                    b, loc, outInit.getType(), ValueRange{unnormalised, sums},
+                    emptyTensor(b, loc, {queries, heads, headDim}),
+                    normaliseMaps, iterators(3),
+                    [](OpBuilder &nb, Location nloc, ValueRange args) {
+                      yield(nb, nloc,
+                            arith::DivFOp::create(nb, nloc, args[0], args[1]));
+                    })
+                    .getResult(0);
 
     SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
     b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, op.getType(), out,

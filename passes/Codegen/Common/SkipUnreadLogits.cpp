@@ -120,8 +120,10 @@ struct TfmSkipUnreadLogits
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       auto function = cast<FunctionOpInterface>(func.getOperation());
-      std::optional<unsigned> count = tfm::findEntryArg(function, tfm::EntryArg::count);
-      std::optional<unsigned> cache = tfm::findEntryArg(function, tfm::EntryArg::kv_cache);
+      std::optional<unsigned> count =
+          tfm::findEntryArg(function, tfm::EntryArg::count);
+      std::optional<unsigned> cache =
+          tfm::findEntryArg(function, tfm::EntryArg::kv_cache);
       if (!count)
         continue;
       if (!cache) {

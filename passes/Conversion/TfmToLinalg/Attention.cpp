@@ -1,4 +1,4 @@
-//===- Attention.cpp - tfm.attention to tfm.attention_kernel ---------------===//
+//===- Attention.cpp - tfm.attention to tfm.attention_kernel --------------===//
 //
 // Attention leaves the network level as one destination-style kernel op
 // that every target schedules its own way (the CPU tiles it into flash

@@ -1,7 +1,7 @@
-//===- Elementwise.cpp - tfm elementwise ops to linalg.generic --------------===//
+//===- Elementwise.cpp - tfm elementwise ops to linalg.generic ------------===//
 #include "dialect/TfmOps.h"
-#include "passes/LinalgBuilders.h"
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "passes/LinalgBuilders.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -34,14 +34,15 @@ Value mapElements(OpBuilder &b, Location loc, ValueRange inputs, ScalarFn fn) {
 /// GPT-2's gelu_new: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 Value gelu(OpBuilder &b, Location loc, ValueRange args) {
   Value x = args[0];
-  Value cube = arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
+  Value cube =
+      arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
   Value inner = arith::AddFOp::create(
       b, loc, x,
       arith::MulFOp::create(b, loc, f32Constant(b, loc, 0.044715), cube));
   Value scaled = arith::MulFOp::create(
       b, loc, f32Constant(b, loc, 0.7978845608028654), inner);
-  Value onePlusTanh = arith::AddFOp::create(b, loc, f32Constant(b, loc, 1.0),
-                                            math::TanhOp::create(b, loc, scaled));
+  Value onePlusTanh = arith::AddFOp::create(
+      b, loc, f32Constant(b, loc, 1.0), math::TanhOp::create(b, loc, scaled));
   Value half = arith::MulFOp::create(b, loc, f32Constant(b, loc, 0.5), x);
   return arith::MulFOp::create(b, loc, half, onePlusTanh);
 }
@@ -88,11 +89,11 @@ struct BinaryLowering : OpRewritePattern<SourceOp> {
   using OpRewritePattern<SourceOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(SourceOp op,
                                 PatternRewriter &rewriter) const override {
-    Value result = mapElements(
-        rewriter, op.getLoc(), ValueRange{op.getLhs(), op.getRhs()},
-        [](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          return ArithOp::create(b, loc, args[0], args[1]);
-        });
+    Value result =
+        mapElements(rewriter, op.getLoc(), ValueRange{op.getLhs(), op.getRhs()},
+                    [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                      return ArithOp::create(b, loc, args[0], args[1]);
+                    });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -103,8 +104,8 @@ struct UnaryLowering : OpRewritePattern<SourceOp> {
   using OpRewritePattern<SourceOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(SourceOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, mapElements(rewriter, op.getLoc(),
-                                       ValueRange{op.getInput()}, Fn));
+    rewriter.replaceOp(
+        op, mapElements(rewriter, op.getLoc(), ValueRange{op.getInput()}, Fn));
     return success();
   }
 };

@@ -1,4 +1,4 @@
-//===- MoE.cpp - tfm.moe to linalg and scf -----------------------------------===//
+//===- MoE.cpp - tfm.moe to linalg and scf --------------------------------===//
 //
 // A mixture of experts runs per token: the router logits of all tokens are
 // one product, then a loop over tokens chooses each token's top_k experts
@@ -56,8 +56,8 @@ Value rowsTimesVector(OpBuilder &b, Location loc, Value matrix, Value first,
                                  projection(context, 2, {0})};
   return linalg::GenericOp::create(
              b, loc, RankedTensorType::get({count}, b.getF32Type()),
-             ValueRange{rows, vector}, filledTensor(b, loc, {count}, 0.0),
-             maps, iterators(1, 1), multiplyAdd)
+             ValueRange{rows, vector}, filledTensor(b, loc, {count}, 0.0), maps,
+             iterators(1, 1), multiplyAdd)
       .getResult(0);
 }
 
@@ -133,13 +133,13 @@ private:
     Value maximum = next(b, loc, none, experts, logitOf).logit;
     Value denominator;
     if (op.getRouting() == Routing::softmax_top_k) {
-      denominator = forRange(
-          b, loc, experts, f32Constant(b, loc, 0.0),
-          [&](OpBuilder &nb, Location nloc, Value expert, Value sum) {
-            return arith::AddFOp::create(
-                nb, nloc, sum,
-                expOf(nb, nloc, logitOf(nb, nloc, expert), maximum));
-          });
+      denominator =
+          forRange(b, loc, experts, f32Constant(b, loc, 0.0),
+                   [&](OpBuilder &nb, Location nloc, Value expert, Value sum) {
+                     return arith::AddFOp::create(
+                         nb, nloc, sum,
+                         expOf(nb, nloc, logitOf(nb, nloc, expert), maximum));
+                   });
     } else {
       denominator =
           choose(b, loc, experts, topK, logitOf, f32Constant(b, loc, 0.0),
@@ -171,8 +171,8 @@ private:
   forRange(OpBuilder &b, Location loc, int64_t count, Value initial,
            function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
     return scf::ForOp::create(
-               b, loc, index(b, loc, 0), index(b, loc, count),
-               index(b, loc, 1), ValueRange{initial},
+               b, loc, index(b, loc, 0), index(b, loc, count), index(b, loc, 1),
+               ValueRange{initial},
                [&](OpBuilder &lb, Location lloc, Value i, ValueRange carried) {
                  scf::YieldOp::create(lb, lloc, body(lb, lloc, i, carried[0]));
                })
@@ -181,9 +181,9 @@ private:
 
   /// The expert after `previous` in the order (logit descending, index
   /// ascending).
-  static Choice next(OpBuilder &b, Location loc, Choice previous,
-                     int64_t experts,
-                     function_ref<Value(OpBuilder &, Location, Value)> logitOf) {
+  static Choice
+  next(OpBuilder &b, Location loc, Choice previous, int64_t experts,
+       function_ref<Value(OpBuilder &, Location, Value)> logitOf) {
     double inf = std::numeric_limits<double>::infinity();
     auto loop = scf::ForOp::create(
         b, loc, index(b, loc, 0), index(b, loc, experts), index(b, loc, 1),
@@ -195,10 +195,10 @@ private:
               lb, lloc, arith::CmpFPredicate::OLT, logit, previous.logit);
           Value tied = arith::AndIOp::create(
               lb, lloc,
-              arith::CmpFOp::create(lb, lloc, arith::CmpFPredicate::OEQ,
-                                    logit, previous.logit),
-              arith::CmpIOp::create(lb, lloc, arith::CmpIPredicate::sgt,
-                                    expert, previous.expert));
+              arith::CmpFOp::create(lb, lloc, arith::CmpFPredicate::OEQ, logit,
+                                    previous.logit),
+              arith::CmpIOp::create(lb, lloc, arith::CmpIPredicate::sgt, expert,
+                                    previous.expert));
           Value eligible = arith::OrIOp::create(lb, lloc, below, tied);
           // Better: the first eligible expert, or a larger logit (the
           // lower index keeps a tie).
@@ -232,8 +232,8 @@ private:
           Choice choice =
               next(lb, lloc, {carried[0], carried[1]}, experts, logitOf);
           Value folded = body(lb, lloc, choice, carried[2]);
-          scf::YieldOp::create(
-              lb, lloc, ValueRange{choice.logit, choice.expert, folded});
+          scf::YieldOp::create(lb, lloc,
+                               ValueRange{choice.logit, choice.expert, folded});
         });
     return loop.getResult(2);
   }
@@ -244,8 +244,8 @@ private:
                                 Value expert, Value weight, Value sum) {
     int64_t features = shapeOf(op.getInput())[1];
     int64_t hidden = op.getExpertHidden();
-    Value hiddenFirst = arith::MulIOp::create(b, loc, expert,
-                                              index(b, loc, hidden));
+    Value hiddenFirst =
+        arith::MulIOp::create(b, loc, expert, index(b, loc, hidden));
     Value gate = rowsTimesVector(b, loc, op.getGate(), hiddenFirst, hidden, x);
     Value up = rowsTimesVector(b, loc, op.getUp(), hiddenFirst, hidden, x);
     MLIRContext *context = b.getContext();
@@ -260,14 +260,14 @@ private:
                   nb, nloc, f32Constant(nb, nloc, 1.0),
                   arith::AddFOp::create(
                       nb, nloc, f32Constant(nb, nloc, 1.0),
-                      math::ExpOp::create(
-                          nb, nloc, arith::NegFOp::create(nb, nloc, g))));
+                      math::ExpOp::create(nb, nloc,
+                                          arith::NegFOp::create(nb, nloc, g))));
               Value silu = arith::MulFOp::create(nb, nloc, g, sigmoid);
               yield(nb, nloc, arith::MulFOp::create(nb, nloc, silu, args[1]));
             })
             .getResult(0);
-    Value featureFirst = arith::MulIOp::create(b, loc, expert,
-                                               index(b, loc, features));
+    Value featureFirst =
+        arith::MulIOp::create(b, loc, expert, index(b, loc, features));
     Value down =
         rowsTimesVector(b, loc, op.getDown(), featureFirst, features, inner);
     // Accumulated in place into `sum`, so that the loop over choices

@@ -1,12 +1,12 @@
-//===- Norms.cpp - tfm.rms_norm / tfm.layer_norm to linalg ------------------===//
+//===- Norms.cpp - tfm.rms_norm / tfm.layer_norm to linalg ----------------===//
 //
 // Each norm is a row reduction into a [sequence] tensor followed by one
 // parallel generic that normalises and scales.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
-#include "passes/LinalgBuilders.h"
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "passes/LinalgBuilders.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -32,10 +32,10 @@ Value reduceRows(OpBuilder &b, Location loc, Value x, ValueRange rowInputs,
   return linalg::GenericOp::create(
              b, loc, init.getType(), inputs, init, maps, iterators(1, 1),
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value value = term(nb, nloc, args[0],
-                                  args.slice(1, rowInputs.size()));
-               yield(
-                   nb, nloc, arith::AddFOp::create(nb, nloc, args.back(), value));
+               Value value =
+                   term(nb, nloc, args[0], args.slice(1, rowInputs.size()));
+               yield(nb, nloc,
+                     arith::AddFOp::create(nb, nloc, args.back(), value));
              })
       .getResult(0);
 }
@@ -43,8 +43,8 @@ Value reduceRows(OpBuilder &b, Location loc, Value x, ValueRange rowInputs,
 /// `1 / sqrt(sum / features + eps)`.
 Value inverseRoot(OpBuilder &b, Location loc, Value sum, int64_t features,
                   float eps) {
-  Value mean = arith::DivFOp::create(b, loc, sum,
-                                     f32Constant(b, loc, double(features)));
+  Value mean =
+      arith::DivFOp::create(b, loc, sum, f32Constant(b, loc, double(features)));
   Value shifted = arith::AddFOp::create(b, loc, mean, f32Constant(b, loc, eps));
   return arith::DivFOp::create(b, loc, f32Constant(b, loc, 1.0),
                                math::SqrtOp::create(b, loc, shifted));
@@ -64,10 +64,9 @@ struct RMSNormLowering : OpRewritePattern<RMSNormOp> {
           return arith::MulFOp::create(nb, nloc, e, e).getResult();
         });
     MLIRContext *context = b.getContext();
-    SmallVector<AffineMap> maps = {projection(context, 2, {0, 1}),
-                                   projection(context, 2, {0}),
-                                   projection(context, 2, {1}),
-                                   projection(context, 2, {0, 1})};
+    SmallVector<AffineMap> maps = {
+        projection(context, 2, {0, 1}), projection(context, 2, {0}),
+        projection(context, 2, {1}), projection(context, 2, {0, 1})};
     Value result =
         linalg::GenericOp::create(
             b, loc, x.getType(), ValueRange{x, squares, op.getWeight()},
@@ -101,14 +100,15 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
         [](OpBuilder &, Location, Value e, ValueRange) { return e; });
     // The mean is divided out inside the variance reduction and again in the
     // normalisation instead of materialising a [sequence] mean tensor.
-    Value squaredDeviations = reduceRows(
-        b, loc, x, {sums},
-        [&](OpBuilder &nb, Location nloc, Value e, ValueRange row) {
-          Value mean = arith::DivFOp::create(nb, nloc, row[0], features);
-          Value centered = arith::SubFOp::create(nb, nloc, e, mean);
-          return arith::MulFOp::create(nb, nloc, centered, centered)
-              .getResult();
-        });
+    Value squaredDeviations =
+        reduceRows(b, loc, x, {sums},
+                   [&](OpBuilder &nb, Location nloc, Value e, ValueRange row) {
+                     Value mean =
+                         arith::DivFOp::create(nb, nloc, row[0], features);
+                     Value centered = arith::SubFOp::create(nb, nloc, e, mean);
+                     return arith::MulFOp::create(nb, nloc, centered, centered)
+                         .getResult();
+                   });
     MLIRContext *context = b.getContext();
     SmallVector<AffineMap> maps = {
         projection(context, 2, {0, 1}), projection(context, 2, {0}),
@@ -117,7 +117,8 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
     Value result =
         linalg::GenericOp::create(
             b, loc, x.getType(),
-            ValueRange{x, sums, squaredDeviations, op.getWeight(), op.getBias()},
+            ValueRange{x, sums, squaredDeviations, op.getWeight(),
+                       op.getBias()},
             emptyTensor(b, loc, shape), maps, iterators(2),
             [&](OpBuilder &nb, Location nloc, ValueRange args) {
               Value mean = arith::DivFOp::create(nb, nloc, args[1], features);
@@ -125,8 +126,7 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
               Value centered = arith::SubFOp::create(nb, nloc, args[0], mean);
               Value normed = arith::MulFOp::create(nb, nloc, centered, scale);
               Value scaled = arith::MulFOp::create(nb, nloc, normed, args[3]);
-              yield(
-                  nb, nloc, arith::AddFOp::create(nb, nloc, scaled, args[4]));
+              yield(nb, nloc, arith::AddFOp::create(nb, nloc, scaled, args[4]));
             })
             .getResult(0);
     b.replaceOp(op, result);

@@ -1,7 +1,7 @@
-//===- Positional.cpp - Embeddings and positions to linalg ------------------===//
+//===- Positional.cpp - Embeddings and positions to linalg ----------------===//
 #include "dialect/TfmOps.h"
-#include "passes/LinalgBuilders.h"
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "passes/LinalgBuilders.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -73,11 +73,11 @@ struct PositionEmbeddingLowering : OpRewritePattern<PositionEmbeddingOp> {
     Value result =
         linalg::GenericOp::create(
             b, loc, op.getType(), ValueRange{op.getInput(), rows},
-            emptyTensor(b, loc, shape),
-            SmallVector<AffineMap>(3, identity), iterators(2),
+            emptyTensor(b, loc, shape), SmallVector<AffineMap>(3, identity),
+            iterators(2),
             [](OpBuilder &nb, Location nloc, ValueRange args) {
-              yield(
-                  nb, nloc, arith::AddFOp::create(nb, nloc, args[0], args[1]));
+              yield(nb, nloc,
+                    arith::AddFOp::create(nb, nloc, args[0], args[1]));
             })
             .getResult(0);
     b.replaceOp(op, result);
@@ -101,8 +101,8 @@ struct SinusoidalPositionLowering : OpRewritePattern<SinusoidalPositionOp> {
     MLIRContext *context = b.getContext();
     ArrayRef<int64_t> shape = shapeOf(op.getInput());
     int64_t features = shape[1];
-    float step = static_cast<float>(
-        -std::log(op.getBase().convertToDouble()) / double(features));
+    float step = static_cast<float>(-std::log(op.getBase().convertToDouble()) /
+                                    double(features));
     SmallVector<float> frequencies;
     for (int64_t feature = 0; feature < features; ++feature)
       frequencies.push_back(
@@ -129,12 +129,11 @@ struct SinusoidalPositionLowering : OpRewritePattern<SinusoidalPositionOp> {
                   arith::IndexCastUIOp::create(nb, nloc, nb.getI64Type(),
                                                position));
               Value angle = arith::MulFOp::create(nb, nloc, positionF, args[1]);
-              Value parity = arith::AndIOp::create(
-                  nb, nloc, feature, indexConstant(nb, nloc, 1));
-              Value even = arith::CmpIOp::create(nb, nloc,
-                                                 arith::CmpIPredicate::eq,
-                                                 parity,
-                                                 indexConstant(nb, nloc, 0));
+              Value parity = arith::AndIOp::create(nb, nloc, feature,
+                                                   indexConstant(nb, nloc, 1));
+              Value even =
+                  arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq,
+                                        parity, indexConstant(nb, nloc, 0));
               Value encoding = arith::SelectOp::create(
                   nb, nloc, even, math::SinOp::create(nb, nloc, angle),
                   math::CosOp::create(nb, nloc, angle));
@@ -256,10 +255,10 @@ private:
         [&](OpBuilder &nb, Location nloc, ValueRange args) {
           Value row = linalg::IndexOp::create(nb, nloc, 0);
           Value position = arith::AddIOp::create(nb, nloc, row, offset);
-          Value positionF = arith::UIToFPOp::create(
-              nb, nloc, nb.getF32Type(),
-              arith::IndexCastUIOp::create(nb, nloc, nb.getI64Type(),
-                                           position));
+          Value positionF =
+              arith::UIToFPOp::create(nb, nloc, nb.getF32Type(),
+                                      arith::IndexCastUIOp::create(
+                                          nb, nloc, nb.getI64Type(), position));
           Value angle = arith::MulFOp::create(nb, nloc, positionF, args[0]);
           linalg::YieldOp::create(
               nb, nloc,

@@ -1,4 +1,4 @@
-//===- Projections.cpp - tfm.linear / tfm.lm_head to linalg -----------------===//
+//===- Projections.cpp - tfm.linear / tfm.lm_head to linalg ---------------===//
 //
 // `out[s, o] = sum_i x[s, i] * w[o, i] (+ b[o])`: a contraction whose init is
 // zero or the broadcast bias.
@@ -258,8 +258,8 @@ Value panelsToColumns(OpBuilder &b, Location loc, Value product,
     SmallVector<OpFoldResult> sizes = {b.getIndexAttr(rows),
                                        b.getIndexAttr(outputs)};
     SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-    flat = tensor::ExtractSliceOp::create(b, loc, flat, offsets, sizes,
-                                          strides);
+    flat =
+        tensor::ExtractSliceOp::create(b, loc, flat, offsets, sizes, strides);
   }
   return bias ? addBias(b, loc, flat, bias) : flat;
 }
@@ -825,8 +825,8 @@ Value projectBlockPanels(OpBuilder &b, Location loc, Value input, Value quants,
               // then one `and` and one shift of those lanes, 0..15 each.
               Type i32 = nb.getI32Type();
               auto constant = [&](int64_t value) {
-                return arith::ConstantOp::create(
-                    nb, nloc, nb.getIntegerAttr(i32, value));
+                return arith::ConstantOp::create(nb, nloc,
+                                                 nb.getIntegerAttr(i32, value));
               };
               Value wide = arith::ExtUIOp::create(nb, nloc, i32, byte);
               Value low = arith::AndIOp::create(nb, nloc, wide, constant(15));

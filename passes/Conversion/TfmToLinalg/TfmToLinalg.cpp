@@ -1,4 +1,4 @@
-//===- TfmToLinalg.cpp - The convert-tfm-to-linalg pass ----------------------===//
+//===- TfmToLinalg.cpp - The convert-tfm-to-linalg pass -------------------===//
 #include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
 
 #include "dialect/TfmOps.h"
@@ -36,12 +36,11 @@ struct ConvertTfmToLinalg
     // Attention leaves as a kernel op that each target schedules, weights
     // as reads that each target binds to its own storage.
     target.addLegalOp<AttentionKernelOp, GlobalWeightOp, WeightOp>();
-    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                           arith::ArithDialect, math::MathDialect,
-                           memref::MemRefDialect,
-                           bufferization::BufferizationDialect,
-                           func::FuncDialect, scf::SCFDialect,
-                           vector::VectorDialect>();
+    target.addLegalDialect<
+        linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
+        math::MathDialect, memref::MemRefDialect,
+        bufferization::BufferizationDialect, func::FuncDialect, scf::SCFDialect,
+        vector::VectorDialect>();
     RewritePatternSet patterns(&getContext());
     ProjectionLoweringOptions projections;
     projections.int8Inputs = int8Inputs;
