@@ -64,6 +64,10 @@ else:
     lit_config.note("python3-torch not importable by %s: PyTorch comparisons are skipped"
                     % config.python3)
 
+# tools/check-format.sh checks the sources against .clang-format.
+if os.path.isfile("/usr/lib/llvm-22/bin/clang-format"):
+    config.available_features.add("clang-format")
+
 if shutil.which("node"):
     config.available_features.add("node")
 

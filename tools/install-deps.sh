@@ -12,6 +12,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools  # MLIR/LLVM 22, lit, FileCheck
   libomp-22-dev                                           # OpenMP runtime of the kernels
   libgtest-dev                                            # runtime unit tests
+  clang-format-22                                         # tools/check-format.sh
   clang-22 libclang-rt-22-dev llvm-22                     # ASan/UBSan build, libFuzzer, llvm-symbolizer
   python3-torch python3-numpy libopenblas0-pthread        # PyTorch reference numerics
 )
