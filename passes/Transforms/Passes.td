@@ -87,13 +87,16 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
 def TfmFuseQKV : Pass<"tfm-fuse-qkv", "mlir::ModuleOp"> {
   let summary = "Compute the Q, K and V projections as one GEMM";
   let description = [{
-    The three linears of one attention input become one `tfm.linear` over a
-    weight that stacks Wq, Wk and Wv along the output dimension (and their
-    biases), declared as `tfm.global_weight @layers.N.attn.wqkv {stacked =
-    [...]}`: the compiler writes the stacked matrix into the weights blob, so
-    nothing is concatenated at run time. Q, K and V are column slices of
-    the result. One pass over the input and one parallel region instead of
-    three.
+    The query, key and value projections of one `tfm.attention` (the
+    linears its query, keys and values are computed from, through RoPE and
+    the KV cache), when all three read one input, become one `tfm.linear`
+    over a weight that stacks Wq, Wk and Wv along the output dimension (and
+    their biases), declared as `tfm.global_weight @layers.N.attn.wqkv
+    {stacked = [...]}`: the compiler writes the stacked matrix into the
+    weights blob, so nothing is concatenated at run time. Q, K and V are
+    column slices of the result. One pass over the input and one parallel
+    region instead of three. Other linears of the same input stay apart,
+    and linears that feed no attention are never stacked as Q, K and V.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
