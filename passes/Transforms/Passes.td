@@ -68,6 +68,11 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     `[0, length)` only (a head-major `[H, length, D]` slice), so that no
     real row attends to padding. A network mixing both kinds of attention
     is refused.
+
+    The cache's layout is one implementation of `CacheLayout`
+    (`passes/Transforms/KVCache/CacheLayout.h`), the head-major one
+    described here; the entries decide which slots a step writes and reads,
+    the layout how the cache tensor holds them.
   }];
   let options = [
     Option<"contextLength", "context-length", "int64_t", /*default=*/"0",
