@@ -49,7 +49,7 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     each layer's keys, then of each layer's values, each layer read as a
     `[H, slots, D]` view of its rows and written head by head.
 
-    With `cache-type=f16` the cache is `tensor<2xLxHxTxDxf16>`: each
+    With `kv-cache=f16` the cache is `tensor<2xLxHxTxDxf16>`: each
     step's keys and values are rounded to f16 (nearest even) as they are
     written, and `tfm.attention` reads f16 keys and values (widened to f32
     as they are read). Half the cache's bytes, for the precision of f16.
@@ -79,9 +79,11 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
            "KV-cache positions, or an encoder's sequence length (0: the context_length of the module's tfm.model)">,
     Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
            "tokens per prefill call (capped at the context length)">,
-    Option<"cacheType", "cache-type", "std::string", /*default=*/"\"f32\"",
+    Option<"kvCache", "kv-cache", "::mlir::tfm::KVCacheType",
+           /*default=*/"::mlir::tfm::KVCacheType::f32",
            "element type of the cached keys and values: f32 or f16 (rounded "
-           "to nearest even when written, widened to f32 when read)">,
+           "to nearest even when written, widened to f32 when read)",
+           [{::mlir::tfm::kvCacheTypeValues()}]>,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

@@ -15,6 +15,7 @@
 #define TFMC_PASSES_TRANSFORMS_KVCACHE_CACHELAYOUT_H
 
 #include "dialect/TfmOps.h"
+#include "passes/Transforms/KVCacheType.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -30,8 +31,7 @@ struct CacheContents {
   int64_t context = 0;
   /// Positions each layer's cache holds: `context`, or less for a ring.
   SmallVector<int64_t> layerSlots;
-  /// Keys and values are stored in f16 rather than f32.
-  bool half = false;
+  KVCacheType elementType = KVCacheType::f32;
 
   int64_t layers() const { return layerSlots.size(); }
   int64_t slots(int64_t layer) const { return layerSlots[layer]; }
@@ -39,9 +39,7 @@ struct CacheContents {
   /// Every layer holds as many positions.
   bool isUniform() const { return llvm::all_equal(layerSlots); }
   Type element(MLIRContext *context_) const {
-    if (half)
-      return Float16Type::get(context_);
-    return Float32Type::get(context_);
+    return kvCacheElementType(context_, elementType);
   }
 
   /// Appends `attention`'s layer holding `slots` positions; fails, with a

@@ -55,7 +55,7 @@ public:
     headMajor = linalg::TransposeOp::create(builder, loc, split, headMajor,
                                             ArrayRef<int64_t>{1, 0, 2})
                     .getResult()[0];
-    if (contents.half)
+    if (contents.elementType == KVCacheType::f16)
       headMajor = roundToHalf(builder, loc, headMajor);
     return headMajor;
   }

@@ -25,7 +25,7 @@
 // What the cache holds (CacheContents) follows from @forward; how one
 // tensor holds it is the cache layout's (CacheLayout.h), head-major here.
 //
-// With cache-type=f16 the cache stores keys and values in half precision:
+// With kv-cache=f16 the cache stores keys and values in half precision:
 // each step's rows are rounded to nearest even as they are written, and
 // attention widens them back to f32 as it reads them. Half the bytes per
 // position: long-context decode reads the cache about as much as the
@@ -198,8 +198,6 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                         "its results)");
       return signalPassFailure();
     }
-    if (failed(checkCacheType(module)))
-      return signalPassFailure();
     int64_t chunk = std::min<int64_t>(prefillChunk, positions);
     FailureOr<CacheContents> contents =
         analyzeDecoderCache(forward, positions, chunk);
@@ -228,14 +226,12 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
   /// self-attention layers, then one layer per cross-attention.
   void buildEncoderDecoderEntries(ModuleOp module, func::FuncOp forward,
                                   int64_t positions) {
-    if (failed(checkCacheType(module)))
-      return signalPassFailure();
     FailureOr<EncoderDecoderSplit> split = splitEncoderDecoder(forward);
     if (failed(split))
       return signalPassFailure();
     CacheContents contents;
     contents.context = positions;
-    contents.half = cacheType == "f16";
+    contents.elementType = kvCache;
     for (auto attention : forward.getBody().front().getOps<AttentionOp>()) {
       if (attention.getCache() == CacheRole::none)
         continue;
@@ -276,14 +272,6 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                                     /*decode=*/nullptr,
                                     SymbolRefAttr::get(*encode),
                                     /*prefill_chunk=*/0, positions));
-  }
-
-  LogicalResult checkCacheType(ModuleOp module) {
-    if (cacheType == "f32" || cacheType == "f16")
-      return success();
-    return module.emitError(
-               "tfm-kv-cache: cache-type must be f32 or f16, not '")
-           << cacheType << "'";
   }
 
   /// Erases @forward, which the entries replace: #tfm.model keeps its facts
@@ -330,7 +318,7 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                                                int64_t context, int64_t chunk) {
     CacheContents contents;
     contents.context = context;
-    contents.half = cacheType == "f16";
+    contents.elementType = kvCache;
     WalkResult walk = forward.walk([&](AttentionOp attention) {
       if (failed(checkCacheable(attention)))
         return WalkResult::interrupt();

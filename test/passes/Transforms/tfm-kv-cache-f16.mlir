@@ -1,6 +1,6 @@
-// RUN: tfmc-opt %s -tfm-kv-cache="prefill-chunk=4 cache-type=f16" | FileCheck %s
+// RUN: tfmc-opt %s -tfm-kv-cache="prefill-chunk=4 kv-cache=f16" | FileCheck %s
 
-// cache-type=f16: the cache is f16, each step's keys and values are rounded
+// kv-cache=f16: the cache is f16, each step's keys and values are rounded
 // to f16 after the head-major transpose and before they are written, and
 // attention reads f16 slices of it.
 
