@@ -8,9 +8,13 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
   let summary = "Split the full-sequence network into KV-cached prefill and decode (an encoder: encode)";
   let description = [{
     Rewrites the network function that the module's
-    `#tfm.model<network = @forward>` names,
+    `#tfm.model<kind = ..., network = @forward>` names into the entry points
+    of that kind of model: the kind is the builder's, and the pass checks
+    that @forward fits it (a decoder's attention cached self-attention, an
+    encoder's uncached and bidirectional, an encoder-decoder's @forward
+    taking source and target tokens) rather than inferring it. A decoder's
     `func.func @forward(%tokens: tensor<SxI32>) -> tensor<SxVxf32>` (the
-    whole network over a sequence starting at position 0), into two entry
+    whole network over a sequence starting at position 0) becomes two entry
     points sharing one KV cache, recorded in the module attribute
     `#tfm.entries<prefill = @prefill, decode = @decode, ...>`:
 
@@ -54,8 +58,9 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     written, and `tfm.attention` reads f16 keys and values (widened to f32
     as they are read). Half the cache's bytes, for the precision of f16.
 
-    An encoder's network (every `tfm.attention` bidirectional with
-    `#tfm.cache_role<none>`) gets no cache and one entry instead,
+    An encoder's network (`kind = encoder`: every `tfm.attention`
+    bidirectional with `#tfm.cache_role<none>`) gets no cache and one entry
+    instead,
     `#tfm.entries<encode = @encode, context_length = T>`:
 
     ```mlir
@@ -66,8 +71,16 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     every row. Rows from `%length` on are padding (`#tfm.entry_arg<length>`
     marks the argument): each attention reads the keys and values of rows
     `[0, length)` only (a head-major `[H, length, D]` slice), so that no
-    real row attends to padding. A network mixing both kinds of attention
-    is refused.
+    real row attends to padding.
+
+    An encoder-decoder's network (`kind = encoder_decoder`,
+    `@forward(%source, %target)`) gets all three: `encode(%source, %length,
+    %cache) -> cache` runs the encoder once and stores every
+    cross-attention's keys and values in the cache after the decoder's
+    self-attention layers; `prefill` and `decode` take the source's
+    `%length` before the cache and run the decoder over the target, its
+    cross-attention reading rows `[0, length)` of the stored keys and
+    values.
 
     The cache's layout is one implementation of `CacheLayout`
     (`passes/Transforms/KVCache/CacheLayout.h`), the head-major one

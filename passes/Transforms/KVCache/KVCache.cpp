@@ -1,22 +1,23 @@
 //===- KVCache.cpp - Split the network into KV-cached prefill/decode ------===//
 //
 // The frontends build the whole network over a sequence that starts at
-// position 0 (`@forward`). Generation needs two shapes of it that share state:
-// a chunked prefill and a one-token decode, both reading keys and values of
-// earlier positions from a cache. This pass clones @forward once per entry,
-// threads the position and the cache through, and re-infers every result type
-// for the entry's sequence length.
+// position 0 (`@forward`) and record in #tfm.model what kind of network it
+// is. Generation needs other shapes of it that share state; this pass
+// reads the kind, checks that @forward fits it, and clones @forward once
+// per entry point that kind has:
 //
-// An encoder's @forward (every attention bidirectional, cache role none)
-// gets one `encode` entry instead: the whole sequence at once, no cache, and
-// a `length` argument that keeps padding rows out of every attention.
-//
-// An encoder-decoder's @forward(source, target) (T5) gets three entries:
-// `encode(source[context], length, cache)` runs the encoder once per prompt
-// and stores every cross-attention's keys and values in the cache, after
-// the decoder's self-attention layers; `prefill` and `decode` (with the
-// source's `length` as well) run the decoder over the target, whose
-// cross-attention reads rows [0, length) of those stored keys and values.
+// - a decoder: a chunked `prefill` and a one-token `decode`, both reading
+//   keys and values of earlier positions from a cache (DecoderEntries.cpp);
+// - an encoder (every attention bidirectional, cache role none): one
+//   `encode` entry, the whole sequence at once, no cache, and a `length`
+//   argument that keeps padding rows out of every attention
+//   (EncoderEntries.cpp);
+// - an encoder-decoder, @forward(source, target) (T5): `encode(source,
+//   length, cache)` runs the encoder once per prompt and stores every
+//   cross-attention's keys and values in the cache, after the decoder's
+//   self-attention layers; `prefill` and `decode` (with the source's
+//   `length` as well) run the decoder over the target, whose
+//   cross-attention reads rows [0, length) of those stored keys and values.
 //
 // Sliding-window attention keeps a rolling cache: position p lives in slot
 // p mod R with R = window + prefill_chunk - 1, so that writing a chunk never
@@ -45,6 +46,47 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 namespace {
+
+/// How many token arguments @forward takes for `kind`.
+unsigned tokenArguments(ModelKind kind) {
+  return kind == ModelKind::encoder_decoder ? 2 : 1;
+}
+
+/// What a decoder caches: causal self-attention, with or without a sliding
+/// window.
+LogicalResult checkDecoderAttention(AttentionOp attention) {
+  CacheRole role = attention.getCache();
+  if (role != CacheRole::self)
+    return attention.emitOpError()
+           << "has cache role " << stringifyCacheRole(role)
+           << ", but the model is a decoder (#tfm.model's kind), whose "
+              "attention tfm-kv-cache caches as self-attention (cross-"
+              "attention belongs to an encoder_decoder, none to an encoder)";
+  MaskKind mask = attention.getMask();
+  if (mask != MaskKind::causal && mask != MaskKind::sliding_window)
+    return attention.emitOpError()
+           << "has a " << stringifyMaskKind(mask)
+           << " mask; tfm-kv-cache caches causal attention (with or without "
+              "a sliding window) only";
+  return success();
+}
+
+/// What an encoder runs: bidirectional attention with nothing to cache.
+LogicalResult checkEncoderAttention(AttentionOp attention) {
+  CacheRole role = attention.getCache();
+  if (role != CacheRole::none)
+    return attention.emitOpError()
+           << "has cache role " << stringifyCacheRole(role)
+           << ", but the model is an encoder (#tfm.model's kind), which "
+              "caches nothing (cache role none)";
+  if (attention.getMask() != MaskKind::bidirectional)
+    return attention.emitOpError()
+           << "has cache role none but a "
+           << stringifyMaskKind(attention.getMask())
+           << " mask; tfm-kv-cache builds an encoder's entry from "
+              "bidirectional attention only";
+  return success();
+}
 
 /// Divides an encoder-decoder's @forward(source, target) between its
 /// entries (see EncoderDecoderSplit), checking that the source reaches the
@@ -120,54 +162,6 @@ FailureOr<EncoderDecoderSplit> splitEncoderDecoder(func::FuncOp forward) {
   return split;
 }
 
-/// True when @forward is an encoder's: every attention bidirectional with
-/// nothing to cache. An encoder gets `encode`, a decoder prefill/decode.
-FailureOr<bool> isEncoder(func::FuncOp forward) {
-  int64_t uncached = 0, total = 0;
-  WalkResult walk = forward.walk([&](AttentionOp attention) {
-    ++total;
-    if (attention.getCache() != CacheRole::none)
-      return WalkResult::advance();
-    ++uncached;
-    if (attention.getMask() != MaskKind::bidirectional) {
-      attention.emitOpError()
-          << "has cache role none but a "
-          << stringifyMaskKind(attention.getMask())
-          << " mask; tfm-kv-cache builds an encoder's entry from "
-             "bidirectional attention only";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-  if (uncached > 0 && uncached != total) {
-    forward.emitError("mixes attention with no cache (an encoder's) and "
-                      "cached attention (a decoder's); tfm-kv-cache builds "
-                      "one kind of entry points");
-    return failure();
-  }
-  return total > 0 && uncached == total;
-}
-
-/// What this pass caches: causal self-attention, with or without a sliding
-/// window. It refuses the other kinds, which need other entry points.
-LogicalResult checkCacheable(AttentionOp attention) {
-  CacheRole role = attention.getCache();
-  if (role != CacheRole::self)
-    return attention.emitOpError()
-           << "has cache role " << stringifyCacheRole(role)
-           << "; tfm-kv-cache caches self-attention only (cross-attention "
-              "needs an encoder-decoder's entry points)";
-  MaskKind mask = attention.getMask();
-  if (mask != MaskKind::causal && mask != MaskKind::sliding_window)
-    return attention.emitOpError()
-           << "has a " << stringifyMaskKind(mask)
-           << " mask; tfm-kv-cache caches causal attention (with or without "
-              "a sliding window) only";
-  return success();
-}
-
 struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
   using Base::Base;
 
@@ -176,16 +170,17 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     FailureOr<func::FuncOp> forward = findForward(module);
     if (failed(forward))
       return signalPassFailure();
+    ModelAttr model = getModel(module);
     int64_t positions =
-        contextLength > 0 ? contextLength : getModel(module).getContextLength();
-    if (forward->getNumArguments() == 2)
-      return buildEncoderDecoderEntries(module, *forward, positions);
-    FailureOr<bool> encoder = isEncoder(*forward);
-    if (failed(encoder))
-      return signalPassFailure();
-    if (*encoder)
+        contextLength > 0 ? contextLength : model.getContextLength();
+    switch (model.getKind()) {
+    case ModelKind::decoder:
+      return buildDecoderEntries(module, *forward, positions);
+    case ModelKind::encoder:
       return buildEncoderEntries(module, *forward, positions);
-    buildDecoderEntries(module, *forward, positions);
+    case ModelKind::encoder_decoder:
+      return buildEncoderDecoderEntries(module, *forward, positions);
+    }
   }
 
   /// A decoder gets prefill (`chunk` tokens) and decode (one token) over a
@@ -263,6 +258,19 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
   /// one `encode` call.
   void buildEncoderEntries(ModuleOp module, func::FuncOp forward,
                            int64_t positions) {
+    if (kvCache != KVCacheType::f32) {
+      module.emitError("tfm-kv-cache: kv-cache=")
+          << kvCacheTypeName(kvCache)
+          << " asks for a KV cache, but an encoder (#tfm.model's kind) has "
+             "none";
+      return signalPassFailure();
+    }
+    WalkResult walk = forward.walk([&](AttentionOp attention) {
+      return failed(checkEncoderAttention(attention)) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     FailureOr<func::FuncOp> encode =
         buildEncoderEntry(forward, "encode", positions);
     if (failed(encode))
@@ -275,16 +283,18 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
   }
 
   /// Erases @forward, which the entries replace: #tfm.model keeps its facts
-  /// but names no network any more.
+  /// and kind but names no network any more.
   void replaceNetwork(ModuleOp module, func::FuncOp forward,
                       EntriesAttr entries) {
     forward.erase();
     ModelAttr model = getModel(module);
     setModel(module, ModelAttr::get(&getContext(), model.getContextLength(),
-                                    /*network=*/nullptr));
+                                    model.getKind(), /*network=*/nullptr));
     setEntries(module, entries);
   }
 
+  /// @forward, as #tfm.model names it, with the token arguments its kind
+  /// takes: one sequence, or an encoder-decoder's source and target.
   FailureOr<func::FuncOp> findForward(ModuleOp module) {
     ModelAttr model = getModel(module);
     auto forward = model && model.getNetwork()
@@ -296,12 +306,18 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
       return failure();
     }
     FunctionType type = forward.getFunctionType();
-    // One tokens argument, or an encoder-decoder's source and target.
-    bool oneOrTwo =
-        type.getNumInputs() == 1 ||
-        (type.getNumInputs() == 2 && type.getInput(0) == type.getInput(1));
-    auto tokens = oneOrTwo ? dyn_cast<RankedTensorType>(type.getInput(0))
-                           : RankedTensorType();
+    unsigned inputs = type.getNumInputs();
+    unsigned expected = tokenArguments(model.getKind());
+    if (inputs != expected && (inputs == 1 || inputs == 2)) {
+      forward.emitError("@forward takes ")
+          << inputs << " token sequences, but #tfm.model's kind "
+          << stringifyModelKind(model.getKind()) << " has " << expected
+          << " (an encoder_decoder: source and target; otherwise one)";
+      return failure();
+    }
+    auto tokens = inputs == expected && llvm::all_equal(type.getInputs())
+                      ? dyn_cast<RankedTensorType>(type.getInput(0))
+                      : RankedTensorType();
     if (!tokens || tokens.getRank() != 1 ||
         !tokens.getElementType().isInteger(32) || type.getNumResults() == 0 ||
         !forward.getBody().hasOneBlock()) {
@@ -320,7 +336,7 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     contents.context = context;
     contents.elementType = kvCache;
     WalkResult walk = forward.walk([&](AttentionOp attention) {
-      if (failed(checkCacheable(attention)))
+      if (failed(checkDecoderAttention(attention)))
         return WalkResult::interrupt();
       if (attention.isHeadMajor()) {
         attention.emitOpError("reads head-major keys already; tfm-kv-cache "

@@ -14,7 +14,7 @@
 // CHECK: tfm.attention {{.*}} : tensor<4x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf16>
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: tensor<2x1x2x16x4xf16> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf16>)
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, network = @forward>} {
   tfm.global_weight @wq : tensor<16x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
