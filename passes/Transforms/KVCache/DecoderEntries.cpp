@@ -110,7 +110,7 @@ private:
       positions.getOffsetMutable().assign(position);
     if (auto sinusoids = dyn_cast<SinusoidalPositionOp>(clone))
       sinusoids.getOffsetMutable().assign(position);
-    return refineResultTypes(clone);
+    return refineResultTypes(&op, clone);
   }
 
   /// Writes this step's keys/values into the cache, then attends over the

@@ -88,7 +88,7 @@ FailureOr<func::FuncOp> mlir::tfm::buildEncoderEntry(func::FuncOp forward,
       cloneOverRealRows(builder, mapping, attention, length);
       continue;
     }
-    if (failed(refineResultTypes(builder.clone(op, mapping)))) {
+    if (failed(refineResultTypes(&op, builder.clone(op, mapping)))) {
       entry.erase();
       return failure();
     }
@@ -129,7 +129,7 @@ FailureOr<func::FuncOp> mlir::tfm::buildSourceEncodeEntry(
       cloneOverRealRows(builder, mapping, attention, length);
       continue;
     }
-    if (failed(refineResultTypes(builder.clone(op, mapping)))) {
+    if (failed(refineResultTypes(&op, builder.clone(op, mapping)))) {
       entry.erase();
       return failure();
     }

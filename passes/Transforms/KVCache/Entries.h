@@ -66,8 +66,11 @@ FailureOr<func::FuncOp> buildSourceEncodeEntry(func::FuncOp forward,
 // Cloning (EntryCloning.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Recomputes the result types of a cloned op whose operands changed shape.
-LogicalResult refineResultTypes(Operation *op);
+/// Gives `clone`, a copy of `original` whose operands may have changed
+/// shape, the result types its operands now imply. Fails with a diagnostic
+/// on `original` when its operands changed and it can say nothing about its
+/// results (no InferTypeOpInterface, no SameOperandsAndResultType).
+LogicalResult refineResultTypes(Operation *original, Operation *clone);
 
 /// A copy of `attention` (its query, ALiBi slopes and relative-bias table
 /// mapped through `mapping`) that attends over `keys` and `values` with

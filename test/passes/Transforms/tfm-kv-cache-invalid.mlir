@@ -145,3 +145,21 @@ module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, n
   }
 }
 
+// -----
+
+// An op whose result type follows from its operands' shapes but that
+// cannot re-infer it (tensor.expand_shape spells its result type) would
+// keep @forward's sequence length in every entry: refused, naming the op.
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, network = @forward>} {
+  tfm.global_weight @table : tensor<32x8xf32>
+  func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x8xf32> {
+    %c0 = arith.constant 0 : index
+    %table = tfm.weight @table : tensor<32x8xf32>
+    %x = tfm.embedding %tokens, %table : tensor<2xi32>, tensor<32x8xf32> -> tensor<2x8xf32>
+    // expected-error @+1 {{'tensor.expand_shape' op reads values whose shape depends on the sequence length, but cannot re-infer its result types for an entry's sequence; tfm-kv-cache clones only such ops that implement InferTypeOpInterface or have SameOperandsAndResultType}}
+    %heads = tensor.expand_shape %x [[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
+    %rows = tensor.collapse_shape %heads [[0], [1, 2]] : tensor<2x2x4xf32> into tensor<2x8xf32>
+    %a = tfm.attention %rows, %rows, %rows[%c0] {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+    return %a : tensor<2x8xf32>
+  }
+}
