@@ -153,6 +153,18 @@ def Tfm_EntryArgAttr : EnumAttr<Tfm_Dialect, Tfm_EntryArg, "entry_arg"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tfm_ModelKindDecoder : I32EnumAttrCase<"decoder", 0>;
+def Tfm_ModelKindEncoder : I32EnumAttrCase<"encoder", 1>;
+def Tfm_ModelKindEncoderDecoder : I32EnumAttrCase<"encoder_decoder", 2>;
+// #tfm.model's `kind` (an enum parameter of the attribute, not an attribute
+// of its own: no op carries it).
+def Tfm_ModelKind : I32EnumAttr<"ModelKind",
+    "what a network computes, and so which entry points it gets",
+    [Tfm_ModelKindDecoder, Tfm_ModelKindEncoder, Tfm_ModelKindEncoderDecoder]> {
+  let cppNamespace = "::mlir::tfm";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Module contracts
 //===----------------------------------------------------------------------===//
@@ -161,15 +173,26 @@ def Tfm_ModelAttr : Tfm_Attr<"Model", "model"> {
   let summary = "What the network of a module is (module attribute tfm.model)";
   let description = [{
     Facts about the whole network that no op carries: `context_length`, the
-    positions the model was trained for (the KV cache may hold fewer), and
-    `network`, the function computing the whole network over a sequence
-    from position 0 (until `tfm-kv-cache` replaces it by entry points). Set
-    by the frontend's builder on the module.
+    positions the model was trained for (the KV cache may hold fewer);
+    `kind`, what the network computes, which decides its entry points
+    (`decoder`: a causal language model over one token sequence, generated
+    with a KV cache by `prefill` and `decode`; `encoder`: every position of
+    one sequence at once, bidirectionally, with no cache, by `encode`;
+    `encoder_decoder`: an encoder over a source sequence and a causal
+    decoder over a target that attends to the encoder's output, by
+    `encode`, `prefill` and `decode` sharing one cache); and `network`,
+    the function computing the whole network over a sequence from position
+    0 (until `tfm-kv-cache` replaces it by entry points). Set by the
+    frontend's builder on the module, from the model's configuration: later
+    stages read the kind here (`getModelKind`) and never infer it from the
+    IR; `tfm-kv-cache` checks that the network fits it, and the dialect
+    that the entries do.
     ```mlir
-    module attributes {tfm.model = #tfm.model<context_length = 512, network = @forward>} { ... }
+    module attributes {tfm.model = #tfm.model<context_length = 512, kind = decoder, network = @forward>} { ... }
     ```
   }];
   let parameters = (ins "int64_t":$context_length,
+                        EnumParameter<Tfm_ModelKind>:$kind,
                         OptionalParameter<"FlatSymbolRefAttr">:$network);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -18,7 +18,7 @@ using namespace mlir::tfm;
 //===----------------------------------------------------------------------===//
 
 LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                int64_t contextLength,
+                                int64_t contextLength, ModelKind kind,
                                 FlatSymbolRefAttr network) {
   if (contextLength <= 0)
     return emitError() << "context_length must be positive, got "
@@ -100,6 +100,24 @@ LogicalResult verifySymbol(ModuleOp module, StringRef attribute,
   return success();
 }
 
+/// The entries a network of `kind` has: a decoder prefill and decode, an
+/// encoder encode, an encoder-decoder all three.
+LogicalResult verifyEntriesFitKind(ModuleOp module, EntriesAttr entries,
+                                   ModelKind kind) {
+  bool encode = static_cast<bool>(entries.getEncode());
+  bool generate = entries.getPrefill() && entries.getDecode();
+  bool fits = kind == ModelKind::decoder   ? generate && !encode
+              : kind == ModelKind::encoder ? encode && !generate
+                                           : encode && generate;
+  if (fits)
+    return success();
+  return module.emitError()
+         << "tfm.entries " << entries << " do not fit tfm.model's kind "
+         << stringifyModelKind(kind)
+         << " (a decoder has prefill and decode, an encoder encode, an "
+            "encoder_decoder all three)";
+}
+
 } // namespace
 
 LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
@@ -135,6 +153,10 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
                               std::pair{entries.getEncode(), "encode"}})
     if (symbol && failed(verifySymbol(module, name, symbol, role)))
       return failure();
+  // The kind is decided once, by the builder in tfm.model; the entries
+  // follow from it, so a reader of either sees the same kind.
+  if (ModelAttr model = getModel(module))
+    return verifyEntriesFitKind(module, entries, model.getKind());
   return success();
 }
 
@@ -202,6 +224,12 @@ ModelAttr mlir::tfm::getModel(ModuleOp module) {
 
 void mlir::tfm::setModel(ModuleOp module, ModelAttr model) {
   module->setAttr(TfmDialect::kModelAttrName, model);
+}
+
+std::optional<ModelKind> mlir::tfm::getModelKind(ModuleOp module) {
+  if (ModelAttr model = getModel(module))
+    return model.getKind();
+  return std::nullopt;
 }
 
 EntriesAttr mlir::tfm::getEntries(ModuleOp module) {

@@ -20,6 +20,11 @@ namespace mlir::tfm {
 /// The network's facts (tfm.model), or null when the module has none.
 ModelAttr getModel(ModuleOp module);
 void setModel(ModuleOp module, ModelAttr model);
+/// What the module's network computes (tfm.model's kind: decoder, encoder
+/// or encoder_decoder), or nullopt when the module has no tfm.model. The
+/// builder decides it from the model's configuration; stages read it here
+/// rather than re-inferring it from the functions or the entries.
+std::optional<ModelKind> getModelKind(ModuleOp module);
 
 /// The entry points (tfm.entries), or null before tfm-kv-cache.
 EntriesAttr getEntries(ModuleOp module);

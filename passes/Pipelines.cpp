@@ -17,7 +17,7 @@ void mlir::tfm::buildTfmKVCachePipeline(OpPassManager &pm,
   TfmKVCacheOptions kvOptions;
   kvOptions.contextLength = options.contextLength;
   kvOptions.prefillChunk = options.prefillChunk;
-  kvOptions.cacheType = options.kvCache;
+  kvOptions.kvCache = options.kvCache;
   pm.addPass(createTfmKVCache(kvOptions));
   pm.addPass(createCanonicalizerPass());
 }

@@ -9,6 +9,7 @@
 #define TFMC_PASSES_PIPELINES_H
 
 #include "passes/PipelineOptions.h"
+#include "passes/Transforms/KVCacheType.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -25,11 +26,11 @@ struct TfmTransformOptions : public PhaseOptions<TfmTransformOptions> {
   Option<int64_t> prefillChunk{*this, "prefill-chunk",
                                llvm::cl::desc("tokens per prefill call"),
                                llvm::cl::init(32)};
-  Option<std::string> kvCache{
+  Option<KVCacheType> kvCache{
       *this, "kv-cache",
       llvm::cl::desc("Element type of the KV cache: f32 or f16 (half the "
                      "bytes; keys and values rounded to f16)"),
-      llvm::cl::init("f32")};
+      llvm::cl::init(KVCacheType::f32), kvCacheTypeValues()};
   Option<bool> fuseProjections{
       *this, "fuse-projections",
       llvm::cl::desc("Stack Q/K/V and gate/up weights into one GEMM each"),

@@ -18,10 +18,10 @@
 #include "runtime/ByteLevel.h"
 #include "runtime/ReadFile.h"
 #include "runtime/Unicode.h"
+#include "runtime/hf/Json.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <queue>
 
 namespace tfm::rt {
@@ -208,173 +208,44 @@ serialize(const std::vector<std::string> &tokensById,
 
 //===-- vocab.json --------------------------------------------------------===//
 
-/// A strict parser for vocab.json: one flat object of string -> integer.
-class VocabJsonParser {
-public:
-  explicit VocabJsonParser(std::string_view text) : text_(text) {}
-
-  bool parse(std::vector<std::pair<std::string, int64_t>> &entries,
-             std::string &error) {
-    skipSpace();
-    if (!expect('{', error))
-      return false;
-    skipSpace();
-    if (peek() == '}') {
-      ++pos_;
-      return finish(error);
-    }
-    while (true) {
-      std::string key;
-      int64_t value;
-      skipSpace();
-      if (!parseString(key, error))
-        return false;
-      skipSpace();
-      if (!expect(':', error))
-        return false;
-      skipSpace();
-      if (!parseInteger(value, error))
-        return false;
-      entries.emplace_back(std::move(key), value);
-      skipSpace();
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      if (!expect('}', error))
-        return false;
-      return finish(error);
-    }
-  }
-
-private:
-  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-  void skipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
-      ++pos_;
-  }
-  bool fail(const std::string &what, std::string &error) const {
-    error = what + " at byte " + std::to_string(pos_);
+/// vocab.json (one JSON object of token -> id, read by the strict parser
+/// tokenizer.json uses) -> tokens in id order; ids must be 0..n-1 exactly.
+/// JSON.parse would keep the last id of a repeated token; the parser
+/// rejects repeated keys instead, as no vocabulary written by a tokenizer
+/// has them.
+bool tokensFromVocabJson(std::string_view json, const std::string &path,
+                         std::vector<std::string> &tokensById,
+                         std::string &error) {
+  const std::string prefix =
+      "'" + path + "' is not a flat JSON object of token ids: ";
+  hf::JsonValue vocab;
+  std::string parseError;
+  if (!hf::parseJson(json, vocab, parseError)) {
+    error = prefix + parseError;
     return false;
   }
-  bool expect(char c, std::string &error) {
-    if (peek() != c || pos_ >= text_.size())
-      return fail(std::string("expected '") + c + "'", error);
-    ++pos_;
-    return true;
+  if (vocab.kind != hf::JsonValue::Kind::Object) {
+    error = prefix + "it holds " + vocab.kindName() + ", not an object";
+    return false;
   }
-  bool finish(std::string &error) {
-    skipSpace();
-    if (pos_ != text_.size())
-      return fail("unexpected text after the object", error);
-    return true;
-  }
-  bool parseUnicodeEscape(std::string &out, std::string &error) {
-    std::string problem;
-    if (!unicode::appendJsonUnicodeEscape(text_, pos_, out, problem))
-      return fail(problem, error);
-    return true;
-  }
-  bool parseString(std::string &out, std::string &error) {
-    if (!expect('"', error))
+  std::vector<const std::string *> slots(vocab.object.size(), nullptr);
+  for (const auto &[token, id] : vocab.object) {
+    if (!id.isInteger) {
+      error = prefix + "token \"" + token + "\" maps to " + id.kindName() +
+              ", not an integer token id";
       return false;
-    while (true) {
-      if (pos_ >= text_.size())
-        return fail("unterminated string", error);
-      char c = text_[pos_++];
-      if (c == '"')
-        return true;
-      if (static_cast<unsigned char>(c) < 0x20)
-        return fail("control character in string", error);
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos_ >= text_.size())
-        return fail("unterminated escape", error);
-      char e = text_[pos_++];
-      switch (e) {
-      case '"':
-        out += '"';
-        break;
-      case '\\':
-        out += '\\';
-        break;
-      case '/':
-        out += '/';
-        break;
-      case 'b':
-        out += '\b';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'u':
-        if (!parseUnicodeEscape(out, error))
-          return false;
-        break;
-      default:
-        --pos_;
-        return fail(std::string("unknown escape '\\") + e + "'", error);
-      }
     }
-  }
-  bool parseInteger(int64_t &value, std::string &error) {
-    size_t start = pos_;
-    if (peek() == '-')
-      ++pos_;
-    if (!(peek() >= '0' && peek() <= '9'))
-      return fail("expected an integer token id", error);
-    value = 0;
-    while (peek() >= '0' && peek() <= '9') {
-      value = value * 10 + (text_[pos_++] - '0');
-      if (value > std::numeric_limits<int32_t>::max())
-        return fail("token id too large", error);
-    }
-    if (peek() == '.' || peek() == 'e' || peek() == 'E')
-      return fail("expected an integer token id", error);
-    if (text_[start] == '-')
-      value = -value;
-    return true;
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-};
-
-/// vocab.json entries -> tokens in id order; ids must be 0..n-1 exactly.
-bool tokensFromVocab(
-    const std::vector<std::pair<std::string, int64_t>> &entries,
-    const std::string &path, std::vector<std::string> &tokensById,
-    std::string &error) {
-  // Like JSON.parse, a repeated key keeps its last id.
-  std::unordered_map<std::string, int64_t> byKey;
-  for (const auto &entry : entries)
-    byKey[entry.first] = entry.second;
-  std::vector<const std::string *> slots(byKey.size(), nullptr);
-  for (const auto &entry : byKey) {
-    int64_t id = entry.second;
-    if (id < 0 || id >= static_cast<int64_t>(slots.size())) {
-      error = "'" + path + "': token id " + std::to_string(id) +
+    if (id.integer < 0 || id.integer >= static_cast<int64_t>(slots.size())) {
+      error = "'" + path + "': token id " + std::to_string(id.integer) +
               " is outside [0, " + std::to_string(slots.size()) + ")";
       return false;
     }
-    if (slots[id]) {
-      error = "'" + path + "': token id " + std::to_string(id) +
+    if (slots[id.integer]) {
+      error = "'" + path + "': token id " + std::to_string(id.integer) +
               " is used by more than one token";
       return false;
     }
-    slots[id] = &entry.first;
+    slots[id.integer] = &token;
   }
   if (slots.empty()) {
     error = "'" + path + "' holds no tokens";
@@ -662,15 +533,8 @@ bool gpt2BlobFromFiles(const std::string &vocabJsonPath,
       !readFile(mergesPath, mergesText, error))
     return false;
 
-  std::vector<std::pair<std::string, int64_t>> entries;
-  std::string parseError;
-  if (!VocabJsonParser(json).parse(entries, parseError)) {
-    error = "'" + vocabJsonPath +
-            "' is not a flat JSON object of token ids: " + parseError;
-    return false;
-  }
   std::vector<std::string> tokensById;
-  if (!tokensFromVocab(entries, vocabJsonPath, tokensById, error))
+  if (!tokensFromVocabJson(json, vocabJsonPath, tokensById, error))
     return false;
 
   // The first line is a "#version: ..." comment; blank lines (the final

@@ -68,6 +68,20 @@ static void recordStoredTypes(ModuleOp module, const ModelSpec &spec) {
   });
 }
 
+/// The IR's name for the kind the model's configuration declares: the one
+/// place the kind crosses from the configuration into the module.
+static mlir::tfm::ModelKind modelKind(ModelKind kind) {
+  switch (kind) {
+  case ModelKind::DecoderOnly:
+    return mlir::tfm::ModelKind::decoder;
+  case ModelKind::EncoderOnly:
+    return mlir::tfm::ModelKind::encoder;
+  case ModelKind::EncoderDecoder:
+    return mlir::tfm::ModelKind::encoder_decoder;
+  }
+  llvm_unreachable("unknown model kind");
+}
+
 llvm::Expected<OwningOpRef<ModuleOp>>
 tfmc::buildModel(MLIRContext &context, const ModelSpec &spec, int64_t sequence,
                  int64_t contextLength, GraphBuilder graph) {
@@ -78,6 +92,7 @@ tfmc::buildModel(MLIRContext &context, const ModelSpec &spec, int64_t sequence,
                      elementType(context, spec.weightType), sequence);
   mlir::tfm::setModel(
       *module, mlir::tfm::ModelAttr::get(&context, contextLength,
+                                         modelKind(spec.config.kind),
                                          SymbolRefAttr::get(net.forward())));
   graph(net);
   for (const auto &entry : net.declaredWeights())

@@ -107,13 +107,11 @@ public:
                     llvm::Twine(contextLength));
       contextLength = transform.contextLength;
     }
-    if (transform.kvCache != "f32" && transform.kvCache != "f16")
-      return fail("--kv-cache must be f32 or f16, not '" +
-                  llvm::Twine(transform.kvCache) + "'");
-    if (transform.kvCache != "f32" &&
+    if (transform.kvCache != mlir::tfm::KVCacheType::f32 &&
         spec.config.kind == ModelKind::EncoderOnly)
-      return fail("--kv-cache=" + llvm::Twine(transform.kvCache) + ": '" +
-                  options.model + "' is an encoder, which has no KV cache");
+      return fail(
+          "--kv-cache=" + mlir::tfm::kvCacheTypeName(transform.kvCache) +
+          ": '" + options.model + "' is an encoder, which has no KV cache");
     if (llvm::Error error = checkCacheSize(contextLength))
       return fail(std::move(error));
     if (transform.prefillChunk <= 0)
@@ -158,7 +156,7 @@ public:
   llvm::Error checkCacheSize(int64_t positions) const {
     constexpr int64_t kMaxCacheBytes = int64_t(1) << 40;
     const DecoderConfig &c = spec.config;
-    int64_t bytes = 2 * (transform.kvCache == "f16" ? 2 : 4);
+    int64_t bytes = 2 * mlir::tfm::kvCacheElementBytes(transform.kvCache);
     bool overflow = positions > std::numeric_limits<int32_t>::max();
     for (int64_t factor :
          {c.numLayers, c.attention.numKVHeads, c.attention.headDim, positions})

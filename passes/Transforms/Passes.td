@@ -8,9 +8,13 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
   let summary = "Split the full-sequence network into KV-cached prefill and decode (an encoder: encode)";
   let description = [{
     Rewrites the network function that the module's
-    `#tfm.model<network = @forward>` names,
+    `#tfm.model<kind = ..., network = @forward>` names into the entry points
+    of that kind of model: the kind is the builder's, and the pass checks
+    that @forward fits it (a decoder's attention cached self-attention, an
+    encoder's uncached and bidirectional, an encoder-decoder's @forward
+    taking source and target tokens) rather than inferring it. A decoder's
     `func.func @forward(%tokens: tensor<SxI32>) -> tensor<SxVxf32>` (the
-    whole network over a sequence starting at position 0), into two entry
+    whole network over a sequence starting at position 0) becomes two entry
     points sharing one KV cache, recorded in the module attribute
     `#tfm.entries<prefill = @prefill, decode = @decode, ...>`:
 
@@ -49,13 +53,14 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     each layer's keys, then of each layer's values, each layer read as a
     `[H, slots, D]` view of its rows and written head by head.
 
-    With `cache-type=f16` the cache is `tensor<2xLxHxTxDxf16>`: each
+    With `kv-cache=f16` the cache is `tensor<2xLxHxTxDxf16>`: each
     step's keys and values are rounded to f16 (nearest even) as they are
     written, and `tfm.attention` reads f16 keys and values (widened to f32
     as they are read). Half the cache's bytes, for the precision of f16.
 
-    An encoder's network (every `tfm.attention` bidirectional with
-    `#tfm.cache_role<none>`) gets no cache and one entry instead,
+    An encoder's network (`kind = encoder`: every `tfm.attention`
+    bidirectional with `#tfm.cache_role<none>`) gets no cache and one entry
+    instead,
     `#tfm.entries<encode = @encode, context_length = T>`:
 
     ```mlir
@@ -66,17 +71,32 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     every row. Rows from `%length` on are padding (`#tfm.entry_arg<length>`
     marks the argument): each attention reads the keys and values of rows
     `[0, length)` only (a head-major `[H, length, D]` slice), so that no
-    real row attends to padding. A network mixing both kinds of attention
-    is refused.
+    real row attends to padding.
+
+    An encoder-decoder's network (`kind = encoder_decoder`,
+    `@forward(%source, %target)`) gets all three: `encode(%source, %length,
+    %cache) -> cache` runs the encoder once and stores every
+    cross-attention's keys and values in the cache after the decoder's
+    self-attention layers; `prefill` and `decode` take the source's
+    `%length` before the cache and run the decoder over the target, its
+    cross-attention reading rows `[0, length)` of the stored keys and
+    values.
+
+    The cache's layout is one implementation of `CacheLayout`
+    (`passes/Transforms/KVCache/CacheLayout.h`), the head-major one
+    described here; the entries decide which slots a step writes and reads,
+    the layout how the cache tensor holds them.
   }];
   let options = [
     Option<"contextLength", "context-length", "int64_t", /*default=*/"0",
            "KV-cache positions, or an encoder's sequence length (0: the context_length of the module's tfm.model)">,
     Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
            "tokens per prefill call (capped at the context length)">,
-    Option<"cacheType", "cache-type", "std::string", /*default=*/"\"f32\"",
+    Option<"kvCache", "kv-cache", "::mlir::tfm::KVCacheType",
+           /*default=*/"::mlir::tfm::KVCacheType::f32",
            "element type of the cached keys and values: f32 or f16 (rounded "
-           "to nearest even when written, widened to f32 when read)">,
+           "to nearest even when written, widened to f32 when read)",
+           [{::mlir::tfm::kvCacheTypeValues()}]>,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
@@ -87,13 +107,16 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
 def TfmFuseQKV : Pass<"tfm-fuse-qkv", "mlir::ModuleOp"> {
   let summary = "Compute the Q, K and V projections as one GEMM";
   let description = [{
-    The three linears of one attention input become one `tfm.linear` over a
-    weight that stacks Wq, Wk and Wv along the output dimension (and their
-    biases), declared as `tfm.global_weight @layers.N.attn.wqkv {stacked =
-    [...]}`: the compiler writes the stacked matrix into the weights blob, so
-    nothing is concatenated at run time. Q, K and V are column slices of
-    the result. One pass over the input and one parallel region instead of
-    three.
+    The query, key and value projections of one `tfm.attention` (the
+    linears its query, keys and values are computed from, through RoPE and
+    the KV cache), when all three read one input, become one `tfm.linear`
+    over a weight that stacks Wq, Wk and Wv along the output dimension (and
+    their biases), declared as `tfm.global_weight @layers.N.attn.wqkv
+    {stacked = [...]}`: the compiler writes the stacked matrix into the
+    weights blob, so nothing is concatenated at run time. Q, K and V are
+    column slices of the result. One pass over the input and one parallel
+    region instead of three. Other linears of the same input stay apart,
+    and linears that feed no attention are never stacked as Q, K and V.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }

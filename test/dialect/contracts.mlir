@@ -5,11 +5,11 @@
 
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 4, context_length = 16>
-// CHECK-SAME: tfm.model = #tfm.model<context_length = 512>
+// CHECK-SAME: tfm.model = #tfm.model<context_length = 512, kind = decoder>
 // CHECK-SAME: tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f", vector_bits = 512, vector_registers = 32>
 // CHECK-SAME: tfm.weights = #tfm.weights_layout<bytes = 128, hash = 42, offsets = {w = 0 : i64}>
 module attributes {
-    tfm.model = #tfm.model<context_length = 512>,
+    tfm.model = #tfm.model<context_length = 512, kind = decoder>,
     tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 4, context_length = 16>,
     tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f", vector_bits = 512, vector_registers = 32>,
     tfm.weights = #tfm.weights_layout<bytes = 128, hash = 42, offsets = {w = 0 : i64}>} {
@@ -31,10 +31,11 @@ module attributes {
 
 // -----
 
-// The network function is named by symbol until tfm-kv-cache replaces it.
+// The network function is named by symbol until tfm-kv-cache replaces it;
+// the kind says what it computes.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: tfm.model = #tfm.model<context_length = 8, network = @forward>
-module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward>} {
+// CHECK-SAME: tfm.model = #tfm.model<context_length = 8, kind = decoder, network = @forward>
+module attributes {tfm.model = #tfm.model<context_length = 8, kind = decoder, network = @forward>} {
   func.func @forward(%t: tensor<2xi32>) -> tensor<2xi32> {
     return %t : tensor<2xi32>
   }
@@ -46,7 +47,9 @@ module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward
 // length argument says how many tokens are real.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tfm.entries = #tfm.entries<encode = @encode, context_length = 8>
-module attributes {tfm.entries = #tfm.entries<encode = @encode, context_length = 8>} {
+// CHECK-SAME: tfm.model = #tfm.model<context_length = 8, kind = encoder>
+module attributes {tfm.entries = #tfm.entries<encode = @encode, context_length = 8>,
+                   tfm.model = #tfm.model<context_length = 8, kind = encoder>} {
   // CHECK-LABEL: func.func @encode
   // CHECK-SAME: index {tfm.entry_arg = #tfm.entry_arg<length>}
   func.func @encode(%t: tensor<8xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>},
@@ -61,7 +64,9 @@ module attributes {tfm.entries = #tfm.entries<encode = @encode, context_length =
 // decode (the target) share one cache.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, encode = @encode, prefill_chunk = 4, context_length = 8>
-module attributes {tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, encode = @encode, prefill_chunk = 4, context_length = 8>} {
+// CHECK-SAME: tfm.model = #tfm.model<context_length = 8, kind = encoder_decoder>
+module attributes {tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, encode = @encode, prefill_chunk = 4, context_length = 8>,
+                   tfm.model = #tfm.model<context_length = 8, kind = encoder_decoder>} {
   func.func @encode() {
     return
   }

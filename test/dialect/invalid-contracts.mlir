@@ -16,13 +16,69 @@ module attributes {tfm.model = "eight"} {
 // -----
 
 // expected-error @+1 {{context_length must be positive, got 0}}
-module attributes {tfm.model = #tfm.model<context_length = 0>} {
+module attributes {tfm.model = #tfm.model<context_length = 0, kind = decoder>} {
 }
 
 // -----
 
 // expected-error @+1 {{tfm.model names @forward as the network, but the module has no such function}}
-module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 8, kind = decoder, network = @forward>} {
+}
+
+// -----
+
+// The builder decides the model's kind; the IR states it.
+// expected-error @+1 {{struct is missing required parameter: kind}}
+module attributes {tfm.model = #tfm.model<context_length = 8>} {
+}
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::tfm::ModelKind to be one of: decoder, encoder, encoder_decoder}}
+// expected-error @+1 {{failed to parse Tfm_ModelAttr parameter 'kind'}}
+module attributes {tfm.model = #tfm.model<context_length = 8, kind = seq2seq>} {
+}
+
+// -----
+
+// The entries follow from the kind: a decoder generates (prefill, decode).
+// expected-error @+1 {{tfm.entries #tfm.entries<encode = @e, context_length = 8> do not fit tfm.model's kind decoder (a decoder has prefill and decode, an encoder encode, an encoder_decoder all three)}}
+module attributes {tfm.model = #tfm.model<context_length = 8, kind = decoder>,
+                   tfm.entries = #tfm.entries<encode = @e, context_length = 8>} {
+  func.func @e() {
+    return
+  }
+}
+
+// -----
+
+// An encoder's entry is encode alone.
+// expected-error @+1 {{do not fit tfm.model's kind encoder}}
+module attributes {tfm.model = #tfm.model<context_length = 8, kind = encoder>,
+                   tfm.entries = #tfm.entries<prefill = @p, decode = @d, encode = @e, prefill_chunk = 4, context_length = 8>} {
+  func.func @p() {
+    return
+  }
+  func.func @d() {
+    return
+  }
+  func.func @e() {
+    return
+  }
+}
+
+// -----
+
+// An encoder-decoder encodes its source and generates its target.
+// expected-error @+1 {{do not fit tfm.model's kind encoder_decoder}}
+module attributes {tfm.model = #tfm.model<context_length = 8, kind = encoder_decoder>,
+                   tfm.entries = #tfm.entries<prefill = @p, decode = @d, prefill_chunk = 4, context_length = 8>} {
+  func.func @p() {
+    return
+  }
+  func.func @d() {
+    return
+  }
 }
 
 // -----
@@ -60,8 +116,8 @@ module attributes {tfm.entries = #tfm.entries<encode = @e, context_length = 8>} 
 
 // -----
 
-// expected-error @+1 {{'tfm.entries' must be a #tfm.entries, got #tfm.model<context_length = 8>}}
-module attributes {tfm.entries = #tfm.model<context_length = 8>} {
+// expected-error @+1 {{'tfm.entries' must be a #tfm.entries, got #tfm.model<context_length = 8, kind = decoder>}}
+module attributes {tfm.entries = #tfm.model<context_length = 8, kind = decoder>} {
 }
 
 // -----
@@ -86,7 +142,7 @@ module attributes {tfm.weights = 320 : i64} {
 
 module {
   // expected-error @+1 {{'tfm.model' belongs on a module}}
-  func.func @f() attributes {tfm.model = #tfm.model<context_length = 8>} {
+  func.func @f() attributes {tfm.model = #tfm.model<context_length = 8, kind = decoder>} {
     return
   }
 }

@@ -16,7 +16,7 @@
 // and decode(weights, token, pos, cache, logits), each argument in its
 // place and marked with what it carries. No tfm or linalg op is left.
 
-module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 8, kind = decoder, network = @forward>} {
   tfm.global_weight @table : tensor<16x8xf32>
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
     %c0 = arith.constant 0 : index

@@ -228,10 +228,20 @@ std::string filesError(const std::string &vocabJson,
 }
 
 TEST(Gpt2Tokenizer, RejectsMalformedFiles) {
-  EXPECT_NE(filesError("[1, 2]", "").find("expected '{'"), std::string::npos);
-  EXPECT_NE(filesError("{\"a\": 0,}", "").find("expected '\"'"),
+  EXPECT_NE(filesError("[1, 2]", "").find("an array, not an object"),
+            std::string::npos);
+  // vocab.json is read by the JSON parser tokenizer.json uses (hf::parseJson),
+  // which names the line and column of a syntax error.
+  EXPECT_NE(filesError("{\"a\": 0,}", "")
+                .find("line 1, column 9: expected "
+                      "a string key"),
             std::string::npos);
   EXPECT_NE(filesError("{\"a\": 1.5}", "").find("integer"), std::string::npos);
+  EXPECT_NE(filesError("{\"a\": \"0\"}", "").find("integer"),
+            std::string::npos);
+  // A repeated token is refused, not resolved to its last id.
+  EXPECT_NE(filesError("{\"a\": 0, \"a\": 1}", "").find("duplicate key \"a\""),
+            std::string::npos);
   EXPECT_NE(filesError("{\"a\": 0, \"b\": 2}", "").find("token id 2"),
             std::string::npos);
   EXPECT_NE(filesError("{\"a\": 0}", "#version: 0.2\na b c\n").find("line 2"),

@@ -5,7 +5,7 @@
 // into the cache after the self-attention layers; prefill and decode run
 // the decoder, whose cross-attention reads rows [0, length) of them.
 
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = encoder_decoder, network = @forward>} {
   tfm.global_weight @table : tensor<32x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>
   tfm.global_weight @cross_wk : tensor<8x16xf32>

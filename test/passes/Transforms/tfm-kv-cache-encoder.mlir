@@ -1,11 +1,12 @@
 // RUN: tfmc-opt %s -tfm-kv-cache | FileCheck %s
 // RUN: tfmc-opt %s -tfm-kv-cache=context-length=8 | FileCheck %s --check-prefix=SHORT
 
-// An encoder (bidirectional attention with nothing to cache) gets one
-// `encode` entry over the whole sequence and no cache; padding rows (from
-// %length on) are kept out of every attention's keys and values.
+// An encoder (#tfm.model's kind; bidirectional attention with nothing to
+// cache) gets one `encode` entry over the whole sequence and no cache;
+// padding rows (from %length on) are kept out of every attention's keys
+// and values. #tfm.model keeps its kind and names no network any more.
 
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = encoder, network = @forward>} {
   tfm.global_weight @table : tensor<32x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>
   // CHECK-NOT: func.func @forward
@@ -23,7 +24,7 @@ module attributes {tfm.model = #tfm.model<context_length = 16, network = @forwar
 
 // CHECK: module attributes
 // CHECK-SAME: tfm.entries = #tfm.entries<encode = @encode, context_length = 16>
-// CHECK-SAME: tfm.model = #tfm.model<context_length = 16>
+// CHECK-SAME: tfm.model = #tfm.model<context_length = 16, kind = encoder>
 // CHECK-NOT: func.func @prefill
 // CHECK-NOT: func.func @decode
 // CHECK-LABEL: func.func @encode

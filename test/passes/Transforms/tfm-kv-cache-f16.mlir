@@ -1,6 +1,6 @@
-// RUN: tfmc-opt %s -tfm-kv-cache="prefill-chunk=4 cache-type=f16" | FileCheck %s
+// RUN: tfmc-opt %s -tfm-kv-cache="prefill-chunk=4 kv-cache=f16" | FileCheck %s
 
-// cache-type=f16: the cache is f16, each step's keys and values are rounded
+// kv-cache=f16: the cache is f16, each step's keys and values are rounded
 // to f16 after the head-major transpose and before they are written, and
 // attention reads f16 slices of it.
 
@@ -14,7 +14,7 @@
 // CHECK: tfm.attention {{.*}} : tensor<4x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf16>
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: tensor<2x1x2x16x4xf16> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) -> (tensor<1x16xf32>, tensor<2x1x2x16x4xf16>)
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, network = @forward>} {
   tfm.global_weight @wq : tensor<16x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {

@@ -4,7 +4,7 @@
 // row of its last real token onto the vocabulary; decode projects its one
 // row as before.
 
-module attributes {tfm.model = #tfm.model<context_length = 8, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 8, kind = decoder, network = @forward>} {
   tfm.global_weight @table : tensor<32x16xf32>
   func.func @forward(%tokens: tensor<2xi32>) -> tensor<2x32xf32> {
     %table = tfm.weight @table : tensor<32x16xf32>

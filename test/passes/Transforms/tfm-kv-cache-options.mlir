@@ -7,7 +7,7 @@
 // CHECK-SAME: tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 4, context_length = 4>
 // CHECK-LABEL: func.func @prefill
 // CHECK-SAME: tensor<4xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, %{{.*}}: index {tfm.entry_arg = #tfm.entry_arg<position>}, %{{.*}}: index {tfm.entry_arg = #tfm.entry_arg<count>}, %{{.*}}: tensor<2x1x2x4x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, network = @forward>} {
   tfm.global_weight @wq : tensor<16x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {

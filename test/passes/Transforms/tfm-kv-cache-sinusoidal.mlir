@@ -3,7 +3,7 @@
 // Sinusoidal encodings are of the tokens' absolute positions: in prefill and
 // in decode their offset becomes the entry's %pos, as RoPE's does.
 
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, network = @forward>} {
   tfm.global_weight @table : tensor<16x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {

@@ -5,7 +5,7 @@
 // wrapping to slot 0 (the rows that do not fit before the end go to the
 // start), and attention reads the written slots, at most 6, as a ring.
 
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, network = @forward>} {
   tfm.global_weight @wk : tensor<8x16xf32>
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
     %c0 = arith.constant 0 : index
@@ -44,7 +44,7 @@ module attributes {tfm.model = #tfm.model<context_length = 16, network = @forwar
 // -----
 
 // A window that, with the chunk, covers the context needs no ring.
-module attributes {tfm.model = #tfm.model<context_length = 6, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 6, kind = decoder, network = @forward>} {
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
     %c0 = arith.constant 0 : index
     %x = arith.constant dense<1.0> : tensor<4x16xf32>
@@ -69,7 +69,7 @@ module attributes {tfm.model = #tfm.model<context_length = 6, network = @forward
 // [kv heads * slots] rows of each layer's keys, then of its values:
 // 2 * (2 * 16 + 2 * 6) = 88 rows of 4 features. Keys of layer 0 are rows
 // [0, 32) (head 1 from row 16), of layer 1 rows [32, 44); values from 44.
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, network = @forward>} {
   func.func @forward(%tokens: tensor<4xi32>) -> tensor<4x16xf32> {
     %c0 = arith.constant 0 : index
     %x = arith.constant dense<1.0> : tensor<4x16xf32>

@@ -4,7 +4,7 @@
 // token); every position offset becomes the entry's %pos and each attention
 // first writes its keys/values into the cache, then reads the layer's slice.
 
-module attributes {tfm.model = #tfm.model<context_length = 16, network = @forward>} {
+module attributes {tfm.model = #tfm.model<context_length = 16, kind = decoder, network = @forward>} {
   tfm.global_weight @wq : tensor<16x16xf32>
   tfm.global_weight @wk : tensor<8x16xf32>
   // CHECK-NOT: func.func @forward
