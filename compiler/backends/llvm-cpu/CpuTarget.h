@@ -1,46 +1,28 @@
-//===- LLVMEmission.h - LLVM dialect -> LLVM IR -> CPU object ---*- C++ -*-===//
-#ifndef TFMC_COMPILER_BACKENDS_LLVMCPU_LLVMEMISSION_H
-#define TFMC_COMPILER_BACKENDS_LLVMCPU_LLVMEMISSION_H
+//===- CpuTarget.h - The CPU code is generated for --------------*- C++ -*-===//
+#ifndef TFMC_COMPILER_BACKENDS_LLVMCPU_CPUTARGET_H
+#define TFMC_COMPILER_BACKENDS_LLVMCPU_CPUTARGET_H
 
+#include "compiler/backends/common/ObjectEmission.h"
 #include "dialect/TfmOps.h"
-#include "runtime/ModelABI.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"
 
-#include <memory>
 #include <string>
 
 namespace tfmc {
 
 /// Describes the CPU to generate code for: `cpu` (empty: this machine, with
 /// the features it reports; else the features the named CPU implies, spelled
-/// out) on the host's triple, with its widest vector
-/// registers and how many there are (32 x 512 bits with AVX-512, 16 x 256
-/// with AVX, else 16 x 128).
+/// out) on the host's triple, with its widest vector registers and how many
+/// there are (32 x 512 bits with AVX-512, 16 x 256 with AVX, else 16 x 128):
+/// a cpu #tfm.target with its #tfm.cpu_target config.
 llvm::Expected<mlir::tfm::TargetAttr>
 describeCpuTarget(mlir::MLIRContext &context, const std::string &cpu);
 
-/// Translates a module in the LLVM dialect (entries named by #tfm.entries)
-/// into LLVM IR exporting the symbols of runtime/ModelABI.h: the entries are
-/// renamed `tfm_prefill` / `tfm_decode` and `tfm_model` is defined from
-/// `info`. Every other function becomes internal.
-llvm::Expected<std::unique_ptr<llvm::Module>>
-translateToModelIR(mlir::ModuleOp module, llvm::LLVMContext &context,
-                   const tfm_model_info &info);
-
-enum class ObjectKind { Assembly, Object };
-
-/// Optimises `module` at -O3 for `target` and writes assembly or an object
-/// file to `path` ("-" for stdout). With `sanitizeThread`, instruments every
-/// memory access for ThreadSanitizer.
-llvm::Error emitMachineCode(llvm::Module &module, ObjectKind kind,
-                            const std::string &path,
-                            mlir::tfm::TargetAttr target,
-                            bool sanitizeThread = false);
+/// The machine a cpu #tfm.target describes, as LLVM's TargetMachine wants it.
+MachineDescription machineOf(mlir::tfm::CpuTargetAttr cpu);
 
 } // namespace tfmc
 
-#endif // TFMC_COMPILER_BACKENDS_LLVMCPU_LLVMEMISSION_H
+#endif // TFMC_COMPILER_BACKENDS_LLVMCPU_CPUTARGET_H
