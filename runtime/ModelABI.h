@@ -35,8 +35,7 @@ extern "C" {
 /* tfm_model_info.device: where the entries run and where the weights, the
  * cache and the scratch they take must live. */
 #define TFM_DEVICE_HOST 0 /* this process's memory, the calling thread */
-#define TFM_DEVICE_CUDA 1 /* CUDA device memory, the work queued on a stream   \
-                           */
+#define TFM_DEVICE_CUDA 1 /* CUDA device memory, work queued on a stream */
 
 /* The emitters describe this struct field by field (compiler/backends/
  * common/ModelInfoFields.h checks its offsets at compile time): it has no
