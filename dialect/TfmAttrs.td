@@ -228,33 +228,64 @@ def Tfm_EntriesAttr : Tfm_Attr<"Entries", "entries"> {
   let extraClassDeclaration = [{
     /// Every entry point the module has, in a fixed order.
     ::llvm::SmallVector<::mlir::FlatSymbolRefAttr, 3> getEntryPoints() const;
-    /// True for an encoder's entries (`encode`, no cache).
-    bool isEncoder() const { return getEncode() && !getPrefill(); }
-    bool isEncoderDecoder() const { return getEncode() && getPrefill(); }
   }];
+}
+
+def Tfm_TargetConfigAttrInterface : AttrInterface<"TargetConfigAttrInterface"> {
+  let cppNamespace = "::mlir::tfm";
+  let description = [{
+    A backend's description of the machine it generates code for: the
+    `config` of `#tfm.target`, which that backend's passes read (the CPU's
+    is `#tfm.cpu_target`). Each backend defines its own attribute and
+    names itself, so that `#tfm.target` can check that its config belongs
+    to its backend.
+  }];
+  let methods = [
+    InterfaceMethod<"The `--target` name of the backend this configures.",
+                    "::llvm::StringRef", "getBackendName", (ins)>,
+  ];
+}
+
+def Tfm_CpuTargetAttr : Tfm_Attr<"CpuTarget", "cpu_target",
+    [DeclareAttrInterfaceMethods<Tfm_TargetConfigAttrInterface>]> {
+  let summary = "The CPU code is generated for (the config of a cpu #tfm.target)";
+  let description = [{
+    Chosen by `tfmc --target=cpu --target-cpu=...`: `triple`, `cpu` and
+    `features` are LLVM's target description, `vector_bits` the widest
+    vector register and `vector_registers` how many there are (AVX-512: 512
+    bits, 32 registers; AVX2: 256, 16).
+    ```mlir
+    #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4",
+        features = "+avx512f,+fma", vector_bits = 512, vector_registers = 32>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<>:$triple,
+                        StringRefParameter<>:$cpu,
+                        StringRefParameter<>:$features,
+                        "int64_t":$vector_bits,
+                        "int64_t":$vector_registers);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 def Tfm_TargetAttr : Tfm_Attr<"Target", "target"> {
   let summary = "The machine code is generated for (module attribute tfm.target)";
   let description = [{
-    Chosen by the driver's backend (`tfmc --target=cpu --target-cpu=...`)
-    and read by target-specific passes instead of guessing from the host:
-    `backend` names the code generator (`cpu`), `triple`, `cpu` and
-    `features` are LLVM's target description, `vector_bits` the widest
-    vector register and `vector_registers` how many there are (AVX-512: 512
-    bits, 32 registers; AVX2: 256, 16).
+    Chosen by the driver's backend (`tfmc --target=NAME`) and read by
+    target-specific passes instead of guessing from the host: `backend`
+    names the code generator and `config` is that backend's description of
+    the machine, an attribute of its own (`#tfm.cpu_target` for `cpu`)
+    that names the same backend.
     ```mlir
     module attributes {tfm.target = #tfm.target<backend = "cpu",
-        triple = "x86_64-unknown-linux-gnu", cpu = "znver4",
-        features = "+avx512f,+fma", vector_bits = 512, vector_registers = 32>}
+        config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu",
+        cpu = "znver4", features = "+avx512f,+fma", vector_bits = 512,
+        vector_registers = 32>>}
     ```
   }];
   let parameters = (ins StringRefParameter<>:$backend,
-                        StringRefParameter<>:$triple,
-                        StringRefParameter<>:$cpu,
-                        StringRefParameter<>:$features,
-                        "int64_t":$vector_bits,
-                        "int64_t":$vector_registers);
+                        AttrParameter<"::mlir::tfm::TargetConfigAttrInterface",
+                                      "the backend's description of the machine">:$config);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -60,11 +60,22 @@ SmallVector<FlatSymbolRefAttr, 3> EntriesAttr::getEntryPoints() const {
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 StringRef backend, StringRef triple,
-                                 StringRef cpu, StringRef features,
-                                 int64_t vectorBits, int64_t vectorRegisters) {
+                                 StringRef backend,
+                                 TargetConfigAttrInterface config) {
   if (backend.empty())
     return emitError() << "a target needs a backend name";
+  if (!config)
+    return emitError() << "target '" << backend << "' needs a config";
+  if (config.getBackendName() != backend)
+    return emitError() << "target '" << backend << "' has the config of '"
+                       << config.getBackendName() << "': " << config;
+  return success();
+}
+
+LogicalResult
+CpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      StringRef triple, StringRef cpu, StringRef features,
+                      int64_t vectorBits, int64_t vectorRegisters) {
   if (vectorBits < 32 || vectorBits % 32 != 0)
     return emitError() << "vector_bits must be a positive multiple of 32, got "
                        << vectorBits;
@@ -73,6 +84,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << vectorRegisters;
   return success();
 }
+
+StringRef CpuTargetAttr::getBackendName() const { return "cpu"; }
 
 //===----------------------------------------------------------------------===//
 // Dialect hooks
@@ -252,11 +265,20 @@ void mlir::tfm::setTarget(ModuleOp module, TargetAttr target) {
   module->setAttr(TfmDialect::kTargetAttrName, target);
 }
 
+CpuTargetAttr mlir::tfm::getCpuTarget(TargetAttr target) {
+  return target ? dyn_cast<CpuTargetAttr>(target.getConfig()) : CpuTargetAttr();
+}
+
+CpuTargetAttr mlir::tfm::getCpuTarget(Operation *op) {
+  return getCpuTarget(getTarget(op));
+}
+
 bool mlir::tfm::hasTargetFeature(TargetAttr target, StringRef feature) {
-  if (!target)
+  CpuTargetAttr cpu = getCpuTarget(target);
+  if (!cpu)
     return false;
   SmallVector<StringRef> features;
-  target.getFeatures().split(features, ',');
+  cpu.getFeatures().split(features, ',');
   return llvm::is_contained(features, feature);
 }
 
@@ -289,6 +311,14 @@ std::optional<unsigned> mlir::tfm::findEntryArg(FunctionOpInterface function,
             i, TfmDialect::kEntryArgAttrName))
       if (mark.getValue() == kind)
         return i;
+  return std::nullopt;
+}
+
+std::optional<EntryArg> mlir::tfm::getEntryArg(FunctionOpInterface function,
+                                               unsigned index) {
+  if (auto mark = function.getArgAttrOfType<EntryArgAttr>(
+          index, TfmDialect::kEntryArgAttrName))
+    return mark.getValue();
   return std::nullopt;
 }
 

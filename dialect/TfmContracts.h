@@ -33,8 +33,14 @@ void setEntries(ModuleOp module, EntriesAttr entries);
 /// The target (tfm.target) of `op`'s module, or null when none was chosen.
 TargetAttr getTarget(Operation *op);
 void setTarget(ModuleOp module, TargetAttr target);
-/// Whether `target` (may be null) enables `feature` ("+avx2": an entry of
-/// its comma-separated LLVM feature list).
+/// The CPU `target` describes (its #tfm.cpu_target config), or null when
+/// `target` is null or another backend's.
+CpuTargetAttr getCpuTarget(TargetAttr target);
+/// The CPU of `op`'s module target, or null when none was chosen or the
+/// target is not a CPU.
+CpuTargetAttr getCpuTarget(Operation *op);
+/// Whether `target` (may be null) is a CPU whose features enable `feature`
+/// ("+avx2": an entry of its comma-separated LLVM feature list).
 bool hasTargetFeature(TargetAttr target, StringRef feature);
 
 /// The weights blob layout (tfm.weights), or null before weights are bound.
@@ -49,6 +55,9 @@ void setEntryArg(FunctionOpInterface function, unsigned index, EntryArg kind);
 /// The argument of `function` marked `kind`, if any.
 std::optional<unsigned> findEntryArg(FunctionOpInterface function,
                                      EntryArg kind);
+/// The mark of argument `index` of `function`, if it has one.
+std::optional<EntryArg> getEntryArg(FunctionOpInterface function,
+                                    unsigned index);
 /// Removes every tfm.entry_arg mark of `function`.
 void clearEntryArgs(FunctionOpInterface function);
 

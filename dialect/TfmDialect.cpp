@@ -10,6 +10,8 @@ using namespace mlir::tfm;
 #include "dialect/TfmDialect.cpp.inc"
 #include "dialect/TfmEnums.cpp.inc"
 
+#include "dialect/TfmAttrInterfaces.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dialect/TfmAttrs.cpp.inc"
 

@@ -17,6 +17,8 @@
 #include "dialect/TfmDialect.h.inc"
 #include "dialect/TfmEnums.h.inc"
 
+#include "dialect/TfmAttrInterfaces.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dialect/TfmAttrs.h.inc"
 

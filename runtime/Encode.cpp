@@ -10,10 +10,6 @@
 #include <cstring>
 #include <numeric>
 
-// A decoder's object defines no tfm_encode: the reference is weak, and
-// main() calls this file only for encoders (tfm_model.kind).
-#pragma weak tfm_encode
-
 namespace tfm::rt {
 
 namespace {
@@ -64,51 +60,6 @@ bool tokenize(const Tokenizer &tokenizer, const std::string &prompt,
 }
 
 } // namespace
-
-EncoderRunner::EncoderRunner(const tfm_model_info &info, const uint8_t *weights)
-    : info_(info), weights_(weights), padded_(info.context_length, 0),
-      hidden_(size_t(info.context_length) * info.hidden_size),
-      logits_(info.encode_logits ? size_t(info.context_length) * info.vocab_size
-                                 : 0) {}
-
-bool EncoderRunner::check(const std::vector<int32_t> &ids,
-                          const std::string &what, std::string &error) const {
-  if (ids.empty()) {
-    error = "error: " + what + " has no tokens";
-    return false;
-  }
-  if (ids.size() > size_t(sequence())) {
-    error = "error: " + what + " is " + std::to_string(ids.size()) +
-            " tokens but this encoder was compiled for sequences of at most " +
-            std::to_string(sequence()) + " (tfmc --context)";
-    return false;
-  }
-  for (int32_t id : ids)
-    if (id < 0 || id >= vocab()) {
-      error = "error: " + what + ": id " + std::to_string(id) +
-              " is outside the model's vocabulary of " +
-              std::to_string(vocab());
-      return false;
-    }
-  return true;
-}
-
-void EncoderRunner::encode(const std::vector<int32_t> &ids) {
-  // Padding positions may hold any id: no real position attends to them.
-  std::fill(padded_.begin(), padded_.end(), 0);
-  std::copy(ids.begin(), ids.end(), padded_.begin());
-  int64_t length = static_cast<int64_t>(ids.size());
-  if (hasLogits()) {
-    tfm_encode(weights_, padded_.data(), length, hidden_.data(), logits_.data(),
-               scratch_.get());
-    return;
-  }
-  // Without a masked-LM head the entry has no logits parameter.
-  using HiddenOnly =
-      void (*)(const uint8_t *, const int32_t *, int64_t, float *, uint8_t *);
-  reinterpret_cast<HiddenOnly>(&tfm_encode)(weights_, padded_.data(), length,
-                                            hidden_.data(), scratch_.get());
-}
 
 int runFillMask(EncoderRunner &runner, const Tokenizer &tokenizer,
                 const CliOptions &options) {

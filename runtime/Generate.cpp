@@ -11,17 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <sys/mman.h>
 #include <unistd.h>
-
-// An encoder's object defines neither: the references are weak, and main()
-// calls this file only for decoders (tfm_model.kind).
-#pragma weak tfm_prefill
-#pragma weak tfm_decode
-// Defined by encoder-decoders only (tfm_model.kind).
-#pragma weak tfm_seq2seq_encode
-#pragma weak tfm_seq2seq_prefill
-#pragma weak tfm_seq2seq_decode
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "--dump-logits writes host floats and promises little-endian output"
@@ -50,136 +40,11 @@ uint64_t clockSeed() {
   return now ^ (static_cast<uint64_t>(::getpid()) << 32);
 }
 
-/// The x86-64 and AArch64 (4 KiB granule) transparent huge page.
-constexpr uint64_t kHugePageBytes = 2ull << 20;
-
 double perSecond(int tokens, double seconds) {
   return tokens > 0 && seconds > 0 ? tokens / seconds : 0.0;
 }
 
 } // namespace
-
-//===----------------------------------------------------------------------===//
-// ModelRunner
-//===----------------------------------------------------------------------===//
-
-ModelRunner::ModelRunner(const tfm_model_info &info, const uint8_t *weights)
-    : info_(info), weights_(weights) {}
-
-bool ModelRunner::allocate(std::string &error) {
-  // aligned_alloc wants a multiple of the alignment; vector-width loads in
-  // generated code want 64-byte alignment. A cache of a huge page or more is
-  // aligned to huge pages (see below).
-  uint64_t bytes = std::max<uint64_t>(info_.cache_bytes, 64);
-  uint64_t alignment = bytes >= kHugePageBytes ? kHugePageBytes : 64;
-  bytes = (bytes + alignment - 1) / alignment * alignment;
-  cache_.reset(std::aligned_alloc(alignment, bytes));
-  if (!cache_) {
-    error = "error: cannot allocate " + std::to_string(bytes) +
-            " bytes for the KV cache";
-    return false;
-  }
-#ifdef MADV_HUGEPAGE
-  // Each decode step reads every cached row: at context 1024, llama-110m's
-  // 75 MB are 18k pages of 4 KiB, far more than the TLB holds, and every
-  // page missed it. On 2 MiB pages attention's share of a decode step at
-  // positions 888+ fell from 19.0% to 16.0% and from 16.5% to 14.1%
-  // (interleaved runs, x5 and x8). Advice only: where transparent huge
-  // pages are off, the cache works the same, slower.
-  if (alignment == kHugePageBytes)
-    ::madvise(cache_.get(), bytes, MADV_HUGEPAGE);
-#endif
-  std::memset(cache_.get(), 0, bytes);
-  if (!allocateScratch(info_, scratch_, error))
-    return false;
-  logits_.assign(info_.vocab_size, 0.0f);
-  chunkTokens_.assign(std::max<uint32_t>(info_.prefill_chunk, 1), 0);
-  return true;
-}
-
-bool ModelRunner::encodeSource(const int32_t *ids, int count,
-                               std::string &error) {
-  if (count < 1 || count > context()) {
-    error = "error: the source is " + std::to_string(count) +
-            " tokens but the encoder's context is " +
-            std::to_string(context()) + " tokens";
-    return false;
-  }
-  for (int i = 0; i < count; ++i) {
-    if (ids[i] < 0 || ids[i] >= vocab()) {
-      error = "error: source token " + std::to_string(ids[i]) +
-              " is outside the model's vocabulary of " +
-              std::to_string(vocab());
-      return false;
-    }
-  }
-  // Padding ids are harmless: no real position attends to them (ModelABI.h).
-  sourceTokens_.assign(info_.context_length, 0);
-  std::copy(ids, ids + count, sourceTokens_.begin());
-  sourceLength_ = count;
-  tfm_seq2seq_encode(weights_, sourceTokens_.data(), sourceLength_,
-                     cache_.get(), scratch_.get());
-  return true;
-}
-
-void ModelRunner::prefill(int64_t pos, int64_t count) {
-  if (isSeq2Seq())
-    tfm_seq2seq_prefill(weights_, chunkTokens_.data(), pos, count,
-                        sourceLength_, cache_.get(), logits_.data(),
-                        scratch_.get());
-  else
-    tfm_prefill(weights_, chunkTokens_.data(), pos, count, cache_.get(),
-                logits_.data(), scratch_.get());
-}
-
-void ModelRunner::decode(const int32_t *token, int64_t pos) {
-  if (isSeq2Seq())
-    tfm_seq2seq_decode(weights_, token, pos, sourceLength_, cache_.get(),
-                       logits_.data(), scratch_.get());
-  else
-    tfm_decode(weights_, token, pos, cache_.get(), logits_.data(),
-               scratch_.get());
-}
-
-const float *ModelRunner::feed(const int32_t *tokens, int count, int64_t pos,
-                               bool decodeOnly, std::vector<float> *allLogits) {
-  const int64_t chunk = info_.prefill_chunk;
-  auto keep = [&] {
-    if (allLogits)
-      allLogits->insert(allLogits->end(), logits_.begin(), logits_.end());
-  };
-  int done = 0;
-  while (done < count) {
-    int remaining = count - done;
-    int64_t at = pos + done;
-    if (!decodeOnly && chunk > 0 && remaining >= 2 &&
-        at + chunk <= static_cast<int64_t>(info_.context_length)) {
-      // Padding ids are harmless: their cache rows are rewritten before any
-      // query attends to them (ModelABI.h).
-      int rows = static_cast<int>(std::min<int64_t>(remaining, chunk));
-      std::fill(chunkTokens_.begin(), chunkTokens_.end(), 0);
-      std::copy(tokens + done, tokens + done + rows, chunkTokens_.begin());
-      // A prefill call returns the logits of one row (the last real token).
-      // For every row's, the chunk runs once per row, each time with one
-      // more real token: the same prefill code, so --dump-logits checks it.
-      // A chunk that more tokens follow needs none: count 0 skips them.
-      if (!allLogits && rows < remaining) {
-        prefill(at, 0);
-      } else {
-        for (int real = allLogits ? 1 : rows; real <= rows; ++real) {
-          prefill(at, real);
-          keep();
-        }
-      }
-      done += rows;
-    } else {
-      decode(tokens + done, at);
-      keep();
-      done += 1;
-    }
-  }
-  return logits_.data();
-}
 
 //===----------------------------------------------------------------------===//
 // Generation

@@ -14,6 +14,7 @@
 #include "runtime/Package.h"
 #include "runtime/PackageCheck.h"
 #include "runtime/Tokenizer.h"
+#include "runtime/model/ModelEntries.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -34,10 +35,6 @@ int defaultThreads() {
 extern "C" {
 /// Threads the generated code may use; set by --threads.
 int tfm_num_threads = defaultThreads();
-/// Generated kernels work-share through the OpenMP runtime when compiled
-/// with --parallel (the default). Weak, so single-threaded builds link
-/// without it.
-void omp_set_num_threads(int) __attribute__((weak));
 }
 
 using namespace tfm::rt;
@@ -71,6 +68,10 @@ int printInfo(const Package &package, const std::string &path) {
               tfm_model.cache_element_bytes == 2 ? "f16" : "f32");
   std::printf("weights hash: 0x%016" PRIx64 "\n", tfm_model.weights_hash);
   std::printf("abi version: %u\n", tfm_model.abi_version);
+  std::printf("device: %s\n", tfm_model.device == TFM_DEVICE_HOST ? "host"
+                              : tfm_model.device == TFM_DEVICE_CUDA
+                                  ? "cuda"
+                                  : "unknown");
   if (tfm_model.kind == TFM_KIND_ENCODER)
     std::printf("kind: encoder (hidden %u, %s)\n", tfm_model.hidden_size,
                 tfm_model.encode_logits ? "masked-LM head"
@@ -124,9 +125,9 @@ int generate(ModelRunner &runner, const Package &package,
 /// --bench.
 int runEncoder(const Package &package, const std::string &path,
                const CliOptions &options) {
-  EncoderRunner runner(tfm_model, package.weights());
+  EncoderRunner runner(tfm_model, linkedEntries());
   std::string error;
-  if (!runner.init(error)) {
+  if (!runner.open(package.weights(), error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
@@ -176,8 +177,7 @@ int main(int argc, char **argv) {
   }
   if (options.threads > 0)
     tfm_num_threads = options.threads;
-  if (omp_set_num_threads)
-    omp_set_num_threads(tfm_num_threads);
+  tfm_set_num_threads(tfm_num_threads);
 
   std::string path = packagePath();
   Package package;
@@ -208,8 +208,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  ModelRunner runner(tfm_model, package.weights());
-  if (!runner.allocate(error)) {
+  ModelRunner runner(tfm_model, linkedEntries());
+  if (!runner.open(package.weights(), error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }

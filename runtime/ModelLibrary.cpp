@@ -1,8 +1,8 @@
 //===- ModelLibrary.cpp - The C API of a model compiled with --emit=lib ---===//
 //
-// Each tfmc_context owns its package mapping, ModelRunner (KV cache, scratch,
-// logits), tokenizer and sampler; nothing here is static and mutable, so
-// contexts run concurrently (runtime/ModelLibrary.h).
+// Each tfmc_context owns its package mapping, ModelRunner (its device, KV
+// cache, scratch, logits), tokenizer and sampler; nothing here is static and
+// mutable, so contexts run concurrently (runtime/ModelLibrary.h).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/ModelLibrary.h"
@@ -77,13 +77,14 @@ tfmc_status createContext(const char *path, tfmc_context &context) {
                                     context.bos, context.eos, error);
   if (!context.tokenizer)
     return context.fail(TFMC_ERROR_PACKAGE, "'" + name + "': " + error);
-  context.runner =
-      std::make_unique<ModelRunner>(tfm_model, context.package.weights());
-  if (!context.runner->allocate(error)) {
-    // allocate() words its errors for the command line.
+  context.runner = std::make_unique<ModelRunner>(tfm_model, linkedEntries());
+  if (!context.runner->open(context.package.weights(), error)) {
+    // open() words its errors for the command line.
     if (error.rfind("error: ", 0) == 0)
       error.erase(0, 7);
-    return TFMC_ERROR_OUT_OF_MEMORY;
+    bool memory = context.runner->openFailure() == ModelMemory::Failure::Memory;
+    context.runner.reset();
+    return memory ? TFMC_ERROR_OUT_OF_MEMORY : TFMC_ERROR_PACKAGE;
   }
   context.sampler = std::make_unique<Sampler>(SamplerOptions{0.0f, 0, 1.0f, 0});
   context.samplerLogits.resize(tfm_model.vocab_size);

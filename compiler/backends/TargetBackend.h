@@ -2,20 +2,31 @@
 //
 // tfmc compiles in two phases. The target-independent one (frontend ->
 // tfm -> KV-cached, fused tfm; stages tfm, kv-cache, fused) is the driver's;
-// everything after it belongs to the backend that `--target` selects: its
-// options, the machine description it records in the IR (#tfm.target, which
-// its passes read instead of guessing), the stages it adds to
-// `--compile-to`, its pass pipelines, the artifacts it emits and what a
-// produced executable links. docs/adding-a-backend.md walks through one.
+// after it, the backend that `--target` selects provides, as IREE's target
+// plugins do, the pieces the driver runs in order:
+//   - its options and the machine description it records in the IR
+//     (#tfm.target, which its passes read instead of guessing);
+//   - configuration: the passes that choose for the target (weight layouts,
+//     kernel configs) before anything is lowered;
+//   - its stages, each a pass pipeline that lowers the previous stage's
+//     module, down to a host module in the LLVM dialect;
+//   - serialisation: that module as a textual or binary artifact
+//     (`--compile-to` llvm-ir, asm, obj; ptx), or as the objects and
+//     archives of the model's code;
+//   - what the produced executables link besides (its runtime libraries).
+// The driver owns everything else: running passes with the user's flags,
+// stopping after a stage and printing or writing it, the model's facts
+// (tfm_model), the link and the package. docs/adding-a-backend.md walks
+// through one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_BACKENDS_TARGETBACKEND_H
 #define TFMC_COMPILER_BACKENDS_TARGETBACKEND_H
 
-#include "compiler/link/Link.h"
-#include "compiler/spec/ModelSpec.h"
+#include "compiler/link/LinkInputs.h"
 #include "dialect/TfmOps.h"
 #include "passes/PipelineOptions.h"
+#include "runtime/ModelABI.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -31,35 +42,16 @@ namespace tfmc {
 
 /// A stage a backend adds to `--compile-to`, after `fused`.
 struct BackendStage {
+  enum class Kind {
+    /// The module after the stage's passes (buildStagePipeline), which the
+    /// driver prints.
+    Module,
+    /// The last Module stage's module serialised (serializeArtifact).
+    Artifact,
+  };
   const char *name;
   const char *summary;
-};
-
-/// The driver's side of a compilation, as a backend sees it.
-class BackendSession {
-public:
-  virtual ~BackendSession() = default;
-  /// The module: the fused tfm network with #tfm.target set on entry.
-  virtual mlir::ModuleOp module() = 0;
-  /// The model being compiled (its weights and tokenizer go into the
-  /// executable's package).
-  virtual const ModelSpec &model() const = 0;
-  /// Runs the passes `build` adds, with the driver's pass-manager flags
-  /// (--mlir-print-ir-after-all, --mlir-timing, ...).
-  virtual llvm::Error
-  runPasses(llvm::function_ref<void(mlir::OpPassManager &)> build) = 0;
-  /// True when the user asked to stop after `stage` (--compile-to).
-  virtual bool stopsAfter(llvm::StringRef stage) const = 0;
-  /// Prints the module to the output (the result of an IR stage).
-  virtual llvm::Error printModule() = 0;
-  /// -o, or empty (stdout for printed stages).
-  virtual llvm::StringRef outputPath() const = 0;
-  /// True for `--emit=lib`: the output is a directory with a static library
-  /// and its C header (Link.h, writeModelLibrary) instead of an executable.
-  virtual bool emitsLibrary() const = 0;
-  /// Frees the module and returns the freed heap to the system; a backend
-  /// calls it once it has emitted its code, before it writes the package.
-  virtual void releaseModule() = 0;
+  Kind kind;
 };
 
 class TargetBackend {
@@ -72,17 +64,52 @@ public:
   /// The backend's option structs, bound to tfmc's command line (and, as
   /// pipeline options, to tfmc-opt).
   virtual std::vector<mlir::tfm::OptionGroup *> optionGroups() = 0;
-  /// The stages it adds to `--compile-to`, in order.
-  virtual llvm::ArrayRef<BackendStage> stages() const = 0;
   /// The machine code is generated for, from the backend's options.
   virtual llvm::Expected<mlir::tfm::TargetAttr>
   describeTarget(mlir::MLIRContext &context) = 0;
-  /// Compiles the session's module stage by stage. After the stage the
-  /// session stops after it prints the module (IR stages) or writes the
-  /// artifact to the output, and returns; otherwise it produces the
-  /// executable at the output path (or, with emitsLibrary(), the library).
-  virtual llvm::Error compile(BackendSession &session) = 0;
-  /// What the executables it produces link.
+  /// Where the code runs (tfm_model_info.device, TFM_DEVICE_*).
+  virtual uint32_t device() const = 0;
+
+  /// The stages it adds to `--compile-to`, in order: its Module stages,
+  /// then its Artifact stages.
+  virtual llvm::ArrayRef<BackendStage> stages() const = 0;
+
+  /// Adds the passes that make the target's choices on the fused module
+  /// (#tfm.target set to `target`): the weights' layouts and element types,
+  /// kernel configs. After them the module's tfm.global_weight ops describe
+  /// the blob the code reads, which the driver takes as the package's
+  /// layout (computeWeightLayout) before any stage binds the code to it.
+  virtual llvm::Error
+  buildConfigurationPipeline(mlir::OpPassManager &pm,
+                             mlir::tfm::TargetAttr target) = 0;
+
+  /// Adds the passes that lower the previous stage's module (the
+  /// configured one for the first) to Module stage `stage`. The last one
+  /// leaves the host module in the LLVM dialect: the entries that
+  /// #tfm.entries names, their arguments marked (tfm.entry_arg), the
+  /// scratch argument's `llvm.dereferenceable` and `llvm.align` saying what
+  /// the code needs (common/ModelInfo.h, describeScratch).
+  virtual llvm::Error buildStagePipeline(llvm::StringRef stage,
+                                         mlir::OpPassManager &pm) = 0;
+
+  /// Writes Artifact stage `stage` of `module` (the last Module stage's),
+  /// whose code `info` describes, to `path` ("-": stdout).
+  virtual llvm::Error serializeArtifact(llvm::StringRef stage,
+                                        mlir::ModuleOp module,
+                                        const tfm_model_info &info,
+                                        const std::string &path) = 0;
+
+  /// Writes the model's code, `module` as serializeArtifact has it, into
+  /// `directory` (fresh, removed by the driver after the link) as the
+  /// objects and archives the executable or library links: the host
+  /// object defining runtime/ModelABI.h's symbols (common/HostObject.h),
+  /// and whatever it calls.
+  virtual llvm::Expected<ObjectSet>
+  serializeObjects(mlir::ModuleOp module, const tfm_model_info &info,
+                   const std::string &directory) = 0;
+
+  /// What the executables it produces link besides its objects and the
+  /// tfmc runtime.
   virtual LinkInputs linkInputs() const = 0;
 };
 

@@ -1,15 +1,21 @@
 //===- Driver.cpp - The stages of `tfmc compile` --------------------------===//
 //
 // model file -> ModelSpec -> tfm @forward (stage tfm) -> prefill/decode
-// (kv-cache) -> fused projections (fused), then the backend's stages (e.g.
-// the CPU's linalg, llvm, llvm-ir, asm, obj) and its executable. Each arrow
-// is a stage `--compile-to` can stop after.
+// (kv-cache) -> fused projections (fused), then the backend's configuration,
+// its stages (e.g. the CPU's linalg, llvm), its artifacts (llvm-ir, asm,
+// obj) or its objects, and the executable or library. Each arrow is a
+// stage `--compile-to` can stop after; the driver runs every pipeline,
+// prints or writes what a stage stops at, and owns the model's facts
+// (tfm_model), the link and the package.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Driver.h"
 
+#include "compiler/backends/common/ModelInfo.h"
 #include "compiler/builders/ModelBuilder.h"
 #include "compiler/driver/LoadModel.h"
+#include "compiler/link/Artifact.h"
+#include "compiler/weights/WeightLayout.h"
 #include "dialect/TfmContracts.h"
 #include "models/Presets.h"
 #include "models/Registry.h"
@@ -20,6 +26,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -61,7 +68,26 @@ llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options) {
   return loadModel(options.model, options.tokenizer);
 }
 
-class Compilation : public BackendSession {
+/// A directory of its own, removed with everything in it.
+class TemporaryDirectory {
+public:
+  llvm::Error create(const llvm::Twine &prefix) {
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory(prefix, path_))
+      return makeError("cannot create a temporary directory: " + ec.message());
+    return llvm::Error::success();
+  }
+  ~TemporaryDirectory() {
+    if (!path_.empty())
+      llvm::sys::fs::remove_directories(path_);
+  }
+  std::string path() const { return std::string(path_); }
+
+private:
+  llvm::SmallString<128> path_;
+};
+
+class Compilation {
 public:
   Compilation(const DriverOptions &options,
               const mlir::tfm::TfmTransformOptions &transform,
@@ -147,7 +173,61 @@ public:
 
     // From here on the target decides: its passes read #tfm.target.
     mlir::tfm::setTarget(*ir, target);
-    return finish(backend.compile(*this));
+    return finish(compileForTarget());
+  }
+
+  /// The backend's configuration, stages and serialisation, then the
+  /// artifact.
+  llvm::Error compileForTarget() {
+    if (auto error = runBackendPasses([&](mlir::OpPassManager &pm) {
+          return backend.buildConfigurationPipeline(pm, target);
+        }))
+      return error;
+    // The blob holds what the code reads (stacked and packed weights
+    // included), in the order the backend's stages will bind it to.
+    layout = mlir::tfm::computeWeightLayout(*ir);
+    auto info = describeModel(*ir, spec, layout, backend.device());
+    if (!info)
+      return info.takeError();
+    for (const BackendStage &stage : backend.stages()) {
+      if (stage.kind != BackendStage::Kind::Module)
+        continue;
+      if (auto error = runBackendPasses([&](mlir::OpPassManager &pm) {
+            return backend.buildStagePipeline(stage.name, pm);
+          }))
+        return error;
+      if (stopsAfter(stage.name))
+        return printModule();
+    }
+    if (auto error = describeScratch(*ir, *info))
+      return error;
+    // tfmc.cpp accepted the name: one of the backend's artifacts.
+    if (!options.stopAfter.empty())
+      return backend.serializeArtifact(options.stopAfter, *ir, *info,
+                                       options.output.empty() ? "-"
+                                                              : options.output);
+    return writeOutput(*info);
+  }
+
+  /// The model's objects, then the executable or the library.
+  llvm::Error writeOutput(const tfm_model_info &info) {
+    if (options.output.empty())
+      return makeError(options.library
+                           ? "a library needs an output directory: pass -o DIR"
+                           : "an executable needs an output path: pass -o "
+                             "FILE");
+    TemporaryDirectory objects;
+    if (auto error = objects.create("tfmc-objects"))
+      return error;
+    auto code = backend.serializeObjects(*ir, info, objects.path());
+    if (!code)
+      return code.takeError();
+    // The package is streamed from the mapped model file: free the IR first,
+    // so that peak memory is the compile or the weights, not both.
+    releaseModule();
+    return writeArtifact(
+        options.library ? ArtifactKind::Library : ArtifactKind::Executable,
+        options.output, *code, backend.linkInputs(), spec, layout);
   }
 
   /// The KV cache (keys and values of every layer) for `positions`
@@ -168,23 +248,20 @@ public:
     return llvm::Error::success();
   }
 
-  // BackendSession
-  mlir::ModuleOp module() override { return *ir; }
-  const ModelSpec &model() const override { return spec; }
-  bool stopsAfter(llvm::StringRef stage) const override {
+  bool stopsAfter(llvm::StringRef stage) const {
     return options.stopAfter == stage;
   }
-  llvm::StringRef outputPath() const override { return options.output; }
-  bool emitsLibrary() const override { return options.library; }
 
-  void releaseModule() override {
+  /// Frees the module and returns the freed heap to the system.
+  void releaseModule() {
     ir = nullptr;
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif
   }
 
-  llvm::Error printModule() override {
+  /// Prints the module to the output (the result of an IR stage).
+  llvm::Error printModule() {
     std::string path = options.output.empty() ? "-" : options.output;
     std::string error;
     auto out = mlir::openOutputFile(path, &error);
@@ -196,13 +273,24 @@ public:
     return llvm::Error::success();
   }
 
-  llvm::Error
-  runPasses(llvm::function_ref<void(mlir::OpPassManager &)> build) override {
+  /// Runs the passes `build` adds, with the user's pass-manager flags
+  /// (--mlir-print-ir-after-all, --mlir-timing, ...).
+  llvm::Error runPasses(llvm::function_ref<void(mlir::OpPassManager &)> build) {
+    return runBackendPasses([&](mlir::OpPassManager &pm) {
+      build(pm);
+      return llvm::Error::success();
+    });
+  }
+  /// Runs the passes of a backend's builder, which may fail (an option
+  /// that does not apply).
+  llvm::Error runBackendPasses(
+      llvm::function_ref<llvm::Error(mlir::OpPassManager &)> build) {
     mlir::PassManager pm(&context);
     if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
       return makeError("invalid pass manager options");
     mlir::applyDefaultTimingPassManagerCLOptions(pm);
-    build(pm);
+    if (auto error = build(pm))
+      return error;
     if (mlir::failed(pm.run(*ir)))
       return makeError("compilation of '" + options.model + "' failed");
     return llvm::Error::success();
@@ -222,6 +310,7 @@ private:
   mlir::tfm::TargetAttr target;
   ModelSpec spec;
   mlir::OwningOpRef<mlir::ModuleOp> ir; ///< the module being compiled
+  mlir::tfm::WeightLayout layout;       ///< the blob the package holds
 };
 
 } // namespace

@@ -6,12 +6,12 @@
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 4, context_length = 16>
 // CHECK-SAME: tfm.model = #tfm.model<context_length = 512, kind = decoder>
-// CHECK-SAME: tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f", vector_bits = 512, vector_registers = 32>
+// CHECK-SAME: tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f", vector_bits = 512, vector_registers = 32>>
 // CHECK-SAME: tfm.weights = #tfm.weights_layout<bytes = 128, hash = 42, offsets = {w = 0 : i64}>
 module attributes {
     tfm.model = #tfm.model<context_length = 512, kind = decoder>,
     tfm.entries = #tfm.entries<prefill = @prefill, decode = @decode, prefill_chunk = 4, context_length = 16>,
-    tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f", vector_bits = 512, vector_registers = 32>,
+    tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx512f", vector_bits = 512, vector_registers = 32>>,
     tfm.weights = #tfm.weights_layout<bytes = 128, hash = 42, offsets = {w = 0 : i64}>} {
   // CHECK-LABEL: func.func @prefill
   // CHECK-SAME: tensor<4xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}

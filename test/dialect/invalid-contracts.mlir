@@ -122,14 +122,37 @@ module attributes {tfm.entries = #tfm.model<context_length = 8, kind = decoder>}
 
 // -----
 
-// expected-error @+1 {{vector_bits must be a positive multiple of 32, got 100}}
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "", cpu = "", features = "", vector_bits = 100, vector_registers = 16>} {
+// expected-error @+2 {{vector_bits must be a positive multiple of 32, got 100}}
+// expected-error @+1 {{failed to parse Tfm_TargetAttr parameter 'config'}}
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "", cpu = "", features = "", vector_bits = 100, vector_registers = 16>>} {
 }
 
 // -----
 
 // expected-error @+1 {{a target needs a backend name}}
-module attributes {tfm.target = #tfm.target<backend = "", triple = "", cpu = "", features = "", vector_bits = 256, vector_registers = 16>} {
+module attributes {tfm.target = #tfm.target<backend = "", config = #tfm.cpu_target<triple = "", cpu = "", features = "", vector_bits = 256, vector_registers = 16>>} {
+}
+
+// -----
+
+// A target's config belongs to its backend.
+// expected-error @+1 {{target 'cuda' has the config of 'cpu': #tfm.cpu_target<triple = "", cpu = "", features = "", vector_bits = 256, vector_registers = 16>}}
+module attributes {tfm.target = #tfm.target<backend = "cuda", config = #tfm.cpu_target<triple = "", cpu = "", features = "", vector_bits = 256, vector_registers = 16>>} {
+}
+
+// -----
+
+// expected-error @+2 {{vector_registers must be positive, got 0}}
+// expected-error @+1 {{failed to parse Tfm_TargetAttr parameter 'config'}}
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "", cpu = "", features = "", vector_bits = 256, vector_registers = 0>>} {
+}
+
+// -----
+
+// A config is a backend's target description, not any attribute.
+// expected-error @+2 {{invalid kind of attribute specified}}
+// expected-error @+1 {{failed to parse Tfm_TargetAttr parameter 'config' which is to be a `::mlir::tfm::TargetConfigAttrInterface`}}
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = 3 : i64>} {
 }
 
 // -----

@@ -7,7 +7,7 @@
 // panel-packed and a padded weight, from f32, f16 and bf16 sources.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/link/Link.h"
+#include "compiler/link/ModelPackage.h"
 #include "dialect/TfmOps.h"
 #include "runtime/Package.h"
 

@@ -3,7 +3,10 @@
 #define TFMC_COMPILER_BACKENDS_LLVMCPU_CPUBACKEND_H
 
 #include "compiler/backends/TargetBackend.h"
+#include "compiler/backends/common/ObjectEmission.h"
 #include "passes/Codegen/CPU/CpuPipeline.h"
+
+#include "llvm/IR/Module.h"
 
 namespace tfmc {
 
@@ -23,11 +26,12 @@ struct CpuTargetOptions : public mlir::tfm::PhaseOptions<CpuTargetOptions> {
 };
 
 /// Generates code for CPUs through the CPU pass pipeline
-/// (passes/Codegen/CPU) and LLVM: one object whose entries read the weights
-/// as one blob, linked with the runtime and the OpenMP runtime.
+/// (passes/Codegen/CPU) and LLVM: one host object whose kernels are its
+/// own code, reading the weights as one blob, linked with the OpenMP
+/// runtime.
 ///
-/// Stages: linalg (linalg/vector on tensors), llvm (LLVM dialect),
-/// llvm-ir, asm, obj.
+/// Stages: linalg (linalg/vector on tensors), llvm (LLVM dialect); the
+/// artifacts llvm-ir, asm, obj.
 class CpuBackend : public TargetBackend {
 public:
   CpuBackend();
@@ -37,15 +41,33 @@ public:
     return "native code for the host (or --target-cpu) through LLVM";
   }
   std::vector<mlir::tfm::OptionGroup *> optionGroups() override;
-  llvm::ArrayRef<BackendStage> stages() const override;
   llvm::Expected<mlir::tfm::TargetAttr>
   describeTarget(mlir::MLIRContext &context) override;
-  llvm::Error compile(BackendSession &session) override;
+  uint32_t device() const override { return TFM_DEVICE_HOST; }
+  llvm::ArrayRef<BackendStage> stages() const override;
+  llvm::Error buildConfigurationPipeline(mlir::OpPassManager &pm,
+                                         mlir::tfm::TargetAttr target) override;
+  llvm::Error buildStagePipeline(llvm::StringRef stage,
+                                 mlir::OpPassManager &pm) override;
+  llvm::Error serializeArtifact(llvm::StringRef stage, mlir::ModuleOp module,
+                                const tfm_model_info &info,
+                                const std::string &path) override;
+  llvm::Expected<ObjectSet>
+  serializeObjects(mlir::ModuleOp module, const tfm_model_info &info,
+                   const std::string &directory) override;
   LinkInputs linkInputs() const override;
 
 private:
+  /// The module's host object as LLVM IR, before optimisation.
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  translate(mlir::ModuleOp module, const tfm_model_info &info,
+            llvm::LLVMContext &context);
+
   mlir::tfm::CpuCodegenOptions codegen;
   CpuTargetOptions target;
+  /// The codegen options of the stages, with the defaults the
+  /// configuration resolved from the target.
+  mlir::tfm::CpuCodegenOptions codegenOptions;
   mlir::tfm::OptionGroupOf<mlir::tfm::CpuCodegenOptions> codegenGroup;
   mlir::tfm::OptionGroupOf<CpuTargetOptions> targetGroup;
 };

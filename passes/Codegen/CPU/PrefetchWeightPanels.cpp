@@ -202,7 +202,8 @@ void prefetchAhead(RewriterBase &rewriter, PanelStream stream, int64_t distance,
 /// AMD Zen (each line is read once, by this thread, a few iterations later;
 /// +10% llama-110m decode there), T0 elsewhere (see the file comment).
 uint32_t streamLocality(mlir::tfm::TargetAttr target) {
-  return target && target.getCpu().starts_with("znver") ? 0 : 3;
+  mlir::tfm::CpuTargetAttr cpu = mlir::tfm::getCpuTarget(target);
+  return cpu && cpu.getCpu().starts_with("znver") ? 0 : 3;
 }
 
 /// Bytes of the distinct panel matrices that `streams` read.

@@ -671,10 +671,11 @@ LogicalResult buildEpilogueKernel(RewriterBase &rewriter,
 /// 512 / vector_bits of them: AVX-512 (32 of 512 bits) gets 8 rows, AVX2
 /// (16 of 256) 4. Without a target, the AVX-512 tile.
 int64_t accumulatorsForTarget(TargetAttr target) {
-  if (!target)
+  CpuTargetAttr cpu = getCpuTarget(target);
+  if (!cpu)
     return 8;
-  int64_t registersPerRow = std::max<int64_t>(1, 512 / target.getVectorBits());
-  int64_t rows = target.getVectorRegisters() / 2 / registersPerRow;
+  int64_t registersPerRow = std::max<int64_t>(1, 512 / cpu.getVectorBits());
+  int64_t rows = cpu.getVectorRegisters() / 2 / registersPerRow;
   return std::clamp<int64_t>(rows, 1, 8);
 }
 

@@ -9,15 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* runtime/ModelABI.h, ABI 8 (the library ships only ModelLibrary.h). */
 typedef struct tfm_model_info {
   uint32_t abi_version, vocab_size, context_length, prefill_chunk;
   uint64_t weights_bytes, cache_bytes, weights_hash, scratch_bytes,
       scratch_alignment;
-  uint32_t kind, hidden_size, encode_logits, cache_element_bytes;
+  uint32_t kind, hidden_size, encode_logits, cache_element_bytes,
+      decoder_start_token, device;
+  uint64_t weights_alignment;
 } tfm_model_info;
 extern const tfm_model_info tfm_model;
 void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
-                void *cache, float *logits, uint8_t *scratch);
+                void *cache, float *logits, uint8_t *scratch, void *stream);
 
 static uint8_t *weights, *shared_scratch;
 
@@ -28,7 +31,7 @@ static void *decode_steps(void *unused) {
   int64_t pos;
   (void)unused;
   for (pos = 0; pos < 8; ++pos)
-    tfm_decode(weights, &token, pos, cache, logits, shared_scratch);
+    tfm_decode(weights, &token, pos, cache, logits, shared_scratch, NULL);
   free(cache);
   free(logits);
   return NULL;

@@ -7,7 +7,7 @@
 // vdpbf16ps on the input pairs as they are and the weights interleaved
 // into pairs (even in the low half of each lane).
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @pair
 // CHECK-SAME: (%[[EVEN:.*]]: vector<16xbf16>, %[[ODD:.*]]: vector<16xbf16>, %[[X:.*]]: vector<16xi32>, %[[ACC:.*]]: vector<16xf32>)
 // CHECK: %[[W:.*]] = vector.interleave %[[EVEN]], %[[ODD]] : vector<16xbf16> -> vector<32xbf16>
@@ -38,7 +38,7 @@ func.func @pair(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32
 // other order with their operands swapped. One instruction per 16 lanes,
 // each on its slice.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @tile
 // CHECK-SAME: (%[[EVEN:.*]]: vector<2x1x16xbf16>, %[[ODD:.*]]: vector<2x1x16xbf16>, %[[X:.*]]: vector<2x1x16xi32>, %[[ACC:.*]]: vector<2x16xf32>)
 // CHECK: %[[EF:.*]] = vector.shape_cast %[[EVEN]] : vector<2x1x16xbf16> to vector<32xbf16>
@@ -82,7 +82,7 @@ func.func @tile(%even: vector<2x1x16xbf16>, %odd: vector<2x1x16xbf16>, %x: vecto
 // a sum whose products read different input pairs, or two products of the
 // same half, is not a lane of the instruction.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "skylake-avx512", features = "+avx,+avx2,+avx512f,+avx512bw", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "skylake-avx512", features = "+avx,+avx2,+avx512f,+avx512bw", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @no_bf16
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: arith.mulf
@@ -105,7 +105,7 @@ func.func @no_bf16(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16x
 
 // -----
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @other_pairs
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return

@@ -6,7 +6,7 @@
 // accumulator. With AVX-512 VNNI, 16 lanes go through one vpdpbusd; the
 // flip becomes one xor with 0x80808080 (-2139062144) per lane.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @quad
 // CHECK-SAME: (%[[W:.*]]: vector<16xi32>, %[[X:.*]]: vector<16xi32>, %[[ACC:.*]]: vector<16xi32>)
 // CHECK: %[[FLIP:.*]] = arith.constant dense<-2139062144> : vector<16xi32>
@@ -65,7 +65,7 @@ func.func @quad(%w: vector<16xi32>, %x: vector<16xi32>, %acc: vector<16xi32>) ->
 // products in any order with the operands swapped, and the sum reshaped to
 // the accumulator's shape (a tile of rows drops unit dimensions).
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "alderlake", features = "+avx,+avx2,+avxvnni", vector_bits = 256, vector_registers = 16>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "alderlake", features = "+avx,+avx2,+avxvnni", vector_bits = 256, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @avx_vnni
 // CHECK-SAME: (%[[W:.*]]: vector<1x1x16xi32>, %[[X:.*]]: vector<1x1x16xi32>, %[[ACC:.*]]: vector<1x16xi32>)
 // CHECK: %[[WF:.*]] = vector.shape_cast %[[W]] : vector<1x1x16xi32> to vector<16xi32>
@@ -134,7 +134,7 @@ func.func @avx_vnni(%w: vector<1x1x16xi32>, %x: vector<1x1x16xi32>, %acc: vector
 // are: a byte used twice (no byte 3), the quants' bytes unflipped, and
 // quants and inputs of different lanes.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @not_quads
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
@@ -204,7 +204,7 @@ func.func @not_quads(%w: vector<16xi32>, %x: vector<16xi32>, %y: vector<16xi32>,
 // lanes masked with 0x0F0F0F0F (252645135), then shifted right by 4 and
 // masked.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @nibble_quads
 // CHECK-SAME: (%[[W:.*]]: vector<8x1x1x16xi32>, %[[LO:.*]]: vector<8x1x1x16xi32>, %[[HI:.*]]: vector<8x1x1x16xi32>, %[[ACC:.*]]: vector<8x1x16xi32>)
 // CHECK-DAG: %[[MASK:.*]] = arith.constant dense<252645135> : vector<128xi32>
@@ -309,7 +309,7 @@ func.func @nibble_quads(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %hi
 // Low and high nibbles of one quad sum are not one lane's four unsigned
 // bytes: it stays as it is.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @mixed_nibbles
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
@@ -385,7 +385,7 @@ func.func @mixed_nibbles(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %h
 
 // Without VNNI (AVX2 only, or AVX-512 without it) the form stays portable.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "skylake-avx512", features = "+avx,+avx2,+avx512f,+avx512bw,-avx512vnni", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "skylake-avx512", features = "+avx,+avx2,+avx512f,+avx512bw,-avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @no_vnni
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return

@@ -5,7 +5,7 @@
 // nibbles become the bytes of each lane ((t | t << 4) & 0x0F0F), the pair
 // is used as it is, and 16 lanes go through vpmaddubsw.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @packed_inputs
 // CHECK-SAME: (%[[BYTES:.*]]: vector<16xi8>, %[[PAIRS:.*]]: vector<16xi16>, %[[ACC:.*]]: vector<16xi16>)
 // CHECK-DAG: %[[FOUR:.*]] = arith.constant dense<4> : vector<16xi16>
@@ -45,7 +45,7 @@ func.func @packed_inputs(%bytes: vector<16xi8>, %pairs: vector<16xi16>, %acc: ve
 // high nibble first: the inputs are paired into 16-bit lanes (lo | hi << 8),
 // and 32 lanes take two instructions, 16 lanes each.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @separate_inputs
 // CHECK-SAME: (%[[BYTES:.*]]: vector<2x16xi8>, %[[X:.*]]: vector<2x16xi8>, %[[Y:.*]]: vector<2x16xi8>)
 // CHECK-DAG: %[[EIGHT:.*]] = arith.constant dense<8> : vector<2x16xi16>
@@ -83,7 +83,7 @@ func.func @separate_inputs(%bytes: vector<2x16xi8>, %x: vector<2x16xi8>, %y: vec
 // Not the form: the same nibble twice, nibbles of two different bytes, and
 // lanes that are not whole instructions (8) stay as they are.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @not_pairs
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
@@ -120,7 +120,7 @@ func.func @not_pairs(%bytes: vector<16xi8>, %other: vector<16xi8>, %x: vector<16
 // Without AVX2 in the module's target (or with it disabled) the portable
 // 16-bit arithmetic stays.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "x86-64", features = "+sse2,-avx2", vector_bits = 128, vector_registers = 16>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x86-64", features = "+sse2,-avx2", vector_bits = 128, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @no_avx2
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: arith.muli

@@ -60,7 +60,7 @@ func.func @partial_blocks(%x: tensor<4x48xf32>) -> tensor<4x16xf32> {
 // Q4-INT8: tfm.global_weight @w.scales : tensor<3x2x16xf16> {block_quant = "q4_0x4", block_scales, panels, stacked = ["w"]}
 // Q4-INT8: tfm.quantized_linear {{.*}} {format = "q4_0x4", out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x4x16xi32>, tensor<3x2x16xf16> -> tensor<4x40xf32>
 // Q4-F32: tfm.quantized_linear {{.*}} {format = "q4_0", out_features = 40 : i64}
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 tfm.global_weight @w : tensor<40x64xf32>
 func.func @vnni(%x: tensor<4x64xf32>) -> tensor<4x40xf32> {
   %w = tfm.weight @w : tensor<40x64xf32>

@@ -94,7 +94,7 @@ func.func @single_sweep(%w: memref<4x8x16xf32>, %out: memref<4xf32>) {
 // STREAM: memref.prefetch %{{.*}}, read, locality<0>, data
 // CHECK-LABEL: func.func @single_sweep_zen
 // CHECK-NOT: memref.prefetch
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "znver3", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver3", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
 func.func @single_sweep_zen(%w: memref<4x8x16xf32>, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -353,7 +353,7 @@ func.func @tile_too_large(%x: tensor<512x8xf32>, %w: tensor<4x8x16xf32>, %bias: 
 // CHECK-LABEL: func.func @avx2_target
 // CHECK: scf.for %{{.*}} = %c0 to %c16 step %c4
 // CHECK:   scf.for {{.*}} -> (vector<4x16xf32>)
-module attributes {tfm.target = #tfm.target<backend = "cpu", triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16>} {
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
   func.func @avx2_target(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %init: tensor<16x4x16xf32>) -> tensor<16x4x16xf32> {
     %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
         ins(%x, %w : tensor<16x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<16x4x16xf32>) {

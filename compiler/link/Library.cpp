@@ -1,8 +1,8 @@
-//===- Link.cpp - Produce executables from a model object -----------------===//
-#include "compiler/link/Link.h"
+//===- Library.cpp - A model as a static library with a C API -------------===//
+#include "compiler/link/Library.h"
 
-#include "compiler/weights/SlotContents.h"
-#include "runtime/Package.h"
+#include "compiler/link/ModelPackage.h"
+#include "compiler/link/Toolchain.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -12,124 +12,13 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <cstdlib>
-#include <cstring>
 
 using namespace tfmc;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
-
-/// Where libtfmrt*.a live: next to the build tree's tools, or in the
-/// install prefix's lib/ relative to the running tfmc.
-static llvm::Expected<std::string> findRuntimeLibraryDir() {
-  std::vector<std::string> candidates;
-  if (const char *env = std::getenv("TFMC_RUNTIME_LIB_DIR"))
-    candidates.push_back(env);
-  std::string self = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&findRuntimeLibraryDir));
-  if (!self.empty()) {
-    llvm::SmallString<256> dir(llvm::sys::path::parent_path(self));
-    llvm::sys::path::append(dir, "..", "lib");
-    candidates.push_back(std::string(dir));
-  }
-  candidates.push_back(TFMC_RUNTIME_LIB_DIR);
-  for (const std::string &dir : candidates) {
-    llvm::SmallString<256> probe(dir);
-    llvm::sys::path::append(probe, "libtfmrt_main.a");
-    if (llvm::sys::fs::exists(probe))
-      return dir;
-  }
-  return makeError("cannot find the tfmc runtime (libtfmrt_main.a); set "
-                   "TFMC_RUNTIME_LIB_DIR to the directory that holds it");
-}
-
-/// The C++ compiler driver that links executables (and assembles the
-/// package object of a library).
-static llvm::Expected<std::string> findCompilerDriver() {
-#ifdef TFMC_LINK_DRIVER
-  // A sanitized tfmc: its runtime needs the compiler it was built with.
-  std::string driverName = TFMC_LINK_DRIVER;
-#else
-  const char *cxxEnv = std::getenv("CXX");
-  std::string driverName = cxxEnv && *cxxEnv ? cxxEnv : "c++";
-#endif
-  auto driver = llvm::sys::findProgramByName(driverName);
-  if (!driver)
-    return makeError("cannot find the C++ compiler driver '" + driverName +
-                     "' used to link executables (set CXX)");
-  return *driver;
-}
-
-llvm::Error tfmc::linkExecutable(const std::string &objectPath,
-                                 const std::string &outputPath,
-                                 const LinkInputs &inputs) {
-  auto libDir = findRuntimeLibraryDir();
-  if (!libDir)
-    return libDir.takeError();
-  auto driver = findCompilerDriver();
-  if (!driver)
-    return driver.takeError();
-  std::string mainLib = *libDir + "/libtfmrt_main.a";
-  std::string runtimeLib = *libDir + "/libtfmrt.a";
-  llvm::SmallVector<llvm::StringRef> args = {*driver,    "-o",       outputPath,
-                                             objectPath, mainLib,    runtimeLib,
-                                             "-lm",      "-lpthread"};
-#ifdef TFMC_LINK_FLAGS
-  args.push_back(TFMC_LINK_FLAGS);
-#endif
-  for (const std::string &argument : inputs.arguments)
-    args.push_back(argument);
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
-                                         &message);
-  if (status != 0)
-    return makeError("linking '" + outputPath + "' failed (" + *driver +
-                     " exited with " + llvm::Twine(status) +
-                     (message.empty() ? "" : ": " + message) + ")");
-  return llvm::Error::success();
-}
-
-llvm::Error tfmc::appendModelPackage(const std::string &executablePath,
-                                     const ModelSpec &spec,
-                                     const mlir::tfm::WeightLayout &layout) {
-  tfm::rt::PackageWriter writer;
-  std::string error;
-  if (!writer.begin(executablePath, layout.totalBytes, error))
-    return makeError(error);
-  weights::ModelWeights model{spec.weights, spec.description};
-  for (const mlir::tfm::WeightSlot &slot : layout.slots) {
-    auto contents = weights::materializeSlot(slot, model);
-    if (!contents)
-      return contents.takeError();
-    if (!writer.writeZeros(slot.offset - writer.written(), error) ||
-        !writer.write(contents->data(), contents->size(), error))
-      return makeError(error);
-  }
-  if (!writer.writeZeros(layout.totalBytes - writer.written(), error))
-    return makeError(error);
-  tfm::rt::PackageMetadata metadata;
-  metadata["tokenizer.kind"] = spec.tokenizer.kind;
-  metadata["tokenizer.data"] = spec.tokenizer.blob;
-  metadata["token.bos"] = std::to_string(spec.tokenizer.bos);
-  metadata["token.eos"] = std::to_string(spec.tokenizer.eos);
-  metadata["model.description"] = spec.description;
-  if (!spec.note.empty())
-    metadata["model.note"] = spec.note;
-  if (spec.config.kind == ModelKind::EncoderOnly)
-    metadata["embedding.pooling"] = spec.config.embeddingPooling;
-  if (!writer.finish(layout.hash, metadata, error))
-    return makeError(error);
-  return llvm::Error::success();
-}
-
-//===----------------------------------------------------------------------===//
-// --emit=lib
-//===----------------------------------------------------------------------===//
 
 std::string tfmc::libraryName(const std::string &outputDir) {
   llvm::StringRef trimmed = llvm::StringRef(outputDir).rtrim('/');
@@ -178,18 +67,11 @@ static llvm::Error assemblePackageObject(const std::string &packagePath,
   }
   llvm::SmallVector<llvm::StringRef> args = {
       *driver, "-c", "-x", "assembler", asmPath, "-o", objectPath};
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
-                                         &message);
-  if (status != 0)
-    return makeError("assembling the package object failed (" + *driver +
-                     " exited with " + llvm::Twine(status) +
-                     (message.empty() ? "" : ": " + message) + ")");
-  return llvm::Error::success();
+  return runProgram(*driver, args, "assembling the package object");
 }
 
-/// Writes the archive `outputPath` holding `objects` (named by
-/// `memberNames`) and every member of the archives `libraries`.
+/// Writes the archive `outputPath` holding `objects` (file, member name)
+/// and every member of the archives `libraries`.
 static llvm::Error
 writeArchive(const std::string &outputPath,
              llvm::ArrayRef<std::pair<std::string, std::string>> objects,
@@ -239,7 +121,7 @@ writeArchive(const std::string &outputPath,
   return llvm::Error::success();
 }
 
-llvm::Error tfmc::writeModelLibrary(const std::string &objectPath,
+llvm::Error tfmc::writeModelLibrary(const ObjectSet &code,
                                     const std::string &outputDir,
                                     const LinkInputs &inputs,
                                     const ModelSpec &spec,
@@ -248,9 +130,9 @@ llvm::Error tfmc::writeModelLibrary(const std::string &objectPath,
   if (name.empty())
     return makeError("--emit=lib needs -o DIR, a directory whose name names "
                      "the library");
-  auto libDir = findRuntimeLibraryDir();
-  if (!libDir)
-    return libDir.takeError();
+  auto runtime = findRuntimeLibraries();
+  if (!runtime)
+    return runtime.takeError();
   if (llvm::sys::fs::exists(outputDir) &&
       !llvm::sys::fs::is_directory(outputDir))
     return makeError("--emit=lib writes a directory, but '" + outputDir +
@@ -280,16 +162,20 @@ llvm::Error tfmc::writeModelLibrary(const std::string &objectPath,
           assemblePackageObject(packagePath, std::string(packageObject)))
     return error;
 
+  // Members are named after their files, which a backend names apart.
+  std::vector<std::pair<std::string, std::string>> objects;
+  for (const std::string &object : code.objects)
+    objects.emplace_back(object, llvm::sys::path::filename(object).str());
+  objects.emplace_back(std::string(packageObject), "tfmc_package.o");
+  std::vector<std::string> archives = code.archives;
+  archives.push_back(runtime->library());
+  archives.push_back(runtime->base());
   std::string archivePath = inDir("lib" + name + ".a");
-  if (auto error =
-          writeArchive(archivePath,
-                       {{objectPath, "tfmc_model.o"},
-                        {std::string(packageObject), "tfmc_package.o"}},
-                       {*libDir + "/libtfmrt_lib.a", *libDir + "/libtfmrt.a"}))
+  if (auto error = writeArchive(archivePath, objects, archives))
     return error;
 
   // The header, with a first line that says which library it belongs to.
-  std::string headerSource = *libDir + "/ModelLibrary.h";
+  std::string headerSource = runtime->header();
   auto header = llvm::MemoryBuffer::getFile(headerSource);
   if (!header)
     return makeError("cannot read the runtime's C header '" + headerSource +
@@ -312,9 +198,8 @@ llvm::Error tfmc::writeModelLibrary(const std::string &objectPath,
     return makeError("cannot write '" + inDir(name + ".link") +
                      "': " + ec.message());
   linkOut << "-lstdc++ -lm -lpthread";
-#ifdef TFMC_LINK_FLAGS
-  linkOut << " " << TFMC_LINK_FLAGS;
-#endif
+  for (llvm::StringRef flag : runtimeLinkFlags())
+    linkOut << " " << flag;
   for (const std::string &argument : inputs.arguments)
     linkOut << " " << argument;
   linkOut << "\n";

@@ -1,0 +1,24 @@
+//===- ModelPackage.h - Write the package a compiled model maps -*- C++ -*-===//
+#ifndef TFMC_COMPILER_LINK_MODELPACKAGE_H
+#define TFMC_COMPILER_LINK_MODELPACKAGE_H
+
+#include "compiler/spec/ModelSpec.h"
+#include "compiler/weights/WeightLayout.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tfmc {
+
+/// Appends the package (weights in `layout` order, tokenizer, metadata) that
+/// the executable maps at run time (runtime/Package.h) to `path` (created
+/// if absent: a library's NAME.tfmpkg). The blob is written as a stream,
+/// one weight materialised at a time (compiler/weights/SlotContents.h), so
+/// this holds one weight's scratch, never a copy of the model.
+llvm::Error appendModelPackage(const std::string &path, const ModelSpec &spec,
+                               const mlir::tfm::WeightLayout &layout);
+
+} // namespace tfmc
+
+#endif // TFMC_COMPILER_LINK_MODELPACKAGE_H

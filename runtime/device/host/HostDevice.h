@@ -1,0 +1,38 @@
+//===- HostDevice.h - The host as a device: this process's memory -*- C++
+//-*-===//
+//
+// Code compiled for TFM_DEVICE_HOST runs on the calling thread and reads
+// host memory: buffers come from aligned_alloc, copies are memcpy, there is
+// no stream to wait for, and the weights are the package's mapping itself.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_RUNTIME_DEVICE_HOST_HOSTDEVICE_H
+#define TFMC_RUNTIME_DEVICE_HOST_HOSTDEVICE_H
+
+#include "runtime/device/Device.h"
+
+namespace tfm::rt {
+
+class HostDevice final : public Device {
+public:
+  const char *name() const override { return "host"; }
+  uint32_t kind() const override;
+
+  void *allocate(uint64_t bytes, uint64_t alignment, BufferUse use,
+                 std::string &error) override;
+  void release(void *buffer) override;
+  bool copyToDevice(void *device, const void *host, uint64_t bytes,
+                    std::string &error) override;
+  bool copyToHost(void *host, const void *device, uint64_t bytes,
+                  std::string &error) override;
+  bool zero(void *device, uint64_t bytes, std::string &error) override;
+  bool synchronize(std::string &) override { return true; }
+  void *stream() override { return nullptr; }
+  const uint8_t *loadWeights(const uint8_t *mapped, uint64_t bytes,
+                             uint64_t alignment, DeviceBuffer &owner,
+                             std::string &error) override;
+};
+
+} // namespace tfm::rt
+
+#endif // TFMC_RUNTIME_DEVICE_HOST_HOSTDEVICE_H
