@@ -64,6 +64,7 @@ bool loadLibrary(DriverApi &api, std::string &why) {
          bind(library, &api.cuMemcpyAsync, "cuMemcpyAsync", why) &&
          bind(library, &api.cuMemsetD32Async, "cuMemsetD32Async", why) &&
          bind(library, &api.cuMemsetD16Async, "cuMemsetD16Async", why) &&
+         bind(library, &api.cuMemsetD8Async, "cuMemsetD8Async", why) &&
          bind(library, &api.cuStreamCreate, "cuStreamCreate", why) &&
          bind(library, &api.cuStreamDestroy, "cuStreamDestroy_v2", why) &&
          bind(library, &api.cuStreamSynchronize, "cuStreamSynchronize", why) &&

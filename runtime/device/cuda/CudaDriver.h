@@ -63,6 +63,8 @@ struct DriverApi {
                                CUstream stream);
   CUresult (*cuMemsetD16Async)(CUdeviceptr dst, unsigned short value,
                                size_t count, CUstream stream);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value,
+                              size_t count, CUstream stream);
   CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags);
   CUresult (*cuStreamDestroy)(CUstream stream);
   CUresult (*cuStreamSynchronize)(CUstream stream);

@@ -1,5 +1,5 @@
 //===- MgpuWrappersTest.cpp - The mgpu* glue against a fake CUDA driver ---===//
-#include "runtime/device/cuda/CudaDriver.h"
+#include "runtime/device/cuda/test/FakeDriver.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 using namespace tfm::cuda;
+using namespace tfm::cuda::fake;
 
 extern "C" {
 void *mgpuModuleLoad(void *data, uint64_t bytes);
@@ -27,118 +28,6 @@ void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
 }
 
 namespace {
-
-/// What the fake driver was asked to do.
-struct Log {
-  int inits = 0, contexts = 0;
-  std::vector<std::string> loaded, functions;
-  struct Launch {
-    unsigned grid[3], block[3], shared;
-    CUstream stream;
-    void *firstArgument;
-    int64_t secondArgument;
-  };
-  std::vector<Launch> launches;
-  std::vector<size_t> copies, allocations;
-  int frees = 0, syncs = 0;
-  CUresult launchResult = CUDA_SUCCESS;
-  int devices = 1;
-} calls;
-
-// Handles the fake hands out.
-CUcontext fakeContext = reinterpret_cast<CUcontext>(0x100);
-CUmodule fakeModule = reinterpret_cast<CUmodule>(0x200);
-CUfunction fakeFunction = reinterpret_cast<CUfunction>(0x300);
-CUstream fakeStream = reinterpret_cast<CUstream>(0x400);
-
-DriverApi fakeDriver() {
-  DriverApi api{};
-  api.cuInit = [](unsigned) -> CUresult { return ++calls.inits, 0; };
-  api.cuDriverGetVersion = [](int *v) -> CUresult { return *v = 13000, 0; };
-  api.cuDeviceGetCount = [](int *count) -> CUresult {
-    return *count = calls.devices, 0;
-  };
-  api.cuDeviceGet = [](CUdevice *d, int ordinal) -> CUresult {
-    return *d = ordinal, 0;
-  };
-  api.cuDevicePrimaryCtxRetain = [](CUcontext *c, CUdevice) -> CUresult {
-    return *c = fakeContext, 0;
-  };
-  api.cuCtxSetCurrent = [](CUcontext c) -> CUresult {
-    return calls.contexts += c == fakeContext, 0;
-  };
-  api.cuModuleLoadData = [](CUmodule *m, const void *image) -> CUresult {
-    calls.loaded.push_back(static_cast<const char *>(image));
-    return *m = fakeModule, 0;
-  };
-  api.cuModuleUnload = [](CUmodule) -> CUresult { return 0; };
-  api.cuModuleGetFunction = [](CUfunction *f, CUmodule m,
-                               const char *name) -> CUresult {
-    if (m != fakeModule)
-      return 400; // CUDA_ERROR_INVALID_HANDLE
-    calls.functions.push_back(name);
-    return *f = fakeFunction, 0;
-  };
-  api.cuLaunchKernel = [](CUfunction f, unsigned gx, unsigned gy, unsigned gz,
-                          unsigned bx, unsigned by, unsigned bz,
-                          unsigned shared, CUstream stream, void **params,
-                          void **) -> CUresult {
-    if (f != fakeFunction)
-      return 400;
-    calls.launches.push_back({{gx, gy, gz},
-                              {bx, by, bz},
-                              shared,
-                              stream,
-                              *static_cast<void **>(params[0]),
-                              *static_cast<int64_t *>(params[1])});
-    return calls.launchResult;
-  };
-  api.cuMemAlloc = [](CUdeviceptr *p, size_t bytes) -> CUresult {
-    calls.allocations.push_back(bytes);
-    return *p = 0x5000, 0;
-  };
-  api.cuMemFree = [](CUdeviceptr) -> CUresult { return ++calls.frees, 0; };
-  api.cuMemcpyAsync = [](CUdeviceptr, CUdeviceptr, size_t bytes,
-                         CUstream) -> CUresult {
-    return calls.copies.push_back(bytes), 0;
-  };
-  api.cuMemsetD32Async = [](CUdeviceptr, unsigned, size_t,
-                            CUstream) -> CUresult { return 0; };
-  api.cuMemsetD16Async = [](CUdeviceptr, unsigned short, size_t,
-                            CUstream) -> CUresult { return 0; };
-  api.cuStreamCreate = [](CUstream *s, unsigned flags) -> CUresult {
-    return *s = flags == CU_STREAM_NON_BLOCKING ? fakeStream : nullptr, 0;
-  };
-  api.cuStreamDestroy = [](CUstream) -> CUresult { return 0; };
-  api.cuStreamSynchronize = [](CUstream) -> CUresult {
-    return ++calls.syncs, 0;
-  };
-  api.cuStreamWaitEvent = [](CUstream, CUevent, unsigned) -> CUresult {
-    return 0;
-  };
-  api.cuEventCreate = [](CUevent *e, unsigned) -> CUresult {
-    return *e = nullptr, 0;
-  };
-  api.cuEventDestroy = [](CUevent) -> CUresult { return 0; };
-  api.cuEventRecord = [](CUevent, CUstream) -> CUresult { return 0; };
-  api.cuEventSynchronize = [](CUevent) -> CUresult { return 0; };
-  api.cuGetErrorName = [](CUresult error, const char **name) -> CUresult {
-    *name = error == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_OTHER";
-    return 0;
-  };
-  return api;
-}
-
-class FakeDriver : public ::testing::Test {
-protected:
-  void SetUp() override {
-    calls = Log();
-    api = fakeDriver();
-    setDriverForTesting(&api);
-  }
-  void TearDown() override { setDriverForTesting(nullptr); }
-  DriverApi api;
-};
 
 TEST_F(FakeDriver, LoadsFindsAndLaunchesAKernel) {
   char image[] = "fatbin";
