@@ -17,14 +17,11 @@
 // - vector.reduction: the lane's slice, then gpu.subgroup_reduce across
 //   the warp (every lane gets the result).
 //
-// Warp foralls holding vector.contract are tensor-core tiles: upstream's
-// mma.sync conversion (convert-vector-to-gpu's) distributes those.
+// Warp foralls holding vector.contract are tensor-core tiles, refused for
+// now (see below).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/GPU/Passes.h"
-
-#include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <limits>
 
@@ -363,22 +360,6 @@ private:
   DenseMap<Value, int64_t> warpSizes;
 };
 
-/// Tensor-core warps: upstream's conversion to per-lane fragments and
-/// nvgpu.mma.sync.
-LogicalResult convertMmaWarp(RewriterBase &rewriter, scf::ForallOp forall) {
-  RewritePatternSet patterns(forall.getContext());
-  populatePrepareVectorToMMAPatterns(patterns, /*useNvGpu=*/true);
-  if (failed(applyPatternsGreedily(forall, std::move(patterns))))
-    return forall.emitOpError("could not prepare its tiles for mma.sync");
-  if (failed(convertVectorToNVVMCompatibleMMASync(rewriter, forall)))
-    return forall.emitOpError("could not be converted to mma.sync");
-  WalkResult left = forall.walk([](vector::ContractionOp contract) {
-    contract.emitOpError("was not converted to mma.sync");
-    return WalkResult::interrupt();
-  });
-  return failure(left.wasInterrupted());
-}
-
 struct TfmGpuDistributeToLanes
     : mlir::tfm::impl::TfmGpuDistributeToLanesBase<TfmGpuDistributeToLanes> {
   void runOnOperation() override {
@@ -394,10 +375,17 @@ struct TfmGpuDistributeToLanes
                                return WalkResult::interrupt();
                              })
                              .wasInterrupted();
-      LogicalResult result = tensorCores
-                                 ? convertMmaWarp(rewriter, forall)
-                                 : LaneDistribution(rewriter, forall).run();
-      if (failed(result))
+      // Upstream's conversion to nvgpu.mma.sync (convert-vector-to-gpu's
+      // convertVectorToNVVMCompatibleMMASync) crashes on these warps when
+      // run here, though it converts the same function on its own: until
+      // that is understood, tensor-core tiles are refused, not lowered.
+      if (tensorCores) {
+        forall.emitOpError("holds tensor-core (gemm_mma) tiles, whose "
+                           "mma.sync lowering is unfinished: select kernel "
+                           "configs with tensor-cores=false");
+        return signalPassFailure();
+      }
+      if (failed(LaneDistribution(rewriter, forall).run()))
         return signalPassFailure();
     }
   }

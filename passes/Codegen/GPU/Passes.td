@@ -24,7 +24,8 @@ def TfmGpuSelectKernelConfig
       them), its lanes load 16 bytes of each operand row at a time (4 f32,
       8 f16/bf16), four loads in flight per lane.
     - A projection over more rows (prefill): `gemm_mma` when the weights
-      are f16 or bf16, `tensor-cores` is set, the arch has `mma.sync`
+      are f16 or bf16, `tensor-cores` is set (off by default: these tiles
+      run on the CPU, their mma.sync lowering is unfinished), the arch has `mma.sync`
       (sm_80 and later) and the shapes are whole m16n8k16 tiles; a warp
       computes 32x16 (or 16x16, 16x8) of the output. Otherwise
       `gemm_simt`: 16x16 threads, each a 4x4 (or smaller) f32 tile.
@@ -39,9 +40,10 @@ def TfmGpuSelectKernelConfig
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"",
            "The GPU to choose for: sm_80, sm_86, sm_89 or sm_90">,
-    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Projections over f16/bf16 weights use mma.sync (their "
-           "activations are rounded to the weights' type)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "Projections over f16/bf16 weights get gemm_mma tiles (their "
+           "activations rounded to the weights' type); unfinished: "
+           "tfm-gpu-distribute-to-lanes cannot lower them to mma.sync yet">,
     Option<"attentionSplits", "attention-splits", "int64_t",
            /*default=*/"0",
            "Key ranges of decode attention (0: one per 256 positions)">,
@@ -143,7 +145,8 @@ def TfmGpuDistributeToLanes : Pass<"tfm-gpu-distribute-to-lanes"> {
     lanes, elementwise ops and loops carry the lane's slice, and a
     `vector.reduction` reduces the lane's slice and then the warp with
     `gpu.subgroup_reduce` (shuffles, after tfm-gpu-expand-subgroup-reduce).
-    Scalars stay uniform: every lane computes them.
+    Scalars stay uniform: every lane computes them. Tensor-core warps
+    (`gemm_mma`) are an error: their mma.sync lowering is unfinished.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect",
                            "mlir::vector::VectorDialect",
@@ -190,9 +193,11 @@ def TfmGpuMergeKernelModules
     Outlining gives each kernel a `gpu.module` of its own. This pass moves
     every symbol of every `gpu.module` into one module named `name` and
     points the `gpu.launch_func`s at it, so that a binary loads one image
-    (one fatbin) and `--compile-to=ptx` is one PTX file. Kernel modules
-    with attributes or targets of their own, and two symbols of one name,
-    are errors.
+    (one fatbin) and `--compile-to=ptx` is one PTX file. Each kernel takes
+    its module's name (outlining uniques the modules, not the kernels in
+    them), any other symbol that name as a prefix. Kernel modules with
+    attributes or targets of their own, and two symbols of one name, are
+    errors.
   }];
   let options = [
     Option<"moduleName", "name", "std::string", /*default=*/"\"tfm_kernels\"",
@@ -205,7 +210,7 @@ def TfmGpuExpandSubgroupReduce : Pass<"tfm-gpu-expand-subgroup-reduce"> {
   let summary = "gpu.subgroup_reduce as a butterfly of warp shuffles";
   let description = [{
     NVVM has no lowering for an f32 `gpu.subgroup_reduce`: each becomes
-    five `gpu.shuffle xor` steps (offsets 16, 8, 4, 2, 1) combined with
+    five `gpu.shuffle xor` steps (offsets 1, 2, 4, 8, 16) combined with
     the reduction's operation, after which every lane holds the result.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect",
@@ -247,9 +252,10 @@ def TfmGpuSerializeKernels
   }];
   let options = [
     ListOption<"ptx", "ptx", "std::string",
-               "Archs whose PTX is embedded (default: sm_80)">,
+               "Archs whose PTX is embedded (sm_80 when neither list is "
+               "given)">,
     ListOption<"cubin", "cubin", "std::string",
-               "Archs assembled to cubins (default: sm_90)">,
+               "Archs assembled to cubins (tfm-gpu-pipeline: sm_90)">,
     Option<"toolkit", "toolkit", "std::string",
            /*default=*/"\"/usr/local/cuda\"",
            "The CUDA toolkit whose ptxas and fatbinary assemble cubins">,

@@ -1,6 +1,6 @@
-// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-kernel-config | FileCheck %s
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-kernel-config=tensor-cores=true | FileCheck %s
 // RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-kernel-config=arch=sm_90 | FileCheck %s --check-prefix=SM90
-// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-kernel-config="tensor-cores=false attention-splits=2" | FileCheck %s --check-prefix=SIMT
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-kernel-config=attention-splits=2 | FileCheck %s --check-prefix=SIMT
 
 #x = affine_map<(d0, d1, d2) -> (d1, d2)>
 #w = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -38,7 +38,8 @@ func.func @gemv(%x: tensor<1x2048xf32>, %w: tensor<4096x2048xf32>) -> tensor<1x4
 
 // A prefill projection over f16 weights: tensor cores, its activations
 // rounded to f16 first (an elementwise kernel); warps of 32 rows x 16
-// columns. Without tensor cores: 16x16 threads of 4x4 f32 tiles.
+// columns. Without tensor cores (the default): 16x16 threads of 4x4 f32
+// tiles.
 // CHECK-LABEL: func.func @gemm_f16
 // CHECK: %[[ROUNDED:[0-9]+]] = linalg.generic {{.*}}tfm_gpu.kernel = #tfm_gpu.kernel<elementwise
 // CHECK: arith.truncf %{{.*}} : f32 to f16

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""GPU kernels run on the CPU: a GEMV, an RMS norm and an f32 GEMM.
+"""GPU kernels run on the CPU: a GEMV, an RMS norm, an f32 GEMM and a GEMM
+over f16 weights on tensor-core tiles.
 
   emit KERNEL OUT.mlir
       Writes a module whose @compute computes KERNEL over seeded random
@@ -23,6 +24,7 @@ output rows than a block's warps, a GEMM whose tiles do not cover a square.
 import math
 import random
 import re
+import struct
 import sys
 
 KERNELS = {
@@ -30,6 +32,8 @@ KERNELS = {
     "gemv": (1, 200, 96),
     "norm": (3, 160, 0),
     "gemm": (32, 72, 48),
+    # f16 weights on tensor-core tiles (activations rounded to f16).
+    "gemm16": (32, 64, 32),
 }
 
 
@@ -56,6 +60,19 @@ PROJECTION = """\
   %r = linalg.generic {{indexing_maps = [affine_map<(n, m, k) -> (m, k)>, affine_map<(n, m, k) -> (n, k)>, affine_map<(n, m, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x, %w : tensor<{rows}x{features}xf32>, tensor<{outputs}x{features}xf32>) outs(%f : tensor<{rows}x{outputs}xf32>) {{
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }} -> tensor<{rows}x{outputs}xf32>
+"""
+
+PROJECTION16 = """\
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{rows}x{outputs}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{rows}x{outputs}xf32>) -> tensor<{rows}x{outputs}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, m, k) -> (m, k)>, affine_map<(n, m, k) -> (n, k)>, affine_map<(n, m, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x, %w : tensor<{rows}x{features}xf32>, tensor<{outputs}x{features}xf16>) outs(%f : tensor<{rows}x{outputs}xf32>) {{
+  ^bb0(%a: f32, %b: f16, %acc: f32):
+    %bw = arith.extf %b : f16 to f32
+    %p = arith.mulf %a, %bw : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }} -> tensor<{rows}x{outputs}xf32>
@@ -90,14 +107,18 @@ NORM = """\
 def emit(kernel, path):
     rows, features, outputs = KERNELS[kernel]
     x, w = inputs(kernel)
-    body = (NORM if kernel == "norm" else PROJECTION).format(
+    body = (NORM if kernel == "norm" else
+            PROJECTION16 if kernel == "gemm16" else PROJECTION).format(
         rows=rows, features=features, outputs=outputs)
     out_cols = features if kernel == "norm" else outputs
     out = "tensor<%dx%dxf32>" % (rows, out_cols)
     # The inputs are 64-byte aligned buffers, as the weights and the
     # intermediates are, so the kernels load them 16 bytes a lane.
+    wtype = "f16" if kernel == "gemm16" else "f32"
+    if kernel == "gemm16":
+        w = [[f16(v) for v in row] for row in w]
     xt = "%dx%dxf32" % (rows, features)
-    wt = "%dx%dxf32" % (len(w), features)
+    wt = "%dx%dx%s" % (len(w), features, wtype)
     lines = [
         "func.func private @printMemrefF32(memref<*xf32>) "
         "attributes {llvm.emit_c_interface}",
@@ -125,6 +146,11 @@ def emit(kernel, path):
         f.write("\n".join(lines) + "\n")
 
 
+def f16(value):
+    # Rounded to the nearest half, as the kernel reads (and rounds) it.
+    return struct.unpack("e", struct.pack("e", value))[0]
+
+
 def f32(value):
     # The constants as the kernel reads them.
     return float("%.9e" % value)
@@ -140,6 +166,10 @@ def reference(kernel):
             rs = 1.0 / math.sqrt(sum(v * v for v in row) / len(row) + 1e-5)
             out.append([v * rs * g for v, g in zip(row, w[0])])
         return out
+    if kernel == "gemm16":
+        # Tensor cores take the activations in the weights' type.
+        x = [[f16(v) for v in row] for row in x]
+        w = [[f16(v) for v in row] for row in w]
     return [[sum(a * b for a, b in zip(row, weights)) for weights in w]
             for row in x]
 
