@@ -2,6 +2,7 @@
 #include "compiler/driver/LoadModel.h"
 
 #include "compiler/builders/DecoderSkeleton.h"
+#include "compiler/frontends/Generation.h"
 #include "compiler/frontends/Gguf.h"
 #include "compiler/frontends/HfConfig.h"
 #include "compiler/frontends/Llama2c.h"
@@ -140,6 +141,19 @@ llvm::Expected<ModelSpec> loadHuggingFace(const std::string &directory,
   if (!tokenizer)
     return tokenizer.takeError();
   spec->tokenizer = std::move(*tokenizer);
+  auto generation =
+      readHfGeneration(directory, (*config)->json(), spec->tokenizer.eos,
+                       spec->config.vocabSize);
+  if (!generation)
+    return generation.takeError();
+  spec->generation = std::move(*generation);
+  if (spec->config.kind == ModelKind::EncoderOnly) {
+    auto embedding = readSentenceTransformers(directory);
+    if (!embedding)
+      return embedding.takeError();
+    if (*embedding)
+      spec->config.embedding = **embedding;
+  }
   return spec;
 }
 
@@ -179,6 +193,11 @@ llvm::Expected<ModelSpec> loadGguf(const std::string &path,
       return tokenizer.takeError();
   }
   spec->tokenizer = std::move(*tokenizer);
+  auto generation =
+      readGgufGeneration(**file, spec->tokenizer.eos, spec->config.vocabSize);
+  if (!generation)
+    return generation.takeError();
+  spec->generation = std::move(*generation);
   return spec;
 }
 
