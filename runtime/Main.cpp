@@ -172,7 +172,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (options.mode == CliMode::Help) {
-    std::fputs(usageText(argc > 0 ? argv[0] : "model").c_str(), stdout);
+    UsageKind kind = tfm_model.kind == TFM_KIND_ENCODER ? UsageKind::Encoder
+                     : tfm_model.kind == TFM_KIND_ENCODER_DECODER
+                         ? UsageKind::EncoderDecoder
+                         : UsageKind::Decoder;
+    std::fputs(usageText(argc > 0 ? argv[0] : "model", kind).c_str(), stdout);
     return 0;
   }
   if (options.threads > 0)
