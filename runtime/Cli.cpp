@@ -179,8 +179,7 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
   } else if (name == "--json") {
     options.json = true;
   } else if (name == "--pooling") {
-    if (value != "mean" && value != "cls" && value != "max" &&
-        value != "mean_sqrt_len" && value != "last") {
+    if (!isPoolingMode(value)) {
       error = "error: --pooling must be mean, cls, max, mean_sqrt_len or "
               "last, got '" +
               value + "'";
@@ -318,6 +317,11 @@ bool selectMode(const std::vector<FlagUse> &uses, CliMode &mode,
 }
 
 } // namespace
+
+bool isPoolingMode(const std::string &mode) {
+  return mode == "mean" || mode == "cls" || mode == "max" ||
+         mode == "mean_sqrt_len" || mode == "last";
+}
 
 bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
                       std::string &error) {

@@ -71,6 +71,9 @@ struct CliOptions {
   bool decodeOnly = false;
 };
 
+/// "mean", "cls", "max", "mean_sqrt_len" or "last" (--pooling's values).
+bool isPoolingMode(const std::string &mode);
+
 /// Parses argv. On failure returns false with `error` set to a message that
 /// starts with "error: ".
 bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace tfm::rt {
@@ -129,6 +130,26 @@ SamplerOptions mergeSampling(const SamplerOptions &model,
     merged.repetitionPenalty = options.repetitionPenalty;
   merged.seed = options.seed;
   return merged;
+}
+
+std::string describeSampling(const SamplerOptions &s) {
+  auto number = [](float value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return std::string(text);
+  };
+  std::string what = s.temperature > 0.0f
+                         ? "temperature " + number(s.temperature)
+                         : "greedy decoding";
+  if (s.temperature > 0.0f && s.topK > 0)
+    what += ", top-k " + std::to_string(s.topK);
+  if (s.temperature > 0.0f && s.topP < 1.0f)
+    what += ", top-p " + number(s.topP);
+  if (s.temperature > 0.0f && s.minP > 0.0f)
+    what += ", min-p " + number(s.minP);
+  if (s.repetitionPenalty != 1.0f)
+    what += ", repetition penalty " + number(s.repetitionPenalty);
+  return what;
 }
 
 bool isStopId(const ModelGeneration &generation, int id) {

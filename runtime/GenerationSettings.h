@@ -44,6 +44,10 @@ bool readModelGeneration(const Package &package, const std::string &name,
 SamplerOptions mergeSampling(const SamplerOptions &model,
                              const CliOptions &options);
 
+/// "greedy decoding", or "temperature 0.9, top-k 40, ..." with the
+/// truncations and penalty that apply.
+std::string describeSampling(const SamplerOptions &options);
+
 /// True when `id` ends a generation.
 bool isStopId(const ModelGeneration &generation, int id);
 
