@@ -4,7 +4,8 @@
 //                [--emit=exe|lib] [--target=cpu] [phase options ...]
 //
 // MODEL is a llama2.c checkpoint (.bin), a GGUF file, a Hugging Face model
-// directory or `preset:NAME`. tfmc's own options say what to read and write;
+// directory, `preset:NAME`, or IR in the tfm dialect (.mlir, with
+// --weights-from MODEL). tfmc's own options say what to read and write;
 // every other option belongs to a phase and is declared once, in that
 // phase's options struct (the target-independent TfmTransformOptions, the
 // backend's groups), which also serves as its pipeline's options in
@@ -39,6 +40,12 @@ static cl::opt<std::string>
                   cl::desc("Tokenizer file (llama2.c tokenizer.bin, "
                            "tokenizer.json or GPT-2 vocab.json)"),
                   cl::value_desc("file"), cl::cat(compileCategory));
+static cl::opt<std::string> weightsFrom(
+    "weights-from",
+    cl::desc("With a .mlir MODEL (IR in the tfm dialect, as --compile-to=tfm "
+             "prints it): the model file or preset:NAME whose weights, "
+             "tokenizer and configuration it uses"),
+    cl::value_desc("model"), cl::cat(compileCategory));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
                                        cl::value_desc("file"),
                                        cl::cat(compileCategory));
@@ -187,6 +194,7 @@ int main(int argc, char **argv) {
   tfmc::DriverOptions options;
   options.model = modelPath;
   options.tokenizer = tokenizerPath;
+  options.weightsFrom = weightsFrom;
   options.output = outputPath;
   options.presetSeed = presetSeed;
   if (emitKind != "exe" && emitKind != "lib")

@@ -14,6 +14,7 @@
 #include "compiler/backends/common/ModelInfo.h"
 #include "compiler/builders/ModelBuilder.h"
 #include "compiler/driver/LoadModel.h"
+#include "compiler/driver/NetworkIR.h"
 #include "compiler/link/Artifact.h"
 #include "compiler/weights/WeightLayout.h"
 #include "dialect/TfmContracts.h"
@@ -55,8 +56,11 @@ int fail(llvm::Error error) {
   return fail(message);
 }
 
-llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options) {
-  llvm::StringRef model(options.model);
+/// The spec of the model (or, for IR, of the model --weights-from names).
+llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options,
+                                   bool networkIR) {
+  std::string source = networkIR ? options.weightsFrom : options.model;
+  llvm::StringRef model(source);
   if (model.consume_front("preset:")) {
     if (!options.tokenizer.empty())
       return llvm::createStringError(
@@ -65,7 +69,7 @@ llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options) {
           "byte-level tokenizer)");
     return makePreset(model.str(), options.presetSeed);
   }
-  return loadModel(options.model, options.tokenizer);
+  return loadModel(source, options.tokenizer);
 }
 
 /// A directory of its own, removed with everything in it.
@@ -107,7 +111,20 @@ public:
     if (!described)
       return fail(described.takeError());
     target = *described;
-    auto loaded = loadSpec(options);
+    bool networkIR = !llvm::StringRef(options.model).starts_with("preset:") &&
+                     isNetworkIR(options.model);
+    if (networkIR && options.weightsFrom.empty())
+      return fail("'" + options.model +
+                  "' is IR in the tfm dialect: pass --weights-from MODEL, "
+                  "the model file or preset whose weights, tokenizer and "
+                  "configuration it uses");
+    if (!networkIR && !options.weightsFrom.empty())
+      return fail("--weights-from applies to a .mlir network; '" +
+                  options.model + "' is a model of its own");
+    if (networkIR && transform.contextLength != 0)
+      return fail("--context does not apply to IR: its #tfm.model fixes the "
+                  "context length");
+    auto loaded = loadSpec(options, networkIR);
     if (!loaded)
       return fail(loaded.takeError());
     spec = std::move(*loaded);
@@ -155,6 +172,15 @@ public:
     if (mlir::failed(mlir::verify(*ir)))
       return fail("the network built for '" + options.model +
                   "' does not verify");
+    // IR replaces the network tfmc built, which says how the weights'
+    // model declares its weights.
+    if (networkIR) {
+      auto read =
+          readNetworkIR(context, options.model, *ir, options.weightsFrom);
+      if (!read)
+        return fail(read.takeError());
+      ir = std::move(*read);
+    }
     if (stopsAfter("tfm"))
       return finish(printModule());
 

@@ -273,9 +273,11 @@ llvm::Expected<ModelSpec> tfmc::loadModel(const std::string &path,
   case ModelFormat::TfmIR:
     break;
   }
+  // The driver compiles IR itself; here it was named as the source of a
+  // model's weights (--weights-from, --tokenizer's model).
   return makeError("'" + path +
-                   "' is MLIR text: compile IR in the tfm dialect with "
-                   "`tfmc compile FILE.mlir --weights-from MODEL`");
+                   "' is IR in the tfm dialect, not a model file with "
+                   "weights");
 }
 
 llvm::Error tfmc::verifyModelSpec(const ModelSpec &spec) {
