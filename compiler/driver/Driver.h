@@ -22,6 +22,7 @@ struct DriverOptions {
   std::string output;    ///< -o; empty: stdout for IR stages
   std::string stopAfter; ///< --compile-to stage; empty: the executable
   bool library = false;  ///< --emit=lib: a static library and C header
+  bool progress = false; ///< --progress: stage lines even off a terminal
   uint64_t presetSeed = 42;
 };
 
