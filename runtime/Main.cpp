@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Cli.h"
+#include "runtime/CpuFeatures.h"
 #include "runtime/Encode.h"
 #include "runtime/Generate.h"
 #include "runtime/GenerationSettings.h"
@@ -97,6 +98,17 @@ int printInfo(const Package &package, const std::string &path) {
                 tfm_model.decoder_start_token);
   else
     std::printf("kind: decoder\n");
+  std::string_view cpu = package.get(keys::kTargetCpu);
+  if (!cpu.empty()) {
+    std::vector<std::string> missing =
+        missingCpuFeatures(package.get(keys::kTargetFeatures));
+    std::string lacks;
+    for (const std::string &feature : missing)
+      lacks += (lacks.empty() ? "" : ", ") + feature;
+    std::printf("target cpu: %.*s (%s)\n", int(cpu.size()), cpu.data(),
+                missing.empty() ? "this CPU runs it"
+                                : ("this CPU lacks " + lacks).c_str());
+  }
   std::printf("tokenizer: %s\n",
               tokenizer.empty() ? "(none)" : tokenizer.c_str());
   int bos = -1, eos = -1;
@@ -306,8 +318,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 1;
   }
+  // --info describes a package for any machine; running it needs this
+  // CPU to have the target's instructions.
   if (options.mode == CliMode::Info)
     return printInfo(package, path);
+  if (!checkCpuRunsModel(package, path, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 1;
+  }
   if (tfm_model.kind == TFM_KIND_ENCODER)
     return runEncoder(package, path, options);
   if (options.mode == CliMode::Embed || options.json) {

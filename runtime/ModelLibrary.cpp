@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/ModelLibrary.h"
 
+#include "runtime/CpuFeatures.h"
 #include "runtime/Generate.h"
 #include "runtime/GenerationSettings.h"
 #include "runtime/ModelABI.h"
@@ -84,6 +85,7 @@ tfmc_status createContext(const char *path, tfmc_context &context) {
                  uint64_t(tfmc_embedded_package_end - tfmc_embedded_package),
                  name, error);
   if (!opened || !checkPackageMatchesModel(context.package, name, error) ||
+      !checkCpuRunsModel(context.package, name, error) ||
       !readPackageTokenId(context.package, "token.bos", name, context.bos,
                           error) ||
       !readPackageTokenId(context.package, "token.eos", name, context.eos,

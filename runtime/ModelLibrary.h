@@ -30,7 +30,8 @@ extern "C" {
 typedef enum tfmc_status {
   TFMC_OK = 0,
   /* The package is missing, unreadable, malformed or belongs to other code
-   * (or the code runs on a device this program cannot use). */
+   * (or the code runs on a device this program cannot use, or needs
+   * instructions this CPU lacks). */
   TFMC_ERROR_PACKAGE = 1,
   TFMC_ERROR_OUT_OF_MEMORY = 2,
   /* A null pointer, a negative count, a token id outside the vocabulary. */

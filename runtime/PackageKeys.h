@@ -32,6 +32,11 @@ inline constexpr const char kTopP[] = "generation.top_p";
 inline constexpr const char kMinP[] = "generation.min_p";
 inline constexpr const char kRepetitionPenalty[] =
     "generation.repetition_penalty";
+/// The machine the code was generated for: LLVM's CPU name ("znver4") and
+/// the features it enabled ("avx2,avx512f,..."), which the runtime checks
+/// before running it (CpuFeatures.h). A package for a device has none.
+inline constexpr const char kTargetCpu[] = "target.cpu";
+inline constexpr const char kTargetFeatures[] = "target.features";
 
 } // namespace tfm::rt::keys
 

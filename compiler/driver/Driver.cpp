@@ -303,7 +303,8 @@ public:
     releaseModule();
     if (auto error = writeArtifact(
             options.library ? ArtifactKind::Library : ArtifactKind::Executable,
-            options.output, *code, backend.linkInputs(), spec, layout))
+            options.output, *code, backend.linkInputs(), spec, layout,
+            backend.targetMetadata(target)))
       return error;
     progress.step(options.library ? "library and package" : "link and package");
     progress.wrote(options.output);

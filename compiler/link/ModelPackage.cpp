@@ -11,9 +11,10 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Error tfmc::appendModelPackage(const std::string &path,
-                                     const ModelSpec &spec,
-                                     const mlir::tfm::WeightLayout &layout) {
+llvm::Error
+tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
+                         const mlir::tfm::WeightLayout &layout,
+                         const tfm::rt::PackageMetadata &targetMetadata) {
   tfm::rt::PackageWriter writer;
   std::string error;
   if (!writer.begin(path, layout.totalBytes, error))
@@ -29,7 +30,9 @@ llvm::Error tfmc::appendModelPackage(const std::string &path,
   }
   if (!writer.writeZeros(layout.totalBytes - writer.written(), error))
     return makeError(error);
-  if (!writer.finish(layout.hash, packageMetadata(spec), error))
+  tfm::rt::PackageMetadata metadata = packageMetadata(spec);
+  metadata.insert(targetMetadata.begin(), targetMetadata.end());
+  if (!writer.finish(layout.hash, metadata, error))
     return makeError(error);
   return llvm::Error::success();
 }
