@@ -13,6 +13,7 @@
 #include "dialect/TfmContracts.h"
 #include "passes/Codegen/CPU/ByteQuadDot.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "runtime/PackageKeys.h"
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Operator.h"
@@ -88,6 +89,23 @@ LinkInputs CpuBackend::linkInputs() const {
   if (target.sanitizeThread)
     inputs.arguments.push_back("-fsanitize=thread");
   return inputs;
+}
+
+std::map<std::string, std::string>
+CpuBackend::targetMetadata(mlir::tfm::TargetAttr target) const {
+  mlir::tfm::CpuTargetAttr cpu = mlir::tfm::getCpuTarget(target);
+  if (!cpu)
+    return {};
+  // The features the code may use: the runtime checks them on the machine
+  // it runs on (runtime/CpuFeatures.h).
+  std::string enabled;
+  llvm::SmallVector<llvm::StringRef> features;
+  cpu.getFeatures().split(features, ',', -1, false);
+  for (llvm::StringRef feature : features)
+    if (feature.consume_front("+"))
+      enabled += (enabled.empty() ? "" : ",") + feature.str();
+  return {{tfm::rt::keys::kTargetCpu, cpu.getCpu().str()},
+          {tfm::rt::keys::kTargetFeatures, enabled}};
 }
 
 llvm::Error

@@ -56,6 +56,8 @@ public:
   serializeObjects(mlir::ModuleOp module, const tfm_model_info &info,
                    const std::string &directory) override;
   LinkInputs linkInputs() const override;
+  std::map<std::string, std::string>
+  targetMetadata(mlir::tfm::TargetAttr target) const override;
 
 private:
   /// The module's host object as LLVM IR, before optimisation.
