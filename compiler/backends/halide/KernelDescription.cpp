@@ -778,6 +778,10 @@ tfmc::halide::parseSchedulerName(std::string_view name) {
   return valueOf(kSchedulers, name);
 }
 
+std::optional<Device> tfmc::halide::parseDeviceName(std::string_view name) {
+  return valueOf(kDevices, name);
+}
+
 int64_t tfmc::halide::weightBlockElements(WeightType type) {
   switch (type) {
   case WeightType::Q8_0:

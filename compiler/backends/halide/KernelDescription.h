@@ -202,6 +202,7 @@ const char *weightTypeName(WeightType type);
 const char *schedulerName(Scheduler scheduler);
 const char *deviceName(Device device);
 std::optional<Scheduler> parseSchedulerName(std::string_view name);
+std::optional<Device> parseDeviceName(std::string_view name);
 
 /// Values per storage block of `type` (1, 32 or 256) and its bytes.
 int64_t weightBlockElements(WeightType type);

@@ -13,8 +13,8 @@
 //   m_b = max score, l_b = sum exp(s - m_b), o_b = sum exp(s - m_b) v,
 // and a combine step weighs them by exp(m_b - max_b m_b):
 //   out = sum_b exp(m_b - M) o_b / sum_b exp(m_b - M) l_b.
-// Only the blocks a row can see take part; the combine's block range
-// depends on pos alone, a `where` clause trims it per row.
+// Only the blocks the rows can see take part: the block range depends on
+// pos alone.
 //
 // C ABI: query [rows, heads, head_dim], key_cache and value_cache
 // [kv_heads, positions, head_dim] (f32, or f16 bits), [slopes [heads]
@@ -65,9 +65,21 @@ public:
     // so far end at `limit`.
     Expr limit = pos + rows;
     Expr queryPos = pos + r;
-    Expr keyPos = b * block + j;
+    // Blocks are numbered from the first one a row of this call can see
+    // (a sliding window's start; else 0): every Func's block range then
+    // starts at 0, which keeps bounds inference exact through the fused
+    // loops of autoscheduled tilings.
+    Expr lowBlock = p.mask == MaskKind::SlidingWindow
+                        ? max(pos - static_cast<int>(p.window) + 1, 0) / block
+                        : Expr(0);
+    Expr keyPos = (lowBlock + b) * block + j;
     Expr readPos = clamp(keyPos, 0, limit - 1);
-    Expr kvHead = h / group;
+    // Head and row indices are clamped: an autoscheduler's tiles may reach
+    // past the heads or rows (Li2018 shifts small loops inwards past 0),
+    // and inputs must be read in bounds for those lanes too.
+    Expr head = clamp(h, 0, static_cast<int>(p.heads) - 1);
+    Expr row = clamp(r, 0, rows - 1);
+    Expr kvHead = head / group;
     Expr last = p.mask == MaskKind::Bidirectional ? limit - 1 : queryPos;
     Expr first = p.mask == MaskKind::SlidingWindow
                      ? max(queryPos - static_cast<int>(p.window) + 1, 0)
@@ -77,10 +89,10 @@ public:
     // Scores of one block.
     RDom rd(0, headDim, "rd");
     dot_(j, b, h, r) = 0.0f;
-    dot_(j, b, h, r) += query(rd, h, r) * widen(keys(rd, readPos, kvHead));
+    dot_(j, b, h, r) += query(rd, head, row) * widen(keys(rd, readPos, kvHead));
     Expr score = dot_(j, b, h, r) * scale;
     if (p.alibi)
-      score += slopes(h) * cast<float>(keyPos - queryPos);
+      score += slopes(head) * cast<float>(keyPos - queryPos);
     score_(j, b, h, r) = select(visible, score, kMaskedScore);
 
     // The block's partials.
@@ -91,7 +103,7 @@ public:
         select(visible, exp(score_(j, b, h, r) - blockMax_(b, h, r)), 0.0f);
     blockSum_(b, h, r) = 0.0f;
     blockSum_(b, h, r) += weight_(rj, b, h, r);
-    Expr readAt = clamp(b * block + rj, 0, limit - 1);
+    Expr readAt = clamp((lowBlock + b) * block + rj, 0, limit - 1);
     blockOut_(c, b, h, r) = 0.0f;
     blockOut_(c, b, h, r) +=
         weight_(rj, b, h, r) * widen(values(c, readAt, kvHead));
@@ -100,14 +112,12 @@ public:
         select(c < headDim, blockOut_(min(c, headDim - 1), b, h, r),
                c == headDim, blockSum_(b, h, r), blockMax_(b, h, r));
 
-    // Combine the blocks that hold keys row r sees: pos alone bounds the
-    // range, the where clause trims it per row.
-    Expr lowBlock = p.mask == MaskKind::SlidingWindow
-                        ? max(pos - static_cast<int>(p.window) + 1, 0) / block
-                        : Expr(0);
+    // Combine the blocks that hold keys some row sees: pos alone bounds the
+    // range. A block row r does not see has m_b at the masked score and
+    // l_b = o_b = 0, so it weighs nothing, and the range needs no per-row
+    // `where` (which pocl miscompiles: a barrier under a uniform branch).
     Expr highBlock = (limit - 1) / block;
-    RDom rb(lowBlock, highBlock - lowBlock + 1, "rb");
-    rb.where(rb * block <= last && rb * block + block - 1 >= first);
+    RDom rb(0, highBlock - lowBlock + 1, "rb");
     Expr blockMaxAt = partial_(headDim + 1, rb, h, r);
     rowMax_(h, r) = kMaskedScore;
     rowMax_(h, r) = max(rowMax_(h, r), blockMaxAt);

@@ -165,7 +165,7 @@ void MatVecKernel::scheduleMatVecGpu(Func out, const ScheduleTarget &target) {
         .unroll(m);
     acc.update().split(r, rko, rki, warp, TailStrategy::GuardWithIf);
     Func lanesum = acc.update().rfactor(rki, lane);
-    acc.compute_at(out, ow).unroll(g).unroll(m);
+    acc.compute_at(out, olane).unroll(g).unroll(m);
     acc.update().reorder(g, m, rki).unroll(g).unroll(m);
     if (target.warpLanes) {
       // The lanes of a warp hold the partial sums in registers; the sum

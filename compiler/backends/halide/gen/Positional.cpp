@@ -91,7 +91,8 @@ private:
     for (int i = 0; i < pairs; ++i)
       frequencies(i) = 1.0f / std::pow(theta, static_cast<float>(2 * i) /
                                                   static_cast<float>(rotary));
-    Expr angle = cast<float>(pos + r) * frequencies(d);
+    // Clamped: autoscheduled tiles may compute angles past the pairs.
+    Expr angle = cast<float>(pos + r) * frequencies(clamp(d, 0, pairs - 1));
     angles_(d, r) = {cos(angle), sin(angle)};
     Expr x = in(d, h, r), rotated;
     if (p.layout == RopeLayout::Interleaved) {
@@ -156,7 +157,7 @@ private:
         static_cast<float>(-std::log(p.base) / static_cast<double>(features));
     for (int f = 0; f < features; ++f)
       frequencies(f) = std::exp(static_cast<float>(f - f % 2) * step);
-    Expr angle = cast<float>(pos + m) * frequencies(k);
+    Expr angle = cast<float>(pos + m) * frequencies(clamp(k, 0, features - 1));
     angles_(k, m) = select(k % 2 == 0, sin(angle), cos(angle));
     output_(k, m) = in(k, m) + angles_(k, m);
     output(output_, {p.rows, p.features});

@@ -12,6 +12,7 @@
 #include "compiler/backends/halide/gen/Generate.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -41,6 +42,9 @@ const char kUsage[] =
     "                            schedule every kernel so, whatever its\n"
     "                            description says\n"
     "  --cpu-features=F1,F2,...  replace every kernel's x86 features\n"
+    "  --device=none|cuda|opencl replace every kernel's device\n"
+    "  --cuda-capability=N       with --device=cuda: the capability (80, "
+    "...)\n"
     "  --autoscheduler-dir=DIR   where the autoscheduler plugins are\n"
     "  --print-description       print the descriptions as read and stop\n";
 
@@ -134,6 +138,8 @@ int main(int argc, char **argv) {
   std::string runtimePath, value;
   std::optional<Scheduler> scheduler;
   std::optional<std::vector<std::string>> cpuFeatures;
+  std::optional<Device> device;
+  std::optional<int64_t> cudaCapability;
   bool printStmt = false, printDescription = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -168,6 +174,16 @@ int main(int argc, char **argv) {
                     value + "'");
     } else if (startsWith(arg, "--cpu-features=", value)) {
       cpuFeatures = splitCommas(value);
+    } else if (startsWith(arg, "--device=", value)) {
+      device = parseDeviceName(value);
+      if (!device)
+        return fail("--device must be none, cuda or opencl, not '" + value +
+                    "'");
+    } else if (startsWith(arg, "--cuda-capability=", value)) {
+      char *end = nullptr;
+      cudaCapability = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end)
+        return fail("--cuda-capability must be a number, not '" + value + "'");
     } else if (startsWith(arg, "--autoscheduler-dir=", value)) {
       options.pluginDir = value;
     } else if (arg == "--print-description") {
@@ -194,6 +210,12 @@ int main(int argc, char **argv) {
         kernel.scheduler = *scheduler;
       if (cpuFeatures)
         kernel.target.features = *cpuFeatures;
+      if (device) {
+        kernel.target.device = *device;
+        kernel.target.cudaCapability = 0;
+      }
+      if (cudaCapability)
+        kernel.target.cudaCapability = *cudaCapability;
       // The overrides must make sense for each kernel too.
       if (!verifyKernelDescription(kernel, error))
         return fail(path + ": " + error);
