@@ -46,6 +46,16 @@ int ownDoParFor(void *context, halide_task_t task, int min, int size,
   return failure;
 }
 
+/// Halide's default handler aborts; a produced binary installs its own
+/// (halide_set_error_handler) so that a failing kernel returns its error,
+/// as this one does.
+void printError(void *, const char *message) {
+  std::printf("halide error: %s", message);
+  if (!*message || message[std::strlen(message) - 1] != '\n')
+    std::printf("\n");
+  std::fflush(stdout);
+}
+
 void printAbi(const halide_filter_metadata_t *metadata) {
   static const char *kKinds[] = {"scalar", "input", "output"};
   for (int i = 0; i < metadata->num_arguments; ++i) {
@@ -167,6 +177,7 @@ int tfmc::halide::harness::run(int argc, char **argv,
                  error.empty() ? "cannot read" : error.c_str());
     return 2;
   }
+  halide_set_error_handler(printError);
   if (threads)
     halide_set_custom_do_par_for(ownDoParFor);
   bool ok = true, ran = false;
