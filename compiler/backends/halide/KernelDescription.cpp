@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 using namespace tfmc::halide;
@@ -225,8 +226,13 @@ public:
     member(key) += std::to_string(value);
   }
   void number(const char *key, const double &value) {
+    // The shortest text that reads back as the same double.
     char text[40];
-    std::snprintf(text, sizeof(text), "%.17g", value);
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::snprintf(text, sizeof(text), "%.*g", digits, value);
+      if (std::strtod(text, nullptr) == value)
+        break;
+    }
     std::string &out = member(key);
     out += text;
     // Keep it a JSON number that reads back as a number, not an integer.

@@ -131,8 +131,10 @@ bool tfmc::halide::generateKernel(const KernelDescription &kernel,
       else
         built->scheduleCpu(scheduleTarget);
     } else {
-      if (!loadAutoscheduler(kernel.scheduler, options.pluginDir, error))
+      if (!loadAutoscheduler(kernel.scheduler, options.pluginDir, error)) {
+        error = "kernel '" + kernel.name + "': " + error;
         return false;
+      }
       MachineParams machine(static_cast<int>(kernel.target.threads),
                             static_cast<uint64_t>(kernel.target.cacheBytes),
                             40);

@@ -38,6 +38,7 @@ const char kUsage[] =
     "                            kernels' targets (their common CPU "
     "features,\n"
     "                            every device API)\n"
+    "  --print-runtime-target    print the runtime's Halide target and stop\n"
     "  --halide-autoschedule=hand|adams2019|mullapudi2016|li2018\n"
     "                            schedule every kernel so, whatever its\n"
     "                            description says\n"
@@ -140,7 +141,7 @@ int main(int argc, char **argv) {
   std::optional<std::vector<std::string>> cpuFeatures;
   std::optional<Device> device;
   std::optional<int64_t> cudaCapability;
-  bool printStmt = false, printDescription = false;
+  bool printStmt = false, printDescription = false, printRuntimeTarget = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -186,6 +187,8 @@ int main(int argc, char **argv) {
         return fail("--cuda-capability must be a number, not '" + value + "'");
     } else if (startsWith(arg, "--autoscheduler-dir=", value)) {
       options.pluginDir = value;
+    } else if (arg == "--print-runtime-target") {
+      printRuntimeTarget = true;
     } else if (arg == "--print-description") {
       printDescription = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -227,6 +230,10 @@ int main(int argc, char **argv) {
   }
   if (printDescription) {
     std::cout << writeKernelDescriptions(kernels);
+    return 0;
+  }
+  if (printRuntimeTarget) {
+    std::cout << runtimeTarget(kernels).to_string() << "\n";
     return 0;
   }
   struct stat info;
