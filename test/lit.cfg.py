@@ -76,7 +76,8 @@ if os.path.isfile(os.path.join(config.tfmc_tools_dir, "tfmc-halide-gen")):
     llvm_config.add_tool_substitutions(["tfmc-halide-gen"], tool_dirs)
 if os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
     config.available_features.add("ptxas")
-if os.path.isfile("/etc/OpenCL/vendors/pocl.icd"):
+if os.path.isfile("/etc/OpenCL/vendors/pocl.icd") and os.path.exists(
+        "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1"):
     config.available_features.add("pocl")
 
 if shutil.which("node"):

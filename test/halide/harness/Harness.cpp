@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -178,6 +179,13 @@ int tfmc::halide::harness::run(int argc, char **argv,
     return 2;
   }
   halide_set_error_handler(printError);
+  // Halide's runtime looks for the CUDA and OpenCL entry points among the
+  // process's global symbols before it opens the unversioned libcuda.so /
+  // libOpenCL.so (which only -dev packages provide): load the drivers'
+  // versioned libraries globally, as a produced binary does. Where there
+  // is none, the kernels report it through the error handler.
+  dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (threads)
     halide_set_custom_do_par_for(ownDoParFor);
   bool ok = true, ran = false;
