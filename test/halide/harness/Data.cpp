@@ -4,6 +4,7 @@
 #include "compiler/weights/ElementType.h"
 #include "compiler/weights/Quantized.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -55,8 +56,8 @@ void putHalf(uint8_t *at, float value) {
 
 StoredMatrix tfmc::halide::harness::randomMatrix(Random &random,
                                                  WeightType type, int64_t rows,
-                                                 int64_t features,
-                                                 float scale) {
+                                                 int64_t features, float scale,
+                                                 Specials specials) {
   StoredMatrix m;
   m.type = type;
   m.rows = rows;
@@ -78,6 +79,20 @@ StoredMatrix tfmc::halide::harness::randomMatrix(Random &random,
       uint16_t bits = type == WeightType::F16 ? weights::floatToHalf(value)
                                               : weights::floatToBfloat16(value);
       std::memcpy(&m.bytes[i * 2], &bits, 2);
+    }
+    // Subnormals (smallest, largest, negative), -0, large finite values
+    // (f16's largest; bf16's would overflow the f32 sums); then infinities
+    // and NaN.
+    static const uint16_t kHalf[] = {0x0001, 0x03ff, 0x8001, 0x8000, 0x7bff,
+                                     0xfbff, 0x7c00, 0xfc00, 0x7e00};
+    static const uint16_t kBfloat[] = {0x0001, 0x007f, 0x8001, 0x8000, 0x5f7f,
+                                       0xdf7f, 0x7f80, 0xff80, 0x7fc0};
+    size_t edges = std::min<size_t>(specials == Specials::All ? 9 : 6, count);
+    std::memcpy(m.bytes.data(), type == WeightType::F16 ? kHalf : kBfloat,
+                edges * 2);
+    for (int64_t i = 0; i < count; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, &m.bytes[i * 2], 2);
       m.values[i] = type == WeightType::F16 ? weights::halfToFloat(bits)
                                             : weights::bfloat16ToFloat(bits);
     }
@@ -241,7 +256,7 @@ bool tfmc::halide::harness::compareExact(const std::string &what,
                                          const std::vector<float> &want) {
   size_t mismatches = 0, first = 0;
   for (size_t i = 0; i < want.size(); ++i)
-    if (!(got[i] == want[i])) {
+    if (!(got[i] == want[i]) && !(std::isnan(got[i]) && std::isnan(want[i]))) {
       if (!mismatches)
         first = i;
       ++mismatches;

@@ -39,10 +39,18 @@ struct StoredMatrix {
   }
 };
 
+/// Which edge values a 16-bit float matrix starts with.
+enum class Specials {
+  Finite, ///< subnormals, -0 and the largest finite values
+  All,    ///< also infinities and NaN (tables copied, never summed)
+};
+
 /// Random values of magnitude about `scale`; the block-quantized types get
-/// random quants and finite random scales.
+/// random quants and finite random scales. f16 and bf16 matrices start with
+/// `specials`, so that every class of value is decoded.
 StoredMatrix randomMatrix(Random &random, WeightType type, int64_t rows,
-                          int64_t features, float scale);
+                          int64_t features, float scale,
+                          Specials specials = Specials::Finite);
 
 /// An f32 tensor of row-major `shape`, uniform in [low, high).
 std::vector<float> randomTensor(Random &random, int64_t count, float low,
@@ -85,7 +93,7 @@ private:
 bool compare(const std::string &what, const float *got,
              const std::vector<double> &want, double tolerance);
 
-/// The f32 element-for-element check: every value equal.
+/// The f32 element-for-element check: every value equal (NaN to NaN).
 bool compareExact(const std::string &what, const float *got,
                   const std::vector<float> &want);
 

@@ -14,7 +14,9 @@ tfmc::halide::describeScheduleTarget(const Target &target,
   out.threads = static_cast<int>(description.threads);
   out.gpu = target.has_gpu_feature();
   out.warpLanes = target.has_feature(Target::CUDA);
-  out.nativeHalf = !target.has_feature(Target::OpenCL);
+  // Only PTX converts f16 natively through Halide 14: on x86 it emulates
+  // the conversion (no F16C), OpenCL devices may lack cl_khr_fp16.
+  out.nativeHalf = target.has_feature(Target::CUDA);
   if (target.has_feature(Target::AVX512)) {
     out.vectorLanes = 16;
     out.registers = 32;

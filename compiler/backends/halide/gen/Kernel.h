@@ -35,7 +35,8 @@ struct ScheduleTarget {
   bool gpu = false;
   /// CUDA's warp shuffles (`gpu_lanes`); OpenCL has none in Halide 14.
   bool warpLanes = false;
-  /// f16 values decode natively (CUDA, x86); pocl's OpenCL has no fp16.
+  /// f16 values decode through Halide's conversion (CUDA's cvt), else with
+  /// integer operations (Math.h, halfToFloat).
   bool nativeHalf = true;
   int threads = 2;
 };

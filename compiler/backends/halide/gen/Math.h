@@ -14,9 +14,10 @@
 
 namespace tfmc::halide {
 
-/// IEEE half bits (uint16) -> f32, exact. `native` uses the target's
-/// conversion (F16C, PTX cvt); otherwise integer operations, for OpenCL
-/// devices without cl_khr_fp16 (pocl).
+/// IEEE half bits (uint16) -> f32, exact. `native` uses Halide's float16
+/// cast (PTX's cvt on CUDA); otherwise integer operations and one multiply
+/// (x86, where Halide 14 emulates the cast, and OpenCL devices without
+/// cl_khr_fp16, such as pocl).
 Halide::Expr halfToFloat(Halide::Expr bits, bool native);
 
 /// bfloat16 bits (uint16) -> f32: the bits become the top half.
