@@ -125,6 +125,13 @@ bool runKernel(const std::vector<KernelDescription> &kernels,
 
 } // namespace
 
+/// LeakSanitizer's suppressions in the sanitized build: the OpenCL ICD
+/// loader, pocl and the LLVM pocl loads keep allocations for the life of
+/// the process. (An unused function elsewhere.)
+extern "C" const char *__lsan_default_suppressions() {
+  return "leak:libOpenCL\nleak:libpocl\nleak:libLLVM\nleak:libhwloc\n";
+}
+
 int tfmc::halide::harness::run(int argc, char **argv,
                                const KernelEntry *entries, int count) {
   if (argc < 2) {
