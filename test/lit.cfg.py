@@ -81,6 +81,18 @@ if platform.machine() == "x86_64":
     except OSError:
         pass
 
+# The Halide kernel generator is built where libHalide14 is installed
+# (test/halide); CUDA's ptxas assembles its PTX; pocl runs its OpenCL
+# schedules on the CPU.
+if os.path.isfile(os.path.join(config.tfmc_tools_dir, "tfmc-halide-gen")):
+    config.available_features.add("halide")
+    llvm_config.add_tool_substitutions(["tfmc-halide-gen"], tool_dirs)
+if os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
+    config.available_features.add("ptxas")
+if os.path.isfile("/etc/OpenCL/vendors/pocl.icd") and os.path.exists(
+        "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1"):
+    config.available_features.add("pocl")
+
 if shutil.which("node"):
     config.available_features.add("node")
 
