@@ -44,6 +44,9 @@ using namespace tfmc;
 
 namespace {
 
+/// The context length without --context, for models that allow more.
+constexpr int64_t kDefaultContextLength = 4096;
+
 int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tfmc") << message << "\n";
   return 1;
@@ -198,6 +201,14 @@ public:
                     " exceeds the model's context length of " +
                     llvm::Twine(contextLength));
       contextLength = transform.contextLength;
+    } else if (!networkIR && contextLength > kDefaultContextLength) {
+      // Qwen2.5's 131072 positions would be a KV cache of gigabytes that
+      // few prompts use: the default stops at a size every machine holds.
+      llvm::WithColor::note(llvm::errs(), "tfmc")
+          << "the KV cache holds " << kDefaultContextLength
+          << " positions of the model's " << contextLength
+          << "; pass --context N for up to " << contextLength << "\n";
+      contextLength = kDefaultContextLength;
     }
     if (transform.kvCache != mlir::tfm::KVCacheType::f32 &&
         spec.config.kind == ModelKind::EncoderOnly)

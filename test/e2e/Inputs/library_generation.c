@@ -19,6 +19,7 @@
   do {                                                                         \
     if ((call) != TFMC_OK) {                                                   \
       fprintf(stderr, "%s failed: %s\n", #call, tfmc_error_message(context));  \
+      tfmc_context_free(context);                                              \
       return 1;                                                                \
     }                                                                          \
   } while (0)
