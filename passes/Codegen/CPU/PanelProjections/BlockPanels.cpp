@@ -50,7 +50,7 @@ Value blockInputSums(OpBuilder &b, Location loc, Value input, int64_t blocks,
 
 } // namespace
 
-/// Q8_0 / Q4_0 / kquant panels (see tfm.global_weight's `block_quant`):
+/// Q8_0 / Q4_0 / kquant panels (see #tfm_cpu.panels):
 /// `out[s, p, j] = sum_b d[p, b, j] * (sum_i x[s, b * B + i] * q[p, b, i, j])`
 /// as two contractions: the per-block dot products of the inputs with the
 /// quants (widened int8, or unsigned nibble: exact in f32), loops
