@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/PanelLayout.h"
-#include "passes/Codegen/CPU/CpuTarget.h"
+#include "passes/Codegen/CPU/CpuTargetFacts.h"
 #include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 

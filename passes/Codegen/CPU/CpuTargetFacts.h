@@ -1,12 +1,14 @@
-//===- CpuTarget.h - What the CPU codegen reads of a target -----*- C++ -*-===//
+//===- CpuTargetFacts.h - What CPU codegen reads of a target ---*- C++ -*-===//
 //
-// The one place the CPU passes read `#tfm.target`: the facts that
-// tfm-cpu-select-kernel-config chooses the kernels by. Every other CPU pass
-// reads the choices (the kernel configurations), not the target.
+// The one place the CPU passes read `#tfm.target` (its #tfm.cpu_target
+// config, which compiler/backends/llvm-cpu/CpuTarget.h describes): the
+// facts that tfm-cpu-select-kernel-config chooses the kernels by. Every
+// other CPU pass reads the choices (the kernel configurations), not the
+// target.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TFMC_PASSES_CODEGEN_CPU_CPUTARGET_H
-#define TFMC_PASSES_CODEGEN_CPU_CPUTARGET_H
+#ifndef TFMC_PASSES_CODEGEN_CPU_CPUTARGETFACTS_H
+#define TFMC_PASSES_CODEGEN_CPU_CPUTARGETFACTS_H
 
 #include "dialect/TfmOps.h"
 
@@ -32,9 +34,10 @@ struct CpuTargetFacts {
   bool amdZen = false;
 };
 
-/// The facts of `target` (may be null: no target chosen, the defaults).
+/// The facts of `target` (may be null, or another backend's: the
+/// defaults).
 CpuTargetFacts getCpuTargetFacts(TargetAttr target);
 
 } // namespace mlir::tfm::cpu
 
-#endif // TFMC_PASSES_CODEGEN_CPU_CPUTARGET_H
+#endif // TFMC_PASSES_CODEGEN_CPU_CPUTARGETFACTS_H

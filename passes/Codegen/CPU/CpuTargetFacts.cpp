@@ -1,5 +1,5 @@
-//===- CpuTarget.cpp - What the CPU code generation reads of a target -----===//
-#include "passes/Codegen/CPU/CpuTarget.h"
+//===- CpuTargetFacts.cpp - What CPU codegen reads of a target ------------===//
+#include "passes/Codegen/CPU/CpuTargetFacts.h"
 
 #include "dialect/TfmContracts.h"
 
@@ -16,11 +16,12 @@ cpu::CpuTargetFacts cpu::getCpuTargetFacts(TargetAttr target) {
     facts.byteQuadDotLanes = 8;
   facts.avx2 = hasTargetFeature(target, "+avx2");
   facts.avx512bf16 = hasTargetFeature(target, "+avx512bf16");
-  if (!target)
+  CpuTargetAttr cpu = getCpuTarget(target);
+  if (!cpu)
     return facts;
-  int64_t registersPerRow = std::max<int64_t>(1, 512 / target.getVectorBits());
-  int64_t rows = target.getVectorRegisters() / 2 / registersPerRow;
+  int64_t registersPerRow = std::max<int64_t>(1, 512 / cpu.getVectorBits());
+  int64_t rows = cpu.getVectorRegisters() / 2 / registersPerRow;
   facts.accumulators = std::clamp<int64_t>(rows, 1, 8);
-  facts.amdZen = target.getCpu().starts_with("znver");
+  facts.amdZen = cpu.getCpu().starts_with("znver");
   return facts;
 }
