@@ -90,9 +90,8 @@ LinkInputs CpuBackend::linkInputs() const {
   return inputs;
 }
 
-llvm::Error
-CpuBackend::buildConfigurationPipeline(mlir::OpPassManager &pm,
-                                       mlir::tfm::TargetAttr) {
+llvm::Error CpuBackend::buildConfigurationPipeline(mlir::OpPassManager &pm,
+                                                   mlir::tfm::TargetAttr) {
   // Without --weights, each projection keeps the type the file stores its
   // matrix in (tfm.global_weight's `stored`); without --int8-inputs, Q8_0
   // and Q4_0 take the target's default. tfm-cpu-select-kernel-config
