@@ -67,8 +67,8 @@ private:
 
   mlir::tfm::CpuCodegenOptions codegen;
   CpuTargetOptions target;
-  /// The codegen options of the stages, with the defaults the
-  /// configuration resolved from the target.
+  /// The codegen options of all stages, as given (the target's defaults
+  /// are resolved by tfm-cpu-select-kernel-config, in the configuration).
   mlir::tfm::CpuCodegenOptions codegenOptions;
   mlir::tfm::OptionGroupOf<mlir::tfm::CpuCodegenOptions> codegenGroup;
   mlir::tfm::OptionGroupOf<CpuTargetOptions> targetGroup;
