@@ -4,7 +4,8 @@
 //                [--emit=exe|lib] [--target=cpu] [phase options ...]
 //
 // MODEL is a llama2.c checkpoint (.bin), a GGUF file, a Hugging Face model
-// directory or `preset:NAME`. tfmc's own options say what to read and write;
+// directory, `preset:NAME`, or IR in the tfm dialect (.mlir, with
+// --weights-from MODEL). tfmc's own options say what to read and write;
 // every other option belongs to a phase and is declared once, in that
 // phase's options struct (the target-independent TfmTransformOptions, the
 // backend's groups), which also serves as its pipeline's options in
@@ -14,13 +15,17 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/backends/TargetBackend.h"
 #include "compiler/driver/Driver.h"
+#include "models/Presets.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 
+#include "runtime/ModelABI.h"
+
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -39,6 +44,12 @@ static cl::opt<std::string>
                   cl::desc("Tokenizer file (llama2.c tokenizer.bin, "
                            "tokenizer.json or GPT-2 vocab.json)"),
                   cl::value_desc("file"), cl::cat(compileCategory));
+static cl::opt<std::string> weightsFrom(
+    "weights-from",
+    cl::desc("With a .mlir MODEL (IR in the tfm dialect, as --compile-to=tfm "
+             "prints it): the model file or preset:NAME whose weights, "
+             "tokenizer and configuration it uses"),
+    cl::value_desc("model"), cl::cat(compileCategory));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
                                        cl::value_desc("file"),
                                        cl::cat(compileCategory));
@@ -59,6 +70,12 @@ static cl::opt<std::string> targetName("target",
                                        cl::desc("Code generator (cpu)"),
                                        cl::value_desc("name"), cl::init("cpu"),
                                        cl::cat(compileCategory));
+static cl::opt<bool> showProgress(
+    "progress",
+    cl::desc("Print a line per finished stage and the output's size, also "
+             "when stderr is not a terminal (on a terminal they are printed "
+             "anyway)"),
+    cl::cat(compileCategory));
 static cl::opt<uint64_t>
     presetSeed("seed", cl::desc("Weight seed for preset:NAME models"),
                cl::init(42), cl::cat(compileCategory));
@@ -70,11 +87,21 @@ int error(const llvm::Twine &message) {
   return 1;
 }
 
+/// tfmc's version, the model ABI its executables speak, and the LLVM it
+/// generates code with.
+void printVersion() {
+  llvm::outs() << "tfmc " << TFMC_VERSION << " (model ABI " << TFM_ABI_VERSION
+               << ", LLVM " << LLVM_VERSION_STRING
+               << ", targets: " << llvm::join(tfmc::targetBackendNames(), ", ")
+               << ")\n";
+}
+
 int usage() {
   llvm::errs() << "usage: tfmc compile MODEL [--tokenizer FILE] -o OUT "
                   "[--compile-to=STAGE] [--emit=exe|lib] [--target=NAME] "
                   "[options]\n"
-                  "       tfmc compile --help\n";
+                  "       tfmc compile --help | --help-hidden\n"
+                  "       tfmc --version\n";
   return 1;
 }
 
@@ -96,17 +123,41 @@ std::string findTarget(llvm::ArrayRef<std::string> arguments) {
   return target;
 }
 
-/// MLIR's IR-inspection options and tfmc's stay visible in --help; the
-/// hundreds that the linked LLVM targets register stay accepted but hidden
-/// (--help-hidden).
-void hideForeignOptions() {
+/// tfmc's options stay visible in --help; MLIR's IR-inspection options
+/// (--mlir-print-ir-after-all, ...) only with `showMlir` (--help-hidden);
+/// the hundreds that the linked LLVM targets register stay accepted but
+/// are never listed.
+void hideForeignOptions(bool showMlir) {
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *option = entry.second;
     bool ours = llvm::is_contained(option->Categories, &compileCategory);
-    if (!ours && !entry.first.starts_with("mlir-") &&
-        option->getOptionHiddenFlag() == cl::NotHidden)
-      option->setHiddenFlag(cl::Hidden);
+    bool mlir = entry.first.starts_with("mlir-");
+    if (ours || (mlir && showMlir))
+      continue;
+    option->setHiddenFlag(cl::ReallyHidden);
   }
+}
+
+/// What MODEL may be, the presets and the stages --compile-to stops after.
+void printInputHelp(const tfmc::TargetBackend &backend) {
+  llvm::outs() << R"(
+MODEL is one of:
+  DIR                  a Hugging Face model directory (config.json,
+                       model.safetensors or shards, tokenizer.json or
+                       vocab.json + merges.txt)
+  FILE.gguf            a GGUF v3 file (F32/F16/BF16/Q8_0/Q4_0/K-quants)
+  FILE.bin             a llama2.c checkpoint (with --tokenizer)
+  FILE.mlir            IR in the tfm dialect (with --weights-from MODEL)
+  preset:NAME          a built-in model with seeded random weights
+Files are recognised by their content, not their names.
+
+Presets: )" << llvm::join(tfmc::presetNames(), ", ")
+               << "\n";
+  llvm::outs() << "\nStages (--compile-to): "
+               << llvm::join(tfmc::stageNames(backend), ", ") << "\n";
+  llvm::outs() << "\nMLIR's IR-inspection flags (--mlir-print-ir-after-all, "
+                  "--mlir-timing, ...) apply to every stage: --help-hidden "
+                  "lists them.\n";
 }
 
 void printPhaseHelp(llvm::ArrayRef<mlir::tfm::OptionGroup *> groups) {
@@ -120,10 +171,16 @@ void printPhaseHelp(llvm::ArrayRef<mlir::tfm::OptionGroup *> groups) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::SetVersionPrinter([](llvm::raw_ostream &) { printVersion(); });
   if (argc < 2 || std::strcmp(argv[1], "compile") != 0) {
     if (argc >= 2 && (std::strcmp(argv[1], "--help") == 0 ||
                       std::strcmp(argv[1], "-h") == 0)) {
       usage();
+      return 0;
+    }
+    if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0 ||
+                      std::strcmp(argv[1], "version") == 0)) {
+      printVersion();
       return 0;
     }
     if (argc >= 2)
@@ -134,7 +191,11 @@ int main(int argc, char **argv) {
   mlir::registerPassManagerCLOptions();
   mlir::registerAsmPrinterCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
-  hideForeignOptions();
+  auto isHelpHidden = [](llvm::StringRef argument) {
+    return argument == "--help-hidden" || argument == "-help-hidden";
+  };
+  bool helpHidden = std::any_of(argv + 2, argv + argc, isHelpHidden);
+  hideForeignOptions(helpHidden);
 
   // Names the program in llvm::cl's messages about phase option values,
   // which are parsed before the rest of the command line.
@@ -165,14 +226,18 @@ int main(int argc, char **argv) {
   std::vector<char *> rest = {argv[0]};
   for (std::string &argument : unclaimed)
     rest.push_back(argument.data());
-  bool help = llvm::any_of(unclaimed, [](llvm::StringRef argument) {
-    return argument == "--help" || argument == "-help" || argument == "-h";
-  });
+  bool help = llvm::any_of(unclaimed,
+                           [](llvm::StringRef argument) {
+                             return argument == "--help" ||
+                                    argument == "-help" || argument == "-h";
+                           }) ||
+              helpHidden;
   if (help) {
     cl::ParseCommandLineOptions(1, rest.data(),
                                 "tfmc: compile transformer models to "
                                 "native executables\n");
     cl::PrintHelpMessage();
+    printInputHelp(*backend);
     printPhaseHelp(groups);
     return 0;
   }
@@ -187,6 +252,8 @@ int main(int argc, char **argv) {
   tfmc::DriverOptions options;
   options.model = modelPath;
   options.tokenizer = tokenizerPath;
+  options.weightsFrom = weightsFrom;
+  options.progress = showProgress;
   options.output = outputPath;
   options.presetSeed = presetSeed;
   if (emitKind != "exe" && emitKind != "lib")

@@ -11,6 +11,7 @@ using namespace mlir::tfm;
 #include "dialect/TfmEnums.cpp.inc"
 
 #include "dialect/TfmAttrInterfaces.cpp.inc"
+#include "dialect/TfmWeightAttrInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialect/TfmAttrs.cpp.inc"

@@ -13,7 +13,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 
@@ -47,113 +46,50 @@ static LogicalResult verifyFeatureVector(Operation *op, Value vector,
 
 LogicalResult GlobalWeightOp::verify() {
   auto type = cast<RankedTensorType>(getType());
-  Type element = type.getElementType();
-  if (!getStored().empty()) {
-    if (!llvm::is_contained({"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k",
-                             "q5_k", "q6_k", "kquant"},
-                            getStored()))
-      return emitOpError() << "stored is f32, f16, bf16, q8_0, q4_0, q4_k, "
-                              "q5_k, q6_k or kquant, got '"
-                           << getStored() << "'";
-    if (getPanels())
-      return emitOpError()
-             << "stored describes a model tensor; panels are the compiler's";
+  if (getStacked() && getStacked()->empty())
+    return emitOpError() << "stacks no tensors";
+  if (StoredAttr stored = getStoredAttr()) {
+    if (getLayoutAttr())
+      return emitOpError() << "stored describes model tensors; a laid-out "
+                              "weight is the compiler's";
+    size_t tensors = getStacked() ? getStacked()->size() : 1;
+    size_t types = stored.getTypes().size();
+    if (types != 1 && types != tensors)
+      return emitOpError() << "stored has " << types << " types for its "
+                           << tensors << " tensors (one, or one per tensor)";
   }
-  if (!getBlockQuant().empty())
-    return verifyBlockQuantized();
-  if (getBlockScales() || getBlockMins())
-    return emitOpError() << (getBlockScales() ? "block_scales" : "block_mins")
-                         << " needs block_quant";
+  if (WeightLayoutAttrInterface layout = getLayoutAttr())
+    return layout.verifyDeclaredType(type, [&] { return emitOpError(); });
+  Type element = type.getElementType();
   if (!element.isF32() && !element.isF16() && !element.isBF16())
     return emitOpError() << "weights are f32, f16 or bf16 tensors, got "
                          << type;
-  if (getStacked() && getStacked()->empty())
-    return emitOpError() << "stacks no tensors";
-  if (getPanels() && type.getRank() != 3)
-    return emitOpError() << "panels are [panels, columns, width] tensors, got "
-                         << type;
   return success();
 }
 
-/// Quants per block in the panels of `format`, or 0 for a format that is
-/// none of those (`kquant` has 16 or 32 values a block, a byte each).
-static int64_t quantsPerBlock(StringRef format) {
-  if (format == "kquant" || !blockFormatValuesPerQuant(format))
-    return 0;
-  return 32 / blockFormatValuesPerQuant(format);
+SmallVector<tfmc::weights::ElementType> GlobalWeightOp::getStoredTypes() {
+  StoredAttr stored = getStoredAttr();
+  if (!stored)
+    return {};
+  ArrayRef<tfmc::weights::ElementType> types = stored.getTypes();
+  size_t tensors = getStacked() ? getStacked()->size() : 1;
+  if (types.size() == 1)
+    return SmallVector<tfmc::weights::ElementType>(tensors, types.front());
+  return SmallVector<tfmc::weights::ElementType>(types);
 }
 
-int64_t mlir::tfm::blockFormatValuesPerQuant(StringRef format) {
-  return llvm::StringSwitch<int64_t>(format)
-      .Cases({"q8_0", "kquant"}, 1)
-      .Cases({"q4_0", "kquant4"}, 2)
-      .Case("q8_0x4", 4)
-      .Case("q4_0x4", 8)
-      .Default(0);
-}
-
-Type mlir::tfm::blockFormatQuantType(MLIRContext *context, StringRef format) {
-  bool quads = format == "q8_0x4" || format == "q4_0x4";
-  return IntegerType::get(context, quads ? 32 : 8);
-}
-
-static bool isBlockFormat(StringRef format) {
-  return blockFormatValuesPerQuant(format) != 0;
-}
-
-bool mlir::tfm::blockFormatHoldsNibbles(StringRef format) {
-  return format == "q4_0" || format == "kquant4";
-}
-
-bool mlir::tfm::blockFormatHasMins(StringRef format) {
-  return format == "kquant" || format == "kquant4";
-}
-
-/// The element type of the scales of `format`: f16 for GGUF's Q8_0 / Q4_0,
-/// f32 for the k-quants (products of f16 and integer sub-block scales).
-static Type blockScaleType(MLIRContext *context, StringRef format) {
-  if (blockFormatHasMins(format))
-    return Float32Type::get(context);
-  return Float16Type::get(context);
-}
-
-LogicalResult GlobalWeightOp::verifyBlockQuantized() {
-  auto type = cast<RankedTensorType>(getType());
-  StringRef format = getBlockQuant();
-  if (!isBlockFormat(format))
-    return emitOpError() << "block_quant is q8_0, q8_0x4, q4_0, q4_0x4, "
-                            "kquant or kquant4, got '"
-                         << format << "'";
-  if (!getPanels())
-    return emitOpError() << "block-quantized weights are panels";
-  if (getBlockScales() && getBlockMins())
-    return emitOpError() << "is either the block scales or the block mins";
-  if (getBlockMins() && !blockFormatHasMins(format))
-    return emitOpError() << "only kquant and kquant4 blocks have mins";
-  if (getBlockScales() || getBlockMins()) {
-    Type element = blockScaleType(getContext(), format);
-    if (type.getRank() != 3 || type.getElementType() != element)
-      return emitOpError() << format << " block "
-                           << (getBlockScales() ? "scales" : "mins")
-                           << " are [panels, blocks, width] " << element
-                           << " tensors, got " << type;
-    return success();
-  }
-  if (format == "kquant") {
-    if (type.getRank() != 4 || !type.getElementType().isInteger(8) ||
-        (type.getDimSize(2) != 16 && type.getDimSize(2) != 32))
-      return emitOpError() << "kquant quants are [panels, blocks, 16 or 32, "
-                              "width] i8 tensors, got "
-                           << type;
-    return success();
-  }
-  int64_t quants = quantsPerBlock(format);
-  Type element = blockFormatQuantType(getContext(), format);
-  if (type.getRank() != 4 || type.getElementType() != element ||
-      type.getDimSize(2) != quants)
-    return emitOpError() << format << " quants are [panels, blocks, " << quants
-                         << ", width] " << element << " tensors, got " << type;
+LogicalResult StoredAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<tfmc::weights::ElementType> types) {
+  if (types.empty())
+    return emitError() << "stored names at least one element type";
   return success();
+}
+
+std::optional<tfmc::weights::ElementType> StoredAttr::getShared() const {
+  ArrayRef<tfmc::weights::ElementType> types = getTypes();
+  if (!llvm::all_equal(types))
+    return std::nullopt;
+  return types.front();
 }
 
 LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
@@ -307,98 +243,6 @@ LogicalResult LMHeadOp::inferReturnTypes(MLIRContext *context,
 
 LogicalResult LMHeadOp::verify() {
   return verifyProjection(*this, getInput(), getWeight());
-}
-
-LogicalResult
-PackedLinearOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
-                                 Adaptor adaptor,
-                                 SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(activationType(context, dim(adaptor.getInput(), 0),
-                                    adaptor.getOutFeatures()));
-  return success();
-}
-
-LogicalResult PackedLinearOp::verify() {
-  if (failed(verifyProjection(*this, getInput(), getWeight())))
-    return failure();
-  int64_t width = dim(getWeight(), 2);
-  int64_t paddedRows = dim(getWeight(), 0) * width;
-  int64_t outputs = getOutFeatures();
-  // Panels past the last output are zero padding (see tfm-pack-weights).
-  if (outputs > paddedRows)
-    return emitOpError() << "out_features " << outputs << " exceeds the "
-                         << paddedRows << " rows of " << dim(getWeight(), 0)
-                         << " panels of " << width;
-  if (getBias() && dim(getBias(), 0) != outputs)
-    return emitOpError() << "bias has " << dim(getBias(), 0)
-                         << " elements but the layer has " << outputs
-                         << " outputs";
-  return success();
-}
-
-LogicalResult
-QuantizedLinearOp::inferReturnTypes(MLIRContext *context,
-                                    std::optional<Location>, Adaptor adaptor,
-                                    SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(activationType(context, dim(adaptor.getInput(), 0),
-                                    adaptor.getOutFeatures()));
-  return success();
-}
-
-LogicalResult QuantizedLinearOp::verify() {
-  StringRef format = getFormat();
-  if (!isBlockFormat(format))
-    return emitOpError() << "format is q8_0, q8_0x4, q4_0, q4_0x4, kquant or "
-                            "kquant4, got '"
-                         << format << "'";
-  int64_t panels = dim(getQuants(), 0), blocks = dim(getQuants(), 1),
-          perBlock = dim(getQuants(), 2), width = dim(getQuants(), 3);
-  if (int64_t quants = quantsPerBlock(format); quants && perBlock != quants)
-    return emitOpError() << format << " quants hold " << quants
-                         << " elements per block and row, got " << perBlock;
-  Type quantType = blockFormatQuantType(getContext(), format);
-  if (getQuants().getType().getElementType() != quantType)
-    return emitOpError() << format << " quants are " << quantType << ", got "
-                         << getQuants().getType();
-  if (format == "kquant" && perBlock != 16 && perBlock != 32)
-    return emitOpError() << "kquant blocks are 16 or 32 values, got "
-                         << perBlock;
-  int64_t blockValues = blockFormatValuesPerQuant(format) * perBlock;
-  Type scaleType = blockScaleType(getContext(), format);
-  if (getScales().getType().getElementType() != scaleType)
-    return emitOpError() << format << " scales are " << scaleType << ", got "
-                         << getScales().getType();
-  // kquant's mins may be left out when they are all zero (Q6_K).
-  if (format == "kquant4" && !getMins())
-    return emitOpError() << format << " blocks need their mins";
-  if (!blockFormatHasMins(format) && getMins())
-    return emitOpError() << "only kquant and kquant4 blocks have mins";
-  int64_t features = dim(getInput(), 1);
-  if (features != blocks * blockValues)
-    return emitOpError() << "input has " << features << " features but the "
-                         << "weight has " << blocks << " blocks of "
-                         << blockValues << " per row";
-  for (auto [name, perRow] :
-       {std::pair<const char *, Value>{"scales", getScales()},
-        {"mins", getMins()}}) {
-    if (!perRow)
-      continue;
-    auto type = cast<RankedTensorType>(perRow.getType());
-    if (type.getShape() != ArrayRef<int64_t>{panels, blocks, width})
-      return emitOpError() << name << " must be [" << panels << ", " << blocks
-                           << ", " << width << "] (one per panel row and "
-                           << "block), got " << type;
-  }
-  int64_t outputs = getOutFeatures();
-  if (outputs > panels * width)
-    return emitOpError() << "out_features " << outputs << " exceeds the "
-                         << panels * width << " rows of " << panels
-                         << " panels of " << width;
-  if (getBias() && dim(getBias(), 0) != outputs)
-    return emitOpError() << "bias has " << dim(getBias(), 0)
-                         << " elements but the layer has " << outputs
-                         << " outputs";
-  return success();
 }
 
 //===----------------------------------------------------------------------===//

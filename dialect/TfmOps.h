@@ -14,37 +14,21 @@
 
 #include <cmath>
 
+// The element types and panel layouts of weights (#tfm.stored and
+// WeightLayoutAttrInterface speak them).
+#include "compiler/weights/ElementType.h"
+#include "compiler/weights/PanelLayout.h"
+
 #include "dialect/TfmDialect.h.inc"
 #include "dialect/TfmEnums.h.inc"
 
 #include "dialect/TfmAttrInterfaces.h.inc"
+#include "dialect/TfmWeightAttrInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialect/TfmAttrs.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialect/TfmOps.h.inc"
-
-namespace mlir::tfm {
-
-/// Whether the block format `format` (tfm.global_weight's `block_quant`)
-/// holds two values a byte: q4_0 and kquant4.
-bool blockFormatHoldsNibbles(StringRef format);
-
-/// Whether the blocks of `format` may have minimums: the k-quants' kquant
-/// and kquant4.
-bool blockFormatHasMins(StringRef format);
-
-/// Values of a row that one element of `format`'s quants holds: 1 for
-/// q8_0 and kquant, 2 for q4_0 and kquant4 (nibbles), 4 for q8_0x4 (an
-/// i32 of four int8), 8 for q4_0x4 (an i32 of four Q4_0 bytes); 0 for a
-/// name that is no block format.
-int64_t blockFormatValuesPerQuant(StringRef format);
-
-/// The element type of `format`'s quants: i32 for q8_0x4 and q4_0x4, else
-/// i8.
-Type blockFormatQuantType(MLIRContext *context, StringRef format);
-
-} // namespace mlir::tfm
 
 #endif // TFMC_DIALECT_TFMOPS_H

@@ -3,6 +3,7 @@
 #define TFM_OPS_TD
 
 include "dialect/TfmAttrs.td"
+include "dialect/TfmWeightAttrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
@@ -41,85 +42,48 @@ def Tfm_GlobalWeightOp : Tfm_Op<"global_weight", [Symbol, IsolatedFromAbove]> {
     tfm.global_weight @layers.0.ffn.w_gate_up : tensor<1536x288xf32>
         {stacked = ["layers.0.ffn.w_gate", "layers.0.ffn.w_up"]}
     ```
-    A `panels` weight is a `[rows, columns]` matrix (the model tensor of the
-    same name, or the `stacked` ones) stored as column panels for
-    `tfm.packed_linear`: the type is `[P, columns, W]` and element `[p, k, j]`
-    holds row `p * W + j`, column `k` (zero past the last row, including
-    whole zero panels that `tfm-pack-weights` may add to round P up). A
-    matrix-multiply micro-kernel then reads `W` consecutive output rows of
-    one column with one vector load.
+    `stored` names the element types the model file holds the tensors in
+    (`#tfm.stored<...>`, see its description) when they differ from the
+    declared one. The network computes with the declared type
+    (block-quantized values are exact in f32); a backend may keep the stored
+    bytes (the CPU's `tfm-cpu-pack-weights` keeps a projection's panels in
+    the stored type when no weight type is asked for and its kernels read
+    it).
     ```mlir
-    tfm.global_weight @output : tensor<32x288x16xf32> {panels}
+    tfm.global_weight @layers.0.attn.wq : tensor<288x288xf32> {stored = #tfm.stored<q8_0>}
     ```
-    Block-quantized panels (`block_quant` = `"q8_0"` or `"q4_0"`, GGUF's
-    formats: blocks of 32 values along each row sharing one scale) are two
-    declarations of the same matrix, read together by `tfm.quantized_linear`:
-    the quants, `[P, KB, Q, W]` i8 with `KB = columns / 32` blocks per row
-    (Q8_0: `Q = 32`, byte `[p, b, i, j]` is the int8 of row `p * W + j`,
-    column `b * 32 + i`; Q4_0: `Q = 16`, its low nibble is column
-    `b * 32 + i` and its high nibble column `b * 32 + 16 + i`, each the
-    value plus 8), and, marked `block_scales`, the `[P, KB, W]` f16 scales.
+    `layout` is a backend's layout of a weight it declared for its kernels
+    from the model tensors (an attribute implementing
+    `WeightLayoutAttrInterface`, which verifies the declared type): the
+    CPU's column panels of a projection's matrix (`#tfm_cpu.panels<...>`,
+    written by `tfm-cpu-pack-weights`) hold it as value panels or as the
+    quants, scales or minimums of blocks. The package writer lays such a
+    weight out from the model tensors named by `stacked` (or its own name).
     ```mlir
-    tfm.global_weight @wo.quants : tensor<18x9x32x16xi8> {block_quant = "q8_0", panels}
-    tfm.global_weight @wo.scales : tensor<18x9x16xf16> {block_quant = "q8_0", block_scales, panels}
-    ```
-    `block_quant = "q8_0x4"` is Q8_0 with each row's quants four columns
-    to a lane, the layout of the kernel over int8 inputs (a lane of a dot
-    product instruction such as AVX-512 VNNI's `vpdpbusd` reads four bytes
-    of one row): quants `[P, KB, 8, W]` i32 whose element `[p, b, i, j]`
-    holds, in byte `t` (little-endian), the int8 of row `p * W + j`, column
-    `b * 32 + 4 * i + t`; the scales as Q8_0's.
-    ```mlir
-    tfm.global_weight @wo.quants : tensor<18x9x8x16xi32> {block_quant = "q8_0x4", panels}
-    ```
-    `block_quant = "q4_0x4"` is Q4_0 laid out the same way: quants
-    `[P, KB, 4, W]` i32 whose element `[p, b, i, j]` holds, in byte `t`,
-    Q4_0's byte `4 * i + t` of row `p * W + j`, block `b` (low nibble:
-    column `b * 32 + 4 * i + t`, high nibble: column `b * 32 + 16 + 4 * i +
-    t`); the scales as Q4_0's. Masking a lane's low or high nibbles gives
-    four unsigned bytes of four consecutive columns.
-    ```mlir
-    tfm.global_weight @wo.quants : tensor<18x9x4x16xi32> {block_quant = "q4_0x4", panels}
-    ```
-    `block_quant = "kquant"` holds GGUF's k-quants (Q4_K, Q5_K, Q6_K)
-    unpacked: the quants `[P, KB, B, W]` i8 with `B` = 16 or 32 values per
-    block (`KB = columns / B`), one a byte; the scales (`block_scales`) and
-    the minimums (`block_mins`), `[P, KB, W]` f32 each. Value `[p, k, j]`
-    is `q * d - m` for the quant, scale and minimum of its block, exactly
-    ggml's dequantized value. `kquant4` holds a matrix of Q4_K tensors the
-    same way with its 4-bit quants two a byte, as Q4_0's: quants
-    `[P, KB, 16, W]` for blocks of 32, the low nibble of byte `[p, b, i, j]`
-    column `b * 32 + i`, the high nibble column `b * 32 + 16 + i`.
-    ```mlir
-    tfm.global_weight @wq.quants : tensor<16x8x32x16xi8> {block_quant = "kquant", panels}
-    tfm.global_weight @wq.scales : tensor<16x8x16xf32> {block_quant = "kquant", block_scales, panels}
-    tfm.global_weight @wq.mins : tensor<16x8x16xf32> {block_mins, block_quant = "kquant", panels}
-    ```
-    `stored` names the element type the model file holds the tensor in
-    (`f32`, `f16`, `bf16`, `q8_0`, `q4_0`, `q4_k`, `q5_k`, `q6_k`) when it
-    differs from the declared one; a stack has it when all its tensors share
-    it, and `kquant` when they are k-quants of different kinds (the Q/K/V
-    of a Q4_K_M file, Q4_K and Q6_K). The network computes with the declared type (block-quantized values
-    are exact in f32); `tfm-cpu-pack-weights` keeps a projection's panels in
-    the stored type when no `weight-type` is asked for and its kernels read
-    that type, so the binary reads the bytes the file holds.
-    ```mlir
-    tfm.global_weight @layers.0.attn.wq : tensor<288x288xf32> {stored = "q8_0"}
+    tfm.global_weight @wo.quants : tensor<18x9x8x16xi32>
+        {layout = #tfm_cpu.panels<q8_0x4>, stacked = ["wo"]}
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
                        OptionalAttr<StrArrayAttr>:$stacked,
-                       UnitAttr:$panels,
-                       DefaultValuedStrAttr<StrAttr, "">:$block_quant,
-                       UnitAttr:$block_scales,
-                       UnitAttr:$block_mins,
-                       DefaultValuedStrAttr<StrAttr, "">:$stored);
+                       OptionalAttr<Tfm_StoredAttr>:$stored,
+                       OptionalAttr<Tfm_WeightLayoutAttrInterface>:$layout);
   let assemblyFormat = "$sym_name `:` $type attr-dict";
+  let builders = [
+    // A declaration of model tensors as the network reads them.
+    OpBuilder<(ins "::llvm::StringRef":$name, "::mlir::RankedTensorType":$type,
+                   CArg<"::mlir::ArrayAttr", "{}">:$stacked), [{
+      build($_builder, $_state, name, type, stacked, StoredAttr(),
+            WeightLayoutAttrInterface());
+    }]>
+  ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The verifier's checks of a `block_quant` declaration.
-    ::mlir::LogicalResult verifyBlockQuantized();
+    /// The element types the model tensors of this weight are stored in,
+    /// one per tensor it stacks (or one for the tensor it is); empty
+    /// without `stored`.
+    ::llvm::SmallVector<::tfmc::weights::ElementType> getStoredTypes();
   }];
 }
 
@@ -283,78 +247,6 @@ def Tfm_LMHeadOp : Tfm_Op<"lm_head", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
-  }];
-  let hasVerifier = 1;
-}
-
-def Tfm_PackedLinearOp : Tfm_Op<"packed_linear", [Pure, InferTypeOpAdaptor]> {
-  let summary = "Fully connected layer over a weight stored as column panels";
-  let description = [{
-    `result = input * transpose(weight)[:, 0:out_features] + bias`, where the
-    `[out_features, in]` weight is stored as `[P, in, W]` panels (see
-    `tfm.global_weight`'s `panels`): `P * W` covers `out_features`, and the
-    rows past it are zero padding, which the result leaves out. Produced
-    by `tfm-pack-weights` from `tfm.linear` and `tfm.lm_head`. f16 and bf16
-    panels are widened to f32 as they are read (the product and the sum are
-    f32).
-    ```mlir
-    %logits = tfm.packed_linear %x, %w {out_features = 500 : i64}
-        : tensor<8x64xf32>, tensor<32x64x16xf32> -> tensor<8x500xf32>
-    ```
-  }];
-  let arguments = (ins Tfm_Activation:$input,
-                       3DTensorOf<[F32, F16, BF16]>:$weight,
-                       Optional<Tfm_Vector>:$bias, I64Attr:$out_features);
-  let results = (outs Tfm_Activation:$result);
-  let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
-    (`,` type($bias)^)? `->` type($result)
-  }];
-  let hasVerifier = 1;
-}
-
-def Tfm_QuantizedLinearOp : Tfm_Op<"quantized_linear",
-    [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
-  let summary = "Fully connected layer over block-quantized column panels";
-  let description = [{
-    `tfm.packed_linear` over a weight stored in blocks that share a scale
-    (`format`, see `tfm.global_weight`'s `block_quant`): `quants`, `scales`
-    and, for the k-quants, `mins` are the panel declarations of the
-    `[out_features, in]` matrix.
-    - `q8_0` / `q4_0` (GGUF's formats): quants `[P, in / 32, Q, W]` i8
-      (Q = 32 for Q8_0, 16 for Q4_0, two values a byte) and scales
-      `[P, in / 32, W]` f16; weight `[o, k]` is `q * d` (Q8_0) or
-      `(nibble - 8) * d` (Q4_0) with `d` the scale of its block.
-    - `q8_0x4`: Q8_0 with quants `[P, in / 32, 8, W]` i32, four int8 a lane
-      (see `tfm.global_weight`). Its kernel quantizes the inputs to int8 per
-      block of 32 and sums integer products.
-    - `q4_0x4`: Q4_0 with quants `[P, in / 32, 4, W]` i32, four bytes (eight
-      values) a lane; its kernel is `q8_0x4`'s over the masked nibbles.
-    - `kquant` (GGUF's Q4_K, Q5_K and Q6_K, unpacked): quants
-      `[P, in / B, B, W]` i8 with B = 16 or 32 values a block, scales and
-      mins `[P, in / B, W]` f32; weight `[o, k]` is `q * d - m`, or `q * d`
-      without `mins` (a Q6_K matrix, whose minimums are all zero).
-    - `kquant4` (Q4_K): as `kquant` with B = 32 and the quants two a byte,
-      `[P, in / 32, 16, W]` (Q4_0's nibble order).
-    Each weight is dequantized in registers as it is read, and the product
-    and the sum are f32. Produced by `tfm-cpu-pack-weights`.
-    ```mlir
-    %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 288 : i64}
-        : tensor<8x288xf32>, tensor<18x9x16x16xi8>, tensor<18x9x16xf16> -> tensor<8x288xf32>
-    %z = tfm.quantized_linear %x, %kq, %kd mins(%km : tensor<16x16x16xf32>) {format = "kquant", out_features = 256 : i64}
-        : tensor<8x256xf32>, tensor<16x16x16x16xi8>, tensor<16x16x16xf32> -> tensor<8x256xf32>
-    ```
-  }];
-  let arguments = (ins Tfm_Activation:$input, 4DTensorOf<[I8, I32]>:$quants,
-                       3DTensorOf<[F16, F32]>:$scales,
-                       Optional<3DTensorOf<[F32]>>:$mins,
-                       Optional<Tfm_Vector>:$bias,
-                       StrAttr:$format, I64Attr:$out_features);
-  let results = (outs Tfm_Activation:$result);
-  let assemblyFormat = [{
-    $input `,` $quants `,` $scales (`,` $bias^)?
-    (`mins` `(` $mins^ `:` type($mins) `)`)? attr-dict `:` type($input) `,`
-    type($quants) `,` type($scales) (`,` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -20,8 +20,9 @@ namespace mlir::tfm {
 struct TfmTransformOptions : public PhaseOptions<TfmTransformOptions> {
   Option<int64_t> contextLength{
       *this, "context",
-      llvm::cl::desc("KV-cache positions (0: the model's context length; tfmc "
-                     "accepts only fewer)"),
+      llvm::cl::desc("KV-cache positions (0: the model's context length, "
+                     "which tfmc caps at 4096; tfmc accepts up to the "
+                     "model's)"),
       llvm::cl::init(0)};
   Option<int64_t> prefillChunk{*this, "prefill-chunk",
                                llvm::cl::desc("tokens per prefill call"),

@@ -38,6 +38,9 @@ const FlagSpec kFlags[] = {
     {"--temp", true, kGenerate},
     {"--top-k", true, kGenerate},
     {"--top-p", true, kGenerate},
+    {"--min-p", true, kGenerate},
+    {"--repetition-penalty", true, kGenerate},
+    {"--stop", true, kGenerate},
     {"--seed", true, kGenerate},
     {"--bench", false, kBench},
     {"--prompt-tokens", true, kBench},
@@ -52,6 +55,7 @@ const FlagSpec kFlags[] = {
     {"--json", false, kGenerate},
     {"--embed", false, kEmbed},
     {"--pooling", true, kEmbed},
+    {"--normalize", true, kEmbed},
 };
 
 const char *modeFlag(CliMode mode) {
@@ -166,6 +170,7 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
       error = "error: --temp must be >= 0, got " + value;
       return false;
     }
+    options.temperatureGiven = true;
   } else if (name == "--top-k") {
     if (!parseInt(name, value, 0, INT32_MAX, number, error))
       return false;
@@ -174,11 +179,19 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
   } else if (name == "--json") {
     options.json = true;
   } else if (name == "--pooling") {
-    if (value != "mean" && value != "cls") {
-      error = "error: --pooling must be mean or cls, got '" + value + "'";
+    if (!isPoolingMode(value)) {
+      error = "error: --pooling must be mean, cls, max, mean_sqrt_len or "
+              "last, got '" +
+              value + "'";
       return false;
     }
     options.pooling = value;
+  } else if (name == "--normalize") {
+    if (value != "true" && value != "false") {
+      error = "error: --normalize must be true or false, got '" + value + "'";
+      return false;
+    }
+    options.normalize = value == "true" ? 1 : 0;
   } else if (name == "--top-p") {
     if (!parseFloat(name, value, options.topP, error))
       return false;
@@ -186,6 +199,29 @@ bool applyFlag(const FlagUse &use, CliOptions &options, std::string &error) {
       error = "error: --top-p must be in (0, 1], got " + value;
       return false;
     }
+    options.topPGiven = true;
+  } else if (name == "--min-p") {
+    if (!parseFloat(name, value, options.minP, error))
+      return false;
+    if (!(options.minP >= 0.0f && options.minP <= 1.0f)) {
+      error = "error: --min-p must be in [0, 1], got " + value;
+      return false;
+    }
+    options.minPGiven = true;
+  } else if (name == "--repetition-penalty") {
+    if (!parseFloat(name, value, options.repetitionPenalty, error))
+      return false;
+    if (!(options.repetitionPenalty > 0.0f)) {
+      error = "error: --repetition-penalty must be > 0, got " + value;
+      return false;
+    }
+    options.repetitionPenaltyGiven = true;
+  } else if (name == "--stop") {
+    if (value.empty()) {
+      error = "error: --stop needs a non-empty string";
+      return false;
+    }
+    options.stops.push_back(value);
   } else if (name == "--seed") {
     if (!parseSeed(value, options.seed, error))
       return false;
@@ -282,6 +318,11 @@ bool selectMode(const std::vector<FlagUse> &uses, CliMode &mode,
 
 } // namespace
 
+bool isPoolingMode(const std::string &mode) {
+  return mode == "mean" || mode == "cls" || mode == "max" ||
+         mode == "mean_sqrt_len" || mode == "last";
+}
+
 bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
                       std::string &error) {
   options = CliOptions();
@@ -325,79 +366,90 @@ bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
   return true;
 }
 
-std::string usageText(const std::string &program) {
-  return "usage:\n"
-         "  " +
-         program +
-         " [--prompt TEXT] [-n N] [--temp T] [--top-k K] [--top-p P] "
-         "[--seed S]\n"
-         "      Generate N new tokens (default 256) after TEXT, streaming to "
-         "stdout.\n"
-         "      --temp 0 is greedy (default 1.0); --top-k 0 and --top-p 1 "
-         "disable\n"
-         "      truncation (the defaults); the seed defaults to the clock.\n"
-         "  " +
-         program +
-         " --bench [--prompt-tokens P] [-n N] [--far-position Q] "
-         "[--threads T]\n"
-         "      Time prefill of P tokens (default 128) and N decode steps "
-         "(default 128);\n"
-         "      with Q, also time N steps at positions Q.. in bursts "
-         "interleaved with\n"
-         "      steps at P.. (what attending Q - P more positions costs). "
-         "The last\n"
-         "      line of output is a JSON object.\n"
-         "  " +
-         program +
-         " --dump-logits FILE --token-ids 1,5,9 [--decode-only]\n"
-         "      Run exactly these ids from position 0 and write the logits of "
-         "every\n"
-         "      position as little-endian float32 [n][vocab] to FILE.\n"
-         "Encoders (BERT):\n"
-         "  " +
-         program +
-         " --prompt \"... [MASK] ...\" [--top-k K] [--json]\n"
-         "      Print the K (default 5) likeliest tokens at each [MASK]; "
-         "with --json one\n"
-         "      line per mask: {\"position\": P, \"top\": [{\"id\": I, "
-         "\"token\": T, \"logit\": L}, ...]}.\n"
-         "  " +
-         program +
-         " --embed (--prompt TEXT | --token-ids 1,5,9) [--pooling mean|cls]\n"
-         "      Print {\"pooling\": ..., \"tokens\": N, \"embedding\": "
-         "[...]}: the mean of the\n"
-         "      final hidden states of the N tokens ([CLS] and [SEP] "
-         "included), or [CLS]'s;\n"
-         "      by default the pooling the model was trained with (a GGUF's "
-         "pooling type), else mean.\n"
-         "  --dump-logits writes an encoder's masked-LM logits (hidden states "
-         "without a head);\n"
-         "  --bench times encode calls of --prompt-tokens tokens.\n"
-         "Encoder-decoders (T5):\n"
-         "  " +
-         program +
-         " --prompt TEXT [-n N] [--temp T] ...\n"
-         "      Encode TEXT and print up to N tokens (default 256) that the "
-         "decoder\n"
-         "      writes from its start token, stopping at end of sequence.\n"
-         "  " +
-         program +
-         " --dump-logits FILE --source-ids 5,9,1 --token-ids 0,7,3\n"
-         "      Encode the source ids, then dump the decoder's logits for "
-         "--token-ids.\n"
-         "  " +
-         program +
-         " --info      Print the model's shapes and "
-         "description.\n"
-         "  " +
-         program +
-         " --help      Print this text.\n"
-         "--verify-weights (with any of the above) first checks every byte of "
-         "the weights\n"
-         "against the checksum written at compile time.\n"
-         "Options take their value as the next argument or as --flag=value.\n"
-         "TFM_PACKAGE=path reads the weights package from `path` instead of "
-         "the executable.\n";
+std::string usageText(const std::string &program, UsageKind kind) {
+  const std::string p = "  " + program;
+  std::string text = "usage:\n";
+  if (kind == UsageKind::Decoder)
+    text += p + " [--prompt TEXT] [-n N] [sampling] [--stop STRING]...\n"
+                "      Generate up to N new tokens (default 256) after TEXT "
+                "(`--prompt -`: read\n"
+                "      it from stdin), streaming them to stdout. Generation "
+                "ends at any of the\n"
+                "      model's end-of-sequence ids, or before the first "
+                "--stop string.\n";
+  if (kind == UsageKind::EncoderDecoder)
+    text += p + " --prompt TEXT [-n N] [sampling] [--stop STRING]...\n"
+                "      Encode TEXT and print up to N tokens (default 256) that "
+                "the decoder\n"
+                "      writes from its start token, stopping at end of "
+                "sequence.\n";
+  if (kind != UsageKind::Encoder)
+    text += "      sampling: --temp T (0: greedy), --top-k K (0: off), --top-p "
+            "P (1: off),\n"
+            "      --min-p M (0: off), --repetition-penalty R (1: off), --seed "
+            "S (default:\n"
+            "      the clock). Flags not given take the model's "
+            "generation_config.json values\n"
+            "      when it had one (greedy unless it samples), else raw "
+            "sampling at T 1.\n" +
+            p +
+            " --bench [--prompt-tokens P] [-n N] [--far-position Q] "
+            "[--threads T]\n"
+            "      Time prefill of P tokens (default 128) and N decode steps "
+            "(default 128);\n"
+            "      with Q, also time N steps at positions Q.. in bursts "
+            "interleaved with\n"
+            "      steps at P.. (what attending Q - P more positions costs). "
+            "The last\n"
+            "      line of output is a JSON object.\n";
+  if (kind == UsageKind::Decoder)
+    text += p + " --dump-logits FILE --token-ids 1,5,9 [--decode-only]\n"
+                "      Run exactly these ids from position 0 and write the "
+                "logits of every\n"
+                "      position as little-endian float32 [n][vocab] to "
+                "FILE.\n";
+  if (kind == UsageKind::EncoderDecoder)
+    text += p + " --dump-logits FILE --source-ids 5,9,1 --token-ids 0,7,3\n"
+                "      Encode the source ids, then dump the decoder's logits "
+                "for --token-ids.\n";
+  if (kind == UsageKind::Encoder)
+    text += p +
+            " --prompt \"... [MASK] ...\" [--top-k K] [--json]\n"
+            "      Print the K (default 5) likeliest tokens at each [MASK]; "
+            "with --json one\n"
+            "      line per mask: {\"position\": P, \"top\": [{\"id\": I, "
+            "\"token\": T, \"logit\": L}, ...]}.\n" +
+            p +
+            " --embed (--prompt TEXT | --token-ids 1,5,9) [--pooling MODE] "
+            "[--normalize=true|false]\n"
+            "      Print {\"pooling\": ..., \"tokens\": N, \"embedding\": "
+            "[...]}: the final hidden\n"
+            "      states of the N tokens ([CLS] and [SEP] included) pooled "
+            "by MODE (mean,\n"
+            "      cls, max, mean_sqrt_len or last), L2-normalised or not; by "
+            "default as the\n"
+            "      model was trained (a sentence-transformers directory's "
+            "modules, a GGUF's\n"
+            "      pooling type), else mean and not normalised.\n" +
+            p +
+            " --dump-logits FILE --token-ids 1,5,9\n"
+            "      Write the masked-LM logits (hidden states without a head) "
+            "of every\n"
+            "      position as little-endian float32 to FILE.\n" +
+            p +
+            " --bench [--prompt-tokens P]   Time encode calls of P tokens.\n";
+  text += p + " --info      Print the model's shapes and description.\n" + p +
+          " --help      Print this text.\n"
+          "--threads T (any mode) runs the kernels on T threads (default: "
+          "OMP_NUM_THREADS,\n"
+          "else every core). --verify-weights (any mode) first checks every "
+          "byte of the\n"
+          "weights against the checksum written at compile time.\n"
+          "Options take their value as the next argument or as "
+          "--flag=value.\n"
+          "TFM_PACKAGE=path reads the weights package from `path` instead of "
+          "the executable.\n";
+  return text;
 }
 
 } // namespace tfm::rt

@@ -25,11 +25,22 @@ struct CliOptions {
   std::string prompt;
   int steps = 256; ///< -n: new tokens (generate) or decode steps (bench).
   bool stepsGiven = false;
+  // Sampling; each flag the user gives wins over the model's
+  // generation_config.json (GenerationSettings.h), whose absence means raw
+  // sampling at temperature 1.
   float temperature = 1.0f;
+  bool temperatureGiven = false;
   int topK = 0;
   float topP = 1.0f;
+  bool topPGiven = false;
+  float minP = 0.0f;
+  bool minPGiven = false;
+  float repetitionPenalty = 1.0f;
+  bool repetitionPenaltyGiven = false;
   uint64_t seed = 0;
   bool seedGiven = false;
+  /// --stop STRING (repeatable): generation ends where one first appears.
+  std::vector<std::string> stops;
 
   // Benchmark.
   int promptTokens = 128;
@@ -44,9 +55,12 @@ struct CliOptions {
   // as JSON lines with --json; --embed pools the final hidden states.
   bool json = false;
   bool topKGiven = false;
-  /// "mean" or "cls"; empty: the model's (its package's
-  /// `embedding.pooling`, else mean).
+  /// "mean", "cls", "max", "mean_sqrt_len" or "last"; empty: the model's
+  /// (its package's `embedding.pooling`, else mean).
   std::string pooling;
+  /// --normalize=true|false: L2-normalise the pooled vector; unset: as the
+  /// model's package says (`embedding.normalize`).
+  int normalize = -1;
 
   // Logit dump.
   std::string dumpPath;
@@ -57,13 +71,20 @@ struct CliOptions {
   bool decodeOnly = false;
 };
 
+/// "mean", "cls", "max", "mean_sqrt_len" or "last" (--pooling's values).
+bool isPoolingMode(const std::string &mode);
+
 /// Parses argv. On failure returns false with `error` set to a message that
 /// starts with "error: ".
 bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,
                       std::string &error);
 
+/// Which entries the executable's model has: its --help describes its own
+/// modes only.
+enum class UsageKind { Decoder, Encoder, EncoderDecoder };
+
 /// The --help text; `program` is argv[0].
-std::string usageText(const std::string &program);
+std::string usageText(const std::string &program, UsageKind kind);
 
 } // namespace tfm::rt
 

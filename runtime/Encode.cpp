@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
@@ -137,6 +138,45 @@ int runFillMask(EncoderRunner &runner, const Tokenizer &tokenizer,
   return 0;
 }
 
+namespace {
+
+/// The final hidden states of the first `count` positions pooled into one
+/// vector: "cls" the first row, "last" the last, "max" the largest value of
+/// each feature, "mean" their mean and "mean_sqrt_len" their sum divided by
+/// sqrt(count), as sentence-transformers' Pooling modes.
+std::vector<double> poolHiddenStates(const EncoderRunner &runner, int count,
+                                     const std::string &pooling) {
+  int dim = runner.hiddenSize();
+  std::vector<double> pooled(dim, 0.0);
+  if (pooling == "cls" || pooling == "last") {
+    const float *row = runner.hidden(pooling == "cls" ? 0 : count - 1);
+    std::copy(row, row + dim, pooled.begin());
+    return pooled;
+  }
+  if (pooling == "max") {
+    const float *first = runner.hidden(0);
+    std::copy(first, first + dim, pooled.begin());
+    for (int row = 1; row < count; ++row) {
+      const float *hidden = runner.hidden(row);
+      for (int i = 0; i < dim; ++i)
+        pooled[i] = std::max<double>(pooled[i], hidden[i]);
+    }
+    return pooled;
+  }
+  for (int row = 0; row < count; ++row) {
+    const float *hidden = runner.hidden(row);
+    for (int i = 0; i < dim; ++i)
+      pooled[i] += hidden[i];
+  }
+  double divisor =
+      pooling == "mean_sqrt_len" ? std::sqrt(double(count)) : double(count);
+  for (double &value : pooled)
+    value /= divisor;
+  return pooled;
+}
+
+} // namespace
+
 int runEmbed(EncoderRunner &runner, const Tokenizer *tokenizer,
              const CliOptions &options) {
   std::string error;
@@ -154,22 +194,23 @@ int runEmbed(EncoderRunner &runner, const Tokenizer *tokenizer,
     return 1;
   }
   runner.encode(ids);
-  int dim = runner.hiddenSize();
-  std::vector<double> pooled(dim, 0.0);
-  if (options.pooling == "cls") {
-    const float *first = runner.hidden(0);
-    std::copy(first, first + dim, pooled.begin());
-  } else {
-    for (size_t row = 0; row < ids.size(); ++row) {
-      const float *hidden = runner.hidden(static_cast<int>(row));
-      for (int i = 0; i < dim; ++i)
-        pooled[i] += hidden[i];
-    }
+  std::vector<double> pooled =
+      poolHiddenStates(runner, static_cast<int>(ids.size()), options.pooling);
+  bool normalize = options.normalize == 1;
+  if (normalize) {
+    // sentence-transformers' Normalize: x / max(||x||, 1e-12).
+    double norm = 0;
+    for (double value : pooled)
+      norm += value * value;
+    norm = std::max(std::sqrt(norm), 1e-12);
     for (double &value : pooled)
-      value /= double(ids.size());
+      value /= norm;
   }
-  std::printf("{\"pooling\": \"%s\", \"tokens\": %zu, \"embedding\": [",
-              options.pooling.c_str(), ids.size());
+  int dim = runner.hiddenSize();
+  std::printf("{\"pooling\": \"%s\", \"normalized\": %s, \"tokens\": %zu, "
+              "\"embedding\": [",
+              options.pooling.c_str(), normalize ? "true" : "false",
+              ids.size());
   for (int i = 0; i < dim; ++i)
     std::printf("%s%.9g", i ? ", " : "", float(pooled[i]));
   std::printf("]}\n");

@@ -3,6 +3,7 @@
 #include "runtime/Generate.h"
 
 #include "runtime/Sampler.h"
+#include "runtime/StopStrings.h"
 #include "runtime/Tokenizer.h"
 
 #include <algorithm>
@@ -99,7 +100,8 @@ void emitPrompt(Detokenizer &detokenizer, const std::vector<int32_t> &ids) {
 } // namespace
 
 int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
-                int eos, const CliOptions &options) {
+                int eos, const ModelGeneration &generation,
+                const CliOptions &options) {
   std::vector<int32_t> ids;
   std::string error;
   if (!encodePrompt(runner, tokenizer, eos, options.prompt, ids, error)) {
@@ -117,12 +119,11 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
     ids.assign(1, static_cast<int32_t>(runner.info().decoder_start_token));
     bos = -1;
   }
-  SamplerOptions samplerOptions;
-  samplerOptions.temperature = options.temperature;
-  samplerOptions.topK = options.topK;
-  samplerOptions.topP = options.topP;
-  samplerOptions.seed = options.seedGiven ? options.seed : clockSeed();
+  SamplerOptions samplerOptions = mergeSampling(generation.sampler, options);
+  if (!options.seedGiven)
+    samplerOptions.seed = clockSeed();
   Sampler sampler(samplerOptions);
+  StopStringFilter stops(options.stops);
   // Ids past the tokenizer's vocabulary (padded LM heads) cannot be printed,
   // so they are never sampled.
   int sampleVocab = std::min(runner.vocab(), tokenizer.vocabSize());
@@ -138,11 +139,16 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
   int produced = 0;
   while (produced < options.steps) {
     std::copy(logits, logits + sampleVocab, scratch.begin());
-    int next = sampler.sample(scratch.data(), sampleVocab);
+    // The repetition penalty reads the whole sequence, prompt included.
+    int next =
+        sampler.sample(scratch.data(), sampleVocab, ids.data(), ids.size());
     // BOS also ends a sample: llama2.c-trained models emit it between stories.
-    if ((eos >= 0 && next == eos) || (bos >= 0 && next == bos))
+    if (isStopId(generation, next) || (bos >= 0 && next == bos))
       break;
-    emit(detokenizer->step(next));
+    emit(stops.push(detokenizer->step(next)));
+    if (stops.stopped())
+      break;
+    ids.push_back(next);
     if (++produced == options.steps)
       break;
     if (pos >= runner.context()) {
@@ -152,7 +158,10 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
     int32_t token = next;
     logits = runner.feed(&token, 1, pos++, false);
   }
-  emit(detokenizer->finish());
+  if (!stops.stopped()) {
+    emit(stops.push(detokenizer->finish()));
+    emit(stops.flush());
+  }
   emit("\n");
   if (contextFull)
     std::fprintf(stderr,

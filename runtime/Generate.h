@@ -9,6 +9,7 @@
 #define TFMC_RUNTIME_GENERATE_H
 
 #include "runtime/Cli.h"
+#include "runtime/GenerationSettings.h"
 #include "runtime/model/ModelRunner.h"
 
 namespace tfm::rt {
@@ -19,8 +20,11 @@ class Tokenizer;
 /// encoder-decoder encodes the prompt and streams the decoder's text from
 /// decoder_start_token). Returns the process exit code; errors go to
 /// stderr.
+/// Generation ends at any of `generation`'s stop ids, and samples as it
+/// says where `options` give no sampling flag.
 int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
-                int eos, const CliOptions &options);
+                int eos, const ModelGeneration &generation,
+                const CliOptions &options);
 
 /// --bench: prints human-readable lines, then a JSON object as the last line.
 int runBench(ModelRunner &runner, const CliOptions &options, int threads);

@@ -8,11 +8,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Cli.h"
+#include "runtime/CpuFeatures.h"
 #include "runtime/Encode.h"
 #include "runtime/Generate.h"
+#include "runtime/GenerationSettings.h"
 #include "runtime/ModelABI.h"
 #include "runtime/Package.h"
 #include "runtime/PackageCheck.h"
+#include "runtime/PackageKeys.h"
 #include "runtime/Tokenizer.h"
 #include "runtime/model/ModelEntries.h"
 
@@ -25,9 +28,23 @@
 
 namespace {
 
-int defaultThreads() {
+/// The cores this process may run on.
+int availableCores() {
   unsigned n = std::thread::hardware_concurrency();
   return n > 0 ? static_cast<int>(n) : 1;
+}
+
+/// OMP_NUM_THREADS when it holds a positive count (its first, as OpenMP
+/// reads a list of nested levels), else every core.
+int defaultThreads() {
+  if (const char *env = std::getenv("OMP_NUM_THREADS")) {
+    char *end = nullptr;
+    long threads = std::strtol(env, &end, 10);
+    if (end != env && (*end == '\0' || *end == ',') && threads > 0 &&
+        threads <= 4096)
+      return static_cast<int>(threads);
+  }
+  return availableCores();
 }
 
 } // namespace
@@ -81,8 +98,50 @@ int printInfo(const Package &package, const std::string &path) {
                 tfm_model.decoder_start_token);
   else
     std::printf("kind: decoder\n");
+  std::string_view cpu = package.get(keys::kTargetCpu);
+  if (!cpu.empty()) {
+    std::vector<std::string> missing =
+        missingCpuFeatures(package.get(keys::kTargetFeatures));
+    std::string lacks;
+    for (const std::string &feature : missing)
+      lacks += (lacks.empty() ? "" : ", ") + feature;
+    std::printf("target cpu: %.*s (%s)\n", int(cpu.size()), cpu.data(),
+                missing.empty() ? "this CPU runs it"
+                                : ("this CPU lacks " + lacks).c_str());
+  }
   std::printf("tokenizer: %s\n",
               tokenizer.empty() ? "(none)" : tokenizer.c_str());
+  int bos = -1, eos = -1;
+  std::string error;
+  if (!readPackageTokenId(package, keys::kBosToken, path, bos, error) ||
+      !readPackageTokenId(package, keys::kEosToken, path, eos, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("special ids: bos %d, eos %d\n", bos, eos);
+  if (tfm_model.kind == TFM_KIND_ENCODER) {
+    std::string pooling(package.get(keys::kEmbeddingPooling));
+    std::string source(package.get(keys::kEmbeddingSource));
+    bool normalized = package.get(keys::kEmbeddingNormalize) == "1";
+    std::printf("embedding: %s pooling%s (%s)\n",
+                pooling.empty() ? "mean" : pooling.c_str(),
+                normalized ? ", L2-normalised" : "",
+                source.empty() ? "tfmc's default" : source.c_str());
+  } else {
+    ModelGeneration generation;
+    if (!readModelGeneration(package, path, eos, int(tfm_model.vocab_size),
+                             generation, error)) {
+      std::fprintf(stderr, "error: %s\n", error.c_str());
+      return 1;
+    }
+    std::string stops;
+    for (int id : generation.stopIds)
+      stops += (stops.empty() ? "" : ", ") + std::to_string(id);
+    std::printf("stop ids: %s\n", stops.empty() ? "(none)" : stops.c_str());
+    std::printf(
+        "sampling: %s (%s)\n", describeSampling(generation.sampler).c_str(),
+        generation.configured ? "generation_config.json" : "tfmc's default");
+  }
   std::printf("threads: %d\npackage: %s\n", tfm_num_threads, path.c_str());
   return 0;
 }
@@ -112,13 +171,52 @@ std::unique_ptr<Tokenizer> openTokenizer(const Package &package,
   return tokenizer;
 }
 
+/// What the model's generation_config.json made the sampling, when the user
+/// overrides none of it: a note, so that greedy output is no surprise.
+void noteModelSampling(const ModelGeneration &generation,
+                       const CliOptions &options) {
+  if (!generation.configured || options.temperatureGiven || options.topKGiven ||
+      options.topPGiven || options.minPGiven || options.repetitionPenaltyGiven)
+    return;
+  std::fprintf(stderr,
+               "note: %s, as the model's generation_config.json says "
+               "(--temp, --top-k, --top-p, --min-p and "
+               "--repetition-penalty override it)\n",
+               describeSampling(generation.sampler).c_str());
+}
+
 int generate(ModelRunner &runner, const Package &package,
              const std::string &path, const CliOptions &options) {
   int bos = -1, eos = -1;
   std::unique_ptr<Tokenizer> tokenizer = openTokenizer(package, path, bos, eos);
   if (!tokenizer)
     return 1;
-  return runGenerate(runner, *tokenizer, bos, eos, options);
+  ModelGeneration generation;
+  std::string error;
+  if (!readModelGeneration(package, path, eos, runner.vocab(), generation,
+                           error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 1;
+  }
+  noteModelSampling(generation, options);
+  return runGenerate(runner, *tokenizer, bos, eos, generation, options);
+}
+
+/// `--prompt -`: the prompt is everything on stdin.
+bool readPromptFromStdin(CliOptions &options, std::string &error) {
+  if (options.prompt != "-")
+    return true;
+  std::string text;
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0)
+    text.append(buffer, n);
+  if (std::ferror(stdin)) {
+    error = "error: cannot read the prompt from stdin";
+    return false;
+  }
+  options.prompt = std::move(text);
+  return true;
 }
 
 /// An encoder's modes: fill-mask (the default), --embed, --dump-logits,
@@ -145,18 +243,30 @@ int runEncoder(const Package &package, const std::string &path,
       return 1;
   }
   if (options.mode == CliMode::Embed) {
+    // The flags win over how the model was trained (its package's keys).
     CliOptions embed = options;
     if (embed.pooling.empty())
-      embed.pooling = std::string(package.get("embedding.pooling"));
+      embed.pooling = std::string(package.get(keys::kEmbeddingPooling));
     if (embed.pooling.empty()) // packages of tfmc before the key
       embed.pooling = "mean";
+    if (!isPoolingMode(embed.pooling)) {
+      std::fprintf(stderr,
+                   "error: '%s': the package's pooling '%s' is not one this "
+                   "runtime knows (see --help)\n",
+                   path.c_str(), embed.pooling.c_str());
+      return 1;
+    }
+    if (embed.normalize < 0)
+      embed.normalize = package.get(keys::kEmbeddingNormalize) == "1";
     return runEmbed(runner, tokenizer.get(), embed);
   }
-  if (options.stepsGiven || options.temperature != 1.0f ||
-      options.topP != 1.0f || options.seedGiven) {
-    std::fprintf(stderr, "error: -n, --temp, --top-p and --seed are for "
-                         "decoders; an encoder fills [MASK] tokens (see "
-                         "--help)\n");
+  if (options.stepsGiven || options.temperatureGiven || options.topPGiven ||
+      options.minPGiven || options.repetitionPenaltyGiven ||
+      options.seedGiven || !options.stops.empty()) {
+    std::fprintf(stderr, "error: -n, --temp, --top-p, --min-p, "
+                         "--repetition-penalty, --stop and --seed are for "
+                         "generating models; an encoder fills [MASK] tokens "
+                         "(see --help)\n");
     return 1;
   }
   return runFillMask(runner, *tokenizer, options);
@@ -172,11 +282,26 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (options.mode == CliMode::Help) {
-    std::fputs(usageText(argc > 0 ? argv[0] : "model").c_str(), stdout);
+    UsageKind kind = tfm_model.kind == TFM_KIND_ENCODER ? UsageKind::Encoder
+                     : tfm_model.kind == TFM_KIND_ENCODER_DECODER
+                         ? UsageKind::EncoderDecoder
+                         : UsageKind::Decoder;
+    std::fputs(usageText(argc > 0 ? argv[0] : "model", kind).c_str(), stdout);
     return 0;
+  }
+  if (!readPromptFromStdin(options, error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
   }
   if (options.threads > 0)
     tfm_num_threads = options.threads;
+  // More threads than cores make every parallel loop wait for preempted
+  // threads: measured 100x slower with 64 threads on 2 cores.
+  if (tfm_num_threads > availableCores())
+    std::fprintf(stderr,
+                 "warning: %d threads on %d cores: the kernels slow down "
+                 "when threads outnumber cores\n",
+                 tfm_num_threads, availableCores());
   tfm_set_num_threads(tfm_num_threads);
 
   std::string path = packagePath();
@@ -193,8 +318,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 1;
   }
+  // --info describes a package for any machine; running it needs this
+  // CPU to have the target's instructions.
   if (options.mode == CliMode::Info)
     return printInfo(package, path);
+  if (!checkCpuRunsModel(package, path, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 1;
+  }
   if (tfm_model.kind == TFM_KIND_ENCODER)
     return runEncoder(package, path, options);
   if (options.mode == CliMode::Embed || options.json) {

@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/ModelLibrary.h"
 
+#include "runtime/CpuFeatures.h"
 #include "runtime/Generate.h"
+#include "runtime/GenerationSettings.h"
 #include "runtime/ModelABI.h"
 #include "runtime/Package.h"
 #include "runtime/PackageCheck.h"
@@ -40,6 +42,10 @@ struct tfmc_context {
   std::unique_ptr<Tokenizer> tokenizer;
   std::unique_ptr<Sampler> sampler;
   std::vector<float> samplerLogits; ///< Sampler::sample overwrites its input
+  /// The ids run since the last reset, for the repetition penalty.
+  std::vector<int32_t> history;
+  ModelGeneration generation; ///< stop ids and sampling defaults
+  std::vector<std::string> stopStrings;
   int bos = -1, eos = -1;
   int64_t position = 0;
   bool sourceEncoded = false; ///< an encoder-decoder's, for its decoder
@@ -52,6 +58,23 @@ struct tfmc_context {
 
 namespace {
 
+SamplerOptions greedy() {
+  SamplerOptions options;
+  options.temperature = 0.0f;
+  return options;
+}
+
+tfmc_sampler_options toC(const SamplerOptions &options) {
+  tfmc_sampler_options c;
+  c.temperature = options.temperature;
+  c.top_k = options.topK;
+  c.top_p = options.topP;
+  c.seed = options.seed;
+  c.min_p = options.minP;
+  c.repetition_penalty = options.repetitionPenalty;
+  return c;
+}
+
 tfmc_status createContext(const char *path, tfmc_context &context) {
   std::string &error = context.error;
   std::string name = path ? path : "embedded package";
@@ -62,6 +85,7 @@ tfmc_status createContext(const char *path, tfmc_context &context) {
                  uint64_t(tfmc_embedded_package_end - tfmc_embedded_package),
                  name, error);
   if (!opened || !checkPackageMatchesModel(context.package, name, error) ||
+      !checkCpuRunsModel(context.package, name, error) ||
       !readPackageTokenId(context.package, "token.bos", name, context.bos,
                           error) ||
       !readPackageTokenId(context.package, "token.eos", name, context.eos,
@@ -86,7 +110,10 @@ tfmc_status createContext(const char *path, tfmc_context &context) {
     context.runner.reset();
     return memory ? TFMC_ERROR_OUT_OF_MEMORY : TFMC_ERROR_PACKAGE;
   }
-  context.sampler = std::make_unique<Sampler>(SamplerOptions{0.0f, 0, 1.0f, 0});
+  if (!readModelGeneration(context.package, name, context.eos,
+                           context.runner->vocab(), context.generation, error))
+    return TFMC_ERROR_PACKAGE;
+  context.sampler = std::make_unique<Sampler>(greedy());
   context.samplerLogits.resize(tfm_model.vocab_size);
   return TFMC_OK;
 }
@@ -191,6 +218,7 @@ tfmc_status tfmc_encode_source(tfmc_context *context, const int32_t *tokens,
     }
     self.sourceEncoded = true;
     self.position = 0;
+    self.history.clear();
     return TFMC_OK;
   });
 }
@@ -283,6 +311,7 @@ tfmc_status tfmc_prefill(tfmc_context *context, const int32_t *tokens,
     *logits = self.runner->feed(tokens, count, self.position,
                                 /*decodeOnly=*/false);
     self.position += count;
+    self.history.insert(self.history.end(), tokens, tokens + count);
     return TFMC_OK;
   });
 }
@@ -297,12 +326,58 @@ int32_t tfmc_position(const tfmc_context *context) {
 }
 
 void tfmc_reset(tfmc_context *context) {
-  if (context)
+  if (context) {
     context->position = 0;
+    context->history.clear();
+  }
 }
 
-tfmc_sampler_options tfmc_sampler_defaults(void) {
-  return tfmc_sampler_options{0.0f, 0, 1.0f, 0};
+tfmc_sampler_options tfmc_sampler_defaults(void) { return toC(greedy()); }
+
+tfmc_sampler_options tfmc_model_sampler(const tfmc_context *context) {
+  if (!context || !usable(*context) || !context->generation.configured)
+    return toC(greedy());
+  return toC(context->generation.sampler);
+}
+
+int tfmc_is_end_token(const tfmc_context *context, int32_t token) {
+  return context && usable(*context) &&
+                 isStopId(context->generation, static_cast<int>(token))
+             ? 1
+             : 0;
+}
+
+tfmc_status tfmc_set_stop_strings(tfmc_context *context,
+                                  const char *const *strings, int32_t count) {
+  return guarded(context, [&](tfmc_context &self) {
+    if (count < 0 || (count > 0 && !strings))
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "tfmc_set_stop_strings needs `count` strings");
+    std::vector<std::string> stops;
+    for (int32_t i = 0; i < count; ++i) {
+      if (!strings[i] || !*strings[i])
+        return self.fail(TFMC_ERROR_ARGUMENT, "stop string " +
+                                                  std::to_string(i) +
+                                                  " is NULL or empty");
+      stops.emplace_back(strings[i]);
+    }
+    self.stopStrings = std::move(stops);
+    return TFMC_OK;
+  });
+}
+
+int tfmc_find_stop(const tfmc_context *context, const char *text, size_t length,
+                   size_t *position) {
+  if (!context || !text || !position)
+    return 0;
+  std::string_view haystack(text, length);
+  size_t first = std::string_view::npos;
+  for (const std::string &stop : context->stopStrings)
+    first = std::min(first, haystack.find(stop));
+  if (first == std::string_view::npos)
+    return 0;
+  *position = first;
+  return 1;
 }
 
 tfmc_status tfmc_set_sampler(tfmc_context *context,
@@ -314,12 +389,25 @@ tfmc_status tfmc_set_sampler(tfmc_context *context,
       return self.fail(TFMC_ERROR_ARGUMENT, "no sampler options");
     if (!(options->temperature >= 0.0f) || std::isinf(options->temperature) ||
         options->top_k < 0 ||
-        !(options->top_p > 0.0f && options->top_p <= 1.0f))
+        !(options->top_p > 0.0f && options->top_p <= 1.0f) ||
+        !(options->min_p >= 0.0f && options->min_p <= 1.0f) ||
+        !(options->repetition_penalty >= 0.0f) ||
+        std::isinf(options->repetition_penalty))
       return self.fail(TFMC_ERROR_ARGUMENT,
                        "sampler options need a finite temperature >= 0, "
-                       "top_k >= 0 and top_p in (0, 1]");
-    self.sampler = std::make_unique<Sampler>(SamplerOptions{
-        options->temperature, options->top_k, options->top_p, options->seed});
+                       "top_k >= 0, top_p in (0, 1], min_p in [0, 1] and a "
+                       "finite repetition_penalty >= 0");
+    SamplerOptions sampler;
+    sampler.temperature = options->temperature;
+    sampler.topK = options->top_k;
+    sampler.topP = options->top_p;
+    sampler.minP = options->min_p;
+    // 0 is what a zero-initialised struct holds: no penalty.
+    sampler.repetitionPenalty = options->repetition_penalty == 0.0f
+                                    ? 1.0f
+                                    : options->repetition_penalty;
+    sampler.seed = options->seed;
+    self.sampler = std::make_unique<Sampler>(sampler);
     return TFMC_OK;
   });
 }
@@ -334,7 +422,8 @@ tfmc_status tfmc_sample(tfmc_context *context, const float *logits,
                        "tfmc_sample needs logits and a place for the token");
     int vocab = sampleVocab(self);
     std::copy(logits, logits + vocab, self.samplerLogits.begin());
-    *token = self.sampler->sample(self.samplerLogits.data(), vocab);
+    *token = self.sampler->sample(self.samplerLogits.data(), vocab,
+                                  self.history.data(), self.history.size());
     return TFMC_OK;
   });
 }

@@ -30,7 +30,8 @@ extern "C" {
 typedef enum tfmc_status {
   TFMC_OK = 0,
   /* The package is missing, unreadable, malformed or belongs to other code
-   * (or the code runs on a device this program cannot use). */
+   * (or the code runs on a device this program cannot use, or needs
+   * instructions this CPU lacks). */
   TFMC_ERROR_PACKAGE = 1,
   TFMC_ERROR_OUT_OF_MEMORY = 2,
   /* A null pointer, a negative count, a token id outside the vocabulary. */
@@ -53,6 +54,13 @@ typedef struct tfmc_sampler_options {
   int32_t top_k;   /* keep the k most likely tokens; 0: all */
   float top_p;     /* keep the most likely tokens up to this mass; 1: all */
   uint64_t seed;   /* the context's random stream starts from it */
+  /* Keep the tokens at least min_p times as likely as the most likely one
+   * (after top_k and top_p); 0: off. */
+  float min_p;
+  /* Divide the positive logits of the ids run since the last reset (the
+   * prompt included) by this and multiply their negative ones; 0 (as in a
+   * zero-initialised struct) or 1: off. */
+  float repetition_penalty;
 } tfmc_sampler_options;
 
 /* Creates a context from the package linked into the library
@@ -128,14 +136,37 @@ int32_t tfmc_position(const tfmc_context *context);
  * the decoder, for an encoder-decoder, whose source stays). */
 void tfmc_reset(tfmc_context *context);
 
-/* Greedy decoding: temperature 0, top_k 0, top_p 1, seed 0. */
+/* Greedy decoding: temperature 0, top_k 0, top_p 1, seed 0, min_p 0,
+ * repetition_penalty 1. */
 tfmc_sampler_options tfmc_sampler_defaults(void);
+
+/* The sampling the model's files configure (a Hugging Face
+ * generation_config.json: greedy unless it samples, then its temperature,
+ * top_k (50 when unset, as transformers), top_p, min_p and
+ * repetition_penalty), else tfmc_sampler_defaults(). */
+tfmc_sampler_options tfmc_model_sampler(const tfmc_context *context);
 
 /* Sets how tfmc_sample picks tokens and restarts its random stream from
  * options->seed. TFMC_ERROR_ARGUMENT for a negative temperature or top_k,
- * or a top_p outside (0, 1]. */
+ * a top_p outside (0, 1], a min_p outside [0, 1] or a negative
+ * repetition_penalty. */
 tfmc_status tfmc_set_sampler(tfmc_context *context,
                              const tfmc_sampler_options *options);
+
+/* 1 when `token` ends a generation: the EOS id or another id the model's
+ * files list (an eos_token_id list, generation_config.json's, a GGUF's
+ * end-of-turn); else 0. */
+int tfmc_is_end_token(const tfmc_context *context, int32_t token);
+
+/* Stop strings: tfmc_find_stop reports whether one of the `count`
+ * NUL-terminated `strings` (copied; count 0 removes them) occurs in a text,
+ * e.g. tfmc_detokenize's of the ids generated so far. */
+tfmc_status tfmc_set_stop_strings(tfmc_context *context,
+                                  const char *const *strings, int32_t count);
+/* 1, with the byte offset of the earliest occurrence of a stop string in
+ * `text` (`length` bytes) in *position, when there is one; else 0. */
+int tfmc_find_stop(const tfmc_context *context, const char *text, size_t length,
+                   size_t *position);
 
 /* Picks the next token from tfmc_vocab_size `logits` (which it leaves
  * unchanged) with the context's sampler and stores it in *token. */

@@ -1,9 +1,12 @@
 //===- Sampler.cpp - Greedy / temperature / top-k / top-p sampling --------===//
 //
-// Sampling order follows the common convention (HF transformers, llama.cpp):
-// scale by 1/temperature, softmax, keep the k most likely tokens, keep the
-// smallest nucleus whose (renormalised) mass reaches p, then draw. The PRNG is
-// xorshift64* so a seed reproduces a run bit-for-bit on every platform.
+// Sampling order follows HF transformers' generate(): the repetition penalty
+// on the raw logits, then scale by 1/temperature, softmax, keep the k most
+// likely tokens, keep the smallest nucleus whose (renormalised) mass reaches
+// p, keep the tokens at least min_p times as likely as the most likely one,
+// then draw. Greedy decoding applies the penalty, then takes the argmax. The
+// PRNG is xorshift64* so a seed reproduces a run bit-for-bit on every
+// platform.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,9 +86,29 @@ float Sampler::nextUniform() {
   return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
 }
 
-int Sampler::sample(float *logits, int vocab) {
+void Sampler::penalizeRepetitions(float *logits, int vocab,
+                                  const int32_t *history,
+                                  size_t historyLength) {
+  // Each id is penalized once however often it occurs, as transformers'
+  // gather/scatter over the sequence does.
+  penalized_.assign(static_cast<size_t>(vocab), 0);
+  float penalty = options_.repetitionPenalty;
+  for (size_t i = 0; i < historyLength; ++i) {
+    int32_t id = history[i];
+    if (id < 0 || id >= vocab || penalized_[id])
+      continue;
+    penalized_[id] = 1;
+    logits[id] =
+        logits[id] < 0.0f ? logits[id] * penalty : logits[id] / penalty;
+  }
+}
+
+int Sampler::sample(float *logits, int vocab, const int32_t *history,
+                    size_t historyLength) {
   if (vocab <= 1)
     return 0;
+  if (options_.repetitionPenalty != 1.0f && history)
+    penalizeRepetitions(logits, vocab, history, historyLength);
   if (!(options_.temperature > 0.0f))
     return argmax(logits, vocab);
 
@@ -97,7 +120,8 @@ int Sampler::sample(float *logits, int vocab) {
     return best;
   bool useTopK = options_.topK > 0 && options_.topK < vocab;
   bool useTopP = options_.topP < 1.0f;
-  if (!useTopK && !useTopP) {
+  bool useMinP = options_.minP > 0.0f;
+  if (!useTopK && !useTopP && !useMinP) {
     // No truncation: walk the unsorted distribution, no sort needed.
     float r = nextUniform() * total;
     float cdf = 0.0f;
@@ -119,6 +143,12 @@ int Sampler::sample(float *logits, int vocab) {
     // distribution, e.g. a huge temperature): that token always stays.
     cutoff = std::min(cutoff, logits[best]);
   }
+  // Min-p's threshold relative to the most likely token, which every
+  // truncation keeps. Alone it is the whole filter; after top-k or top-p it
+  // trims what they kept (it cannot cut first: their masses would change).
+  float minWeight = useMinP ? options_.minP * logits[best] : 0.0f;
+  if (!useTopK && !useTopP)
+    cutoff = minWeight;
   for (int i = 0; i < vocab; ++i)
     if (logits[i] >= cutoff)
       scratch_.emplace_back(logits[i], i);
@@ -153,6 +183,14 @@ int Sampler::sample(float *logits, int vocab) {
     }
     keep = nucleus;
     kept = cumulative;
+  }
+
+  if (useMinP) {
+    while (keep > 1 && scratch_[keep - 1].first < minWeight)
+      --keep;
+    kept = 0.0f;
+    for (size_t i = 0; i < keep; ++i)
+      kept += scratch_[i].first;
   }
 
   if (keep == 0)

@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration for tfmc: dialect, passes, compiler and end-to-end suites.
 import os
+import platform
 import shutil
 
 import lit.formats
@@ -76,6 +77,28 @@ else:
 # tools/check-format.sh checks the sources against .clang-format.
 if os.path.isfile("/usr/lib/llvm-22/bin/clang-format"):
     config.available_features.add("clang-format")
+
+# An x86-64 machine without AMX: code compiled for a CPU with it
+# (--target-cpu=graniterapids) must refuse to run here (e2e/cpu-features).
+if platform.machine() == "x86_64":
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            flags = next((line.split() for line in cpuinfo
+                          if line.startswith("flags")), [])
+        if "amx_tile" not in flags:
+            config.available_features.add("x86-without-amx")
+    except OSError:
+        pass
+
+# The Halide kernel generator is built where libHalide14 is installed
+# (test/halide; its PTX is assembled with the `ptxas` feature above); pocl
+# runs its OpenCL schedules on the CPU.
+if os.path.isfile(os.path.join(config.tfmc_tools_dir, "tfmc-halide-gen")):
+    config.available_features.add("halide")
+    llvm_config.add_tool_substitutions(["tfmc-halide-gen"], tool_dirs)
+if os.path.isfile("/etc/OpenCL/vendors/pocl.icd") and os.path.exists(
+        "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1"):
+    config.available_features.add("pocl")
 
 if shutil.which("node"):
     config.available_features.add("node")

@@ -15,6 +15,8 @@ packages=(
   clang-format-22                                         # tools/check-format.sh
   clang-22 libclang-rt-22-dev llvm-22                     # ASan/UBSan build, libFuzzer, llvm-symbolizer
   python3-torch python3-numpy libopenblas0-pthread        # PyTorch reference numerics
+  libhalide14-0-dev                                       # tfmc-halide-gen (Halide 14 + autoschedulers)
+  pocl-opencl-icd ocl-icd-libopencl1                      # Halide's GPU schedules run on the CPU (OpenCL)
 )
 # Tokenizers are checked against npm packages (gpt-3-encoder,
 # @huggingface/tokenizers).

@@ -34,6 +34,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,6 +112,14 @@ public:
   /// What the executables it produces link besides its objects and the
   /// tfmc runtime.
   virtual LinkInputs linkInputs() const = 0;
+
+  /// What the package records about the machine the code was generated
+  /// for (runtime/PackageKeys.h's target.* keys), which the runtime checks
+  /// before it runs the code; none by default.
+  virtual std::map<std::string, std::string>
+  targetMetadata(mlir::tfm::TargetAttr target) const {
+    return {};
+  }
 };
 
 /// The backend `--target=name` selects, or null.

@@ -64,7 +64,7 @@ static void recordStoredTypes(ModuleOp module, const ModelSpec &spec) {
     if (!weights::isBlockQuantized(*stored) &&
         elementType(context, *stored) == declared)
       return;
-    global.setStored(weights::elementTypeName(*stored));
+    global.setStoredAttr(mlir::tfm::StoredAttr::get(&context, *stored));
   });
 }
 

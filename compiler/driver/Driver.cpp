@@ -14,6 +14,8 @@
 #include "compiler/backends/common/ModelInfo.h"
 #include "compiler/builders/ModelBuilder.h"
 #include "compiler/driver/LoadModel.h"
+#include "compiler/driver/NetworkIR.h"
+#include "compiler/driver/Progress.h"
 #include "compiler/link/Artifact.h"
 #include "compiler/weights/WeightLayout.h"
 #include "dialect/TfmContracts.h"
@@ -28,6 +30,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
@@ -40,6 +43,9 @@
 using namespace tfmc;
 
 namespace {
+
+/// The context length without --context, for models that allow more.
+constexpr int64_t kDefaultContextLength = 4096;
 
 int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tfmc") << message << "\n";
@@ -55,8 +61,11 @@ int fail(llvm::Error error) {
   return fail(message);
 }
 
-llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options) {
-  llvm::StringRef model(options.model);
+/// The spec of the model (or, for IR, of the model --weights-from names).
+llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options,
+                                   bool networkIR) {
+  std::string source = networkIR ? options.weightsFrom : options.model;
+  llvm::StringRef model(source);
   if (model.consume_front("preset:")) {
     if (!options.tokenizer.empty())
       return llvm::createStringError(
@@ -65,7 +74,50 @@ llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options) {
           "byte-level tokenizer)");
     return makePreset(model.str(), options.presetSeed);
   }
-  return loadModel(options.model, options.tokenizer);
+  return loadModel(source, options.tokenizer);
+}
+
+/// The output's place, checked before a compile that may take minutes
+/// rather than by the linker after it: an executable's path is not a
+/// directory and a library's not a file, and the directory that will hold
+/// it exists and is writable.
+llvm::Error checkOutputPath(const DriverOptions &options) {
+  namespace fs = llvm::sys::fs;
+  llvm::StringRef path = options.output;
+  bool finalOutput = options.stopAfter.empty();
+  if (finalOutput && path.empty())
+    return makeError(options.library
+                         ? "a library needs an output directory: pass -o DIR"
+                         : "an executable needs an output path: pass -o "
+                           "FILE");
+  if (path.empty() || path == "-")
+    return llvm::Error::success();
+  bool directory = finalOutput && options.library;
+  if (fs::exists(path)) {
+    if (directory && !fs::is_directory(path))
+      return makeError("--emit=lib writes a directory, but '" + path +
+                       "' is a file");
+    if (!directory && fs::is_directory(path))
+      return makeError("-o '" + path +
+                       "' is a directory: name the file to write");
+  }
+  // A library's directory is created with its parents; a file's is not.
+  llvm::SmallString<256> holder(path);
+  do {
+    llvm::sys::path::remove_filename(holder);
+    if (holder.empty())
+      holder = ".";
+  } while (directory && !fs::exists(holder) && holder != ".");
+  if (!fs::exists(holder))
+    return makeError("cannot write '" + path + "': the directory '" + holder +
+                     "' does not exist");
+  if (!fs::is_directory(holder))
+    return makeError("cannot write '" + path + "': '" + holder +
+                     "' is not a directory");
+  if (fs::access(holder, fs::AccessMode::Write))
+    return makeError("cannot write '" + path + "': the directory '" + holder +
+                     "' is not writable");
+  return llvm::Error::success();
 }
 
 /// A directory of its own, removed with everything in it.
@@ -92,7 +144,8 @@ public:
   Compilation(const DriverOptions &options,
               const mlir::tfm::TfmTransformOptions &transform,
               TargetBackend &backend)
-      : options(options), transform(transform), backend(backend) {
+      : options(options), transform(transform), backend(backend),
+        progress(options.progress) {
     mlir::DialectRegistry registry;
     mlir::registerAllDialects(registry);
     mlir::registerAllExtensions(registry);
@@ -107,12 +160,28 @@ public:
     if (!described)
       return fail(described.takeError());
     target = *described;
-    auto loaded = loadSpec(options);
+    if (llvm::Error error = checkOutputPath(options))
+      return fail(std::move(error));
+    bool networkIR = !llvm::StringRef(options.model).starts_with("preset:") &&
+                     isNetworkIR(options.model);
+    if (networkIR && options.weightsFrom.empty())
+      return fail("'" + options.model +
+                  "' is IR in the tfm dialect: pass --weights-from MODEL, "
+                  "the model file or preset whose weights, tokenizer and "
+                  "configuration it uses");
+    if (!networkIR && !options.weightsFrom.empty())
+      return fail("--weights-from applies to a .mlir network; '" +
+                  options.model + "' is a model of its own");
+    if (networkIR && transform.contextLength != 0)
+      return fail("--context does not apply to IR: its #tfm.model fixes the "
+                  "context length");
+    auto loaded = loadSpec(options, networkIR);
     if (!loaded)
       return fail(loaded.takeError());
     spec = std::move(*loaded);
     if (llvm::Error error = verifyModelSpec(spec))
       return fail(std::move(error));
+    progress.step("read " + (networkIR ? options.weightsFrom : options.model));
     if (options.stopAfter.empty() && spec.tokenizer.kind.empty())
       return fail("model '" + options.model +
                   "' has no tokenizer: pass --tokenizer FILE");
@@ -132,6 +201,14 @@ public:
                     " exceeds the model's context length of " +
                     llvm::Twine(contextLength));
       contextLength = transform.contextLength;
+    } else if (!networkIR && contextLength > kDefaultContextLength) {
+      // Qwen2.5's 131072 positions would be a KV cache of gigabytes that
+      // few prompts use: the default stops at a size every machine holds.
+      llvm::WithColor::note(llvm::errs(), "tfmc")
+          << "the KV cache holds " << kDefaultContextLength
+          << " positions of the model's " << contextLength
+          << "; pass --context N for up to " << contextLength << "\n";
+      contextLength = kDefaultContextLength;
     }
     if (transform.kvCache != mlir::tfm::KVCacheType::f32 &&
         spec.config.kind == ModelKind::EncoderOnly)
@@ -155,6 +232,16 @@ public:
     if (mlir::failed(mlir::verify(*ir)))
       return fail("the network built for '" + options.model +
                   "' does not verify");
+    // IR replaces the network tfmc built, which says how the weights'
+    // model declares its weights.
+    if (networkIR) {
+      auto read =
+          readNetworkIR(context, options.model, *ir, options.weightsFrom);
+      if (!read)
+        return fail(read.takeError());
+      ir = std::move(*read);
+    }
+    progress.step(networkIR ? "read " + options.model : "stage tfm");
     if (stopsAfter("tfm"))
       return finish(printModule());
 
@@ -162,12 +249,14 @@ public:
           mlir::tfm::buildTfmKVCachePipeline(pm, transform);
         }))
       return fail(std::move(error));
+    progress.step("stage kv-cache");
     if (stopsAfter("kv-cache"))
       return finish(printModule());
     if (auto error = runPasses([&](mlir::OpPassManager &pm) {
           mlir::tfm::buildTfmFusionPipeline(pm, transform);
         }))
       return fail(std::move(error));
+    progress.step("stage fused");
     if (stopsAfter("fused"))
       return finish(printModule());
 
@@ -183,6 +272,7 @@ public:
           return backend.buildConfigurationPipeline(pm, target);
         }))
       return error;
+    progress.step("target configuration");
     // The blob holds what the code reads (stacked and packed weights
     // included), in the order the backend's stages will bind it to.
     layout = mlir::tfm::computeWeightLayout(*ir);
@@ -196,6 +286,7 @@ public:
             return backend.buildStagePipeline(stage.name, pm);
           }))
         return error;
+      progress.step(llvm::Twine("stage ") + stage.name);
       if (stopsAfter(stage.name))
         return printModule();
     }
@@ -211,23 +302,24 @@ public:
 
   /// The model's objects, then the executable or the library.
   llvm::Error writeOutput(const tfm_model_info &info) {
-    if (options.output.empty())
-      return makeError(options.library
-                           ? "a library needs an output directory: pass -o DIR"
-                           : "an executable needs an output path: pass -o "
-                             "FILE");
     TemporaryDirectory objects;
     if (auto error = objects.create("tfmc-objects"))
       return error;
     auto code = backend.serializeObjects(*ir, info, objects.path());
     if (!code)
       return code.takeError();
+    progress.step("code generation");
     // The package is streamed from the mapped model file: free the IR first,
     // so that peak memory is the compile or the weights, not both.
     releaseModule();
-    return writeArtifact(
-        options.library ? ArtifactKind::Library : ArtifactKind::Executable,
-        options.output, *code, backend.linkInputs(), spec, layout);
+    if (auto error = writeArtifact(
+            options.library ? ArtifactKind::Library : ArtifactKind::Executable,
+            options.output, *code, backend.linkInputs(), spec, layout,
+            backend.targetMetadata(target)))
+      return error;
+    progress.step(options.library ? "library and package" : "link and package");
+    progress.wrote(options.output);
+    return llvm::Error::success();
   }
 
   /// The KV cache (keys and values of every layer) for `positions`
@@ -311,6 +403,7 @@ private:
   ModelSpec spec;
   mlir::OwningOpRef<mlir::ModuleOp> ir; ///< the module being compiled
   mlir::tfm::WeightLayout layout;       ///< the blob the package holds
+  Progress progress;
 };
 
 } // namespace

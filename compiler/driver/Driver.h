@@ -14,11 +14,15 @@ namespace tfmc {
 /// What `tfmc compile` reads and writes; the phases' own options live in
 /// their option structs (TfmTransformOptions, the backend's groups).
 struct DriverOptions {
-  std::string model;     ///< path, or "preset:NAME"
+  std::string model; ///< path, or "preset:NAME"
+  /// With a .mlir `model`: the model (path or preset) whose weights,
+  /// tokenizer and configuration the IR uses.
+  std::string weightsFrom;
   std::string tokenizer; ///< overrides/provides the tokenizer file
   std::string output;    ///< -o; empty: stdout for IR stages
   std::string stopAfter; ///< --compile-to stage; empty: the executable
   bool library = false;  ///< --emit=lib: a static library and C header
+  bool progress = false; ///< --progress: stage lines even off a terminal
   uint64_t presetSeed = 42;
 };
 

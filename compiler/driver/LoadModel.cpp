@@ -2,19 +2,19 @@
 #include "compiler/driver/LoadModel.h"
 
 #include "compiler/builders/DecoderSkeleton.h"
+#include "compiler/frontends/Generation.h"
 #include "compiler/frontends/Gguf.h"
 #include "compiler/frontends/HfConfig.h"
 #include "compiler/frontends/Llama2c.h"
+#include "compiler/frontends/ModelFormat.h"
 #include "compiler/frontends/Safetensors.h"
 #include "compiler/frontends/Tokenizers.h"
 #include "models/Registry.h"
 #include "runtime/Tokenizer.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <cstring>
 #include <limits>
 
 using namespace tfmc;
@@ -140,6 +140,19 @@ llvm::Expected<ModelSpec> loadHuggingFace(const std::string &directory,
   if (!tokenizer)
     return tokenizer.takeError();
   spec->tokenizer = std::move(*tokenizer);
+  auto generation =
+      readHfGeneration(directory, (*config)->json(), spec->tokenizer.eos,
+                       spec->config.vocabSize);
+  if (!generation)
+    return generation.takeError();
+  spec->generation = std::move(*generation);
+  if (spec->config.kind == ModelKind::EncoderOnly) {
+    auto embedding = readSentenceTransformers(directory);
+    if (!embedding)
+      return embedding.takeError();
+    if (*embedding)
+      spec->config.embedding = **embedding;
+  }
   return spec;
 }
 
@@ -179,6 +192,11 @@ llvm::Expected<ModelSpec> loadGguf(const std::string &path,
       return tokenizer.takeError();
   }
   spec->tokenizer = std::move(*tokenizer);
+  auto generation =
+      readGgufGeneration(**file, spec->tokenizer.eos, spec->config.vocabSize);
+  if (!generation)
+    return generation.takeError();
+  spec->generation = std::move(*generation);
   return spec;
 }
 
@@ -203,18 +221,6 @@ llvm::Expected<ModelSpec> loadLlama2c(const std::string &path,
     return tokenizer.takeError();
   spec->tokenizer = std::move(*tokenizer);
   return spec;
-}
-
-/// True when the file starts with the GGUF magic, so a renamed file still
-/// reaches the right reader.
-bool hasGgufMagic(const std::string &path) {
-  // Opening a FIFO would block; the reader reports what is not a file.
-  if (!llvm::sys::fs::is_regular_file(path))
-    return false;
-  auto file =
-      llvm::MemoryBuffer::getFileSlice(path, 4, 0, /*IsVolatile=*/false);
-  return file && (*file)->getBufferSize() == 4 &&
-         std::memcmp((*file)->getBufferStart(), "GGUF", 4) == 0;
 }
 
 /// Builds the tokenizer the produced binary will build, so a bad blob or ids
@@ -249,18 +255,29 @@ llvm::Expected<ModelSpec> tfmc::loadModel(const std::string &path,
                                           const std::string &tokenizerPath) {
   if (!llvm::sys::fs::exists(path))
     return makeError("model '" + path + "' does not exist");
-  if (llvm::sys::fs::is_directory(path))
-    return loadHuggingFace(path, tokenizerPath);
-  // Naming a file of a Hugging Face directory means the directory.
-  llvm::StringRef name = llvm::sys::path::filename(path);
-  if (name == "config.json" || name.ends_with(".safetensors")) {
+  auto format = detectModelFormat(path);
+  if (!format)
+    return format.takeError();
+  switch (*format) {
+  case ModelFormat::HuggingFace: {
+    if (llvm::sys::fs::is_directory(path))
+      return loadHuggingFace(path, tokenizerPath);
+    // Naming a file of a Hugging Face directory means the directory.
     llvm::StringRef parent = llvm::sys::path::parent_path(path);
     return loadHuggingFace(parent.empty() ? "." : parent.str(), tokenizerPath);
   }
-  if (llvm::sys::path::extension(path).equals_insensitive(".gguf") ||
-      hasGgufMagic(path))
+  case ModelFormat::Gguf:
     return loadGguf(path, tokenizerPath);
-  return loadLlama2c(path, tokenizerPath);
+  case ModelFormat::Llama2c:
+    return loadLlama2c(path, tokenizerPath);
+  case ModelFormat::TfmIR:
+    break;
+  }
+  // The driver compiles IR itself; here it was named as the source of a
+  // model's weights (--weights-from, --tokenizer's model).
+  return makeError("'" + path +
+                   "' is IR in the tfm dialect, not a model file with "
+                   "weights");
 }
 
 llvm::Error tfmc::verifyModelSpec(const ModelSpec &spec) {

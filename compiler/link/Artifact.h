@@ -13,6 +13,7 @@
 #include "compiler/link/LinkInputs.h"
 #include "compiler/spec/ModelSpec.h"
 #include "compiler/weights/WeightLayout.h"
+#include "runtime/Package.h"
 
 #include "llvm/Support/Error.h"
 
@@ -27,12 +28,13 @@ enum class ArtifactKind {
 
 /// Writes the `kind` of artifact at `output` from `code` and `inputs`
 /// (Executable.h, Library.h) and the package of `spec`'s weights in
-/// `layout` (ModelPackage.h). An executable whose package could not be
-/// written is removed: it would only fail to start.
+/// `layout` with the backend's `targetMetadata` (ModelPackage.h). An executable
+/// whose package could not be written is removed: it would only fail to start.
 llvm::Error writeArtifact(ArtifactKind kind, const std::string &output,
                           const ObjectSet &code, const LinkInputs &inputs,
                           const ModelSpec &spec,
-                          const mlir::tfm::WeightLayout &layout);
+                          const mlir::tfm::WeightLayout &layout,
+                          const tfm::rt::PackageMetadata &targetMetadata);
 
 } // namespace tfmc
 

@@ -121,11 +121,11 @@ writeArchive(const std::string &outputPath,
   return llvm::Error::success();
 }
 
-llvm::Error tfmc::writeModelLibrary(const ObjectSet &code,
-                                    const std::string &outputDir,
-                                    const LinkInputs &inputs,
-                                    const ModelSpec &spec,
-                                    const mlir::tfm::WeightLayout &layout) {
+llvm::Error
+tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
+                        const LinkInputs &inputs, const ModelSpec &spec,
+                        const mlir::tfm::WeightLayout &layout,
+                        const tfm::rt::PackageMetadata &targetMetadata) {
   std::string name = libraryName(outputDir);
   if (name.empty())
     return makeError("--emit=lib needs -o DIR, a directory whose name names "
@@ -151,7 +151,8 @@ llvm::Error tfmc::writeModelLibrary(const ObjectSet &code,
   std::string packagePath = inDir(name + ".tfmpkg");
   llvm::sys::fs::remove(packagePath);
   llvm::FileRemover removePackage(packagePath);
-  if (auto error = appendModelPackage(packagePath, spec, layout))
+  if (auto error =
+          appendModelPackage(packagePath, spec, layout, targetMetadata))
     return error;
   llvm::SmallString<128> packageObject;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(

@@ -5,6 +5,7 @@
 #include "compiler/link/LinkInputs.h"
 #include "compiler/spec/ModelSpec.h"
 #include "compiler/weights/WeightLayout.h"
+#include "runtime/Package.h"
 
 #include "llvm/Support/Error.h"
 
@@ -18,10 +19,11 @@ namespace tfmc {
 /// NAME.h (runtime/ModelLibrary.h), the package as a file of its own,
 /// NAME.tfmpkg, and NAME.link, the flags a program linking libNAME.a adds
 /// (`inputs` among them).
-llvm::Error writeModelLibrary(const ObjectSet &code,
-                              const std::string &outputDir,
-                              const LinkInputs &inputs, const ModelSpec &spec,
-                              const mlir::tfm::WeightLayout &layout);
+llvm::Error
+writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
+                  const LinkInputs &inputs, const ModelSpec &spec,
+                  const mlir::tfm::WeightLayout &layout,
+                  const tfm::rt::PackageMetadata &targetMetadata = {});
 
 /// The NAME of the library `--emit=lib -o outputDir` writes: the
 /// directory's name with every character but letters, digits and '_'

@@ -1,6 +1,7 @@
 //===- ModelPackage.cpp - Write the package a compiled model maps ---------===//
 #include "compiler/link/ModelPackage.h"
 
+#include "compiler/link/PackageMetadata.h"
 #include "compiler/weights/SlotContents.h"
 #include "runtime/Package.h"
 
@@ -10,9 +11,10 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Error tfmc::appendModelPackage(const std::string &path,
-                                     const ModelSpec &spec,
-                                     const mlir::tfm::WeightLayout &layout) {
+llvm::Error
+tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
+                         const mlir::tfm::WeightLayout &layout,
+                         const tfm::rt::PackageMetadata &targetMetadata) {
   tfm::rt::PackageWriter writer;
   std::string error;
   if (!writer.begin(path, layout.totalBytes, error))
@@ -28,16 +30,8 @@ llvm::Error tfmc::appendModelPackage(const std::string &path,
   }
   if (!writer.writeZeros(layout.totalBytes - writer.written(), error))
     return makeError(error);
-  tfm::rt::PackageMetadata metadata;
-  metadata["tokenizer.kind"] = spec.tokenizer.kind;
-  metadata["tokenizer.data"] = spec.tokenizer.blob;
-  metadata["token.bos"] = std::to_string(spec.tokenizer.bos);
-  metadata["token.eos"] = std::to_string(spec.tokenizer.eos);
-  metadata["model.description"] = spec.description;
-  if (!spec.note.empty())
-    metadata["model.note"] = spec.note;
-  if (spec.config.kind == ModelKind::EncoderOnly)
-    metadata["embedding.pooling"] = spec.config.embeddingPooling;
+  tfm::rt::PackageMetadata metadata = packageMetadata(spec);
+  metadata.insert(targetMetadata.begin(), targetMetadata.end());
   if (!writer.finish(layout.hash, metadata, error))
     return makeError(error);
   return llvm::Error::success();

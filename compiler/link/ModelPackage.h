@@ -4,6 +4,7 @@
 
 #include "compiler/spec/ModelSpec.h"
 #include "compiler/weights/WeightLayout.h"
+#include "runtime/Package.h"
 
 #include "llvm/Support/Error.h"
 
@@ -16,8 +17,11 @@ namespace tfmc {
 /// if absent: a library's NAME.tfmpkg). The blob is written as a stream,
 /// one weight materialised at a time (compiler/weights/SlotContents.h), so
 /// this holds one weight's scratch, never a copy of the model.
-llvm::Error appendModelPackage(const std::string &path, const ModelSpec &spec,
-                               const mlir::tfm::WeightLayout &layout);
+/// `targetMetadata` (the backend's target.* keys) joins the spec's.
+llvm::Error
+appendModelPackage(const std::string &path, const ModelSpec &spec,
+                   const mlir::tfm::WeightLayout &layout,
+                   const tfm::rt::PackageMetadata &targetMetadata = {});
 
 } // namespace tfmc
 

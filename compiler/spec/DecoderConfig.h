@@ -10,6 +10,8 @@
 #ifndef TFMC_COMPILER_SPEC_DECODERCONFIG_H
 #define TFMC_COMPILER_SPEC_DECODERCONFIG_H
 
+#include "compiler/spec/GenerationSpec.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -145,10 +147,10 @@ struct DecoderConfig {
   /// MLP's form) + LayerNorm, then the token embedding (tied) plus a bias.
   /// Without it an encoder computes hidden states only (BertModel).
   bool maskedLmHead = false;
-  /// How an encoder's `--embed` pools its hidden states unless `--pooling`
-  /// says otherwise: "mean" or "cls", as the model was trained (a GGUF's
-  /// bert.pooling_type).
-  std::string embeddingPooling = "mean";
+  /// How an encoder's `--embed` pools (and normalises) its hidden states
+  /// unless its flags say otherwise, as the model was trained (a GGUF's
+  /// bert.pooling_type, a sentence-transformers directory's modules).
+  EmbeddingSpec embedding;
 };
 
 } // namespace tfmc

@@ -29,6 +29,7 @@
 #define TFMC_COMPILER_SPEC_MODELSPEC_H
 
 #include "compiler/spec/DecoderConfig.h"
+#include "compiler/spec/GenerationSpec.h"
 #include "compiler/spec/TokenizerSpec.h"
 #include "compiler/weights/Weight.h"
 
@@ -48,6 +49,8 @@ struct ModelSpec {
   weights::ElementType weightType = weights::ElementType::F32;
   WeightMap weights;
   TokenizerSpec tokenizer; ///< kind empty: no tokenizer
+  /// Stop ids and sampling defaults beyond the tokenizer's EOS.
+  GenerationSpec generation;
   std::string description; ///< e.g. "llama2.c checkpoint stories260K.bin"
   /// Shown by the executable before it generates (e.g. "random weights").
   std::string note;

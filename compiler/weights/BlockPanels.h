@@ -4,8 +4,7 @@
 // reference quantize_row_q8_0 / quantize_row_q4_0, round to nearest as the
 // format defines it) and the panel layout the generated kernels read them
 // in. A `[rows, columns]` matrix of `KB = columns / 32` blocks per row and
-// panels of `W` rows becomes two arrays (see tfm.global_weight's
-// `block_quant`):
+// panels of `W` rows becomes two arrays (see #tfm_cpu.panels):
 //   quants  [P, KB, Q, W] bytes   Q8_0: Q = 32, byte [p, b, i, j] is the
 //                                 int8 of row p * W + j, column b * 32 + i;
 //                                 Q4_0: Q = 16, byte [p, b, i, j] holds the

@@ -3,32 +3,36 @@
 
 #include "compiler/weights/KQuants.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSwitch.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 using namespace tfmc::weights;
 
-llvm::StringRef tfmc::weights::elementTypeName(ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-    return "f32";
-  case ElementType::F16:
-    return "f16";
-  case ElementType::BF16:
-    return "bf16";
-  case ElementType::Q8_0:
-    return "q8_0";
-  case ElementType::Q4_0:
-    return "q4_0";
-  case ElementType::Q4_K:
-    return "q4_k";
-  case ElementType::Q5_K:
-    return "q5_k";
-  case ElementType::Q6_K:
-    return "q6_k";
-  }
-  return "unknown";
+// stringifyElementType, symbolizeElementType.
+#include "compiler/weights/ElementType.cpp.inc"
+
+bool tfmc::weights::isConversionTarget(ElementType type) {
+  return !isBlockQuantized(type) || type == ElementType::Q8_0 ||
+         type == ElementType::Q4_0;
+}
+
+std::string tfmc::weights::conversionTargetNames() {
+  llvm::SmallVector<llvm::StringRef> names;
+  for (unsigned value = 0; value <= getMaxEnumValForElementType(); ++value)
+    if (std::optional<ElementType> type = symbolizeElementType(value);
+        type && isConversionTarget(*type))
+      names.push_back(stringifyElementType(*type));
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0                  ? ""
+             : i + 1 == names.size() ? " or "
+                                     : ", ") +
+            names[i].str();
+  return text;
 }
 
 bool tfmc::weights::isBlockQuantized(ElementType type) {

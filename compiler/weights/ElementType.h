@@ -1,42 +1,45 @@
 //===- ElementType.h - Element types a weight can be stored in --*- C++ -*-===//
 //
-// The element types of tensors in model files and in the weights blob. Today
-// f32, f16 and bf16; GGUF's block-quantized types (Q8_0, Q4_0, Q4_K, ...)
-// store elements in blocks of `blockElements` values taking `blockBytes`
-// bytes, which is why sizes go through storageBytes() rather than a plain
-// element size.
+// The element types of tensors in model files and in the weights blob
+// (listed once, in ElementType.td): f32, f16 and bf16; GGUF's
+// block-quantized types (Q8_0, Q4_0, Q4_K, ...) store elements in blocks of
+// `blockElements` values taking `blockBytes` bytes, which is why sizes go
+// through storageBytes() rather than a plain element size.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_WEIGHTS_ELEMENTTYPE_H
 #define TFMC_COMPILER_WEIGHTS_ELEMENTTYPE_H
 
+// The generated enum and its FieldParser need these (header-only: no MLIR
+// library is linked).
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMapInfo.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
+#include <string>
+
+/// `enum class ElementType` (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K),
+/// `stringifyElementType` / `symbolizeElementType`, generated from
+/// ElementType.td, the one list of element types.
+#include "compiler/weights/ElementType.h.inc"
 
 namespace tfmc::weights {
 
-enum class ElementType : uint8_t {
-  F32,  ///< IEEE binary32
-  F16,  ///< IEEE binary16
-  BF16, ///< bfloat16: the top half of a binary32
-  /// GGUF Q8_0: blocks of 32 values, an f16 scale d then 32 int8 q; the
-  /// value is q * d (34 bytes per block).
-  Q8_0,
-  /// GGUF Q4_0: blocks of 32 values, an f16 scale d then 16 bytes whose low
-  /// nibbles are values 0..15 and high nibbles values 16..31; the value is
-  /// (nibble - 8) * d (18 bytes per block).
-  Q4_0,
-  /// GGUF's k-quants: super-blocks of 256 values with quantized sub-block
-  /// scales (see KQuants.h). Read and dequantized exactly; never a
-  /// conversion target.
-  Q4_K,
-  Q5_K,
-  Q6_K,
-};
-
 /// "f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q5_k", "q6_k".
-llvm::StringRef elementTypeName(ElementType type);
+inline llvm::StringRef elementTypeName(ElementType type) {
+  return stringifyElementType(type);
+}
+
+/// Whether weights of any type can be converted to `type` (`--weights`):
+/// the scalar types and Q8_0 / Q4_0, which the compiler quantizes to. The
+/// k-quants are read as stored, never produced.
+bool isConversionTarget(ElementType type);
+
+/// The conversion targets, in enum order: "f32, f16, bf16, q8_0 or q4_0".
+std::string conversionTargetNames();
 
 /// Whether values are stored in blocks that share a scale (Q8_0, Q4_0 and
 /// the k-quants).

@@ -1,7 +1,7 @@
 //===- KQuantPanels.h - k-quant weights as column panels --------*- C++ -*-===//
 //
 // The layout the generated kernels read GGUF's k-quants (Q4_K, Q5_K, Q6_K)
-// in, `kquant` (see tfm.global_weight's `block_quant`): each super-block is
+// in, `kquant` (see #tfm_cpu.panels): each super-block is
 // unpacked to one int8 quant per value and one f32 scale and f32 minimum
 // per sub-block of B values (B = 32 for tensors whose sub-blocks are 32
 // values, Q4_K and Q5_K; 16 when a Q6_K tensor is among them: its scales

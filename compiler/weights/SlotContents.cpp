@@ -28,7 +28,8 @@ static llvm::Expected<const Weight *> findModelWeight(const ModelWeights &model,
 }
 
 /// The bytes of `slot`: its model weights (several when stacked) in the
-/// slot's element type, stacked, and packed into panels when it is panels.
+/// slot's element type, stacked, and packed into panels when it is value
+/// panels.
 static llvm::Expected<TensorView>
 materializeTensorSlot(const mlir::tfm::WeightSlot &slot,
                       const ModelWeights &model) {
@@ -103,8 +104,10 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
     return llvm::createStringError("weight '" + slot.name +
                                    "': " + llvm::toString(std::move(error)));
   };
-  bool q4_0 = slot.blockQuant == "q4_0" || slot.blockQuant == "q4_0x4";
-  ElementType format = q4_0 ? ElementType::Q4_0 : ElementType::Q8_0;
+  PanelLayout layout = *slot.panels;
+  // The GGUF blocks the panels hold (Q8_0 for q8_0 and q8_0x4, Q4_0 for
+  // q4_0 and q4_0x4).
+  ElementType format = *panelElementType(layout.format);
   std::vector<TensorView> parts;
   for (const std::string &name : sourceNames(slot)) {
     auto found = findModelWeight(model, name);
@@ -133,11 +136,11 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
   if (!matrix)
     return because(matrix.takeError());
   // q8_0x4 and q4_0x4 quants hold four bytes of a row in each i32 lane.
-  bool quads = slot.blockQuant == "q8_0x4" || slot.blockQuant == "q4_0x4";
-  int64_t bytesPerLane = quads && !slot.blockScales ? 4 : 1;
-  return slotSized(slot, packBlockPanels(*matrix, slot.shape.front(),
-                                         slot.shape.back(), slot.blockScales,
-                                         bytesPerLane));
+  bool scales = layout.part == PanelPart::scales;
+  int64_t bytesPerLane = scales ? 1 : quantBits(layout.format) / 8;
+  return slotSized(slot,
+                   packBlockPanels(*matrix, slot.shape.front(),
+                                   slot.shape.back(), scales, bytesPerLane));
 }
 
 /// The bytes of a `kquant` / `kquant4` panel slot (quants, scales or mins):
@@ -170,10 +173,11 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
       return because(llvm::createStringError(
           "tensor '" + name + "': " + llvm::toString(std::move(error))));
   }
-  KQuantPart part = slot.blockScales               ? KQuantPart::Scales
-                    : slot.blockMins               ? KQuantPart::Mins
-                    : slot.blockQuant == "kquant4" ? KQuantPart::Nibbles
-                                                   : KQuantPart::Quants;
+  PanelLayout layout = *slot.panels;
+  KQuantPart part = layout.part == PanelPart::scales ? KQuantPart::Scales
+                    : layout.part == PanelPart::mins ? KQuantPart::Mins
+                    : holdsNibbles(layout.format)    ? KQuantPart::Nibbles
+                                                     : KQuantPart::Quants;
   return slotSized(slot, packKQuantPanels(rows, slot.shape.front(),
                                           slot.shape.back(), part));
 }
@@ -181,15 +185,17 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
 llvm::Expected<SlotContents>
 weights::materializeSlot(const mlir::tfm::WeightSlot &slot,
                          const ModelWeights &model) {
-  if (slot.blockQuant.empty()) {
+  if (!slot.panels || !isBlockFormat(slot.panels->format)) {
     auto tensor = materializeTensorSlot(slot, model);
     if (!tensor)
       return tensor.takeError();
     return SlotContents(std::move(*tensor));
   }
-  auto bytes = slot.blockQuant == "kquant" || slot.blockQuant == "kquant4"
-                   ? materializeKQuantSlot(slot, model)
-                   : materializeBlockSlot(slot, model);
+  // The k-quant layouts unpack several block types; the others hold one
+  // GGUF block type's bytes.
+  auto bytes = panelElementType(slot.panels->format)
+                   ? materializeBlockSlot(slot, model)
+                   : materializeKQuantSlot(slot, model);
   if (!bytes)
     return bytes.takeError();
   return SlotContents(std::move(*bytes));

@@ -58,10 +58,8 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     if (auto stacked = global.getStacked())
       for (llvm::StringRef part : stacked->getAsValueRange<StringAttr>())
         slot.stacked.push_back(part.str());
-    slot.panels = global.getPanels();
-    slot.blockQuant = global.getBlockQuant().str();
-    slot.blockScales = global.getBlockScales();
-    slot.blockMins = global.getBlockMins();
+    if (WeightLayoutAttrInterface layout = global.getLayoutAttr())
+      slot.panels = layout.getPanelLayout();
 
     hash.add(slot.name.data(), slot.name.size());
     for (int64_t extent : slot.shape)
@@ -69,18 +67,22 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     hash.add(slot.offset);
     for (const std::string &part : slot.stacked)
       hash.add(part.data(), part.size());
-    hash.add(static_cast<uint64_t>(slot.panels));
+    hash.add(static_cast<uint64_t>(slot.panels.has_value()));
     // f32, the only type before element types were recorded, adds nothing,
     // so the layouts (and packages) of f32 models keep their hashes.
     if (slot.elementType != ElementType::F32)
       hash.add(slot.elementType ? 1 + static_cast<uint64_t>(*slot.elementType)
                                 : 0xff);
 
-    if (!slot.blockQuant.empty()) {
-      hash.add(slot.blockQuant.data(), slot.blockQuant.size());
-      hash.add(static_cast<uint64_t>(slot.blockScales));
+    // A block format's name and part; the value panels add nothing (their
+    // element type is the slot's), so that layouts keep their hashes.
+    if (slot.panels && tfmc::weights::isBlockFormat(slot.panels->format)) {
+      StringRef format = stringifyPanelFormat(slot.panels->format);
+      hash.add(format.data(), format.size());
+      hash.add(static_cast<uint64_t>(slot.panels->part ==
+                                     tfmc::weights::PanelPart::scales));
       // Added only when set, so that Q8_0 / Q4_0 layouts keep their hashes.
-      if (slot.blockMins)
+      if (slot.panels->part == tfmc::weights::PanelPart::mins)
         hash.add(uint64_t(2));
     }
 

@@ -10,6 +10,7 @@
 #define TFMC_COMPILER_WEIGHTS_WEIGHTLAYOUT_H
 
 #include "compiler/weights/ElementType.h"
+#include "compiler/weights/PanelLayout.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
@@ -31,17 +32,14 @@ struct WeightSlot {
   /// Model tensors stacked along dimension 0 to form this weight; empty when
   /// the weight is the model tensor `name` itself.
   std::vector<std::string> stacked;
-  /// Stored as column panels `[P, columns, W]` of the `[rows, columns]`
-  /// matrix (see tfm.global_weight and compiler/weights/Panels.h): element
-  /// [p, k, j] is row p * W + j.
-  bool panels = false;
-  /// "q8_0" / "q4_0" / "kquant" / "kquant4" for block-quantized panels
-  /// (tfm.global_weight's `block_quant`, compiler/weights/BlockPanels.h and
-  /// KQuantPanels.h): the i8 quants of the matrix, or with `blockScales`
-  /// its scales, with `blockMins` its block minimums. Empty otherwise.
-  std::string blockQuant;
-  bool blockScales = false;
-  bool blockMins = false;
+  /// For one of the panel declarations of the `[rows, columns]` matrix that
+  /// a backend laid out (tfm.global_weight's `layout`, e.g. the CPU's
+  /// `#tfm_cpu.panels<...>`): its format and part. Value panels
+  /// `[P, columns, W]` hold row p * W + j, column k at [p, k, j]
+  /// (Panels.h); block formats hold the quants, scales or minimums of its
+  /// blocks (BlockPanels.h, KQuantPanels.h). None for a tensor stored as it
+  /// is.
+  std::optional<tfmc::weights::PanelLayout> panels;
 };
 
 struct WeightLayout {

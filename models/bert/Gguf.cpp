@@ -58,8 +58,9 @@ tfmc::bert::readGgufConfig(const Checkpoint &file) {
       return llvm::createStringError(
           "unsupported bert.pooling_type " + llvm::Twine(*pooling) + " in " +
           config.describe() + " (supported: 0 none, 1 mean, 2 cls)");
+    c.embedding.source = "bert.pooling_type";
     if (*pooling == 2)
-      c.embeddingPooling = "cls";
+      c.embedding.pooling = "cls";
   }
   return c;
 }

@@ -58,20 +58,21 @@ static FailureOr<Value> readStacked(OpBuilder &builder, ModuleOp module,
     OpBuilder declare(front);
     global = GlobalWeightOp::create(declare, front.getLoc(), name, type,
                                     declare.getStrArrayAttr(names));
-    // The stack keeps the file's type when its tensors share it; k-quants
-    // of different kinds (Q4_K_M's Q4_K and Q6_K) stack as "kquant", the
-    // layout the kernels read all of them in.
-    auto isKQuant = [](GlobalWeightOp part) {
-      return llvm::is_contained({"q4_k", "q5_k", "q6_k", "kquant"},
-                                part.getStored());
-    };
-    if (!front.getStored().empty() &&
-        llvm::all_of(parts, [&](GlobalWeightOp part) {
-          return part.getStored() == front.getStored();
-        }))
-      global.setStored(front.getStored());
-    else if (llvm::all_of(parts, isKQuant))
-      global.setStored("kquant");
+    // The stack keeps the types the file stores its tensors in, when every
+    // tensor records one: one type when they share it, else one per tensor
+    // (Q4_K_M's Q/K/V: Q4_K, Q4_K, Q6_K).
+    SmallVector<tfmc::weights::ElementType> stored;
+    for (GlobalWeightOp part : parts) {
+      StoredAttr partStored = part.getStoredAttr();
+      if (!partStored || !partStored.getShared())
+        break;
+      stored.push_back(*partStored.getShared());
+    }
+    if (stored.size() == parts.size()) {
+      if (llvm::all_equal(stored))
+        stored.resize(1);
+      global.setStoredAttr(StoredAttr::get(module.getContext(), stored));
+    }
   }
   return WeightOp::create(builder, global.getLoc(), type, name).getResult();
 }

@@ -5,13 +5,23 @@ tfm.global_weight @w : tensor<4xi32>
 
 // -----
 
-// expected-error @+1 {{stored is f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k or kquant, got 'q3_k'}}
-tfm.global_weight @w : tensor<4x32xf32> {stored = "q3_k"}
+// The element types are compiler/weights' (ElementType.td).
+// expected-error @+2 {{expected one of [f32, f16, bf16, q8_0, q4_0, q4_k, q5_k, q6_k] for the element type a weight is stored in, got: q3_k}}
+// expected-error @+1 {{failed to parse Tfm_StoredAttr parameter 'types'}}
+tfm.global_weight @w : tensor<4x32xf32> {stored = #tfm.stored<q3_k>}
 
 // -----
 
-// expected-error @+1 {{stored describes a model tensor; panels are the compiler's}}
-tfm.global_weight @w.panels : tensor<1x32x16xf32> {panels, stored = "q8_0"}
+// One type for all the tensors, or one per stacked tensor.
+// expected-error @+1 {{stored has 2 types for its 3 tensors (one, or one per tensor)}}
+tfm.global_weight @wqkv : tensor<12x32xf32> {stacked = ["wq", "wk", "wv"], stored = #tfm.stored<q4_k, q6_k>}
+
+// -----
+
+// At least one element type.
+// expected-error @+2 {{expected keyword for the element type a weight is stored in}}
+// expected-error @+1 {{failed to parse Tfm_StoredAttr parameter 'types'}}
+tfm.global_weight @w : tensor<4x32xf32> {stored = #tfm.stored<>}
 
 // -----
 
@@ -237,35 +247,6 @@ func.func @attention_zero_heads(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %v: t
 
 // expected-error @+1 {{stacks no tensors}}
 tfm.global_weight @nothing : tensor<4xf32> {stacked = []}
-
-// -----
-
-// expected-error @+1 {{panels are [panels, columns, width] tensors, got 'tensor<48x8xf32>'}}
-tfm.global_weight @flat : tensor<48x8xf32> {panels}
-
-// -----
-
-func.func @packed_linear_features(%x: tensor<4x16xf32>, %w: tensor<3x8x16xf32>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{weight has 8 input features but the input has 16}}
-  %y = tfm.packed_linear %x, %w {out_features = 40 : i64} : tensor<4x16xf32>, tensor<3x8x16xf32> -> tensor<4x40xf32>
-  return %y : tensor<4x40xf32>
-}
-
-// -----
-
-func.func @packed_linear_too_few_panels(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>) -> tensor<4x49xf32> {
-  // expected-error @+1 {{out_features 49 exceeds the 48 rows of 3 panels of 16}}
-  %y = tfm.packed_linear %x, %w {out_features = 49 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x49xf32>
-  return %y : tensor<4x49xf32>
-}
-
-// -----
-
-func.func @packed_linear_bias(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>, %b: tensor<48xf32>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{bias has 48 elements but the layer has 40 outputs}}
-  %y = tfm.packed_linear %x, %w, %b {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32>, tensor<48xf32> -> tensor<4x40xf32>
-  return %y : tensor<4x40xf32>
-}
 
 // -----
 

@@ -59,33 +59,6 @@ func.func @projections(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8x
 
 // -----
 
-// CHECK-LABEL: tfm.global_weight @head.panels : tensor<3x8x16xf32> {panels, stacked = ["head"]}
-tfm.global_weight @head.panels : tensor<3x8x16xf32> {stacked = ["head"], panels}
-// CHECK-LABEL: func @packed_projections
-func.func @packed_projections(%x: tensor<4x8xf32>, %b: tensor<40xf32>) -> tensor<4x40xf32> {
-  // CHECK: %[[W:.*]] = tfm.weight @head.panels : tensor<3x8x16xf32>
-  %w = tfm.weight @head.panels : tensor<3x8x16xf32>
-  // CHECK: tfm.packed_linear %{{.*}}, %[[W]] {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x40xf32>
-  %y = tfm.packed_linear %x, %w {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x40xf32>
-  // CHECK: tfm.packed_linear %{{.*}}, %[[W]], %{{.*}} {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32>, tensor<40xf32> -> tensor<4x40xf32>
-  %z = tfm.packed_linear %x, %w, %b {out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32>, tensor<40xf32> -> tensor<4x40xf32>
-  %s = tfm.add %y, %z : tensor<4x40xf32>
-  return %s : tensor<4x40xf32>
-}
-
-// -----
-
-// Whole zero panels past the outputs (tfm-cpu-pack-weights rounding the panel
-// count up) are allowed.
-// CHECK-LABEL: func @packed_padding_panels
-func.func @packed_padding_panels(%x: tensor<4x8xf32>, %w: tensor<4x8x16xf32>) -> tensor<4x20xf32> {
-  // CHECK: tfm.packed_linear %{{.*}}, %{{.*}} {out_features = 20 : i64} : tensor<4x8xf32>, tensor<4x8x16xf32> -> tensor<4x20xf32>
-  %y = tfm.packed_linear %x, %w {out_features = 20 : i64} : tensor<4x8xf32>, tensor<4x8x16xf32> -> tensor<4x20xf32>
-  return %y : tensor<4x20xf32>
-}
-
-// -----
-
 // CHECK-LABEL: func @elementwise
 func.func @elementwise(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x16xf32> {
   // CHECK: tfm.add
@@ -209,8 +182,14 @@ func.func @attention_kernel(%q: tensor<2x16xf32>, %k: tensor<2x?x4xf32>, %v: ten
 // -----
 
 // A weight the model file stores as Q4_0 blocks, declared (exactly) in f32.
-// CHECK-LABEL: tfm.global_weight @quantized_in_file : tensor<8x32xf32> {stored = "q4_0"}
-tfm.global_weight @quantized_in_file : tensor<8x32xf32> {stored = "q4_0"}
+// CHECK-LABEL: tfm.global_weight @quantized_in_file : tensor<8x32xf32> {stored = #tfm.stored<q4_0>}
+tfm.global_weight @quantized_in_file : tensor<8x32xf32> {stored = #tfm.stored<q4_0>}
+
+// -----
+
+// A stack of tensors stored in different types records each one's.
+// CHECK-LABEL: tfm.global_weight @wqkv : tensor<24x32xf32> {stacked = ["wq", "wk", "wv"], stored = #tfm.stored<q4_k, q4_k, q6_k>}
+tfm.global_weight @wqkv : tensor<24x32xf32> {stacked = ["wq", "wk", "wv"], stored = #tfm.stored<q4_k, q4_k, q6_k>}
 
 // -----
 

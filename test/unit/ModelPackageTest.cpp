@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/link/ModelPackage.h"
 #include "dialect/TfmOps.h"
+#include "passes/Codegen/CPU/IR/TfmCpuOps.h"
 #include "runtime/Package.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -38,8 +39,8 @@ const char *kLayout = R"mlir(
   tfm.global_weight @a : tensor<3x2xf32>
   tfm.global_weight @v : tensor<3xf32>
   tfm.global_weight @ab : tensor<5x2xf32> {stacked = ["a", "b"]}
-  tfm.global_weight @ab.panels : tensor<2x2x4xf32> {panels, stacked = ["a", "b"]}
-  tfm.global_weight @b.panels : tensor<1x2x4xf32> {panels, stacked = ["b"]}
+  tfm.global_weight @ab.panels : tensor<2x2x4xf32> {layout = #tfm_cpu.panels<f32>, stacked = ["a", "b"]}
+  tfm.global_weight @b.panels : tensor<1x2x4xf32> {layout = #tfm_cpu.panels<f32>, stacked = ["b"]}
 )mlir";
 
 /// The canonical tensors as f32, what the old ModelSpec held.
@@ -103,7 +104,7 @@ std::string oldBlob(const mlir::tfm::WeightLayout &layout,
 class ModelPackageTest : public ::testing::Test {
 protected:
   ModelPackageTest() {
-    context.loadDialect<mlir::tfm::TfmDialect>();
+    context.loadDialect<mlir::tfm::TfmDialect, mlir::tfm::cpu::TfmCpuDialect>();
     module = mlir::parseSourceString<mlir::ModuleOp>(kLayout, &context);
     layout = mlir::tfm::computeWeightLayout(*module);
     spec.weights = canonicalWeights();

@@ -197,3 +197,72 @@ TEST(SamplerTest, HugeTemperatureTinyTopPKeepsTheTopToken) {
     EXPECT_LT(id, 512);
   }
 }
+
+TEST(SamplerTest, MinPKeepsTokensAtLeastThatLikely) {
+  // Probabilities 0.5, 0.3, 0.15, 0.05: min_p 0.25 keeps those >= 0.125.
+  std::vector<float> logits = {std::log(0.5f), std::log(0.3f), std::log(0.15f),
+                               std::log(0.05f)};
+  SamplerOptions o = options(1.0f, 0, 1.0f, 3);
+  o.minP = 0.25f;
+  Sampler sampler(o);
+  const int draws = 20000;
+  std::vector<int> counts(logits.size());
+  for (int i = 0; i < draws; ++i)
+    ++counts[sampleOnce(sampler, logits)];
+  EXPECT_EQ(counts[3], 0);
+  // Renormalised over the kept mass 0.95.
+  EXPECT_NEAR(counts[0] / double(draws), 0.5 / 0.95, 0.02);
+  EXPECT_NEAR(counts[2] / double(draws), 0.15 / 0.95, 0.02);
+}
+
+TEST(SamplerTest, MinPTrimsWhatTopPKept) {
+  // top_p 0.9 keeps 0.5, 0.3, 0.15 (mass 0.95 >= 0.9); min_p 0.5 then
+  // keeps those >= 0.25: tokens 0 and 1, drawn from their mass 0.8.
+  std::vector<float> logits = {std::log(0.5f), std::log(0.3f), std::log(0.15f),
+                               std::log(0.05f)};
+  SamplerOptions o = options(1.0f, 0, 0.9f, 8);
+  o.minP = 0.5f;
+  Sampler sampler(o);
+  const int draws = 20000;
+  std::vector<int> counts(logits.size());
+  for (int i = 0; i < draws; ++i)
+    ++counts[sampleOnce(sampler, logits)];
+  EXPECT_EQ(counts[2] + counts[3], 0);
+  EXPECT_NEAR(counts[0] / double(draws), 0.5 / 0.8, 0.02);
+}
+
+TEST(SamplerTest, MinPKeepsTheMostLikelyToken) {
+  SamplerOptions o = options(1.0f, 0, 1.0f, 1);
+  o.minP = 1.0f;
+  Sampler sampler(o);
+  for (int i = 0; i < 100; ++i)
+    EXPECT_EQ(sampleOnce(sampler, kLogits), 1);
+}
+
+TEST(SamplerTest, RepetitionPenaltyDividesPositiveMultipliesNegative) {
+  // Greedy: token 1 (2.0) wins; seen with penalty 2 it weighs 1.0, so token
+  // 5 (1.9) wins; token 2 (-1.0) seen becomes -2.0, which changes nothing.
+  SamplerOptions o = options(0.0f, 0, 1.0f, 0);
+  o.repetitionPenalty = 2.0f;
+  Sampler sampler(o);
+  std::vector<float> logits = kLogits;
+  std::vector<int32_t> history = {1, 2, 1, 1};
+  EXPECT_EQ(sampler.sample(logits.data(), int(logits.size()), history.data(),
+                           history.size()),
+            5);
+  EXPECT_FLOAT_EQ(logits[1], 1.0f); // once, however often it occurred
+  EXPECT_FLOAT_EQ(logits[2], -2.0f);
+  EXPECT_FLOAT_EQ(logits[5], 1.9f);
+}
+
+TEST(SamplerTest, RepetitionPenaltyIgnoresIdsOutsideTheVocabulary) {
+  SamplerOptions o = options(0.0f, 0, 1.0f, 0);
+  o.repetitionPenalty = 3.0f;
+  Sampler sampler(o);
+  std::vector<float> logits = kLogits;
+  std::vector<int32_t> history = {-1, 6, 1000};
+  EXPECT_EQ(sampler.sample(logits.data(), int(logits.size()), history.data(),
+                           history.size()),
+            1);
+  EXPECT_EQ(logits, kLogits);
+}

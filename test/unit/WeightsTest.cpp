@@ -5,6 +5,7 @@
 // and lazily materialised canonical weights.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/weights/PanelLayout.h"
 #include "compiler/weights/Panels.h"
 #include "compiler/weights/Transforms.h"
 #include "compiler/weights/Weight.h"
@@ -54,6 +55,47 @@ TEST(ElementTypeTest, SizesAndNames) {
   EXPECT_EQ(storageBytes(ElementType::BF16, 10), 20u);
   EXPECT_EQ(storageBytes(ElementType::F32, UINT64_MAX / 2), UINT64_MAX);
   EXPECT_EQ(elementTypeName(ElementType::BF16), "bf16");
+}
+
+// The names come from ElementType.td, the list the IR's #tfm.stored and the
+// --weights option parse: every type's name reads back as that type, and
+// the conversion targets are the scalar types and GGUF's Q8_0 / Q4_0.
+TEST(ElementTypeTest, OneListOfNames) {
+  for (unsigned value = 0; value <= getMaxEnumValForElementType(); ++value) {
+    std::optional<ElementType> type = symbolizeElementType(value);
+    ASSERT_TRUE(type.has_value());
+    EXPECT_EQ(symbolizeElementType(elementTypeName(*type)), type);
+  }
+  EXPECT_EQ(symbolizeElementType("q4_k"), ElementType::Q4_K);
+  EXPECT_FALSE(symbolizeElementType("kquant").has_value());
+  EXPECT_TRUE(isConversionTarget(ElementType::Q4_0));
+  EXPECT_FALSE(isConversionTarget(ElementType::Q6_K));
+  EXPECT_EQ(conversionTargetNames(), "f32, f16, bf16, q8_0 or q4_0");
+}
+
+// What the package writer derives from a panel layout: the block bytes,
+// the quant width, and the k-quants' block length from the stored types.
+TEST(PanelLayoutTest, Formats) {
+  using tfmc::weights::PanelFormat;
+  EXPECT_FALSE(isBlockFormat(PanelFormat::bf16));
+  EXPECT_TRUE(isBlockFormat(PanelFormat::q4_0x4));
+  EXPECT_EQ(panelElementType(PanelFormat::q8_0x4), ElementType::Q8_0);
+  EXPECT_EQ(panelElementType(PanelFormat::f16), ElementType::F16);
+  EXPECT_FALSE(panelElementType(PanelFormat::kquant).has_value());
+  EXPECT_EQ(valuesPerQuant(PanelFormat::q4_0x4), 8);
+  EXPECT_EQ(quantBits(PanelFormat::q8_0x4), 32u);
+  EXPECT_EQ(quantBits(PanelFormat::kquant4), 8u);
+  EXPECT_TRUE(holdsNibbles(PanelFormat::kquant4));
+  EXPECT_TRUE(hasMins(PanelFormat::kquant));
+  EXPECT_FALSE(hasMins(PanelFormat::q4_0));
+  EXPECT_EQ(blockValues(PanelFormat::kquant, {ElementType::Q5_K}), 32);
+  EXPECT_EQ(
+      blockValues(PanelFormat::kquant, {ElementType::Q4_K, ElementType::Q5_K}),
+      16);
+  EXPECT_EQ(blockValues(PanelFormat::kquant4, {ElementType::Q4_K}), 32);
+  EXPECT_TRUE(hasZeroMins(PanelFormat::kquant, {ElementType::Q6_K}));
+  EXPECT_FALSE(
+      hasZeroMins(PanelFormat::kquant, {ElementType::Q4_K, ElementType::Q6_K}));
 }
 
 TEST(CastTest, HalfEdgeValuesAreExact) {

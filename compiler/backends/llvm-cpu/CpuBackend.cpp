@@ -1,6 +1,7 @@
 //===- CpuBackend.cpp - tfmc --target=cpu ---------------------------------===//
 //
-// fused tfm -> (configuration: tfm-cpu-pack-weights) laid-out weights ->
+// fused tfm -> (configuration: tfm-cpu-select-kernel-config,
+// tfm-cpu-pack-weights) laid-out weights ->
 // linalg -> LLVM dialect -> LLVM IR -> object. The driver takes the blob
 // layout once the weights are laid out, before tfm-cpu-bind-weights binds
 // the code to it, so the package writer and the code read the same one.
@@ -11,8 +12,8 @@
 #include "compiler/backends/common/HostObject.h"
 #include "compiler/backends/llvm-cpu/CpuTarget.h"
 #include "dialect/TfmContracts.h"
-#include "passes/Codegen/CPU/ByteQuadDot.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "runtime/PackageKeys.h"
 
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Operator.h"
@@ -90,34 +91,38 @@ LinkInputs CpuBackend::linkInputs() const {
   return inputs;
 }
 
-llvm::Error
-CpuBackend::buildConfigurationPipeline(mlir::OpPassManager &pm,
-                                       mlir::tfm::TargetAttr targetAttr) {
+std::map<std::string, std::string>
+CpuBackend::targetMetadata(mlir::tfm::TargetAttr target) const {
+  mlir::tfm::CpuTargetAttr cpu = mlir::tfm::getCpuTarget(target);
+  if (!cpu)
+    return {};
+  // The features the code may use: the runtime checks them on the machine
+  // it runs on (runtime/CpuFeatures.h).
+  std::string enabled;
+  llvm::SmallVector<llvm::StringRef> features;
+  cpu.getFeatures().split(features, ',', -1, false);
+  for (llvm::StringRef feature : features)
+    if (feature.consume_front("+"))
+      enabled += (enabled.empty() ? "" : ",") + feature.str();
+  return {{tfm::rt::keys::kTargetCpu, cpu.getCpu().str()},
+          {tfm::rt::keys::kTargetFeatures, enabled}};
+}
+
+llvm::Error CpuBackend::buildConfigurationPipeline(mlir::OpPassManager &pm,
+                                                   mlir::tfm::TargetAttr) {
   // Without --weights, each projection keeps the type the file stores its
-  // matrix in (tfm.global_weight's `stored`, see tfm-cpu-pack-weights).
-  mlir::tfm::CpuCodegenOptions layoutOptions;
-  layoutOptions.copyOptionValuesFrom(codegen);
-  if (!llvm::is_contained({"", "f32", "f16", "bf16", "q8_0", "q4_0"},
-                          llvm::StringRef(layoutOptions.weights)))
-    return makeError("unknown --weights '" + layoutOptions.weights +
-                     "' (expected f32, f16, bf16, q8_0 or q4_0)");
-  // Q8_0 projections take int8 inputs (the q8_0x4 panels) by default
-  // where the target has a VNNI byte dot product (vpdpbusd), Q4_0 ones
-  // where it has AVX2's vpmaddubsw, in the q4_0x4 panels where it has
-  // VNNI too (docs/weight-types.md); --int8-inputs=false|true decides both
-  // for any target.
-  if (!codegen.int8Inputs.hasValue())
-    layoutOptions.int8Inputs = mlir::tfm::byteQuadDotLanes(targetAttr) != 0;
-  if (!layoutOptions.packWeights && layoutOptions.weights != "" &&
-      layoutOptions.weights != "f32")
-    return makeError("--weights=" + layoutOptions.weights +
-                     " stores the projection panels in that type and needs "
-                     "--pack-weights");
-  mlir::tfm::buildCpuWeightLayoutPipeline(pm, layoutOptions);
+  // matrix in (tfm.global_weight's `stored`); without --int8-inputs, Q8_0
+  // and Q4_0 take the target's default. tfm-cpu-select-kernel-config
+  // decides both (docs/weight-types.md), once, for every pass after it.
   codegenOptions.copyOptionValuesFrom(codegen);
-  if (!codegen.int8Inputs.hasValue())
-    codegenOptions.int8Inputs =
-        mlir::tfm::hasTargetFeature(targetAttr, "+avx2");
+  if (!codegenOptions.packWeights && codegenOptions.weights.type &&
+      *codegenOptions.weights.type != tfmc::weights::ElementType::F32)
+    return makeError(
+        "--weights=" +
+        tfmc::weights::elementTypeName(*codegenOptions.weights.type) +
+        " stores the projection panels in that type and needs "
+        "--pack-weights");
+  mlir::tfm::buildCpuWeightLayoutPipeline(pm, codegenOptions);
   return llvm::Error::success();
 }
 

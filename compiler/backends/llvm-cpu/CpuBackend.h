@@ -56,6 +56,8 @@ public:
   serializeObjects(mlir::ModuleOp module, const tfm_model_info &info,
                    const std::string &directory) override;
   LinkInputs linkInputs() const override;
+  std::map<std::string, std::string>
+  targetMetadata(mlir::tfm::TargetAttr target) const override;
 
 private:
   /// The module's host object as LLVM IR, before optimisation.
@@ -65,8 +67,8 @@ private:
 
   mlir::tfm::CpuCodegenOptions codegen;
   CpuTargetOptions target;
-  /// The codegen options of the stages, with the defaults the
-  /// configuration resolved from the target.
+  /// The codegen options of all stages, as given (the target's defaults
+  /// are resolved by tfm-cpu-select-kernel-config, in the configuration).
   mlir::tfm::CpuCodegenOptions codegenOptions;
   mlir::tfm::OptionGroupOf<mlir::tfm::CpuCodegenOptions> codegenGroup;
   mlir::tfm::OptionGroupOf<CpuTargetOptions> targetGroup;

@@ -11,7 +11,9 @@
 // AVX512_BF16's `vdpbf16ps`, which multiplies the bf16 pairs of two
 // vectors lane by lane and adds both products to an f32 accumulator.
 // Vectorised, the form is two widenings, two multiplications and two
-// additions per lane; here, where the target has AVX512_BF16, it becomes
+// additions per lane; here, in the kernels whose configuration asks for it
+// (tfm-cpu-select-kernel-config: where the target has AVX512_BF16), it
+// becomes
 // the instruction on `x` as it is and on `w0` and `w1` interleaved into
 // pairs. A bf16 times a bf16 is exact in f32, so the two differ only in
 // the roundings of the additions (the instruction adds the odd product,
@@ -20,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/Bf16PairDot.h"
-#include "dialect/TfmContracts.h"
+#include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorSlices.h"
 
@@ -106,11 +108,21 @@ std::optional<PairSum> matchPairSum(Value value) {
   return PairSum{first->weights, second->weights, first->input.pairs};
 }
 
+/// Whether the kernel holding `op` asks for vdpbf16ps (its configuration's
+/// `dot`).
+bool requested(Operation *op) {
+  mlir::tfm::cpu::ProjectionConfigAttr config =
+      mlir::tfm::cpu::getEnclosingProjectionConfig(op);
+  return config && config.getDot() == mlir::tfm::cpu::DotInstruction::vdpbf16ps;
+}
+
 struct Bf16PairDotToVdpbf16ps : OpRewritePattern<arith::AddFOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(arith::AddFOp add,
                                 PatternRewriter &rewriter) const override {
+    if (!requested(add))
+      return failure();
     auto type = dyn_cast<VectorType>(add.getType());
     if (!type || type.isScalable())
       return failure();
@@ -174,8 +186,13 @@ struct Bf16PairDotToVdpbf16ps : OpRewritePattern<arith::AddFOp> {
 struct TfmCpuBf16PairDot
     : mlir::tfm::impl::TfmCpuBf16PairDotBase<TfmCpuBf16PairDot> {
   void runOnOperation() override {
-    if (!mlir::tfm::hasTargetFeature(mlir::tfm::getTarget(getOperation()),
-                                     "+avx512bf16"))
+    // Only functions with a kernel that asks for the instruction.
+    WalkResult asked = getOperation()->walk([](Operation *op) {
+      return mlir::tfm::cpu::getProjectionConfig(op) && requested(op)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (!asked.wasInterrupted())
       return;
     RewritePatternSet patterns(&getContext());
     mlir::tfm::populateBf16PairDotPatterns(patterns);

@@ -7,7 +7,8 @@
 namespace mlir::tfm {
 
 /// Rewrites `acc + (ext(w1) * hi(x) + ext(w0) * lo(x))` over 32-bit lanes
-/// `x` holding pairs of bf16 into AVX512_BF16's `vdpbf16ps` (see
+/// `x` holding pairs of bf16 into AVX512_BF16's `vdpbf16ps`, in the kernels
+/// whose configuration (#tfm_cpu.projection) asks for it (see
 /// tfm-cpu-bf16-pair-dot).
 void populateBf16PairDotPatterns(RewritePatternSet &patterns);
 

@@ -10,14 +10,15 @@
 // nibble (q4_0x4). That is one lane of VNNI's `vpdpbusd`, which multiplies
 // unsigned bytes with signed bytes and adds each lane's four products to
 // its 32-bit accumulator without saturating. Vectorised, the form is
-// shifts, truncations and 32-bit multiplies; here, where the target has
-// AVX-512 VNNI (16 lanes an instruction) or AVX-VNNI (8), it becomes the
-// instruction on the weight lanes transformed once, all four bytes at a
+// shifts, truncations and 32-bit multiplies; here, in the kernels whose
+// configuration asks for it (tfm-cpu-select-kernel-config: where the target
+// has AVX-512 VNNI, 16 lanes an instruction, or AVX-VNNI, 8), it becomes
+// the instruction on the weight lanes transformed once, all four bytes at a
 // time (an xor, or a mask after a shift), and the inputs as they are.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/ByteQuadDot.h"
-#include "dialect/TfmContracts.h"
+#include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorSlices.h"
 
@@ -203,15 +204,32 @@ Value unsignedBytes(PatternRewriter &rewriter, Location loc, Value lanes,
   llvm_unreachable("unknown unsigned byte");
 }
 
+/// The 32-bit lanes of one vpdpbusd that the kernel holding `op` asks for
+/// (its configuration's `dot`): 16 (AVX-512 VNNI), 8 (AVX-VNNI), or 0.
+int64_t requestedLanes(Operation *op) {
+  mlir::tfm::cpu::ProjectionConfigAttr config =
+      mlir::tfm::cpu::getEnclosingProjectionConfig(op);
+  if (!config)
+    return 0;
+  switch (config.getDot()) {
+  case mlir::tfm::cpu::DotInstruction::vpdpbusd16:
+    return 16;
+  case mlir::tfm::cpu::DotInstruction::vpdpbusd8:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
 struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
-  ByteQuadDotToVpdpbusd(MLIRContext *context, int64_t lanes)
-      : OpRewritePattern(context), lanes(lanes) {}
+  using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(arith::AddIOp add,
                                 PatternRewriter &rewriter) const override {
+    int64_t lanes = requestedLanes(add);
     auto type = dyn_cast<VectorType>(add.getType());
-    if (!type || !type.getElementType().isInteger(32) || type.isScalable() ||
-        type.getNumElements() % lanes != 0)
+    if (!lanes || !type || !type.getElementType().isInteger(32) ||
+        type.isScalable() || type.getNumElements() % lanes != 0)
       return failure();
     Value accumulator;
     SmallVector<QuadSum, 2> quads;
@@ -263,32 +281,27 @@ struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(add, type, result);
     return success();
   }
-
-  int64_t lanes;
 };
 
 struct TfmCpuByteQuadDot
     : mlir::tfm::impl::TfmCpuByteQuadDotBase<TfmCpuByteQuadDot> {
   void runOnOperation() override {
-    int64_t lanes =
-        mlir::tfm::byteQuadDotLanes(mlir::tfm::getTarget(getOperation()));
-    if (!lanes)
+    // Only functions with a kernel that asks for the instruction.
+    WalkResult asked = getOperation()->walk([](Operation *op) {
+      auto config = mlir::tfm::cpu::getProjectionConfig(op);
+      return config && requestedLanes(op) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+    });
+    if (!asked.wasInterrupted())
       return;
     RewritePatternSet patterns(&getContext());
-    mlir::tfm::populateByteQuadDotPatterns(patterns, lanes);
+    mlir::tfm::populateByteQuadDotPatterns(patterns);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 };
 
 } // namespace
 
-void mlir::tfm::populateByteQuadDotPatterns(RewritePatternSet &patterns,
-                                            int64_t lanes) {
-  patterns.add<ByteQuadDotToVpdpbusd>(patterns.getContext(), lanes);
-}
-
-int64_t mlir::tfm::byteQuadDotLanes(TargetAttr target) {
-  if (hasTargetFeature(target, "+avx512vnni"))
-    return 16;
-  return hasTargetFeature(target, "+avxvnni") ? 8 : 0;
+void mlir::tfm::populateByteQuadDotPatterns(RewritePatternSet &patterns) {
+  patterns.add<ByteQuadDotToVpdpbusd>(patterns.getContext());
 }

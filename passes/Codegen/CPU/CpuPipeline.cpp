@@ -26,11 +26,18 @@ using namespace mlir::tfm;
 
 void mlir::tfm::buildCpuWeightLayoutPipeline(OpPassManager &pm,
                                              const CpuCodegenOptions &options) {
+  // Every choice first, once; the passes after it apply them.
+  TfmCpuSelectKernelConfigOptions choices;
+  choices.weights = options.weights;
+  if (options.int8Inputs.hasValue())
+    choices.int8Inputs = cpu::TargetDefaultSwitch{bool(options.int8Inputs)};
+  choices.bf16Inputs = options.bf16Inputs;
+  choices.accumulators = options.accumulators;
+  choices.streamPrefetchDistance = options.streamPrefetchDistance;
+  choices.cachePrefetchDistance = options.cachePrefetchDistance;
+  pm.addPass(createTfmCpuSelectKernelConfig(choices));
   if (options.packWeights) {
-    TfmCpuPackWeightsOptions packing;
-    packing.weightType = options.weights;
-    packing.int8Inputs = options.int8Inputs;
-    pm.addPass(createTfmCpuPackWeights(packing));
+    pm.addPass(createTfmCpuPackWeights());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -38,10 +45,8 @@ void mlir::tfm::buildCpuWeightLayoutPipeline(OpPassManager &pm,
 
 void mlir::tfm::buildCpuToLinalgPipeline(OpPassManager &pm,
                                          const CpuCodegenOptions &options) {
-  ConvertTfmToLinalgOptions lowering;
-  lowering.int8Inputs = options.int8Inputs;
-  lowering.bf16Inputs = options.bf16Inputs;
-  pm.addPass(createConvertTfmToLinalg(lowering));
+  pm.addPass(createConvertTfmToLinalg());
+  pm.addPass(createTfmCpuLowerProjections());
   pm.addPass(createTfmCpuBindWeights());
   if (options.fuseAttention)
     pm.addPass(createTfmCpuTileAttention());
@@ -56,7 +61,6 @@ void mlir::tfm::buildCpuToLinalgPipeline(OpPassManager &pm,
   }
   if (options.tileProjections) {
     TfmCpuTileProjectionsOptions tiling;
-    tiling.accumulators = options.accumulators;
     // A fused epilogue's task tiles live on the stack of the OpenMP body
     // that runs the task, which frees them after each task (an alloca
     // scope); a plain loop would grow the stack with every iteration.
@@ -113,13 +117,10 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
-  if (options.int8Inputs)
-    pm.addNestedPass<func::FuncOp>(createTfmCpuNibblePairDot());
-  // Q8_0's q8_0x4 panels (tfm-cpu-pack-weights) are int8-input kernels
-  // whatever this option says.
+  // The dot product instructions the kernels' configurations ask for.
+  pm.addNestedPass<func::FuncOp>(createTfmCpuNibblePairDot());
   pm.addNestedPass<func::FuncOp>(createTfmCpuByteQuadDot());
-  if (options.bf16Inputs)
-    pm.addNestedPass<func::FuncOp>(createTfmCpuBf16PairDot());
+  pm.addNestedPass<func::FuncOp>(createTfmCpuBf16PairDot());
   pm.addPass(createTfmLowerStridedCopies());
   // The projection kernels' loops over output panels.
   pm.addPass(options.parallel ? createForallToParallelLoopPass()
@@ -133,16 +134,10 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createTfmCpuPromoteAccumulators());
   // Before the memory plan, while every buffer is its own allocation.
   pm.addPass(createTfmSkipUnreadLogits());
-  if (options.prefetchWeights) {
-    TfmCpuPrefetchWeightPanelsOptions prefetch;
-    prefetch.streamDistance = options.streamPrefetchDistance;
-    pm.addPass(createTfmCpuPrefetchWeightPanels(prefetch));
-  }
-  if (options.cachePrefetchDistance != 0) {
-    TfmCpuPrefetchCacheRowsOptions cache;
-    cache.distance = options.cachePrefetchDistance;
-    pm.addPass(createTfmCpuPrefetchCacheRows(cache));
-  }
+  if (options.prefetchWeights)
+    pm.addPass(createTfmCpuPrefetchWeightPanels());
+  if (options.cachePrefetchDistance != 0)
+    pm.addPass(createTfmCpuPrefetchCacheRows());
   // After accumulator promotion, which tells buffers apart by their
   // allocation: in the arena they are all views of one global.
   if (options.planMemory) {

@@ -2,6 +2,7 @@
 #ifndef TFMC_PASSES_CODEGEN_CPU_CPUPIPELINE_H
 #define TFMC_PASSES_CODEGEN_CPU_CPUPIPELINE_H
 
+#include "passes/Codegen/CPU/KernelConfigOptions.h"
 #include "passes/PipelineOptions.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -28,12 +29,14 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
       *this, "pack-weights",
       llvm::cl::desc("Store projection weights as column panels"),
       llvm::cl::init(true)};
-  Option<std::string> weights{
+  Option<cpu::WeightTypeOption> weights{
       *this, "weights",
       llvm::cl::desc("Element type of the projection weights: f32, f16, "
                      "bf16, q8_0 or q4_0 (default: as the model file stores "
                      "its matrices; see docs/weight-types.md)"),
-      llvm::cl::init("")};
+      llvm::cl::init(cpu::WeightTypeOption{})};
+  /// Unset (no value given): the target's default, which
+  /// tfm-cpu-select-kernel-config decides.
   Option<bool> int8Inputs{
       *this, "int8-inputs",
       llvm::cl::desc("Q4_0 and Q8_0 projections quantize their inputs to "
@@ -106,8 +109,9 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
       llvm::cl::init(32768)};
 };
 
-/// tfm -> tfm: the CPU's weight layouts (tfm-cpu-pack-weights). The
-/// weights the module declares afterwards are the blob's.
+/// tfm -> tfm: the kernel configurations (tfm-cpu-select-kernel-config)
+/// and the CPU's weight layouts (tfm-cpu-pack-weights). The weights the
+/// module declares afterwards are the blob's.
 void buildCpuWeightLayoutPipeline(OpPassManager &pm,
                                   const CpuCodegenOptions &options);
 /// tfm (weights laid out) -> linalg/vector on tensors: conversion, weights

@@ -1,6 +1,6 @@
 //===- NibblePairDot.cpp - Nibble pair products as vpmaddubsw -------------===//
 //
-// The Q4_0 projection over int8 inputs (convert-tfm-to-linalg{int8-inputs})
+// The Q4_0 projection over int8 inputs (tfm-cpu-lower-projections)
 // computes, per byte of packed quants and lane, the 16-bit
 //
 //   (byte & 15) * lo + (byte >> 4) * hi
@@ -8,14 +8,15 @@
 // with `lo` and `hi` the int8 inputs of the byte's two columns: one lane of
 // AVX2's `vpmaddubsw`, which multiplies unsigned bytes with signed bytes and
 // adds adjacent pairs into 16 bits. Vectorised, the form is widening
-// multiplies of 16-bit lanes; here, where the target has AVX2, each 16-bit
-// lane becomes the pair (low nibble, high nibble) of bytes, the inputs the
-// pair (lo, hi), and 16 lanes at a time go through the instruction. The
-// sums never saturate (at most 2 * 15 * 128 in magnitude).
+// multiplies of 16-bit lanes; here, in the kernels whose configuration
+// asks for it (tfm-cpu-select-kernel-config: where the target has AVX2),
+// each 16-bit lane becomes the pair (low nibble, high nibble) of bytes, the
+// inputs the pair (lo, hi), and 16 lanes at a time go through the instruction.
+// The sums never saturate (at most 2 * 15 * 128 in magnitude).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/NibblePairDot.h"
-#include "dialect/TfmContracts.h"
+#include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -100,11 +101,22 @@ Value packedPair(Value low, Value high) {
   return lowTrunc.getIn();
 }
 
+/// Whether the kernel holding `op` asks for vpmaddubsw (its configuration's
+/// `dot`).
+bool requested(Operation *op) {
+  mlir::tfm::cpu::ProjectionConfigAttr config =
+      mlir::tfm::cpu::getEnclosingProjectionConfig(op);
+  return config &&
+         config.getDot() == mlir::tfm::cpu::DotInstruction::vpmaddubsw;
+}
+
 struct NibblePairDotToPmaddubsw : OpRewritePattern<arith::AddIOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(arith::AddIOp add,
                                 PatternRewriter &rewriter) const override {
+    if (!requested(add))
+      return failure();
     auto type = dyn_cast<VectorType>(add.getType());
     if (!type || !type.getElementType().isInteger(16) || type.isScalable() ||
         type.getNumElements() % kLanes != 0)
@@ -178,8 +190,13 @@ struct NibblePairDotToPmaddubsw : OpRewritePattern<arith::AddIOp> {
 struct TfmCpuNibblePairDot
     : mlir::tfm::impl::TfmCpuNibblePairDotBase<TfmCpuNibblePairDot> {
   void runOnOperation() override {
-    if (!mlir::tfm::hasTargetFeature(mlir::tfm::getTarget(getOperation()),
-                                     "+avx2"))
+    // Only functions with a kernel that asks for the instruction.
+    WalkResult asked = getOperation()->walk([](Operation *op) {
+      return mlir::tfm::cpu::getProjectionConfig(op) && requested(op)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (!asked.wasInterrupted())
       return;
     RewritePatternSet patterns(&getContext());
     mlir::tfm::populateNibblePairDotPatterns(patterns);

@@ -7,8 +7,8 @@
 namespace mlir::tfm {
 
 /// Rewrites vectors of `(byte & 15) * lo + (byte >> 4) * hi` in 16-bit
-/// lanes (int8 `lo`, `hi`) into AVX2's `vpmaddubsw`. Only for targets with
-/// AVX2.
+/// lanes (int8 `lo`, `hi`) into AVX2's `vpmaddubsw`, in the kernels whose
+/// configuration (#tfm_cpu.projection) asks for it.
 void populateNibblePairDotPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tfm

@@ -14,6 +14,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include "passes/Codegen/CPU/IR/TfmCpuOps.h"
+#include "passes/Codegen/CPU/KernelConfigOptions.h"
+
 namespace mlir::tfm {
 
 #define GEN_PASS_DECL

@@ -4,17 +4,86 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TfmCpuSelectKernelConfig
+    : Pass<"tfm-cpu-select-kernel-config", "mlir::ModuleOp"> {
+  let summary = "Choose how each projection and attention is computed";
+  let description = [{
+    The one place where the CPU code generation chooses, from the module's
+    `#tfm.target` and these options, how each kernel is computed; the
+    passes after it apply the choice (docs/design.md). Every `tfm.linear`
+    and `tfm.lm_head` over a declared matrix gets a `#tfm_cpu.projection`
+    and every `tfm.attention` a `#tfm_cpu.attention` as its
+    `tfm_cpu.config`:
+
+    - `panels`, the layout `tfm-cpu-pack-weights` gives the weight: the
+      `weights` type when one is asked for, else the type the model file
+      stores the matrix in (`#tfm.stored`) when the kernels read it (f16,
+      bf16, Q8_0, Q4_0; Q4_K as `kquant4`, the other k-quants and stacks of
+      k-quants of different kinds as `kquant`), else the matrix's own. A
+      matrix whose rows are not whole blocks keeps f32 panels. With int8
+      inputs Q8_0 takes `q8_0x4`, and so does Q4_0 (`q4_0x4`) where the
+      target has a VNNI byte dot product;
+    - `inputs`: `int8` for `q8_0x4` and `q4_0x4`, and for Q4_0 with int8
+      inputs (its nibble-pair kernel); `bf16` for bf16 panels of an even
+      number of input features with `bf16-inputs`; else `f32`. Without an
+      `int8-inputs` value, int8 inputs are the target's default, decided
+      here once: Q8_0's and Q4_0's quads where the target has AVX-512 VNNI
+      or AVX-VNNI, Q4_0's nibble pairs where it has AVX2;
+    - `accumulators`: `accumulators`, or from the target, half its vector
+      registers over the registers a 16-lane f32 row takes (AVX-512: 8,
+      AVX2: 4; 8 without a target);
+    - `dot`: `vpdpbusd16` (AVX-512 VNNI) or `vpdpbusd8` (AVX-VNNI) for byte
+      quads, `vpmaddubsw` for nibble pairs where the target has AVX2,
+      `vdpbf16ps` for bf16 pairs where it has AVX512_BF16, else `none`;
+    - `stream_distance`, `stream-prefetch-distance`, and `non_temporal`,
+      where the target's CPU is AMD Zen (`znver*`; an Intel Xeon's
+      non-temporal prefetches fill L1 alone and slowed decode 2.4x);
+    - attention: `block_keys`, `block-keys`; `cache_prefetch`,
+      `cache-prefetch-distance`.
+  }];
+  let options = [
+    Option<"weights", "weights", "::mlir::tfm::cpu::WeightTypeOption",
+           /*default=*/"::mlir::tfm::cpu::WeightTypeOption{}",
+           "Element type of the projection panels: f32, f16, bf16, q8_0 or "
+           "q4_0 (empty: as the model file stores each matrix)">,
+    Option<"int8Inputs", "int8-inputs", "::mlir::tfm::cpu::TargetDefaultSwitch",
+           /*default=*/"::mlir::tfm::cpu::TargetDefaultSwitch{}",
+           "Q8_0 and Q4_0 projections over int8 inputs: true, false, or "
+           "empty for the target's default">,
+    Option<"bf16Inputs", "bf16-inputs", "bool", /*default=*/"false",
+           "Projections over bf16 panels round their inputs to bf16 and sum "
+           "the products of pairs">,
+    Option<"accumulators", "accumulators", "int64_t", /*default=*/"0",
+           "Accumulator vectors per projection micro-kernel (0: from the "
+           "target)">,
+    Option<"streamPrefetchDistance", "stream-prefetch-distance", "int64_t",
+           /*default=*/"16",
+           "Input features ahead that a decode kernel streaming its weights "
+           "prefetches them (0: none)">,
+    Option<"blockKeys", "block-keys", "int64_t", /*default=*/"16",
+           "Keys per block of scores of the flash-attention kernels">,
+    Option<"cachePrefetchDistance", "cache-prefetch-distance", "int64_t",
+           /*default=*/"32",
+           "Positions ahead that attention prefetches the KV-cache rows it "
+           "reads (0: none)">,
+  ];
+  let dependentDialects = ["mlir::tfm::cpu::TfmCpuDialect"];
+}
+
 def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
   let summary = "Store projection weights as column panels for GEMM micro-kernels";
   let description = [{
-    Every `tfm.linear` and `tfm.lm_head` becomes a `tfm.packed_linear` that
-    reads its weight as `tfm.global_weight @<name>.panels {panels}`: the
-    `[rows, columns]` matrix cut into panels of `panel-width` rows, each
-    stored column by column (`[P, columns, panel-width]`, zero-padded to a
-    whole panel). When it costs at most 1/64 of the matrix, P is padded
-    with zero panels to a multiple of `panel-group`, so that
-    `tfm-cpu-tile-projections` can give every micro-kernel the same number of
-    panels (several weight streams at once). The compiler writes this layout into the weights blob, so
+    Applies the panel layout that each projection's kernel configuration
+    (`tfm-cpu-select-kernel-config`) chose: every configured `tfm.linear`
+    and `tfm.lm_head` becomes a `tfm_cpu.packed_linear` that reads its
+    weight as `tfm.global_weight @<name>.panels` with the layout
+    `#tfm_cpu.panels<f32|f16|bf16>`: the `[rows, columns]` matrix cut into
+    panels of `panel-width` rows, each stored column by column
+    (`[P, columns, panel-width]`, zero-padded to a whole panel). When it
+    costs at most 1/64 of the matrix, P is padded with zero panels to a
+    multiple of `panel-group`, so that `tfm-cpu-tile-projections` can give
+    every micro-kernel the same number of panels (several weight streams
+    at once). The compiler writes this layout into the weights blob, so
     the executable maps the packed weights directly. A micro-kernel then
     loads `panel-width` outputs' weights for one input feature with one
     contiguous vector load and updates them with one FMA per input row.
@@ -22,44 +91,54 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
     A matrix that is also read in its original layout (a tied token
     embedding) keeps that declaration as well; the blob then holds both.
 
-    `weight-type` (f32, f16 or bf16) declares the panels in that element
-    type, whatever the matrix's: the package writer rounds the weights to
-    it (nearest even) and the micro-kernels widen each loaded vector to f32
-    in registers, so decode streams half the bytes of f32 panels. Empty:
-    each matrix keeps the type the model file stores it in (its `stored`)
-    when the kernels read that type (f16, bf16, q8_0, q4_0), else its own
-    type. `q8_0` and `q4_0` declare GGUF block-quantized
-    panels instead (quants and scales, see `tfm.global_weight`'s
-    `block_quant`) read by `tfm.quantized_linear`; a matrix whose rows are
-    not whole blocks of 32 keeps f32 panels. With `int8-inputs`, Q8_0
-    panels take the `q8_0x4` layout (four columns of a row in each i32
-    lane), whose kernel quantizes its inputs to int8 per block; so do Q4_0
-    panels (`q4_0x4`, four bytes of a row a lane) where `#tfm.target` has
-    a VNNI byte dot product (`+avx512vnni` or `+avxvnni`). Elsewhere Q4_0
-    keeps its layout, which `convert-tfm-to-linalg{int8-inputs}` reads
-    with int8 inputs two nibbles at a time.
+    Block formats (`q8_0`, `q4_0`, their `x4` quads, `kquant`, `kquant4`)
+    make the projection a `tfm_cpu.quantized_linear` over the matrix's
+    `@<name>.quants`, `@<name>.scales` and, for the k-quants,
+    `@<name>.mins` (the layouts `#tfm_cpu.panels<F>`,
+    `#tfm_cpu.panels<F, scales>`, `#tfm_cpu.panels<F, mins>`; a Q6_K
+    matrix, whose minimums are all zero, has none). A configured projection
+    whose weight is not a declared matrix is an error.
   }];
   let options = [
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"16",
            "Output rows per panel (f32 lanes of one vector load)">,
-    Option<"weightType", "weight-type", "std::string", /*default=*/"\"\"",
-           "Element type of the panels: f32, f16, bf16, q8_0 or q4_0 "
-           "(empty: the matrix's)">,
     Option<"panelGroup", "panel-group", "int64_t", /*default=*/"8",
            "Pad the panel count to a multiple of this when that adds at "
            "most 1/64 to the matrix (1: no padding)">,
-    Option<"int8Inputs", "int8-inputs", "bool", /*default=*/"false",
-           "Q8_0 (and, on VNNI targets, Q4_0) panels in the q8_0x4 "
-           "(q4_0x4) layout of the kernels over int8 inputs">,
   ];
+  let dependentDialects = ["mlir::tfm::cpu::TfmCpuDialect"];
+}
+
+def TfmCpuLowerProjections : Pass<"tfm-cpu-lower-projections", "mlir::ModuleOp"> {
+  let summary = "tfm_cpu projections to the linalg forms of their kernels";
+  let description = [{
+    Lowers `tfm_cpu.packed_linear` and `tfm_cpu.quantized_linear` to
+    contractions over their panels, as their kernel configurations say:
+    `out[s, p, j] = sum_k x[s, k] * w[p, k, j]` over loops (p, s, k, j) for
+    value panels (16-bit panels widened as they are read; with `bf16`
+    inputs, the inputs rounded to bf16 and multiplied in pairs of
+    features); for block formats, per-block dot products with the widened
+    quants and their sum over blocks, each scaled once (with `int8` inputs,
+    the inputs quantized to int8 per block and integer products: Q4_0's
+    nibble pairs, the byte quads of `q8_0x4` and `q4_0x4`). The contraction
+    that `tfm-cpu-tile-projections` turns into a micro-kernel keeps the
+    projection's configuration (docs/weight-types.md).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
 }
 
 def TfmCpuTileProjections : Pass<"tfm-cpu-tile-projections"> {
   let summary = "Register-blocked, vectorised, multi-threaded projection kernels";
   let description = [{
-    Rewrites each panel projection (the linalg form of `tfm.packed_linear`:
-    `out[s, p, j] += x[s, k] * w[p, k, j]` over loops `(p, s, k, j)`, static
-    shapes) into a micro-kernel:
+    Rewrites each linalg op that carries a projection's kernel
+    configuration (`#tfm_cpu.projection`, set by
+    `tfm-cpu-lower-projections`) into a micro-kernel: the panel projection
+    `out[s, p, j] += x[s, k] * w[p, k, j]` over loops `(p, s, k, j)`, or the
+    scaled sum over blocks of a block-quantized one (static shapes; another
+    op with such a configuration is an error):
 
     - `scf.forall` over groups of output panels, which becomes the
       OpenMP-shared loop;
@@ -74,10 +153,11 @@ def TfmCpuTileProjections : Pass<"tfm-cpu-tile-projections"> {
     vectorisation (a `vector.contract` with a unit reduction, lowered to
     FMAs with `parallelarith`), and the accumulator through loop-invariant
     subset hoisting. Tile sizes: rows are the largest divisor of the rows
-    that is at most `accumulators` (a prefill chunk), panels then fill the
-    remaining accumulators (a decode step's GEMV gets several independent
-    FMA chains) while leaving at least `parallel-tiles` panel groups for
-    the threads.
+    that is at most the configuration's `accumulators` (a prefill chunk),
+    panels then fill the remaining accumulators (a decode step's GEMV gets
+    several independent FMA chains) while leaving at least `parallel-tiles`
+    panel groups for the threads. The loops of each kernel carry its
+    configuration, for the passes that read it after bufferization.
 
     With `fuse-epilogues`, a projection whose output columns only one
     vectorisable elementwise op reads (a bias, GELU, a residual add; or,
@@ -92,10 +172,6 @@ def TfmCpuTileProjections : Pass<"tfm-cpu-tile-projections"> {
     16 KiB, the most a task may allocate for itself (on its stack).
   }];
   let options = [
-    Option<"accumulators", "accumulators", "int64_t", /*default=*/"0",
-           "Accumulator vectors per micro-kernel (rows x panels); 0: from "
-           "the module's #tfm.target (8 with 32 vector registers of 512 "
-           "bits, 4 with 16 of 256; 8 without a target)">,
     Option<"parallelTiles", "parallel-tiles", "int64_t", /*default=*/"16",
            "Fewest panel groups to share between threads">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
@@ -182,8 +258,9 @@ def TfmCpuSerializeSmallParallelLoops : Pass<"tfm-cpu-serialize-small-parallel-l
 def TfmCpuPrefetchWeightPanels : Pass<"tfm-cpu-prefetch-weight-panels"> {
   let summary = "Prefetch the next weight tile while a GEMM sweeps this one";
   let description = [{
-    Matches the bufferized micro-kernels of `tfm-cpu-tile-projections` that
-    sweep a tile of whole weight panels (`memref<P x K x W>`, panels
+    Applies to the bufferized micro-kernels of `tfm-cpu-tile-projections`,
+    the loops that carry a projection's kernel configuration
+    (`#tfm_cpu.projection`), that sweep a tile of whole weight panels (`memref<P x K x W>`, panels
     `[p, p + t)`) once per group of input rows: an `scf.for` over input
     features `k` reading `tile[0, k, 0]`, inside an `scf.for` over row
     groups with a static trip count of at least 2 (a prefill chunk).
@@ -198,17 +275,14 @@ def TfmCpuPrefetchWeightPanels : Pass<"tfm-cpu-prefetch-weight-panels"> {
     stream. When the panels that a function's single-sweep kernels read
     add up to at least `stream-min-bytes` (weights that stream from DRAM
     every step), each such kernel's reduction loop prefetches, at feature
-    k, feature `k + stream-distance` of each of its panels (clamped to the
-    last feature; non-temporal where `#tfm.target`'s CPU is AMD Zen
-    (`znver*`), else locality 3: an Intel Xeon's non-temporal prefetches
-    fill L1 alone and slowed decode 2.4x). Smaller weights are partly
-    cache-resident, where prefetching costs more than it hides; why the
-    defaults are what they are: bench/README.md, "Measured defaults".
+    k, feature `k + stream_distance` of each of its panels (its
+    configuration's; clamped to the last feature; non-temporal when the
+    configuration says `non_temporal`, else locality 3). Smaller weights
+    are partly cache-resident, where prefetching costs more than it hides;
+    why the defaults are what they are: bench/README.md, "Measured
+    defaults".
   }];
   let options = [
-    Option<"streamDistance", "stream-distance", "int64_t", /*default=*/"16",
-           "Input features ahead that a single-sweep kernel prefetches its "
-           "panels (0: no prefetch)">,
     Option<"streamMinBytes", "stream-min-bytes", "int64_t",
            /*default=*/"201326592",
            "Prefetch in single-sweep kernels only when a function's add up "
@@ -221,8 +295,10 @@ def TfmCpuPrefetchWeightPanels : Pass<"tfm-cpu-prefetch-weight-panels"> {
 def TfmCpuPrefetchCacheRows : Pass<"tfm-cpu-prefetch-cache-rows"> {
   let summary = "Prefetch the KV-cache rows that attention reads a block later";
   let description = [{
-    Matches the bufferized block loops of flash attention: an `scf.for` with
-    a constant step over positions `p` whose body reads
+    Applies to the bufferized block loops of flash attention that carry an
+    attention's kernel configuration (`#tfm_cpu.attention`, set by
+    `tfm-cpu-tile-attention`) with a positive `cache_prefetch`: an
+    `scf.for` with a constant step over positions `p` whose body reads
     (`vector.transfer_read`, 1-D, along the last dimension) rows `p + c`,
     for constant offsets `c`, of a memref `[..., rows, features]` whose row
     count is dynamic (a view of the KV cache up to the current position),
@@ -230,17 +306,12 @@ def TfmCpuPrefetchCacheRows : Pass<"tfm-cpu-prefetch-cache-rows"> {
     of one memref and head form a block of rows `[p + cmin, p + cmax]`.
 
     At the start of each iteration the loop prefetches every cache line of
-    rows `p + c + distance` of each block (`memref.prefetch`, read,
+    rows `p + c + cache_prefetch` of each block (`memref.prefetch`, read,
     locality 0, clamped to the last row). A thread streams one head's keys
     and values at a time, and a block of 16 rows of 64 f32 features is one
     4 KiB page of each, where the hardware prefetcher starts over
     (measurements: bench/README.md, "Measured defaults").
   }];
-  let options = [
-    Option<"distance", "distance", "int64_t", /*default=*/"32",
-           "Positions ahead that a block loop prefetches the rows it reads "
-           "(0: no prefetch)">,
-  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect"];
 }
@@ -283,22 +354,20 @@ def TfmCpuPlanMemory : Pass<"tfm-cpu-plan-memory", "mlir::ModuleOp"> {
 def TfmCpuTileAttention : Pass<"tfm-cpu-tile-attention"> {
   let summary = "Tile attention kernels into flash attention, one (row, head) per task";
   let description = [{
-    Tiles every `tfm.attention_kernel` over its query rows and heads, one
-    of each per tile, through its `TilingInterface` (an `scf.forall` that
+    Tiles every `tfm.attention_kernel` (which must carry an attention's
+    kernel configuration, `#tfm_cpu.attention`) over its query rows and
+    heads, one of each per tile, through its `TilingInterface` (an `scf.forall` that
     becomes the OpenMP-shared loop), and lowers each tile to a loop nest
     with an online softmax: the tile's query, a running maximum, a running
     sum and an output vector stay in registers while it walks the keys it
-    may see in blocks of `block-keys` (a causal query stops at its own
-    position). Scores, scale, mask, softmax and the product with the values
+    may see in blocks of the configuration's `block_keys` (a causal query
+    stops at its own position). Scores, scale, mask, softmax and the product with the values
     are fused; no score matrix is written to memory, in prefill or decode.
     Whole blocks are unrolled (one shuffle tree reduces a block's dot
     products into its score vector) and software-pipelined; the last
-    partial block walks its keys in a loop.
+    partial block walks its keys in a loop. The kernel's loops carry the
+    configuration (for `tfm-cpu-prefetch-cache-rows`).
   }];
-  let options = [
-    Option<"blockKeys", "block-keys", "int64_t", /*default=*/"16",
-           "Keys per block of scores (one vector of scores)">,
-  ];
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::tensor::TensorDialect",
@@ -327,9 +396,10 @@ def TfmCpuNibblePairDot : Pass<"tfm-cpu-nibble-pair-dot", "mlir::func::FuncOp"> 
   let description = [{
     Rewrites the vectors of `(byte & 15) * lo + (byte >> 4) * hi` in 16-bit
     lanes (int8 `lo`, `hi`) that the Q4_0 projection over int8 inputs
-    computes into AVX2's `vpmaddubsw` (`llvm.call_intrinsic`), where the
-    module's `#tfm.target` has AVX2. After bufferization: the intrinsic call
-    has no declared memory effects.
+    computes into AVX2's `vpmaddubsw` (`llvm.call_intrinsic`), in the
+    kernels whose configuration (`#tfm_cpu.projection`, on their loops)
+    says `dot = vpmaddubsw`. After bufferization: the intrinsic call has no
+    declared memory effects.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect",
                            "mlir::vector::VectorDialect"];
@@ -343,10 +413,11 @@ def TfmCpuByteQuadDot : Pass<"tfm-cpu-byte-quad-dot", "mlir::func::FuncOp"> {
     byte made from byte t of `w` (`byte ^ 0x80` for the Q8_0 projection
     over int8 inputs, `q8_0x4` panels; `byte & 15` or `byte >> 4` for
     Q4_0's `q4_0x4`, whose two quad sums per step become two chained
-    instructions), into VNNI's `vpdpbusd` (`llvm.call_intrinsic`): 16
-    lanes an instruction where the module's `#tfm.target` has AVX-512
-    VNNI, 8 where it has AVX-VNNI; nothing elsewhere. After
-    bufferization: the intrinsic call has no declared memory effects.
+    instructions), into VNNI's `vpdpbusd` (`llvm.call_intrinsic`), in the
+    kernels whose configuration (`#tfm_cpu.projection`, on their loops)
+    says so: 16 lanes an instruction for `dot = vpdpbusd16` (AVX-512 VNNI),
+    8 for `vpdpbusd8` (AVX-VNNI). After bufferization: the intrinsic call
+    has no declared memory effects.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect",
                            "mlir::vector::VectorDialect"];
@@ -357,12 +428,13 @@ def TfmCpuBf16PairDot : Pass<"tfm-cpu-bf16-pair-dot", "mlir::func::FuncOp"> {
   let description = [{
     Rewrites the vectors of `acc + (ext(w1) * hi(x) + ext(w0) * lo(x))`,
     which the projection over bf16 panels and bf16 input pairs
-    (`convert-tfm-to-linalg{bf16-inputs}`) computes: `x` 32-bit lanes each
+    (`tfm-cpu-lower-projections`, `bf16` inputs) computes: `x` 32-bit lanes each
     holding two bf16 (`lo(x)` the low half as an f32, `shl(x, 16)`;
     `hi(x)` the high half, `x & 0xFFFF0000`), `w0` and `w1` bf16 vectors,
     into `vdpbf16ps` (`llvm.call_intrinsic`) on `x` and the pairs of `w0`
-    and `w1` interleaved: 16 lanes an instruction (8 for a vector of 8)
-    where the module's `#tfm.target` has `+avx512bf16`; nothing elsewhere.
+    and `w1` interleaved: 16 lanes an instruction (8 for a vector of 8), in
+    the kernels whose configuration (`#tfm_cpu.projection`, on their loops)
+    says `dot = vdpbf16ps`.
     The instruction adds the odd product, then the even one, to `acc`,
     where the form rounds their sum first, and it flushes denormals: the
     two differ in the last bits of the sums. After bufferization.

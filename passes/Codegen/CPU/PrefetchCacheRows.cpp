@@ -11,6 +11,7 @@
 // read `distance` positions later.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -145,21 +146,20 @@ struct TfmCpuPrefetchCacheRows
   using Base::Base;
 
   void runOnOperation() override {
-    if (distance < 0) {
-      getOperation()->emitError()
-          << "tfm-cpu-prefetch-cache-rows: distance must not be negative";
-      return signalPassFailure();
-    }
-    if (distance == 0)
-      return;
-    SmallVector<std::pair<scf::ForOp, SmallVector<RowBlock>>> loops;
+    SmallVector<std::tuple<scf::ForOp, SmallVector<RowBlock>, int64_t>> loops;
     getOperation()->walk([&](scf::ForOp loop) {
+      // The block loops of attention kernels whose configuration asks for
+      // a prefetch.
+      mlir::tfm::cpu::AttentionConfigAttr config =
+          mlir::tfm::cpu::getEnclosingAttentionConfig(loop);
+      if (!config || config.getCachePrefetch() == 0)
+        return;
       SmallVector<RowBlock> blocks = matchBlockLoop(loop);
       if (!blocks.empty())
-        loops.emplace_back(loop, std::move(blocks));
+        loops.emplace_back(loop, std::move(blocks), config.getCachePrefetch());
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[loop, blocks] : loops)
+    for (auto &[loop, blocks, distance] : loops)
       prefetchRowsAhead(rewriter, loop, blocks, distance);
   }
 };

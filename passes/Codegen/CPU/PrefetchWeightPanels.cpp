@@ -11,13 +11,14 @@
 // A decode GEMV sweeps its tile once: a pure stream, left to the hardware
 // prefetcher unless the function streams enough weights that they come from
 // DRAM every step (stream-min-bytes); then each feature k also prefetches
-// feature k + stream-distance of its panels: non-temporal on AMD's Zen
-// cores, where it was measured; into L1 (T0) elsewhere, because on Intel's
-// Xeons a non-temporal prefetch fills L1 alone and stories110M's f32 decode
-// ran 2.4x slower with it (30 tokens/s against 74 with T0 or none).
+// feature k + stream_distance of its panels, as the kernel's configuration
+// says (tfm-cpu-select-kernel-config): non-temporal on AMD's Zen cores,
+// where it was measured; into L1 (T0) elsewhere, because on Intel's Xeons a
+// non-temporal prefetch fills L1 alone and stories110M's f32 decode ran
+// 2.4x slower with it (30 tokens/s against 74 with T0 or none).
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/TfmContracts.h"
+#include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -147,6 +148,8 @@ void prefetchNextTile(RewriterBase &rewriter, const PanelSweep &sweep) {
 struct PanelStream {
   scf::ForOp reductionLoop;
   memref::SubViewOp tile;
+  /// How far ahead and how it prefetches: its kernel's configuration.
+  mlir::tfm::cpu::ProjectionConfigAttr config;
 };
 
 FailureOr<PanelStream> matchPanelStream(scf::ForOp reductionLoop) {
@@ -161,15 +164,20 @@ FailureOr<PanelStream> matchPanelStream(scf::ForOp reductionLoop) {
       if (FailureOr<memref::SubViewOp> tile =
               wholePanelTile(view, reductionLoop);
           succeeded(tile))
-        return PanelStream{reductionLoop, *tile};
+        return PanelStream{
+            reductionLoop, *tile,
+            mlir::tfm::cpu::getEnclosingProjectionConfig(reductionLoop)};
   return failure();
 }
 
 /// Makes the reduction loop of `stream` prefetch, at input feature k,
 /// feature `k + distance` (clamped to the last) of each panel of its tile,
-/// with the cache `locality` hint (0: non-temporal, 3: T0).
-void prefetchAhead(RewriterBase &rewriter, PanelStream stream, int64_t distance,
-                   uint32_t locality) {
+/// its configuration's `stream_distance`, non-temporal (each line is read
+/// once, by this thread, a few iterations later; +10% llama-110m decode on
+/// AMD Zen) when it says `non_temporal`, else T0 (see the file comment).
+void prefetchAhead(RewriterBase &rewriter, PanelStream stream) {
+  int64_t distance = stream.config.getStreamDistance();
+  uint32_t locality = stream.config.getNonTemporal() ? 0 : 3;
   scf::ForOp loop = stream.reductionLoop;
   Location loc = loop.getLoc();
   Value panels = stream.tile.getSource();
@@ -198,14 +206,6 @@ void prefetchAhead(RewriterBase &rewriter, PanelStream stream, int64_t distance,
                                /*isDataCache=*/true);
 }
 
-/// The locality hint of stream prefetches for `target`: non-temporal on
-/// AMD Zen (each line is read once, by this thread, a few iterations later;
-/// +10% llama-110m decode there), T0 elsewhere (see the file comment).
-uint32_t streamLocality(mlir::tfm::TargetAttr target) {
-  mlir::tfm::CpuTargetAttr cpu = mlir::tfm::getCpuTarget(target);
-  return cpu && cpu.getCpu().starts_with("znver") ? 0 : 3;
-}
-
 /// Bytes of the distinct panel matrices that `streams` read.
 int64_t streamedBytes(ArrayRef<PanelStream> streams) {
   llvm::SmallPtrSet<void *, 16> seen;
@@ -226,15 +226,18 @@ struct TfmCpuPrefetchWeightPanels
   using Base::Base;
 
   void runOnOperation() override {
-    if (streamDistance < 0) {
+    if (streamMinBytes < 0) {
       getOperation()->emitError()
-          << "tfm-cpu-prefetch-weight-panels: stream-distance must not be "
+          << "tfm-cpu-prefetch-weight-panels: stream-min-bytes must not be "
              "negative";
       return signalPassFailure();
     }
     SmallVector<PanelSweep> sweeps;
     llvm::MapVector<Operation *, SmallVector<PanelStream>> streamsByFunction;
     getOperation()->walk([&](scf::ForOp loop) {
+      // The kernels are the loops of configured projections.
+      if (!mlir::tfm::cpu::getEnclosingProjectionConfig(loop))
+        return;
       if (FailureOr<PanelSweep> sweep = matchPanelSweep(loop); succeeded(sweep))
         sweeps.push_back(*sweep);
       else if (FailureOr<PanelStream> stream = matchPanelStream(loop);
@@ -245,13 +248,11 @@ struct TfmCpuPrefetchWeightPanels
     IRRewriter rewriter(&getContext());
     for (const PanelSweep &sweep : sweeps)
       prefetchNextTile(rewriter, sweep);
-    if (streamDistance == 0)
-      return;
-    uint32_t locality = streamLocality(mlir::tfm::getTarget(getOperation()));
     for (auto &[function, streams] : streamsByFunction)
       if (streamedBytes(streams) >= streamMinBytes)
         for (PanelStream stream : streams)
-          prefetchAhead(rewriter, stream, streamDistance, locality);
+          if (stream.config.getStreamDistance() > 0)
+            prefetchAhead(rewriter, stream);
   }
 };
 

@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/RelativeBuckets.h"
 #include "dialect/TfmOps.h"
+#include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/LinalgBuilders.h"
 
@@ -554,19 +555,29 @@ struct TfmCpuTileAttention
   using Base::Base;
 
   void runOnOperation() override {
-    if (blockKeys <= 0) {
-      getOperation()->emitError("tfm-cpu-tile-attention: block-keys must be "
-                                "positive");
-      return signalPassFailure();
-    }
     SmallVector<AttentionKernelOp> kernels;
     getOperation()->walk([&](AttentionKernelOp op) { kernels.push_back(op); });
     IRRewriter rewriter(&getContext());
-    FlashAttentionTile flash(blockKeys);
     for (AttentionKernelOp op : kernels) {
-      FailureOr<AttentionKernelOp> tile = tileRowsAndHeads(rewriter, op);
-      if (failed(tile) || failed(flash.rewrite(rewriter, *tile)))
+      cpu::AttentionConfigAttr config = cpu::getAttentionConfig(op);
+      if (!config) {
+        op.emitOpError() << "has no kernel configuration "
+                            "(tfm-cpu-select-kernel-config chooses its blocks "
+                            "of keys)";
         return signalPassFailure();
+      }
+      FailureOr<AttentionKernelOp> tile = tileRowsAndHeads(rewriter, op);
+      if (failed(tile))
+        return signalPassFailure();
+      Operation *loop = (*tile)->getParentOp();
+      FlashAttentionTile flash(config.getBlockKeys());
+      if (failed(flash.rewrite(rewriter, *tile)))
+        return signalPassFailure();
+      // The kernel's loops carry its configuration: the cache prefetch of
+      // its block loops reads it after bufferization.
+      cpu::setKernelConfig(loop, config);
+      loop->walk(
+          [&](scf::ForOp block) { cpu::setKernelConfig(block, config); });
     }
   }
 };

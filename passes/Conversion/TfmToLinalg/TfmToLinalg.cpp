@@ -14,11 +14,10 @@ namespace mlir::tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
-void mlir::tfm::populateTfmToLinalgPatterns(
-    RewritePatternSet &patterns, const ProjectionLoweringOptions &options) {
+void mlir::tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns) {
   populateTfmElementwiseToLinalgPatterns(patterns);
   populateTfmNormsToLinalgPatterns(patterns);
-  populateTfmProjectionsToLinalgPatterns(patterns, options);
+  populateTfmProjectionsToLinalgPatterns(patterns);
   populateTfmPositionalToLinalgPatterns(patterns);
   populateTfmAttentionToLinalgPatterns(patterns);
   populateTfmMoEToLinalgPatterns(patterns);
@@ -34,7 +33,9 @@ struct ConvertTfmToLinalg
     ConversionTarget target(getContext());
     target.addIllegalDialect<TfmDialect>();
     // Attention leaves as a kernel op that each target schedules, weights
-    // as reads that each target binds to its own storage.
+    // as reads that each target binds to its own storage. A target's own
+    // ops (the CPU's panel projections) are its to lower: unknown to this
+    // target, they stay legal.
     target.addLegalOp<AttentionKernelOp, GlobalWeightOp, WeightOp>();
     target.addLegalDialect<
         linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
@@ -42,10 +43,7 @@ struct ConvertTfmToLinalg
         bufferization::BufferizationDialect, func::FuncDialect, scf::SCFDialect,
         vector::VectorDialect>();
     RewritePatternSet patterns(&getContext());
-    ProjectionLoweringOptions projections;
-    projections.int8Inputs = int8Inputs;
-    projections.bf16Inputs = bf16Inputs;
-    populateTfmToLinalgPatterns(patterns, projections);
+    populateTfmToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

@@ -15,6 +15,11 @@ namespace {
 /// The x86-64 and AArch64 (4 KiB granule) transparent huge page.
 constexpr uint64_t kHugePageBytes = 2ull << 20;
 
+/// Buffers of this size or more are anonymous mappings: the OS zeroes
+/// their pages and commits each when the code first touches it, so a KV
+/// cache for 131072 positions costs the memory of the positions filled.
+constexpr uint64_t kMappedBytes = kHugePageBytes;
+
 bool isPowerOfTwo(uint64_t value) {
   return value != 0 && (value & (value - 1)) == 0;
 }
@@ -51,8 +56,25 @@ void *HostDevice::allocate(uint64_t bytes, uint64_t alignment, BufferUse use,
   // aligned_alloc wants a non-zero multiple of the alignment.
   uint64_t rounded = std::max<uint64_t>(
       (bytes + alignment - 1) / alignment * alignment, alignment);
-  void *buffer =
-      rounded >= bytes ? std::aligned_alloc(alignment, rounded) : nullptr;
+  void *buffer = nullptr;
+  if (rounded >= kMappedBytes && rounded >= bytes) {
+    // Over-map by the alignment and use the aligned part: the pages the
+    // code never touches are never committed.
+    uint64_t mapped = rounded + alignment;
+    void *start =
+        mapped > rounded
+            ? ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+            : MAP_FAILED;
+    if (start != MAP_FAILED) {
+      uintptr_t address = reinterpret_cast<uintptr_t>(start);
+      buffer = reinterpret_cast<void *>((address + alignment - 1) / alignment *
+                                        alignment);
+      mappings_[buffer] = {start, mapped};
+    }
+  } else if (rounded >= bytes) {
+    buffer = std::aligned_alloc(alignment, rounded);
+  }
   if (!buffer) {
     error = "error: cannot allocate " + std::to_string(rounded) + " bytes " +
             describe(use);
@@ -71,7 +93,15 @@ void *HostDevice::allocate(uint64_t bytes, uint64_t alignment, BufferUse use,
   return buffer;
 }
 
-void HostDevice::release(void *buffer) { std::free(buffer); }
+void HostDevice::release(void *buffer) {
+  auto mapping = mappings_.find(buffer);
+  if (mapping == mappings_.end()) {
+    std::free(buffer);
+    return;
+  }
+  ::munmap(mapping->second.start, mapping->second.bytes);
+  mappings_.erase(mapping);
+}
 
 bool HostDevice::copyToDevice(void *device, const void *host, uint64_t bytes,
                               std::string &) {
@@ -88,8 +118,26 @@ bool HostDevice::copyToHost(void *host, const void *device, uint64_t bytes,
 }
 
 bool HostDevice::zero(void *device, uint64_t bytes, std::string &) {
-  if (bytes)
-    std::memset(device, 0, bytes);
+  if (!bytes)
+    return true;
+  // A mapping's whole pages are given back instead of written: they read
+  // as zero again, and cost no memory until the code touches them.
+  auto mapping = mappings_.find(device);
+  if (mapping != mappings_.end()) {
+    const uint64_t page = 4096;
+    uintptr_t begin = reinterpret_cast<uintptr_t>(device);
+    uintptr_t end = begin + bytes;
+    uintptr_t pagesBegin = (begin + page - 1) / page * page;
+    uintptr_t pagesEnd = end / page * page;
+    if (pagesEnd > pagesBegin &&
+        ::madvise(reinterpret_cast<void *>(pagesBegin), pagesEnd - pagesBegin,
+                  MADV_DONTNEED) == 0) {
+      std::memset(device, 0, pagesBegin - begin);
+      std::memset(reinterpret_cast<void *>(pagesEnd), 0, end - pagesEnd);
+      return true;
+    }
+  }
+  std::memset(device, 0, bytes);
   return true;
 }
 

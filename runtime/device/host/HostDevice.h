@@ -2,7 +2,9 @@
 //-*-===//
 //
 // Code compiled for TFM_DEVICE_HOST runs on the calling thread and reads
-// host memory: buffers come from aligned_alloc, copies are memcpy, there is
+// host memory: small buffers come from aligned_alloc, large ones (the KV
+// cache, a long context's scratch) are anonymous mappings whose pages the
+// OS commits as the code first touches them, copies are memcpy, there is
 // no stream to wait for, and the weights are the package's mapping itself.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +12,8 @@
 #define TFMC_RUNTIME_DEVICE_HOST_HOSTDEVICE_H
 
 #include "runtime/device/Device.h"
+
+#include <map>
 
 namespace tfm::rt {
 
@@ -31,6 +35,15 @@ public:
   const uint8_t *loadWeights(const uint8_t *mapped, uint64_t bytes,
                              uint64_t alignment, DeviceBuffer &owner,
                              std::string &error) override;
+
+private:
+  /// The anonymous mappings allocate() made: address -> the whole mapping
+  /// (start, bytes), the address lying inside it when aligned up.
+  struct Mapping {
+    void *start;
+    uint64_t bytes;
+  };
+  std::map<void *, Mapping> mappings_;
 };
 
 } // namespace tfm::rt

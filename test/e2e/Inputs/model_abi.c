@@ -125,6 +125,8 @@ int main(int argc, char **argv) {
       fwrite(logits, sizeof(float), tfm_model.vocab_size, out);
     }
     printf("decoder: %d rows of %u logits\n", (int)count, tfm_model.vocab_size);
+    free(logits);
+    free(cache);
   } else if (tfm_model.kind == TFM_KIND_ENCODER) {
     uint64_t positions = tfm_model.context_length;
     int32_t *tokens = calloc(positions, sizeof(int32_t));
@@ -144,9 +146,16 @@ int main(int argc, char **argv) {
       fwrite((logits ? logits : hidden) + i * width, sizeof(float), width, out);
     printf("encoder: %d rows of %s\n", (int)count,
            logits ? "logits" : "hidden states (logits NULL)");
+    free(tokens);
+    free(hidden);
+    free(logits);
   } else {
     return fail("encoder-decoders are not covered");
   }
+  /* Everything is released: the sanitized suite runs this under
+   * LeakSanitizer. */
+  free(weights);
+  free(scratch);
   if (fclose(out) != 0)
     return fail("cannot write the output");
   return 0;

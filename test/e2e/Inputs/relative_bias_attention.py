@@ -60,7 +60,10 @@ def emit(args):
         "  %%o = tfm.attention_kernel ins(%%q, %%k, %%v : %s, %s, %s) "
         "offset(%%pos) relative_bias(%%table : %s) outs(%%init : %s) "
         "{num_heads = %d : i64, num_kv_heads = %d : i64, max_distance = %d : i64, "
-        "scale = 1.0 : f32, mask = #tfm.mask<%s>} -> %s"
+        "scale = 1.0 : f32, mask = #tfm.mask<%s>, "
+        # The CPU's flash attention walks the keys in the blocks its kernel
+        # configuration names (tfm-cpu-select-kernel-config's default).
+        "tfm_cpu.config = #tfm_cpu.attention<block_keys = 16>} -> %s"
         % (type_of(t["q"]), type_of(t["k"]), type_of(t["v"]),
            type_of(t["table"]), out_type, args.heads, args.heads,
            args.max_distance, args.mask, out_type))

@@ -219,23 +219,23 @@ func.func @mixed_element_types(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// The stack keeps the file's type when Q, K and V share it (a Q4_0 file);
-// a Q4_K_M file's Q4_K Q and K with a Q6_K V stack as "kquant" (the layout
-// the kernels read every k-quant in); a k-quant with a Q8_0 V makes a stack
-// of mixed types, which is only f32.
+// The stack keeps the file's type when Q, K and V share it (a Q4_0 file),
+// else each tensor's: a Q4_K_M file's Q4_K Q and K with a Q6_K V (which the
+// CPU reads as kquant), a k-quant with a Q8_0 V (which it reads as f32:
+// tfm-cpu-select-kernel-config.mlir).
 // CHECK-LABEL: module
-// CHECK-DAG: tfm.global_weight @same.wqkv : tensor<12x32xf32> {stacked = ["same.wq", "same.wk", "same.wv"], stored = "q4_0"}
-// CHECK-DAG: tfm.global_weight @mixed.wqkv : tensor<12x32xf32> {stacked = ["mixed.wq", "mixed.wk", "mixed.wv"], stored = "kquant"}
-// CHECK-DAG: tfm.global_weight @other.wqkv : tensor<12x32xf32> {stacked = ["other.wq", "other.wk", "other.wv"]}
-tfm.global_weight @same.wq : tensor<4x32xf32> {stored = "q4_0"}
-tfm.global_weight @same.wk : tensor<4x32xf32> {stored = "q4_0"}
-tfm.global_weight @same.wv : tensor<4x32xf32> {stored = "q4_0"}
-tfm.global_weight @mixed.wq : tensor<4x32xf32> {stored = "q4_k"}
-tfm.global_weight @mixed.wk : tensor<4x32xf32> {stored = "q4_k"}
-tfm.global_weight @mixed.wv : tensor<4x32xf32> {stored = "q6_k"}
-tfm.global_weight @other.wq : tensor<4x32xf32> {stored = "q4_k"}
-tfm.global_weight @other.wk : tensor<4x32xf32> {stored = "q4_k"}
-tfm.global_weight @other.wv : tensor<4x32xf32> {stored = "q8_0"}
+// CHECK-DAG: tfm.global_weight @same.wqkv : tensor<12x32xf32> {stacked = ["same.wq", "same.wk", "same.wv"], stored = #tfm.stored<q4_0>}
+// CHECK-DAG: tfm.global_weight @mixed.wqkv : tensor<12x32xf32> {stacked = ["mixed.wq", "mixed.wk", "mixed.wv"], stored = #tfm.stored<q4_k, q4_k, q6_k>}
+// CHECK-DAG: tfm.global_weight @other.wqkv : tensor<12x32xf32> {stacked = ["other.wq", "other.wk", "other.wv"], stored = #tfm.stored<q4_k, q4_k, q8_0>}
+tfm.global_weight @same.wq : tensor<4x32xf32> {stored = #tfm.stored<q4_0>}
+tfm.global_weight @same.wk : tensor<4x32xf32> {stored = #tfm.stored<q4_0>}
+tfm.global_weight @same.wv : tensor<4x32xf32> {stored = #tfm.stored<q4_0>}
+tfm.global_weight @mixed.wq : tensor<4x32xf32> {stored = #tfm.stored<q4_k>}
+tfm.global_weight @mixed.wk : tensor<4x32xf32> {stored = #tfm.stored<q4_k>}
+tfm.global_weight @mixed.wv : tensor<4x32xf32> {stored = #tfm.stored<q6_k>}
+tfm.global_weight @other.wq : tensor<4x32xf32> {stored = #tfm.stored<q4_k>}
+tfm.global_weight @other.wk : tensor<4x32xf32> {stored = #tfm.stored<q4_k>}
+tfm.global_weight @other.wv : tensor<4x32xf32> {stored = #tfm.stored<q8_0>}
 // CHECK-LABEL: func.func @stored_types
 func.func @stored_types(%x: tensor<2x32xf32>, %y: tensor<2x32xf32>, %z: tensor<2x32xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
   %c0 = arith.constant 0 : index

@@ -17,7 +17,7 @@ its own:
       largest masked-LM logits in order (logits within --tol).
 
   compare-embedding MODEL JSON (--token-ids 1,5,9 | --ids-file IDS)
-                    --pooling mean|cls
+                    --pooling mean|cls|last|max|mean_sqrt_len [--normalize]
       Checks the {"embedding": [...]} line an encoder's --embed printed to
       JSON against the reference's pooled final hidden states (mean over
       the n tokens, or the first token's) within --tol, relative to the
@@ -171,7 +171,16 @@ def compare_embedding(args):
     config, tensors = load_hf(args.model)
     with torch.no_grad():
         hidden, _ = bert_forward(config, tensors, torch.tensor(ids, dtype=torch.long))
-    ref = (hidden.mean(dim=0) if args.pooling == "mean" else hidden[0]).numpy()
+    # sentence-transformers' Pooling modes, then its Normalize module.
+    pooled = {"mean": lambda h: h.mean(dim=0),
+              "cls": lambda h: h[0],
+              "last": lambda h: h[-1],
+              "max": lambda h: h.max(dim=0).values,
+              "mean_sqrt_len": lambda h: h.sum(dim=0) / math.sqrt(h.shape[0])}
+    ref = pooled[args.pooling](hidden)
+    if args.normalize:
+        ref = torch.nn.functional.normalize(ref, p=2, dim=0)
+    ref = ref.numpy()
     with open(args.json) as fh:
         lines = [line for line in fh if line.startswith("{")]
     if len(lines) != 1:
@@ -183,10 +192,16 @@ def compare_embedding(args):
         print("FAIL: %d values for %s tokens, expected %d for %d"
               % (ours.size, printed.get("tokens"), ref.size, len(ids)))
         return 1
+    if printed.get("pooling") != args.pooling or \
+            printed.get("normalized", False) != args.normalize:
+        print("FAIL: the binary says pooling %r, normalized %r"
+              % (printed.get("pooling"), printed.get("normalized")))
+        return 1
     error = np.abs(ours - ref).max() / np.abs(ref).max()
     status = "PASS" if error <= args.tol else "FAIL"
-    print("%s: %s-pooled embedding of %d values, relative error %.3e (tol %.1e)"
-          % (status, args.pooling, ref.size, error, args.tol))
+    print("%s: %s-pooled%s embedding of %d values, relative error %.3e (tol %.1e)"
+          % (status, args.pooling, ", normalized" if args.normalize else "",
+             ref.size, error, args.tol))
     return 0 if status == "PASS" else 1
 
 
@@ -244,7 +259,10 @@ def add_commands(sub):
     ids = emb.add_mutually_exclusive_group(required=True)
     ids.add_argument("--token-ids")
     ids.add_argument("--ids-file", help="the ids, space-separated")
-    emb.add_argument("--pooling", choices=["mean", "cls"], required=True)
+    emb.add_argument("--pooling", required=True,
+                     choices=["mean", "cls", "last", "max", "mean_sqrt_len"])
+    emb.add_argument("--normalize", action="store_true",
+                     help="L2-normalise the pooled vector")
     emb.add_argument("--tol", type=float, default=1e-4)
     fill = sub.add_parser("check-fill-mask",
                           help="check an encoder's fill-mask --json output against the reference")

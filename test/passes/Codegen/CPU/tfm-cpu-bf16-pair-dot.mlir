@@ -3,18 +3,18 @@
 // The lowering's form (bf16 panels over bf16 input pairs, vectorised): per
 // 32-bit lane of input pairs, the odd weight times the high bf16 (`x &
 // 0xFFFF0000`, -65536) plus the even weight times the low one (`x << 16`),
-// added to the accumulator. With AVX512_BF16, 16 lanes go through one
+// added to the accumulator. In a kernel whose configuration asks for
+// vdpbf16ps (AVX512_BF16), 16 lanes go through one
 // vdpbf16ps on the input pairs as they are and the weights interleaved
 // into pairs (even in the low half of each lane).
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @pair
 // CHECK-SAME: (%[[EVEN:.*]]: vector<16xbf16>, %[[ODD:.*]]: vector<16xbf16>, %[[X:.*]]: vector<16xi32>, %[[ACC:.*]]: vector<16xf32>)
 // CHECK: %[[W:.*]] = vector.interleave %[[EVEN]], %[[ODD]] : vector<16xbf16> -> vector<32xbf16>
 // CHECK: %[[XP:.*]] = vector.bitcast %[[X]] : vector<16xi32> to vector<32xbf16>
 // CHECK: %[[R:.*]] = llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%[[ACC]], %[[W]], %[[XP]]) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
 // CHECK: return %[[R]]
-func.func @pair(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32>, %acc: vector<16xf32>) -> vector<16xf32> {
+func.func @pair(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32>, %acc: vector<16xf32>) -> vector<16xf32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = bf16, inputs = bf16, accumulators = 8, dot = vdpbf16ps>} {
   %c16 = arith.constant dense<16> : vector<16xi32>
   %high_mask = arith.constant dense<-65536> : vector<16xi32>
   %lo_bits = arith.shli %x, %c16 : vector<16xi32>
@@ -29,7 +29,6 @@ func.func @pair(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32
   %r = arith.addf %acc, %step : vector<16xf32>
   return %r : vector<16xf32>
 }
-}
 
 // -----
 
@@ -38,7 +37,6 @@ func.func @pair(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32
 // other order with their operands swapped. One instruction per 16 lanes,
 // each on its slice.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "znver4", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @tile
 // CHECK-SAME: (%[[EVEN:.*]]: vector<2x1x16xbf16>, %[[ODD:.*]]: vector<2x1x16xbf16>, %[[X:.*]]: vector<2x1x16xi32>, %[[ACC:.*]]: vector<2x16xf32>)
 // CHECK: %[[EF:.*]] = vector.shape_cast %[[EVEN]] : vector<2x1x16xbf16> to vector<32xbf16>
@@ -58,7 +56,7 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 // CHECK: %[[S1:.*]] = vector.insert_strided_slice %[[R1]], %[[S0]] {offsets = [16], strides = [1]}
 // CHECK: %[[R:.*]] = vector.shape_cast %[[S1]] : vector<32xf32> to vector<2x16xf32>
 // CHECK: return %[[R]]
-func.func @tile(%even: vector<2x1x16xbf16>, %odd: vector<2x1x16xbf16>, %x: vector<2x1x16xi32>, %acc: vector<2x16xf32>) -> vector<2x16xf32> {
+func.func @tile(%even: vector<2x1x16xbf16>, %odd: vector<2x1x16xbf16>, %x: vector<2x1x16xi32>, %acc: vector<2x16xf32>) -> vector<2x16xf32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = bf16, inputs = bf16, accumulators = 8, dot = vdpbf16ps>} {
   %c16 = arith.constant dense<16> : vector<2x1x16xi32>
   %high_mask = arith.constant dense<-65536> : vector<2x1x16xi32>
   %lo_bits = arith.shli %x, %c16 : vector<2x1x16xi32>
@@ -74,19 +72,18 @@ func.func @tile(%even: vector<2x1x16xbf16>, %odd: vector<2x1x16xbf16>, %x: vecto
   %r = arith.addf %flat, %acc : vector<2x16xf32>
   return %r : vector<2x16xf32>
 }
-}
 
 // -----
 
-// Without AVX512_BF16 the form stays portable vector arithmetic; with it,
+// Without the instruction in the configuration (no AVX512_BF16) the form
+// stays portable vector arithmetic; with it,
 // a sum whose products read different input pairs, or two products of the
 // same half, is not a lane of the instruction.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "skylake-avx512", features = "+avx,+avx2,+avx512f,+avx512bw", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @no_bf16
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: arith.mulf
-func.func @no_bf16(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32>, %acc: vector<16xf32>) -> vector<16xf32> {
+func.func @no_bf16(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32>, %acc: vector<16xf32>) -> vector<16xf32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = bf16, inputs = bf16, accumulators = 8>} {
   %c16 = arith.constant dense<16> : vector<16xi32>
   %high_mask = arith.constant dense<-65536> : vector<16xi32>
   %lo_bits = arith.shli %x, %c16 : vector<16xi32>
@@ -101,15 +98,13 @@ func.func @no_bf16(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16x
   %r = arith.addf %acc, %step : vector<16xf32>
   return %r : vector<16xf32>
 }
-}
 
 // -----
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "sapphirerapids", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512bf16", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @other_pairs
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
-func.func @other_pairs(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32>, %y: vector<16xi32>, %acc: vector<16xf32>) -> vector<16xf32> {
+func.func @other_pairs(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32>, %y: vector<16xi32>, %acc: vector<16xf32>) -> vector<16xf32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = bf16, inputs = bf16, accumulators = 8, dot = vdpbf16ps>} {
   %c16 = arith.constant dense<16> : vector<16xi32>
   %high_mask = arith.constant dense<-65536> : vector<16xi32>
   %lo_bits = arith.shli %x, %c16 : vector<16xi32>
@@ -128,7 +123,7 @@ func.func @other_pairs(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector
 // CHECK-LABEL: func.func @same_half
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
-func.func @same_half(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32>, %acc: vector<16xf32>) -> vector<16xf32> {
+func.func @same_half(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<16xi32>, %acc: vector<16xf32>) -> vector<16xf32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = bf16, inputs = bf16, accumulators = 8, dot = vdpbf16ps>} {
   %c16 = arith.constant dense<16> : vector<16xi32>
   %lo_bits = arith.shli %x, %c16 : vector<16xi32>
   %lo = arith.bitcast %lo_bits : vector<16xi32> to vector<16xf32>
@@ -139,5 +134,4 @@ func.func @same_half(%even: vector<16xbf16>, %odd: vector<16xbf16>, %x: vector<1
   %step = arith.addf %p1, %p0 : vector<16xf32>
   %r = arith.addf %acc, %step : vector<16xf32>
   return %r : vector<16xf32>
-}
 }

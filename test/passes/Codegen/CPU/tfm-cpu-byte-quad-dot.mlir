@@ -3,10 +3,10 @@
 // The lowering's form (q8_0x4 panels, vectorised): per 32-bit lane, the
 // four bytes of the quants with their top bits flipped (q + 128, unsigned)
 // times the four bytes of the inputs (signed), summed into the
-// accumulator. With AVX-512 VNNI, 16 lanes go through one vpdpbusd; the
-// flip becomes one xor with 0x80808080 (-2139062144) per lane.
+// accumulator. In a kernel whose configuration asks for vpdpbusd16 (AVX-512
+// VNNI), 16 lanes go through one vpdpbusd; the flip becomes one xor with
+// 0x80808080 (-2139062144) per lane.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @quad
 // CHECK-SAME: (%[[W:.*]]: vector<16xi32>, %[[X:.*]]: vector<16xi32>, %[[ACC:.*]]: vector<16xi32>)
 // CHECK: %[[FLIP:.*]] = arith.constant dense<-2139062144> : vector<16xi32>
@@ -15,7 +15,7 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 // CHECK: %[[XB:.*]] = vector.bitcast %[[X]] : vector<16xi32> to vector<64xi8>
 // CHECK: %[[R:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%[[ACC]], %[[UB]], %[[XB]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // CHECK: return %[[R]]
-func.func @quad(%w: vector<16xi32>, %x: vector<16xi32>, %acc: vector<16xi32>) -> vector<16xi32> {
+func.func @quad(%w: vector<16xi32>, %x: vector<16xi32>, %acc: vector<16xi32>) -> vector<16xi32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q8_0x4, inputs = int8, accumulators = 8, dot = vpdpbusd16>} {
   %flip = arith.constant dense<-128> : vector<16xi8>
   %c8 = arith.constant dense<8> : vector<16xi32>
   %c16 = arith.constant dense<16> : vector<16xi32>
@@ -56,16 +56,14 @@ func.func @quad(%w: vector<16xi32>, %x: vector<16xi32>, %acc: vector<16xi32>) ->
   %r = arith.addi %acc, %c : vector<16xi32>
   return %r : vector<16xi32>
 }
-}
 
 // -----
 
-// AVX-VNNI (no AVX-512): 8 lanes an instruction, so a 1x16 register tile
+// vpdpbusd8 (AVX-VNNI, no AVX-512): 8 lanes an instruction, so a 1x16 register tile
 // takes two, each on its slice; the sum of products may come first, the
 // products in any order with the operands swapped, and the sum reshaped to
 // the accumulator's shape (a tile of rows drops unit dimensions).
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "alderlake", features = "+avx,+avx2,+avxvnni", vector_bits = 256, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @avx_vnni
 // CHECK-SAME: (%[[W:.*]]: vector<1x1x16xi32>, %[[X:.*]]: vector<1x1x16xi32>, %[[ACC:.*]]: vector<1x16xi32>)
 // CHECK: %[[WF:.*]] = vector.shape_cast %[[W]] : vector<1x1x16xi32> to vector<16xi32>
@@ -84,7 +82,7 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 // CHECK: vector.insert_strided_slice {{.*}} {offsets = [8], strides = [1]}
 // CHECK: %[[R:.*]] = vector.shape_cast {{.*}} : vector<16xi32> to vector<1x16xi32>
 // CHECK: return %[[R]]
-func.func @avx_vnni(%w: vector<1x1x16xi32>, %x: vector<1x1x16xi32>, %acc: vector<1x16xi32>) -> vector<1x16xi32> {
+func.func @avx_vnni(%w: vector<1x1x16xi32>, %x: vector<1x1x16xi32>, %acc: vector<1x16xi32>) -> vector<1x16xi32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q8_0x4, inputs = int8, accumulators = 4, dot = vpdpbusd8>} {
   %flip = arith.constant dense<-128> : vector<1x1x16xi8>
   %c8 = arith.constant dense<8> : vector<1x1x16xi32>
   %c16 = arith.constant dense<16> : vector<1x1x16xi32>
@@ -126,7 +124,6 @@ func.func @avx_vnni(%w: vector<1x1x16xi32>, %x: vector<1x1x16xi32>, %acc: vector
   %r = arith.addi %cs, %acc : vector<1x16xi32>
   return %r : vector<1x16xi32>
 }
-}
 
 // -----
 
@@ -134,11 +131,10 @@ func.func @avx_vnni(%w: vector<1x1x16xi32>, %x: vector<1x1x16xi32>, %acc: vector
 // are: a byte used twice (no byte 3), the quants' bytes unflipped, and
 // quants and inputs of different lanes.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @not_quads
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
-func.func @not_quads(%w: vector<16xi32>, %x: vector<16xi32>, %y: vector<16xi32>, %acc: vector<16xi32>) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>) {
+func.func @not_quads(%w: vector<16xi32>, %x: vector<16xi32>, %y: vector<16xi32>, %acc: vector<16xi32>) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>) attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q8_0x4, inputs = int8, accumulators = 8, dot = vpdpbusd16>} {
   %flip = arith.constant dense<-128> : vector<16xi8>
   %c8 = arith.constant dense<8> : vector<16xi32>
   %c16 = arith.constant dense<16> : vector<16xi32>
@@ -193,7 +189,6 @@ func.func @not_quads(%w: vector<16xi32>, %x: vector<16xi32>, %y: vector<16xi32>,
   %r3s = arith.addi %acc, %mixed : vector<16xi32>
   return %r1, %r2, %r3s : vector<16xi32>, vector<16xi32>, vector<16xi32>
 }
-}
 
 // -----
 
@@ -204,7 +199,6 @@ func.func @not_quads(%w: vector<16xi32>, %x: vector<16xi32>, %y: vector<16xi32>,
 // lanes masked with 0x0F0F0F0F (252645135), then shifted right by 4 and
 // masked.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @nibble_quads
 // CHECK-SAME: (%[[W:.*]]: vector<8x1x1x16xi32>, %[[LO:.*]]: vector<8x1x1x16xi32>, %[[HI:.*]]: vector<8x1x1x16xi32>, %[[ACC:.*]]: vector<8x1x16xi32>)
 // CHECK-DAG: %[[MASK:.*]] = arith.constant dense<252645135> : vector<128xi32>
@@ -232,7 +226,7 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 // CHECK-COUNT-14: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: vector.shape_cast {{.*}} : vector<128xi32> to vector<8x1x16xi32>
-func.func @nibble_quads(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %hi: vector<8x1x1x16xi32>, %acc: vector<8x1x16xi32>) -> vector<8x1x16xi32> {
+func.func @nibble_quads(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %hi: vector<8x1x1x16xi32>, %acc: vector<8x1x16xi32>) -> vector<8x1x16xi32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q4_0x4, inputs = int8, accumulators = 8, dot = vpdpbusd16>} {
   %c15 = arith.constant dense<15> : vector<8x1x1x16xi8>
   %c4 = arith.constant dense<4> : vector<8x1x1x16xi8>
   %c8 = arith.constant dense<8> : vector<8x1x1x16xi32>
@@ -302,18 +296,16 @@ func.func @nibble_quads(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %hi
   %r = arith.addi %acc, %sums : vector<8x1x16xi32>
   return %r : vector<8x1x16xi32>
 }
-}
 
 // -----
 
 // Low and high nibbles of one quad sum are not one lane's four unsigned
 // bytes: it stays as it is.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @mixed_nibbles
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
-func.func @mixed_nibbles(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %hi: vector<8x1x1x16xi32>, %acc: vector<8x1x1x16xi32>) -> vector<8x1x1x16xi32> {
+func.func @mixed_nibbles(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %hi: vector<8x1x1x16xi32>, %acc: vector<8x1x1x16xi32>) -> vector<8x1x1x16xi32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q4_0x4, inputs = int8, accumulators = 8, dot = vpdpbusd16>} {
   %c15 = arith.constant dense<15> : vector<8x1x1x16xi8>
   %c4 = arith.constant dense<4> : vector<8x1x1x16xi8>
   %c8 = arith.constant dense<8> : vector<8x1x1x16xi32>
@@ -379,17 +371,17 @@ func.func @mixed_nibbles(%w: vector<8x1x1x16xi32>, %lo: vector<8x1x1x16xi32>, %h
   %r = arith.addi %acc, %mixed : vector<8x1x1x16xi32>
   return %r : vector<8x1x1x16xi32>
 }
-}
 
 // -----
 
-// Without VNNI (AVX2 only, or AVX-512 without it) the form stays portable.
+// A configuration without a dot instruction (tfm-cpu-select-kernel-config's
+// choice without VNNI: AVX2 only, or AVX-512 without it) keeps the form
+// portable.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "skylake-avx512", features = "+avx,+avx2,+avx512f,+avx512bw,-avx512vnni", vector_bits = 512, vector_registers = 32>>} {
 // CHECK-LABEL: func.func @no_vnni
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
-func.func @no_vnni(%w: vector<16xi32>, %x: vector<16xi32>, %acc: vector<16xi32>) -> vector<16xi32> {
+func.func @no_vnni(%w: vector<16xi32>, %x: vector<16xi32>, %acc: vector<16xi32>) -> vector<16xi32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q8_0x4, inputs = int8, accumulators = 8>} {
   %flip = arith.constant dense<-128> : vector<16xi8>
   %c8 = arith.constant dense<8> : vector<16xi32>
   %c16 = arith.constant dense<16> : vector<16xi32>
@@ -429,5 +421,4 @@ func.func @no_vnni(%w: vector<16xi32>, %x: vector<16xi32>, %acc: vector<16xi32>)
   %c = arith.addi %b, %p3 : vector<16xi32>
   %r = arith.addi %acc, %c : vector<16xi32>
   return %r : vector<16xi32>
-}
 }

@@ -1,11 +1,11 @@
 // RUN: tfmc-opt %s -split-input-file -tfm-cpu-nibble-pair-dot | FileCheck %s
 
-// The lowering's form (convert-tfm-to-linalg{int8-inputs}, vectorised): a
+// The lowering's form (tfm-cpu-lower-projections, int8 inputs, vectorised),
+// in a kernel whose configuration asks for vpmaddubsw: a
 // byte's two nibbles times the two bytes of a 16-bit input pair. The
 // nibbles become the bytes of each lane ((t | t << 4) & 0x0F0F), the pair
 // is used as it is, and 16 lanes go through vpmaddubsw.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @packed_inputs
 // CHECK-SAME: (%[[BYTES:.*]]: vector<16xi8>, %[[PAIRS:.*]]: vector<16xi16>, %[[ACC:.*]]: vector<16xi16>)
 // CHECK-DAG: %[[FOUR:.*]] = arith.constant dense<4> : vector<16xi16>
@@ -19,7 +19,7 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 // CHECK: %[[SUM:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.ub.sw"(%[[A]], %[[B]]) : (vector<32xi8>, vector<32xi8>) -> vector<16xi16>
 // CHECK: %[[R:.*]] = arith.addi %[[ACC]], %[[SUM]]
 // CHECK: return %[[R]]
-func.func @packed_inputs(%bytes: vector<16xi8>, %pairs: vector<16xi16>, %acc: vector<16xi16>) -> vector<16xi16> {
+func.func @packed_inputs(%bytes: vector<16xi8>, %pairs: vector<16xi16>, %acc: vector<16xi16>) -> vector<16xi16> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, inputs = int8, accumulators = 4, dot = vpmaddubsw>} {
   %c15 = arith.constant dense<15> : vector<16xi16>
   %c4 = arith.constant dense<4> : vector<16xi16>
   %c8 = arith.constant dense<8> : vector<16xi16>
@@ -37,7 +37,6 @@ func.func @packed_inputs(%bytes: vector<16xi8>, %pairs: vector<16xi16>, %acc: ve
   %r = arith.addi %acc, %sum : vector<16xi16>
   return %r : vector<16xi16>
 }
-}
 
 // -----
 
@@ -45,7 +44,6 @@ func.func @packed_inputs(%bytes: vector<16xi8>, %pairs: vector<16xi16>, %acc: ve
 // high nibble first: the inputs are paired into 16-bit lanes (lo | hi << 8),
 // and 32 lanes take two instructions, 16 lanes each.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @separate_inputs
 // CHECK-SAME: (%[[BYTES:.*]]: vector<2x16xi8>, %[[X:.*]]: vector<2x16xi8>, %[[Y:.*]]: vector<2x16xi8>)
 // CHECK-DAG: %[[EIGHT:.*]] = arith.constant dense<8> : vector<2x16xi16>
@@ -63,7 +61,7 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 // CHECK: %[[ALL:.*]] = vector.insert_strided_slice {{.*}} {offsets = [16], strides = [1]} : vector<16xi16> into vector<32xi16>
 // CHECK: %[[R:.*]] = vector.shape_cast %[[ALL]] : vector<32xi16> to vector<2x16xi16>
 // CHECK: return %[[R]]
-func.func @separate_inputs(%bytes: vector<2x16xi8>, %x: vector<2x16xi8>, %y: vector<2x16xi8>) -> vector<2x16xi16> {
+func.func @separate_inputs(%bytes: vector<2x16xi8>, %x: vector<2x16xi8>, %y: vector<2x16xi8>) -> vector<2x16xi16> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, inputs = int8, accumulators = 4, dot = vpmaddubsw>} {
   %c15 = arith.constant dense<15> : vector<2x16xi16>
   %c4 = arith.constant dense<4> : vector<2x16xi16>
   %wide = arith.extui %bytes : vector<2x16xi8> to vector<2x16xi16>
@@ -76,18 +74,16 @@ func.func @separate_inputs(%bytes: vector<2x16xi8>, %x: vector<2x16xi8>, %y: vec
   %sum = arith.addi %p0, %p1 : vector<2x16xi16>
   return %sum : vector<2x16xi16>
 }
-}
 
 // -----
 
 // Not the form: the same nibble twice, nibbles of two different bytes, and
 // lanes that are not whole instructions (8) stay as they are.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @not_pairs
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: return
-func.func @not_pairs(%bytes: vector<16xi8>, %other: vector<16xi8>, %x: vector<16xi8>, %y: vector<16xi8>, %short: vector<8xi8>, %sx: vector<8xi8>) -> (vector<16xi16>, vector<16xi16>, vector<8xi16>) {
+func.func @not_pairs(%bytes: vector<16xi8>, %other: vector<16xi8>, %x: vector<16xi8>, %y: vector<16xi8>, %short: vector<8xi8>, %sx: vector<8xi8>) -> (vector<16xi16>, vector<16xi16>, vector<8xi16>) attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, inputs = int8, accumulators = 4, dot = vpmaddubsw>} {
   %c15 = arith.constant dense<15> : vector<16xi16>
   %c4 = arith.constant dense<4> : vector<16xi16>
   %wide = arith.extui %bytes : vector<16xi8> to vector<16xi16>
@@ -113,20 +109,18 @@ func.func @not_pairs(%bytes: vector<16xi8>, %other: vector<16xi8>, %x: vector<16
   %narrow = arith.addi %sp0, %sp1 : vector<8xi16>
   return %same, %mixed, %narrow : vector<16xi16>, vector<16xi16>, vector<8xi16>
 }
-}
 
 // -----
 
-// Without AVX2 in the module's target (or with it disabled) the portable
-// 16-bit arithmetic stays.
+// Without AVX2 the configuration asks for no instruction
+// (tfm-cpu-select-kernel-config): the portable 16-bit arithmetic stays.
 
-module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x86-64", features = "+sse2,-avx2", vector_bits = 128, vector_registers = 16>>} {
 // CHECK-LABEL: func.func @no_avx2
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: arith.muli
 // CHECK: arith.muli
 // CHECK: return
-func.func @no_avx2(%bytes: vector<16xi8>, %x: vector<16xi8>, %y: vector<16xi8>) -> vector<16xi16> {
+func.func @no_avx2(%bytes: vector<16xi8>, %x: vector<16xi8>, %y: vector<16xi8>) -> vector<16xi16> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, inputs = int8, accumulators = 2>} {
   %c15 = arith.constant dense<15> : vector<16xi16>
   %c4 = arith.constant dense<4> : vector<16xi16>
   %wide = arith.extui %bytes : vector<16xi8> to vector<16xi16>
@@ -138,5 +132,4 @@ func.func @no_avx2(%bytes: vector<16xi8>, %x: vector<16xi8>, %y: vector<16xi8>) 
   %p1 = arith.muli %high, %hi : vector<16xi16>
   %sum = arith.addi %p0, %p1 : vector<16xi16>
   return %sum : vector<16xi16>
-}
 }

@@ -1,26 +1,26 @@
-// RUN: tfmc-opt %s -tfm-cpu-pack-weights -split-input-file | FileCheck %s
-// RUN: tfmc-opt %s -tfm-cpu-pack-weights=weight-type=f32 -split-input-file | FileCheck %s --check-prefix=ASKED
+// RUN: tfmc-opt %s -tfm-cpu-select-kernel-config -tfm-cpu-pack-weights -split-input-file | FileCheck %s
+// RUN: tfmc-opt %s -tfm-cpu-select-kernel-config=weights=f32 -tfm-cpu-pack-weights -split-input-file | FileCheck %s --check-prefix=ASKED
 
-// Without a weight-type, each projection keeps the type the model file
+// Without a weight type, each projection keeps the type the model file
 // stores its matrix in (`stored`): Q8_0 and Q4_0 blocks, f16 and bf16 panels.
 // CHECK-LABEL: module
-// CHECK-DAG: tfm.global_weight @q8.quants : tensor<1x2x32x16xi8> {block_quant = "q8_0", panels, stacked = ["q8"]}
-// CHECK-DAG: tfm.global_weight @q4.quants : tensor<1x2x16x16xi8> {block_quant = "q4_0", panels, stacked = ["q4"]}
-// CHECK-DAG: tfm.global_weight @half.panels : tensor<1x64x16xf16> {panels, stacked = ["half"]}
-// CHECK-DAG: tfm.global_weight @brain.panels : tensor<1x64x16xbf16> {panels, stacked = ["brain"]}
+// CHECK-DAG: tfm.global_weight @q8.quants : tensor<1x2x32x16xi8> {layout = #tfm_cpu.panels<q8_0>, stacked = ["q8"]}
+// CHECK-DAG: tfm.global_weight @q4.quants : tensor<1x2x16x16xi8> {layout = #tfm_cpu.panels<q4_0>, stacked = ["q4"]}
+// CHECK-DAG: tfm.global_weight @half.panels : tensor<1x64x16xf16> {layout = #tfm_cpu.panels<f16>, stacked = ["half"]}
+// CHECK-DAG: tfm.global_weight @brain.panels : tensor<1x64x16xbf16> {layout = #tfm_cpu.panels<bf16>, stacked = ["brain"]}
 // CHECK-LABEL: func.func @stored_types
-// CHECK: tfm.quantized_linear {{.*}} {format = "q8_0", out_features = 16 : i64}
-// CHECK: tfm.quantized_linear {{.*}} {format = "q4_0", out_features = 16 : i64}
-// CHECK: tfm.packed_linear {{.*}} : tensor<4x64xf32>, tensor<1x64x16xf16> -> tensor<4x16xf32>
-// CHECK: tfm.packed_linear {{.*}} : tensor<4x64xf32>, tensor<1x64x16xbf16> -> tensor<4x16xf32>
-// A weight-type asked for applies to every projection, whatever is stored.
+// CHECK: tfm_cpu.quantized_linear {{.*}} {config = #tfm_cpu.projection<panels = q8_0, {{.*}}>, out_features = 16 : i64}
+// CHECK: tfm_cpu.quantized_linear {{.*}} {config = #tfm_cpu.projection<panels = q4_0, {{.*}}>, out_features = 16 : i64}
+// CHECK: tfm_cpu.packed_linear {{.*}} : tensor<4x64xf32>, tensor<1x64x16xf16> -> tensor<4x16xf32>
+// CHECK: tfm_cpu.packed_linear {{.*}} : tensor<4x64xf32>, tensor<1x64x16xbf16> -> tensor<4x16xf32>
+// A weight type asked for applies to every projection, whatever is stored.
 // ASKED-LABEL: func.func @stored_types
 // ASKED-NOT: quants
-// ASKED-COUNT-4: tfm.packed_linear {{.*}} : tensor<4x64xf32>, tensor<1x64x16xf32> -> tensor<4x16xf32>
-tfm.global_weight @q8 : tensor<16x64xf32> {stored = "q8_0"}
-tfm.global_weight @q4 : tensor<16x64xf32> {stored = "q4_0"}
-tfm.global_weight @half : tensor<16x64xf32> {stored = "f16"}
-tfm.global_weight @brain : tensor<16x64xf32> {stored = "bf16"}
+// ASKED-COUNT-4: tfm_cpu.packed_linear {{.*}} : tensor<4x64xf32>, tensor<1x64x16xf32> -> tensor<4x16xf32>
+tfm.global_weight @q8 : tensor<16x64xf32> {stored = #tfm.stored<q8_0>}
+tfm.global_weight @q4 : tensor<16x64xf32> {stored = #tfm.stored<q4_0>}
+tfm.global_weight @half : tensor<16x64xf32> {stored = #tfm.stored<f16>}
+tfm.global_weight @brain : tensor<16x64xf32> {stored = #tfm.stored<bf16>}
 func.func @stored_types(%x: tensor<4x64xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
   %w8 = tfm.weight @q8 : tensor<16x64xf32>
   %w4 = tfm.weight @q4 : tensor<16x64xf32>
@@ -37,17 +37,17 @@ func.func @stored_types(%x: tensor<4x64xf32>) -> (tensor<4x16xf32>, tensor<4x16x
 
 // The k-quants keep their values in the kquant layouts: a Q4_K matrix as
 // kquant4, its nibbles two a byte in blocks of 32 (its sub-blocks), f32
-// scales and minimums. An asked weight-type converts them like any other
+// scales and minimums. An asked weight type converts them like any other
 // matrix.
 // ASKED-LABEL: func.func @k_quant
-// ASKED: tfm.packed_linear {{.*}} : tensor<4x256xf32>, tensor<1x256x16xf32> -> tensor<4x16xf32>
+// ASKED: tfm_cpu.packed_linear {{.*}} : tensor<4x256xf32>, tensor<1x256x16xf32> -> tensor<4x16xf32>
 // CHECK-LABEL: module
-// CHECK: tfm.global_weight @k.quants : tensor<1x8x16x16xi8> {block_quant = "kquant4", panels, stacked = ["k"]}
-// CHECK: tfm.global_weight @k.scales : tensor<1x8x16xf32> {block_quant = "kquant4", block_scales, panels, stacked = ["k"]}
-// CHECK: tfm.global_weight @k.mins : tensor<1x8x16xf32> {block_mins, block_quant = "kquant4", panels, stacked = ["k"]}
+// CHECK: tfm.global_weight @k.quants : tensor<1x8x16x16xi8> {layout = #tfm_cpu.panels<kquant4>, stacked = ["k"]}
+// CHECK: tfm.global_weight @k.scales : tensor<1x8x16xf32> {layout = #tfm_cpu.panels<kquant4, scales>, stacked = ["k"]}
+// CHECK: tfm.global_weight @k.mins : tensor<1x8x16xf32> {layout = #tfm_cpu.panels<kquant4, mins>, stacked = ["k"]}
 // CHECK-LABEL: func.func @k_quant
-// CHECK: tfm.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} mins(%{{.*}} : tensor<1x8x16xf32>) {format = "kquant4", out_features = 16 : i64} : tensor<4x256xf32>, tensor<1x8x16x16xi8>, tensor<1x8x16xf32> -> tensor<4x16xf32>
-tfm.global_weight @k : tensor<16x256xf32> {stored = "q4_k"}
+// CHECK: tfm_cpu.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} mins(%{{.*}} : tensor<1x8x16xf32>) {config = #tfm_cpu.projection<panels = kquant4, {{.*}}>, out_features = 16 : i64} : tensor<4x256xf32>, tensor<1x8x16x16xi8>, tensor<1x8x16xf32> -> tensor<4x16xf32>
+tfm.global_weight @k : tensor<16x256xf32> {stored = #tfm.stored<q4_k>}
 func.func @k_quant(%x: tensor<4x256xf32>) -> tensor<4x16xf32> {
   %w = tfm.weight @k : tensor<16x256xf32>
   %y = tfm.linear %x, %w : tensor<4x256xf32>, tensor<16x256xf32> -> tensor<4x16xf32>
@@ -58,23 +58,23 @@ func.func @k_quant(%x: tensor<4x256xf32>) -> tensor<4x16xf32> {
 
 // Q5_K takes a byte a value in blocks of 32 (kquant); Q6_K's scales cover
 // 16 values, and so do those of a stack of k-quants of different kinds
-// (stored "kquant", the Q/K/V of a Q4_K_M file). Q6_K's minimums are all
+// (#tfm.stored<q4_k, q6_k>, a Q4_K_M file's Q/K/V). Q6_K's minimums are all
 // zero: a Q6_K matrix has none.
 // CHECK-LABEL: module
-// CHECK: tfm.global_weight @v.quants : tensor<1x16x16x16xi8> {block_quant = "kquant", panels, stacked = ["v"]}
-// CHECK-NEXT: tfm.global_weight @v.scales : tensor<1x16x16xf32> {block_quant = "kquant", block_scales, panels, stacked = ["v"]}
+// CHECK: tfm.global_weight @v.quants : tensor<1x16x16x16xi8> {layout = #tfm_cpu.panels<kquant>, stacked = ["v"]}
+// CHECK-NEXT: tfm.global_weight @v.scales : tensor<1x16x16xf32> {layout = #tfm_cpu.panels<kquant, scales>, stacked = ["v"]}
 // CHECK-NOT: @v.mins
-// CHECK: tfm.global_weight @qkv.quants : tensor<2x16x16x16xi8> {block_quant = "kquant", panels, stacked = ["qkv"]}
-// CHECK: tfm.global_weight @qkv.mins : tensor<2x16x16xf32> {block_mins, block_quant = "kquant", panels, stacked = ["qkv"]}
-// CHECK: tfm.global_weight @five.quants : tensor<1x8x32x16xi8> {block_quant = "kquant", panels, stacked = ["five"]}
-// CHECK: tfm.global_weight @five.mins : tensor<1x8x16xf32> {block_mins, block_quant = "kquant", panels, stacked = ["five"]}
+// CHECK: tfm.global_weight @qkv.quants : tensor<2x16x16x16xi8> {layout = #tfm_cpu.panels<kquant>, stacked = ["q", "k"]}
+// CHECK: tfm.global_weight @qkv.mins : tensor<2x16x16xf32> {layout = #tfm_cpu.panels<kquant, mins>, stacked = ["q", "k"]}
+// CHECK: tfm.global_weight @five.quants : tensor<1x8x32x16xi8> {layout = #tfm_cpu.panels<kquant>, stacked = ["five"]}
+// CHECK: tfm.global_weight @five.mins : tensor<1x8x16xf32> {layout = #tfm_cpu.panels<kquant, mins>, stacked = ["five"]}
 // CHECK-LABEL: func.func @k_quant_16
-// CHECK: tfm.quantized_linear %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} {format = "kquant", out_features = 16 : i64}
-// CHECK: tfm.quantized_linear {{.*}} mins({{.*}}) {format = "kquant", out_features = 32 : i64}
-// CHECK: tfm.quantized_linear {{.*}} mins({{.*}}) {format = "kquant", out_features = 16 : i64}
-tfm.global_weight @v : tensor<16x256xf32> {stored = "q6_k"}
-tfm.global_weight @qkv : tensor<32x256xf32> {stored = "kquant"}
-tfm.global_weight @five : tensor<16x256xf32> {stored = "q5_k"}
+// CHECK: tfm_cpu.quantized_linear %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} {config = #tfm_cpu.projection<panels = kquant, {{.*}}>, out_features = 16 : i64}
+// CHECK: tfm_cpu.quantized_linear {{.*}} mins({{.*}}) {config = #tfm_cpu.projection<panels = kquant, {{.*}}>, out_features = 32 : i64}
+// CHECK: tfm_cpu.quantized_linear {{.*}} mins({{.*}}) {config = #tfm_cpu.projection<panels = kquant, {{.*}}>, out_features = 16 : i64}
+tfm.global_weight @v : tensor<16x256xf32> {stored = #tfm.stored<q6_k>}
+tfm.global_weight @qkv : tensor<32x256xf32> {stacked = ["q", "k"], stored = #tfm.stored<q4_k, q6_k>}
+tfm.global_weight @five : tensor<16x256xf32> {stored = #tfm.stored<q5_k>}
 func.func @k_quant_16(%x: tensor<4x256xf32>) -> (tensor<4x16xf32>, tensor<4x32xf32>, tensor<4x16xf32>) {
   %v = tfm.weight @v : tensor<16x256xf32>
   %qkv = tfm.weight @qkv : tensor<32x256xf32>

@@ -1,10 +1,10 @@
-// RUN: tfmc-opt %s -tfm-cpu-prefetch-cache-rows=distance=4 -canonicalize -split-input-file | FileCheck %s
-// RUN: tfmc-opt %s -tfm-cpu-prefetch-cache-rows=distance=0 -split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: tfmc-opt %s -tfm-cpu-prefetch-cache-rows -canonicalize -split-input-file | FileCheck %s
 
 // A flash-attention block loop over positions p, 2 at a time: the keys of
 // the next block (rows p + 2, p + 3) and the values of this one (row p) of
 // one head. Each row is 32 f32, two cache lines. Every row read is
-// prefetched 4 positions ahead, both lines, clamped to the last cached row.
+// prefetched 4 positions ahead (the attention's configuration), both
+// lines, clamped to the last cached row.
 
 // CHECK-LABEL: func.func @block_loop
 // CHECK-SAME: (%[[K:[a-z0-9_]+]]: memref<2x?x32xf32>, %[[V:[a-z0-9_]+]]: memref<2x?x32xf32>, %[[HEAD:[a-z0-9_]+]]: index
@@ -28,8 +28,6 @@
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.transfer_read %[[K]]
 
-// OFF-LABEL: func.func @block_loop
-// OFF-NOT: memref.prefetch
 func.func @block_loop(%keys: memref<2x?x32xf32>, %values: memref<2x?x32xf32>,
                       %head: index, %positions: index) -> vector<16xf32> {
   %c0 = arith.constant 0 : index
@@ -48,7 +46,7 @@ func.func @block_loop(%keys: memref<2x?x32xf32>, %values: memref<2x?x32xf32>,
     %b = arith.addf %a, %v0 : vector<16xf32>
     %c = arith.addf %acc, %b : vector<16xf32>
     scf.yield %c : vector<16xf32>
-  }
+  } {tfm_cpu.config = #tfm_cpu.attention<block_keys = 2, cache_prefetch = 4>}
   return %sum : vector<16xf32>
 }
 
@@ -69,7 +67,7 @@ func.func @static_rows(%weights: memref<2x64x32xf32>, %head: index,
     %row = vector.transfer_read %weights[%head, %p, %c0], %pad {in_bounds = [true]} : memref<2x64x32xf32>, vector<16xf32>
     %next = arith.addf %acc, %row : vector<16xf32>
     scf.yield %next : vector<16xf32>
-  }
+  } {tfm_cpu.config = #tfm_cpu.attention<block_keys = 2, cache_prefetch = 4>}
   return %sum : vector<16xf32>
 }
 
@@ -92,7 +90,7 @@ func.func @strided_rows(%cache: memref<2x?x32xf32>, %head: index,
     %row = vector.transfer_read %cache[%head, %even, %c0], %pad {in_bounds = [true]} : memref<2x?x32xf32>, vector<16xf32>
     %next = arith.addf %acc, %row : vector<16xf32>
     scf.yield %next : vector<16xf32>
-  }
+  } {tfm_cpu.config = #tfm_cpu.attention<block_keys = 2, cache_prefetch = 4>}
   return %sum : vector<16xf32>
 }
 
@@ -114,6 +112,61 @@ func.func @head_varies(%cache: memref<2x?x32xf32>, %positions: index) -> vector<
     %row = vector.transfer_read %cache[%head, %p, %c0], %pad {in_bounds = [true]} : memref<2x?x32xf32>, vector<16xf32>
     %next = arith.addf %acc, %row : vector<16xf32>
     scf.yield %next : vector<16xf32>
+  } {tfm_cpu.config = #tfm_cpu.attention<block_keys = 2, cache_prefetch = 4>}
+  return %sum : vector<16xf32>
+}
+
+// -----
+
+// A configuration without a cache prefetch (cache_prefetch = 0) leaves the
+// block loop as it is.
+// CHECK-LABEL: func.func @no_prefetch
+// CHECK-NOT: memref.prefetch
+func.func @no_prefetch(%keys: memref<2x?x32xf32>, %values: memref<2x?x32xf32>,
+                      %head: index, %positions: index) -> vector<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %sum = scf.for %p = %c0 to %positions step %c2 iter_args(%acc = %zero) -> vector<16xf32> {
+    %next = arith.addi %p, %c2 : index
+    %after = arith.addi %c3, %p : index
+    %k0 = vector.transfer_read %keys[%head, %next, %c0], %pad {in_bounds = [true]} : memref<2x?x32xf32>, vector<16xf32>
+    %k1 = vector.transfer_read %keys[%head, %after, %c16], %pad {in_bounds = [true]} : memref<2x?x32xf32>, vector<16xf32>
+    %v0 = vector.transfer_read %values[%head, %p, %c0], %pad {in_bounds = [true]} : memref<2x?x32xf32>, vector<16xf32>
+    %a = arith.addf %k0, %k1 : vector<16xf32>
+    %b = arith.addf %a, %v0 : vector<16xf32>
+    %c = arith.addf %acc, %b : vector<16xf32>
+    scf.yield %c : vector<16xf32>
+  } {tfm_cpu.config = #tfm_cpu.attention<block_keys = 2, cache_prefetch = 0>}
+  return %sum : vector<16xf32>
+}
+
+// -----
+
+// So does a loop of no attention kernel (no configuration).
+// CHECK-LABEL: func.func @unconfigured
+// CHECK-NOT: memref.prefetch
+func.func @unconfigured(%keys: memref<2x?x32xf32>, %values: memref<2x?x32xf32>,
+                      %head: index, %positions: index) -> vector<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %sum = scf.for %p = %c0 to %positions step %c2 iter_args(%acc = %zero) -> vector<16xf32> {
+    %next = arith.addi %p, %c2 : index
+    %after = arith.addi %c3, %p : index
+    %k0 = vector.transfer_read %keys[%head, %next, %c0], %pad {in_bounds = [true]} : memref<2x?x32xf32>, vector<16xf32>
+    %k1 = vector.transfer_read %keys[%head, %after, %c16], %pad {in_bounds = [true]} : memref<2x?x32xf32>, vector<16xf32>
+    %v0 = vector.transfer_read %values[%head, %p, %c0], %pad {in_bounds = [true]} : memref<2x?x32xf32>, vector<16xf32>
+    %a = arith.addf %k0, %k1 : vector<16xf32>
+    %b = arith.addf %a, %v0 : vector<16xf32>
+    %c = arith.addf %acc, %b : vector<16xf32>
+    scf.yield %c : vector<16xf32>
   }
   return %sum : vector<16xf32>
 }

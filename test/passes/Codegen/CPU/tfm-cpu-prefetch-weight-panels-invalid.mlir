@@ -1,5 +1,5 @@
-// RUN: tfmc-opt %s -tfm-cpu-prefetch-weight-panels=stream-distance=-1 -verify-diagnostics
+// RUN: tfmc-opt %s -tfm-cpu-prefetch-weight-panels=stream-min-bytes=-1 -verify-diagnostics
 
-// expected-error @below {{tfm-cpu-prefetch-weight-panels: stream-distance must not be negative}}
+// expected-error @below {{tfm-cpu-prefetch-weight-panels: stream-min-bytes must not be negative}}
 module {
 }

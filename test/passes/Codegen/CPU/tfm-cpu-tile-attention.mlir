@@ -1,4 +1,4 @@
-// RUN: tfmc-opt %s -tfm-cpu-tile-attention=block-keys=4 -split-input-file | FileCheck %s
+// RUN: tfmc-opt %s -tfm-cpu-tile-attention -split-input-file | FileCheck %s
 
 // The kernel is tiled over (query row, head), one of each per iteration of
 // one parallel loop; each tile reads its query columns, its key/value head's
@@ -49,6 +49,8 @@
 // CHECK:       math.exp {{.*}} : vector<4xf32>
 // CHECK-COUNT-4: vector.fma
 // CHECK:       scf.yield {{.*}}, %[[NEXTSCORES]] : f32, f32, vector<4xf32>, vector<4xf32>
+// The kernel's loops carry its configuration (for the cache prefetch).
+// CHECK:     } {tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>}
 // CHECK:     vector.reduction <maxnumf>, %[[PIPE]]#3
 // CHECK-COUNT-4: vector.fma
 // CHECK:     scf.yield
@@ -68,10 +70,11 @@
 // CHECK:   arith.divf %[[BLOCKS]]#2
 // CHECK:   vector.transfer_write %{{.*}}, %[[OTILE]]
 // CHECK:   tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[ROW]], %{{.*}}] [1, 4] [1, 1]
+// CHECK: } {tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>}
 // CHECK-NOT: tensor<4x2x
 func.func @flash(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>, %pos: index) -> tensor<2x16xf32> {
   %init = tensor.empty() : tensor<2x16xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<2x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<2x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<2x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<2x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<2x16xf32>
   return %o : tensor<2x16xf32>
 }
 
@@ -93,7 +96,7 @@ func.func @flash(%q: tensor<2x16xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>,
 // CHECK:       vector.transfer_read %[[VTILE]][%c0, %{{.*}}, %{{.*}}]{{.*}} : tensor<1x?x4xf32>, vector<4xf32>
 func.func @flash_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: tensor<2x?x4xf32>, %pos: index) -> tensor<1x16xf32> {
   %init = tensor.empty() : tensor<1x16xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<1x16xf32>
   return %o : tensor<1x16xf32>
 }
 
@@ -112,7 +115,7 @@ func.func @flash_head_major(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %v: ten
 // CHECK: return
 func.func @flash_f16_cache(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf16>, %v: tensor<2x?x4xf16>, %pos: index) -> tensor<1x16xf32> {
   %init = tensor.empty() : tensor<1x16xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf16>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>} -> tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x16xf32>, tensor<2x?x4xf16>, tensor<2x?x4xf16>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<causal>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<1x16xf32>
   return %o : tensor<1x16xf32>
 }
 
@@ -127,7 +130,7 @@ func.func @flash_f16_cache(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf16>, %v: tens
 // CHECK: return
 func.func @flash_not_unrolled(%q: tensor<1x12xf32>, %k: tensor<?x6xf32>, %v: tensor<?x6xf32>, %pos: index) -> tensor<1x12xf32> {
   %init = tensor.empty() : tensor<1x12xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x12xf32>, tensor<?x6xf32>, tensor<?x6xf32>) offset(%pos) outs(%init : tensor<1x12xf32>) {num_heads = 2 : i64, num_kv_heads = 1 : i64, mask = #tfm.mask<causal>} -> tensor<1x12xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %v : tensor<1x12xf32>, tensor<?x6xf32>, tensor<?x6xf32>) offset(%pos) outs(%init : tensor<1x12xf32>) {num_heads = 2 : i64, num_kv_heads = 1 : i64, mask = #tfm.mask<causal>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<1x12xf32>
   return %o : tensor<1x12xf32>
 }
 
@@ -141,7 +144,7 @@ func.func @flash_not_unrolled(%q: tensor<1x12xf32>, %k: tensor<?x6xf32>, %v: ten
 // CHECK: arith.divui %[[KEYS]], %c4
 func.func @flash_bidirectional(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x8xf32> {
   %init = tensor.empty() : tensor<4x8xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) offset(%pos) outs(%init : tensor<4x8xf32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<bidirectional>} -> tensor<4x8xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) offset(%pos) outs(%init : tensor<4x8xf32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<bidirectional>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<4x8xf32>
   return %o : tensor<4x8xf32>
 }
 
@@ -161,7 +164,7 @@ func.func @flash_bidirectional(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>, %pos: i
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[END]] step
 func.func @flash_window(%q: tensor<4x16xf32>, %k: tensor<?x8xf32>, %pos: index) -> tensor<4x16xf32> {
   %init = tensor.empty() : tensor<4x16xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64} -> tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -184,7 +187,7 @@ func.func @flash_window(%q: tensor<4x16xf32>, %k: tensor<?x8xf32>, %pos: index) 
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[AFTER]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}#0
 func.func @flash_ring(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %pos: index) -> tensor<1x16xf32> {
   %init = tensor.empty() : tensor<1x16xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, ring = 10 : i64} -> tensor<1x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<1x16xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32>) offset(%pos) outs(%init : tensor<1x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, mask = #tfm.mask<sliding_window>, window = 3 : i64, ring = 10 : i64, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<1x16xf32>
   return %o : tensor<1x16xf32>
 }
 
@@ -202,7 +205,7 @@ func.func @flash_ring(%q: tensor<1x16xf32>, %k: tensor<2x?x4xf32>, %pos: index) 
 // CHECK: vector.fma %[[SPLAT]], %[[DISTANCES]], %{{.*}} : vector<4xf32>
 func.func @flash_alibi(%q: tensor<4x16xf32>, %k: tensor<?x16xf32>, %slopes: tensor<4xf32>, %pos: index) -> tensor<4x16xf32> {
   %init = tensor.empty() : tensor<4x16xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) offset(%pos) alibi(%slopes : tensor<4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, mask = #tfm.mask<causal>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }
 
@@ -222,6 +225,6 @@ func.func @flash_alibi(%q: tensor<4x16xf32>, %k: tensor<?x16xf32>, %slopes: tens
 // CHECK: vector.insert %[[BIAS]]
 func.func @flash_relative_bias(%q: tensor<4x16xf32>, %k: tensor<?x16xf32>, %table: tensor<16x4xf32>, %pos: index) -> tensor<4x16xf32> {
   %init = tensor.empty() : tensor<4x16xf32>
-  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) offset(%pos) relative_bias(%table : tensor<16x4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 12 : i64, scale = 1.0 : f32, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) offset(%pos) relative_bias(%table : tensor<16x4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 12 : i64, scale = 1.0 : f32, mask = #tfm.mask<causal>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }

@@ -1,6 +1,5 @@
-// RUN: tfmc-opt %s -split-input-file -tfm-cpu-tile-projections=accumulators=-1 -verify-diagnostics
 // RUN: tfmc-opt %s -split-input-file -tfm-cpu-tile-projections=parallel-tiles=0 -verify-diagnostics
 
-// expected-error @below {{tfm-cpu-tile-projections: accumulators must not be negative and parallel-tiles must be positive}}
+// expected-error @below {{tfm-cpu-tile-projections: parallel-tiles must be positive}}
 module {
 }

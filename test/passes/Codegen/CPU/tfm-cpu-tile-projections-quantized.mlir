@@ -1,6 +1,6 @@
 // RUN: tfmc-opt %s -tfm-cpu-tile-projections -canonicalize -split-input-file | FileCheck %s
 
-// Q8_0 panels as the tfm.quantized_linear lowering writes them: the
+// Q8_0 panels as the tfm_cpu.quantized_linear lowering writes them: the
 // per-block dot products, loops (panel, row, block, quant, lane) into
 // partial[row, panel, block, lane], then their sum over blocks, each times
 // its block's scales, loops (panel, row, block, lane). Decode: threads
@@ -47,7 +47,7 @@ func.func @q8_0_decode(%x: tensor<1x2x32xf32>, %q: tensor<4x2x32x16xi8>, %d: ten
   } -> tensor<1x4x2x16xf32>
   %e2 = tensor.empty() : tensor<1x4x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
-  %r = linalg.generic {indexing_maps = [#pi, #d, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#pi, #d, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = q8_0, accumulators = 8>}
       ins(%partial, %d : tensor<1x4x2x16xf32>, tensor<4x2x16xf16>) outs(%init : tensor<1x4x16xf32>) {
   ^bb0(%a: f32, %c: f16, %acc: f32):
     %scale = arith.extf %c : f16 to f32
@@ -115,7 +115,7 @@ func.func @q4_0_prefill(%lo: tensor<8x2x16xf32>, %hi: tensor<8x2x16xf32>, %q: te
   } -> tensor<8x2x2x16xf32>
   %e2 = tensor.empty() : tensor<8x2x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x2x16xf32>) -> tensor<8x2x16xf32>
-  %r = linalg.generic {indexing_maps = [#pi, #d, #off, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#pi, #d, #off, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, accumulators = 8>}
       ins(%partial, %d, %offsets : tensor<8x2x2x16xf32>, tensor<2x2x16xf16>, tensor<8x2xf32>) outs(%init : tensor<8x2x16xf32>) {
   ^bb0(%a: f32, %c: f16, %offset: f32, %acc: f32):
     %shifted = arith.addf %a, %offset : f32
@@ -167,7 +167,7 @@ func.func @kquant_decode(%x: tensor<1x4x16xf32>, %q: tensor<4x4x16x16xi8>, %d: t
   } -> tensor<1x4x4x16xf32>
   %e2 = tensor.empty() : tensor<1x4x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
-  %r = linalg.generic {indexing_maps = [#pi, #d, #d, #sum, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#pi, #d, #d, #sum, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = kquant, accumulators = 8>}
       ins(%partial, %d, %m, %sums : tensor<1x4x4x16xf32>, tensor<4x4x16xf32>, tensor<4x4x16xf32>, tensor<1x4xf32>) outs(%init : tensor<1x4x16xf32>) {
   ^bb0(%a: f32, %scale: f32, %min: f32, %sum: f32, %acc: f32):
     %scaled = arith.mulf %a, %scale : f32
@@ -181,7 +181,7 @@ func.func @kquant_decode(%x: tensor<1x4x16xf32>, %q: tensor<4x4x16x16xi8>, %d: t
 
 // -----
 
-// Q4_0 over int8 inputs (convert-tfm-to-linalg{int8-inputs}), prefill of 8
+// Q4_0 over int8 inputs (tfm-cpu-lower-projections, int8 inputs), prefill of 8
 // rows: 16-bit integer sums per half block, loops (panel, row, block,
 // half, step, lane), then their scaled sum with the inputs' offsets and
 // scales per row and block, loops (panel, row, block, half, lane). The
@@ -248,7 +248,7 @@ func.func @q4_0_int8_prefill(%pairs: tensor<8x2x2x8xi16>, %q: tensor<2x2x2x8x16x
   %zero = arith.constant 0.0 : f32
   %e2 = tensor.empty() : tensor<8x2x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x2x16xf32>) -> tensor<8x2x16xf32>
-  %r = linalg.generic {indexing_maps = [#pi, #d, #rb, #rb, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#pi, #d, #rb, #rb, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, inputs = int8, accumulators = 8>}
       ins(%partial, %d, %offsets, %dx : tensor<8x2x2x2x16xi16>, tensor<2x2x16xf16>, tensor<8x2xf32>, tensor<8x2xf32>) outs(%init : tensor<8x2x16xf32>) {
   ^bb0(%a: i16, %c: f16, %offset: f32, %scale: f32, %acc: f32):
     %af = arith.sitofp %a : i16 to f32
@@ -349,7 +349,7 @@ func.func @q8_0x4_prefill(%quads: tensor<8x2x8xi32>, %q: tensor<2x2x8x16xi32>, %
   %zero = arith.constant 0.0 : f32
   %e2 = tensor.empty() : tensor<8x2x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x2x16xf32>) -> tensor<8x2x16xf32>
-  %r = linalg.generic {indexing_maps = [#pi4, #d4, #rb4, #rb4, #o4], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#pi4, #d4, #rb4, #rb4, #o4], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = q8_0x4, inputs = int8, accumulators = 8>}
       ins(%partial, %d, %offsets, %dx : tensor<8x2x2x16xi32>, tensor<2x2x16xf16>, tensor<8x2xf32>, tensor<8x2xf32>) outs(%init : tensor<8x2x16xf32>) {
   ^bb0(%a: i32, %c: f16, %offset: f32, %scale: f32, %acc: f32):
     %af = arith.sitofp %a : i32 to f32
@@ -468,7 +468,7 @@ func.func @q4_0x4_prefill(%low: tensor<8x2x4xi32>, %high: tensor<8x2x4xi32>, %q:
   %zero = arith.constant 0.0 : f32
   %e2 = tensor.empty() : tensor<8x2x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x2x16xf32>) -> tensor<8x2x16xf32>
-  %r = linalg.generic {indexing_maps = [#pi4, #d4, #rb4, #rb4, #o4], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#pi4, #d4, #rb4, #rb4, #o4], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = q4_0x4, inputs = int8, accumulators = 8>}
       ins(%partial, %d, %offsets, %dx : tensor<8x2x2x16xi32>, tensor<2x2x16xf16>, tensor<8x2xf32>, tensor<8x2xf32>) outs(%init : tensor<8x2x16xf32>) {
   ^bb0(%a: i32, %c: f16, %offset: f32, %scale: f32, %acc: f32):
     %af = arith.sitofp %a : i32 to f32

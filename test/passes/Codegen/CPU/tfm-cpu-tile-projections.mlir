@@ -18,11 +18,16 @@
 // CHECK:       %[[W:.*]] = vector.transfer_read {{.*}} : tensor<1x1x16xf32>, vector<8x1x16xf32>
 // CHECK:       %[[NEXT:.*]] = vector.contract {{.*}} %[[X]], %[[W]], %[[A]]
 // CHECK:       scf.yield %[[NEXT]] : vector<8x16xf32>
+// The kernel's loops carry its configuration, for the passes that read it
+// after bufferization (prefetch, dot instructions).
+// CHECK:     } {tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
 // CHECK:     vector.transfer_write %[[ACC]]
+// CHECK:   } {tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
 // CHECK: tensor.parallel_insert_slice
+// CHECK: } {tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
 // CHECK-NOT: linalg.generic
 func.func @prefill(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %init: tensor<16x4x16xf32>) -> tensor<16x4x16xf32> {
-  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
       ins(%x, %w : tensor<16x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<16x4x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -49,7 +54,7 @@ func.func @prefill(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %init: tensor<1
 // FEWTASKS: scf.forall (%{{.*}}) = (0) to (32) step (8)
 // FEWTASKS:   scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x1x16xf32>)
 func.func @decode(%x: tensor<1x8xf32>, %w: tensor<32x8x16xf32>, %init: tensor<1x32x16xf32>) -> tensor<1x32x16xf32> {
-  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
       ins(%x, %w : tensor<1x8xf32>, tensor<32x8x16xf32>) outs(%init : tensor<1x32x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -61,8 +66,8 @@ func.func @decode(%x: tensor<1x8xf32>, %w: tensor<32x8x16xf32>, %init: tensor<1x
 
 // -----
 
-// Other contractions (here: a row-major weight) are left to the generic
-// loop lowering.
+// Contractions that carry no projection's kernel configuration (here: a
+// row-major weight) are left to the generic loop lowering.
 // CHECK-LABEL: func.func @row_major_weight
 // CHECK-NOT: scf.forall
 // CHECK: linalg.generic
@@ -122,7 +127,7 @@ func.func @gated(%x: tensor<16x8xf32>, %w: tensor<8x8x16xf32>) -> tensor<16x64xf
   %one = arith.constant 1.0 : f32
   %empty = tensor.empty() : tensor<16x8x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x8x16xf32>) -> tensor<16x8x16xf32>
-  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
       ins(%x, %w : tensor<16x8xf32>, tensor<8x8x16xf32>) outs(%init : tensor<16x8x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -164,7 +169,7 @@ func.func @columns_read_twice(%x: tensor<16x8xf32>, %w: tensor<8x8x16xf32>) -> (
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<16x8x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x8x16xf32>) -> tensor<16x8x16xf32>
-  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
       ins(%x, %w : tensor<16x8xf32>, tensor<8x8x16xf32>) outs(%init : tensor<16x8x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -203,7 +208,7 @@ func.func @unvectorisable_epilogue(%x: tensor<16x8xf32>, %w: tensor<8x8x16xf32>)
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<16x8x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x8x16xf32>) -> tensor<16x8x16xf32>
-  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
       ins(%x, %w : tensor<16x8xf32>, tensor<8x8x16xf32>) outs(%init : tensor<16x8x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -252,7 +257,7 @@ func.func @residual_and_bias(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %resi
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<16x4x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x4x16xf32>) -> tensor<16x4x16xf32>
-  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
       ins(%x, %w : tensor<16x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<16x4x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -288,7 +293,7 @@ func.func @transposed_operand(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %oth
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<16x4x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x4x16xf32>) -> tensor<16x4x16xf32>
-  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
       ins(%x, %w : tensor<16x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<16x4x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -323,7 +328,7 @@ func.func @tile_too_large(%x: tensor<512x8xf32>, %w: tensor<4x8x16xf32>, %bias: 
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<512x4x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<512x4x16xf32>) -> tensor<512x4x16xf32>
-  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8>}
       ins(%x, %w : tensor<512x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<512x4x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b : f32
@@ -347,15 +352,15 @@ func.func @tile_too_large(%x: tensor<512x8xf32>, %w: tensor<4x8x16xf32>, %bias: 
 #w = affine_map<(p, s, k, j) -> (p, k, j)>
 #o = affine_map<(p, s, k, j) -> (s, p, j)>
 
-// Without an accumulators option the target decides: AVX2 has 16 registers
-// of 256 bits, half of them hold accumulators, and a 16-lane f32 row takes
-// two, so a micro-kernel keeps 4 rows.
+// The configuration's accumulators make the tile, whatever the target: 4
+// (what tfm-cpu-select-kernel-config chooses for AVX2, which has 16
+// registers of 256 bits) give a micro-kernel of 4 rows.
 // CHECK-LABEL: func.func @avx2_target
 // CHECK: scf.for %{{.*}} = %c0 to %c16 step %c4
 // CHECK:   scf.for {{.*}} -> (vector<4x16xf32>)
 module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
   func.func @avx2_target(%x: tensor<16x8xf32>, %w: tensor<4x8x16xf32>, %init: tensor<16x4x16xf32>) -> tensor<16x4x16xf32> {
-    %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+    %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 4>}
         ins(%x, %w : tensor<16x8xf32>, tensor<4x8x16xf32>) outs(%init : tensor<16x4x16xf32>) {
     ^bb0(%a: f32, %b: f32, %c: f32):
       %m = arith.mulf %a, %b : f32

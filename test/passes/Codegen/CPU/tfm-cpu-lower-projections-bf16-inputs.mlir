@@ -1,7 +1,9 @@
-// RUN: tfmc-opt %s -convert-tfm-to-linalg=bf16-inputs -split-input-file | FileCheck %s
-// RUN: tfmc-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s --check-prefix=DEFAULT
+// RUN: tfmc-opt %s -tfm-cpu-lower-projections -split-input-file | FileCheck %s
+// The bf16 projection configured for f32 inputs instead:
+// RUN: sed -e 's/inputs = bf16, //' %s | tfmc-opt -tfm-cpu-lower-projections -split-input-file | FileCheck %s --check-prefix=DEFAULT
 
-// A projection over bf16 panels with bf16 inputs. Each row's inputs are
+// A projection over bf16 panels with bf16 inputs (its configuration's).
+// Each row's inputs are
 // rounded to bf16 by integer arithmetic on their bits (round to nearest
 // even: + 0x7FFF (32767) + the kept part's lowest bit) and paired into an
 // i32, column 2i in the low half and 2i + 1 in the high half. The panels'
@@ -47,20 +49,21 @@
 // DEFAULT: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<2x64x16xbf16>)
 // DEFAULT:   arith.extf %{{.*}} : bf16 to f32
 func.func @bf16(%x: tensor<4x64xf32>, %w: tensor<2x64x16xbf16>) -> tensor<4x30xf32> {
-  %y = tfm.packed_linear %x, %w {out_features = 30 : i64} : tensor<4x64xf32>, tensor<2x64x16xbf16> -> tensor<4x30xf32>
+  %y = tfm_cpu.packed_linear %x, %w {config = #tfm_cpu.projection<panels = bf16, inputs = bf16, accumulators = 8>, out_features = 30 : i64} : tensor<4x64xf32>, tensor<2x64x16xbf16> -> tensor<4x30xf32>
   return %y : tensor<4x30xf32>
 }
 
 // -----
 
-// Only bf16 panels of an even number of input features pair up: f16 and
-// f32 panels, and bf16 ones of odd width, keep f32 inputs.
+// f16 panels, and bf16 ones of an odd number of input features (which
+// tfm-cpu-select-kernel-config leaves f32 inputs: pairs need an even one),
+// take f32 inputs.
 // CHECK-LABEL: func.func @unpaired
 // CHECK-NOT: xi32>
 // CHECK: ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<2x64x16xf16>)
 // CHECK: ins(%{{.*}}, %{{.*}} : tensor<4x63xf32>, tensor<2x63x16xbf16>)
 func.func @unpaired(%x: tensor<4x64xf32>, %w: tensor<2x64x16xf16>, %x2: tensor<4x63xf32>, %w2: tensor<2x63x16xbf16>) -> (tensor<4x32xf32>, tensor<4x32xf32>) {
-  %y = tfm.packed_linear %x, %w {out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x64x16xf16> -> tensor<4x32xf32>
-  %z = tfm.packed_linear %x2, %w2 {out_features = 32 : i64} : tensor<4x63xf32>, tensor<2x63x16xbf16> -> tensor<4x32xf32>
+  %y = tfm_cpu.packed_linear %x, %w {config = #tfm_cpu.projection<panels = f16, accumulators = 8>, out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x64x16xf16> -> tensor<4x32xf32>
+  %z = tfm_cpu.packed_linear %x2, %w2 {config = #tfm_cpu.projection<panels = bf16, accumulators = 8>, out_features = 32 : i64} : tensor<4x63xf32>, tensor<2x63x16xbf16> -> tensor<4x32xf32>
   return %y, %z : tensor<4x32xf32>, tensor<4x32xf32>
 }

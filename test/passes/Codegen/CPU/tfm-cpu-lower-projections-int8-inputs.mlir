@@ -1,7 +1,8 @@
-// RUN: tfmc-opt %s -convert-tfm-to-linalg=int8-inputs -split-input-file | FileCheck %s
-// RUN: tfmc-opt %s -convert-tfm-to-linalg -split-input-file | FileCheck %s --check-prefix=DEFAULT
+// RUN: tfmc-opt %s -tfm-cpu-lower-projections -split-input-file | FileCheck %s
+// The Q4_0 projection configured for f32 inputs instead:
+// RUN: sed -e 's/panels = q4_0, inputs = int8, accumulators = 8, dot = vpmaddubsw/panels = q4_0, accumulators = 8/' %s | tfmc-opt -tfm-cpu-lower-projections -split-input-file | FileCheck %s --check-prefix=DEFAULT
 
-// A Q4_0 projection over int8 inputs. Each row's blocks of 32 inputs are
+// A Q4_0 projection over int8 inputs (its configuration's). Each row's blocks of 32 inputs are
 // quantized as llama.cpp's Q8_0 activations: d = max|x| / 127 and 1 / d
 // once per block, q = roundeven(x * (1 / d)) as i8, and -4 * sum(q) per block, which each of
 // the block's two halves adds for Q4_0's offset of 8. Each step i of half
@@ -63,27 +64,27 @@
 // DEFAULT-NOT: xi16>
 // DEFAULT: return
 func.func @q4_0(%x: tensor<4x64xf32>, %q: tensor<2x2x16x16xi8>, %d: tensor<2x2x16xf16>) -> tensor<4x32xf32> {
-  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0", out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x16x16xi8>, tensor<2x2x16xf16> -> tensor<4x32xf32>
+  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = q4_0, inputs = int8, accumulators = 8, dot = vpmaddubsw>, out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x16x16xi8>, tensor<2x2x16xf16> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }
 
 // -----
 
-// The option is for Q4_0: Q8_0 blocks keep f32 inputs (tfm-cpu-pack-weights
-// gives Q8_0 int8 inputs by choosing the q8_0x4 panels).
+// Q8_0 blocks take f32 inputs (Q8_0 takes int8 inputs in the q8_0x4
+// panels that tfm-cpu-select-kernel-config chooses for them).
 // CHECK-LABEL: func.func @q8_0
 // CHECK-NOT: math.roundeven
 // CHECK-NOT: xi16>
 // CHECK: return
 func.func @q8_0(%x: tensor<1x64xf32>, %q: tensor<2x2x32x16xi8>, %d: tensor<2x2x16xf16>) -> tensor<1x32xf32> {
-  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0", out_features = 32 : i64} : tensor<1x64xf32>, tensor<2x2x32x16xi8>, tensor<2x2x16xf16> -> tensor<1x32xf32>
+  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = q8_0, accumulators = 8>, out_features = 32 : i64} : tensor<1x64xf32>, tensor<2x2x32x16xi8>, tensor<2x2x16xf16> -> tensor<1x32xf32>
   return %y : tensor<1x32xf32>
 }
 
 // -----
 
 // q8_0x4 panels (Q8_0, four columns of a row in each i32) always take int8
-// inputs, with or without the option. The inputs are quantized as for
+// inputs (the configuration's verifier says so). The inputs are quantized as for
 // Q4_0 but offset by -128 * sum(q) per block; each step's four int8 inputs
 // become one i32 (byte t: column 4i + t). The integer sums per block are
 // i32 over 8 steps, loops (panel, row, block, step, lane): per byte, the
@@ -124,7 +125,7 @@ func.func @q8_0(%x: tensor<1x64xf32>, %q: tensor<2x2x32x16xi8>, %d: tensor<2x2x1
 // DEFAULT: math.roundeven
 // DEFAULT: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x2x8xi32>, tensor<2x2x8x16xi32>) outs(%{{.*}} : tensor<4x2x2x16xi32>)
 func.func @q8_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x8x16xi32>, %d: tensor<2x2x16xf16>) -> tensor<4x32xf32> {
-  %y = tfm.quantized_linear %x, %q, %d {format = "q8_0x4", out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x8x16xi32>, tensor<2x2x16xf16> -> tensor<4x32xf32>
+  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = q8_0x4, inputs = int8, accumulators = 8, dot = vpdpbusd16>, out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x8x16xi32>, tensor<2x2x16xf16> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }
 
@@ -167,6 +168,6 @@ func.func @q8_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x8x16xi32>, %d: tensor<2x2
 // DEFAULT: math.roundeven
 // DEFAULT: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x2x4xi32>, tensor<4x2x4xi32>, tensor<2x2x4x16xi32>) outs(%{{.*}} : tensor<4x2x2x16xi32>)
 func.func @q4_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x4x16xi32>, %d: tensor<2x2x16xf16>) -> tensor<4x32xf32> {
-  %y = tfm.quantized_linear %x, %q, %d {format = "q4_0x4", out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x4x16xi32>, tensor<2x2x16xf16> -> tensor<4x32xf32>
+  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = q4_0x4, inputs = int8, accumulators = 8, dot = vpdpbusd16>, out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x4x16xi32>, tensor<2x2x16xf16> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }

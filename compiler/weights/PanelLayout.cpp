@@ -1,0 +1,96 @@
+//===- PanelLayout.cpp - The panel layouts of projection weights ----------===//
+#include "compiler/weights/PanelLayout.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace tfmc::weights;
+
+// stringifyPanelFormat, symbolizePanelFormat, and PanelPart's.
+#include "compiler/weights/PanelLayout.cpp.inc"
+
+bool tfmc::weights::isBlockFormat(PanelFormat format) {
+  return format != PanelFormat::f32 && format != PanelFormat::f16 &&
+         format != PanelFormat::bf16;
+}
+
+std::optional<PanelFormat> tfmc::weights::valuePanelFormat(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return PanelFormat::f32;
+  case ElementType::F16:
+    return PanelFormat::f16;
+  case ElementType::BF16:
+    return PanelFormat::bf16;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<ElementType> tfmc::weights::panelElementType(PanelFormat format) {
+  switch (format) {
+  case PanelFormat::f32:
+    return ElementType::F32;
+  case PanelFormat::f16:
+    return ElementType::F16;
+  case PanelFormat::bf16:
+    return ElementType::BF16;
+  case PanelFormat::q8_0:
+  case PanelFormat::q8_0x4:
+    return ElementType::Q8_0;
+  case PanelFormat::q4_0:
+  case PanelFormat::q4_0x4:
+    return ElementType::Q4_0;
+  case PanelFormat::kquant:
+  case PanelFormat::kquant4:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+int64_t tfmc::weights::valuesPerQuant(PanelFormat format) {
+  switch (format) {
+  case PanelFormat::q4_0:
+  case PanelFormat::kquant4:
+    return 2;
+  case PanelFormat::q8_0x4:
+    return 4;
+  case PanelFormat::q4_0x4:
+    return 8;
+  default:
+    return 1;
+  }
+}
+
+unsigned tfmc::weights::quantBits(PanelFormat format) {
+  return format == PanelFormat::q8_0x4 || format == PanelFormat::q4_0x4 ? 32
+                                                                        : 8;
+}
+
+bool tfmc::weights::holdsNibbles(PanelFormat format) {
+  return format == PanelFormat::q4_0 || format == PanelFormat::kquant4;
+}
+
+bool tfmc::weights::hasMins(PanelFormat format) {
+  return format == PanelFormat::kquant || format == PanelFormat::kquant4;
+}
+
+int64_t tfmc::weights::blockValues(PanelFormat format,
+                                   llvm::ArrayRef<ElementType> stored) {
+  if (!isBlockFormat(format))
+    return 1;
+  if (format != PanelFormat::kquant)
+    return 32;
+  bool allQ5K = !stored.empty() && llvm::all_of(stored, [](ElementType type) {
+    return type == ElementType::Q5_K;
+  });
+  return allQ5K ? 32 : 16;
+}
+
+bool tfmc::weights::hasZeroMins(PanelFormat format,
+                                llvm::ArrayRef<ElementType> stored) {
+  return format == PanelFormat::kquant && !stored.empty() &&
+         llvm::all_of(stored, [](ElementType type) {
+           return type == ElementType::Q6_K;
+         });
+}

@@ -1,0 +1,43 @@
+//===- PackageKeys.h - The metadata keys of a model package ---------------===//
+//
+// The compiler writes these keys into a package (compiler/link) and the
+// runtime reads them (Main.cpp, ModelLibrary.cpp): one list for both sides.
+// Values are text; lists are comma-separated.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_RUNTIME_PACKAGEKEYS_H
+#define TFMC_RUNTIME_PACKAGEKEYS_H
+
+namespace tfm::rt::keys {
+
+inline constexpr const char kTokenizerKind[] = "tokenizer.kind";
+inline constexpr const char kTokenizerData[] = "tokenizer.data";
+inline constexpr const char kBosToken[] = "token.bos";
+inline constexpr const char kEosToken[] = "token.eos";
+/// Ids besides EOS that end a generation ("128008,128009").
+inline constexpr const char kStopTokens[] = "token.stop";
+inline constexpr const char kDescription[] = "model.description";
+inline constexpr const char kNote[] = "model.note";
+/// An encoder's `--embed` defaults: "mean", "cls", "max", "mean_sqrt_len"
+/// or "last"; "1" to L2-normalise; where they came from.
+inline constexpr const char kEmbeddingPooling[] = "embedding.pooling";
+inline constexpr const char kEmbeddingNormalize[] = "embedding.normalize";
+inline constexpr const char kEmbeddingSource[] = "embedding.source";
+/// A generation_config.json's sampling defaults (present when the model
+/// has one): "1" when it samples (else greedy), and the fields it set.
+inline constexpr const char kSample[] = "generation.do_sample";
+inline constexpr const char kTemperature[] = "generation.temperature";
+inline constexpr const char kTopK[] = "generation.top_k";
+inline constexpr const char kTopP[] = "generation.top_p";
+inline constexpr const char kMinP[] = "generation.min_p";
+inline constexpr const char kRepetitionPenalty[] =
+    "generation.repetition_penalty";
+/// The machine the code was generated for: LLVM's CPU name ("znver4") and
+/// the features it enabled ("avx2,avx512f,..."), which the runtime checks
+/// before running it (CpuFeatures.h). A package for a device has none.
+inline constexpr const char kTargetCpu[] = "target.cpu";
+inline constexpr const char kTargetFeatures[] = "target.features";
+
+} // namespace tfm::rt::keys
+
+#endif // TFMC_RUNTIME_PACKAGEKEYS_H
