@@ -21,6 +21,10 @@ using namespace mlir::tfm;
 
 namespace {
 
+/// The CPU backend's dialect (passes/Codegen/CPU/IR), named rather than
+/// linked: the GPU passes do not depend on the CPU's.
+constexpr llvm::StringLiteral kCpuDialectNamespace = "tfm_cpu";
+
 /// What the configs need to know of the GPU.
 struct GpuArch {
   int64_t multiprocessors;
@@ -409,9 +413,12 @@ struct TfmGpuSelectKernelConfig
                           gemvMaxRows);
     SmallVector<Operation *> tensorCoreOps;
     WalkResult result = module.walk([&](Operation *op) -> WalkResult {
-      if (isa<QuantizedLinearOp, PackedLinearOp>(op))
-        return op->emitOpError("has no GPU kernel (quantized and CPU-packed "
-                               "projections are CPU-only so far)");
+      // The CPU backend's configured ops (packed and quantized panels)
+      // come after its configuration, never before the GPU's.
+      if (op->getDialect() &&
+          op->getDialect()->getNamespace() == kCpuDialectNamespace)
+        return op->emitOpError("is the CPU backend's (tfm_cpu): the GPU "
+                               "pipeline takes target-neutral linalg");
       if (isa<TfmDialect>(op->getDialect()) &&
           !isa<AttentionKernelOp, WeightOp, GlobalWeightOp>(op))
         return op->emitOpError("has no GPU kernel: the GPU pipeline takes "

@@ -12,6 +12,15 @@ func.func @unconverted(%x: tensor<4x64xf32>, %g: tensor<64xf32>) -> tensor<4x64x
 
 // -----
 
+// The CPU backend's configured ops are not the GPU's input.
+func.func @cpu_packed(%x: tensor<4x8xf32>, %w: tensor<3x8x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{is the CPU backend's (tfm_cpu): the GPU pipeline takes target-neutral linalg}}
+  %y = tfm_cpu.packed_linear %x, %w {config = #tfm_cpu.projection<panels = f32, accumulators = 8>, out_features = 40 : i64} : tensor<4x8xf32>, tensor<3x8x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
 func.func @dynamic(%a: tensor<?x64xf32>) -> tensor<?x64xf32> {
   // expected-error @+1 {{has dynamic shapes: no GPU kernel for it}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<?x64xf32>) outs(%a : tensor<?x64xf32>) {
