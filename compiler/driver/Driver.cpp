@@ -201,6 +201,10 @@ public:
                     " exceeds the model's context length of " +
                     llvm::Twine(contextLength));
       contextLength = transform.contextLength;
+    } else if (llvm::Error error = checkCacheSize(contextLength)) {
+      // A context no cache could hold is a broken or hostile file, capped
+      // or not.
+      return fail(std::move(error));
     } else if (!networkIR && contextLength > kDefaultContextLength) {
       // Qwen2.5's 131072 positions would be a KV cache of gigabytes that
       // few prompts use: the default stops at a size every machine holds.
