@@ -3,7 +3,7 @@
 // Transforms/ rewrites tfm networks whatever the target; Conversion/ leaves
 // the tfm dialect; Codegen/Common/ holds the code generation steps every
 // target shares, and Codegen/CPU/ what chooses layouts, tiles, vector widths
-// and memory plans for CPUs.
+// and memory plans for CPUs, Codegen/GPU/ how kernels map onto CUDA GPUs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_PASSES_PASSES_H
@@ -11,6 +11,7 @@
 
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/Common/Passes.h"
+#include "passes/Codegen/GPU/Passes.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/Transforms/Passes.h"
 
@@ -22,6 +23,7 @@ inline void registerTfmPasses() {
   registerTfmConversionPasses();
   registerTfmCodegenCommonPasses();
   registerTfmCodegenCPUPasses();
+  registerTfmCodegenGPUPasses();
 }
 
 } // namespace mlir::tfm

@@ -23,7 +23,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tfmc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["tfmc", "tfmc-opt", "tfm-tokenize", "tfmc-unittests", "tfmc-compiler-unittests"],
+    ["tfmc", "tfmc-opt", "tfm-tokenize", "tfmc-unittests", "tfmc-compiler-unittests",
+     "tfm-cuda-unittests"],
     tool_dirs)
 config.substitutions.append(("%python", config.python3))
 # The C compiler of the build (cc; clang-22 in the sanitized build, whose
@@ -46,6 +47,14 @@ config.substitutions.append(("%mlir_runner_libs", ",".join(runner_libs)))
 if (os.path.isfile(os.path.join(config.llvm_tools_dir, "mlir-runner"))
         and all(os.path.isfile(lib) for lib in runner_libs)):
     config.available_features.add("mlir-runner")
+
+# The CUDA toolkit's assembler, when installed: GPU tests assemble the PTX
+# they generate (no GPU needed).
+cuda_bin = "/usr/local/cuda/bin"
+if os.path.isfile(os.path.join(cuda_bin, "ptxas")):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", os.path.join(cuda_bin, "ptxas")))
+    config.substitutions.append(("%cuda_toolkit", os.path.dirname(cuda_bin)))
 
 # Real checkpoints live in ../shared/models; tests that need them say
 # `REQUIRES: shared-models` and are reported UNSUPPORTED (with this note) when
@@ -82,13 +91,11 @@ if platform.machine() == "x86_64":
         pass
 
 # The Halide kernel generator is built where libHalide14 is installed
-# (test/halide); CUDA's ptxas assembles its PTX; pocl runs its OpenCL
-# schedules on the CPU.
+# (test/halide; its PTX is assembled with the `ptxas` feature above); pocl
+# runs its OpenCL schedules on the CPU.
 if os.path.isfile(os.path.join(config.tfmc_tools_dir, "tfmc-halide-gen")):
     config.available_features.add("halide")
     llvm_config.add_tool_substitutions(["tfmc-halide-gen"], tool_dirs)
-if os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
-    config.available_features.add("ptxas")
 if os.path.isfile("/etc/OpenCL/vendors/pocl.icd") and os.path.exists(
         "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1"):
     config.available_features.add("pocl")

@@ -1,0 +1,161 @@
+//===- GpuPipeline.cpp - The GPU (CUDA) code generation pipeline ----------===//
+//
+// linalg on tensors -> kernel configs -> block/warp/thread foralls with
+// vector code in warp-wide vectors -> buffers (the IR the CPU numerics tests
+// run) -> lanes and mma.sync -> gpu.launch -> outlined, deduplicated
+// gpu.funcs -> NVVM -> one fatbin per kernel module (PTX and cubins) -> host
+// code calling the mgpu* functions of runtime/device/cuda/.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Codegen/GPU/GpuPipeline.h"
+
+#include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/Common/Passes.h"
+#include "passes/Codegen/GPU/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+std::string mlir::tfm::kernelArch(const GpuCodegenOptions &options) {
+  return options.cudaArch.empty() ? std::string("sm_80")
+                                  : std::string(options.cudaArch);
+}
+
+static void cleanup(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::tfm::buildGpuMappedPipeline(OpPassManager &pm,
+                                       const GpuCodegenOptions &options) {
+  // The weights are one device buffer laid out as on the CPU (the package
+  // is the same); each tfm.weight becomes a view of it.
+  pm.addPass(createTfmCpuBindWeights());
+  cleanup(pm);
+  if (options.fuseElementwise) {
+    pm.addPass(createTfmFuseElementwise());
+    cleanup(pm);
+  }
+  // Every reduction's tiles fill their own slice of its output.
+  pm.addNestedPass<func::FuncOp>(createTfmSplitSharedFills());
+
+  TfmGpuSelectKernelConfigOptions select;
+  select.arch = kernelArch(options);
+  select.tensorCores = options.tensorCores;
+  select.attentionSplits = options.attentionSplits;
+  pm.addPass(createTfmGpuSelectKernelConfig(select));
+  pm.addNestedPass<func::FuncOp>(createTfmGpuTileAndDistribute());
+  pm.addNestedPass<func::FuncOp>(createTfmGpuLowerAttention());
+  cleanup(pm);
+  pm.addNestedPass<func::FuncOp>(createTfmGpuVectorize());
+  cleanup(pm);
+
+  // Polynomials instead of libdevice calls for exp/tanh/erf: plain FMAs in
+  // the kernels (sin/cos of RoPE still come from libdevice).
+  pm.addPass(createTfmApproximateMath());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // As on the CPU: the cache is updated in place, the logits are written to
+  // the caller's buffer.
+  pm.addPass(createTfmDropInPlaceResults());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  cleanup(pm);
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Intermediates in the caller's scratch (a device buffer), planned at
+  // compile time as on the CPU: no allocation per call.
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createOptimizeAllocationLivenessPass());
+  pm.addPass(createTfmCpuPlanMemory());
+  cleanup(pm);
+}
+
+void mlir::tfm::buildGpuToLLVMPipeline(OpPassManager &pm,
+                                       const GpuCodegenOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createTfmGpuDistributeToLanes());
+  // What no config vectorised (a thread's reduction, fills) as loops.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  cleanup(pm);
+  pm.addNestedPass<func::FuncOp>(createTfmGpuMapToLaunches());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createTfmGpuDedupKernels());
+  pm.addPass(createTfmGpuMergeKernelModules());
+
+  // The kernels: NVVM.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createTfmGpuExpandSubgroupReduce());
+  kernels.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createTfmGpuLowerVectors());
+  kernels.addPass(createConvertNVGPUToNVVMPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  TfmGpuSerializeKernelsOptions serialize;
+  std::string arch = kernelArch(options);
+  serialize.ptx = {arch};
+  serialize.cubin = {options.cudaArch.empty() ? std::string("sm_90") : arch};
+  serialize.toolkit = options.cudaToolkit;
+  serialize.ptxFile = options.ptxFile;
+  pm.addPass(createTfmGpuSerializeKernels(serialize));
+
+  // The host: launches on one stream per entry call. The entries take bare
+  // pointers (the ABI): their signatures are converted first, so that
+  // gpu-to-llvm passes the kernels full memref descriptors (their buffers
+  // have dynamic offsets and sizes), built from those pointers.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tfm::buildGpuCodegenPipeline(OpPassManager &pm,
+                                        const GpuCodegenOptions &options) {
+  buildGpuMappedPipeline(pm, options);
+  buildGpuToLLVMPipeline(pm, options);
+}
+
+void mlir::tfm::registerGpuPipelines() {
+  PassPipelineRegistration<GpuCodegenOptions>(
+      "tfm-gpu-pipeline",
+      "linalg on tensors -> host code launching CUDA kernels (PTX + cubin)",
+      buildGpuCodegenPipeline);
+  PassPipelineRegistration<GpuCodegenOptions>(
+      "tfm-gpu-mapped-pipeline",
+      "linalg on tensors -> kernels as mapped foralls on buffers (runs on a "
+      "CPU)",
+      buildGpuMappedPipeline);
+}

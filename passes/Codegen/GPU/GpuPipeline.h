@@ -1,0 +1,72 @@
+//===- GpuPipeline.h - The GPU (CUDA) code generation pipeline --*- C++ -*-===//
+#ifndef TFMC_PASSES_CODEGEN_GPU_GPUPIPELINE_H
+#define TFMC_PASSES_CODEGEN_GPU_GPUPIPELINE_H
+
+#include "passes/PipelineOptions.h"
+
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::tfm {
+
+/// Options of the GPU code generation phase (tfmc's flags when
+/// --target=cuda, and the tfm-gpu-pipeline's options).
+struct GpuCodegenOptions : public PhaseOptions<GpuCodegenOptions> {
+  Option<std::string> cudaArch{
+      *this, "cuda-arch",
+      llvm::cl::desc("The GPU to generate code for: sm_80, sm_86, sm_89 or "
+                     "sm_90, embedded as its PTX and a cubin (default: "
+                     "kernels chosen for sm_80, its PTX and an sm_90 cubin "
+                     "embedded)"),
+      llvm::cl::init("")};
+  Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("Prefill projections over f16/bf16 weights on tensor "
+                     "cores (unfinished: their mma.sync lowering fails with "
+                     "a diagnostic)"),
+      llvm::cl::init(false)};
+  Option<int64_t> attentionSplits{
+      *this, "attention-splits",
+      llvm::cl::desc("Key ranges decode attention walks in parallel (0: one "
+                     "per 256 cache positions)"),
+      llvm::cl::init(0)};
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse elementwise producers into their consumers "
+                     "(fewer kernels)"),
+      llvm::cl::init(true)};
+  Option<std::string> ptxFile{
+      *this, "ptx-file",
+      llvm::cl::desc("Also write the PTX of all kernels to this file (one "
+                     "file that ptxas assembles)"),
+      llvm::cl::init("")};
+  Option<std::string> cudaToolkit{
+      *this, "cuda-toolkit",
+      llvm::cl::desc("CUDA toolkit whose ptxas and fatbinary assemble the "
+                     "cubins"),
+      llvm::cl::init("/usr/local/cuda")};
+};
+
+/// The arch kernel configs are chosen for (cuda-arch, or sm_80).
+std::string kernelArch(const GpuCodegenOptions &options);
+
+/// linalg on tensors (convert-tfm-to-linalg's output) -> buffers with
+/// kernels as `scf.forall`s mapped to blocks, warps and threads and vector
+/// code in warp-wide vectors. This IR still runs on a CPU (foralls as
+/// loops): the numerics tests execute it.
+void buildGpuMappedPipeline(OpPassManager &pm,
+                            const GpuCodegenOptions &options);
+/// The mapped IR -> host code in the LLVM dialect launching kernels of a
+/// gpu.binary (PTX and cubins in a fatbin) through the mgpu* functions of
+/// runtime/device/cuda/.
+void buildGpuToLLVMPipeline(OpPassManager &pm,
+                            const GpuCodegenOptions &options);
+/// Both: linalg on tensors -> LLVM dialect with embedded kernels.
+void buildGpuCodegenPipeline(OpPassManager &pm,
+                             const GpuCodegenOptions &options);
+
+/// Registers `tfm-gpu-pipeline` (buildGpuCodegenPipeline) for tfmc-opt.
+void registerGpuPipelines();
+
+} // namespace mlir::tfm
+
+#endif // TFMC_PASSES_CODEGEN_GPU_GPUPIPELINE_H

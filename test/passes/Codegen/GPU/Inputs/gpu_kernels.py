@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""GPU kernels run on the CPU: a GEMV, an RMS norm, an f32 GEMM and a GEMM
+over f16 weights on tensor-core tiles.
+
+  emit KERNEL OUT.mlir
+      Writes a module whose @compute computes KERNEL over seeded random
+      inputs (constants) with linalg on tensors, as convert-tfm-to-linalg
+      writes it, and prints the result with printMemrefF32. Run through
+      tfm-gpu-mapped-pipeline, the kernel is the GPU schedule's tiled,
+      block/warp/thread-mapped IR with its warp-wide vectors; with
+      scf-forall-to-for it runs on one CPU thread.
+  wrap < MAPPED.mlir > RUNNABLE.mlir
+      The mapped module with a @main that gives @compute the scratch
+      buffer the pipeline planned for it (an entry's argument), and without
+      the tfm attributes mlir-runner cannot parse.
+  check KERNEL PRINTED
+      Compares what @main printed with the same computation in float64
+      (plain Python): every element within 1e-5 of the largest, relative.
+
+The shapes are chosen so that the schedule's edges are exercised: a reduced
+dimension that is not a multiple of a warp's chunk (masked last slice), more
+output rows than a block's warps, a GEMM whose tiles do not cover a square.
+"""
+import math
+import random
+import re
+import struct
+import sys
+
+KERNELS = {
+    # name: (rows, features, outputs)
+    "gemv": (1, 200, 96),
+    "norm": (3, 160, 0),
+    "gemm": (32, 72, 48),
+    # f16 weights on tensor-core tiles (activations rounded to f16).
+    "gemm16": (32, 64, 32),
+}
+
+
+def inputs(kernel):
+    rows, features, outputs = KERNELS[kernel]
+    rng = random.Random(7)
+    x = [[rng.uniform(-1, 1) for _ in range(features)] for _ in range(rows)]
+    w = ([[rng.uniform(-1, 1) for _ in range(features)]
+          for _ in range(outputs)] if outputs else
+         [[rng.uniform(0.5, 1.5) for _ in range(features)]])
+    return x, w
+
+
+def literal(matrix):
+    # Exact in f32: the printed constants are what the kernel reads.
+    return "[" + ", ".join(
+        "[" + ", ".join("%.9e" % v for v in row) + "]" for row in matrix) + "]"
+
+
+PROJECTION = """\
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{rows}x{outputs}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{rows}x{outputs}xf32>) -> tensor<{rows}x{outputs}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, m, k) -> (m, k)>, affine_map<(n, m, k) -> (n, k)>, affine_map<(n, m, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x, %w : tensor<{rows}x{features}xf32>, tensor<{outputs}x{features}xf32>) outs(%f : tensor<{rows}x{outputs}xf32>) {{
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }} -> tensor<{rows}x{outputs}xf32>
+"""
+
+PROJECTION16 = """\
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{rows}x{outputs}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{rows}x{outputs}xf32>) -> tensor<{rows}x{outputs}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, m, k) -> (m, k)>, affine_map<(n, m, k) -> (n, k)>, affine_map<(n, m, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x, %w : tensor<{rows}x{features}xf32>, tensor<{outputs}x{features}xf16>) outs(%f : tensor<{rows}x{outputs}xf32>) {{
+  ^bb0(%a: f32, %b: f16, %acc: f32):
+    %bw = arith.extf %b : f16 to f32
+    %p = arith.mulf %a, %bw : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }} -> tensor<{rows}x{outputs}xf32>
+"""
+
+NORM = """\
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{rows}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{rows}xf32>) -> tensor<{rows}xf32>
+  %ss = linalg.generic {{indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (m)>], iterator_types = ["parallel", "reduction"]}} ins(%x : tensor<{rows}x{features}xf32>) outs(%f : tensor<{rows}xf32>) {{
+  ^bb0(%a: f32, %acc: f32):
+    %p = arith.mulf %a, %a : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }} -> tensor<{rows}xf32>
+  %e2 = tensor.empty() : tensor<{rows}x{features}xf32>
+  %g = tensor.collapse_shape %w [[0, 1]] : tensor<1x{features}xf32> into tensor<{features}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (m)>, affine_map<(m, k) -> (k)>, affine_map<(m, k) -> (m, k)>], iterator_types = ["parallel", "parallel"]}} ins(%x, %ss, %g : tensor<{rows}x{features}xf32>, tensor<{rows}xf32>, tensor<{features}xf32>) outs(%e2 : tensor<{rows}x{features}xf32>) {{
+  ^bb0(%a: f32, %sum: f32, %gain: f32, %out: f32):
+    %n = arith.constant {features}.0 : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %mean = arith.divf %sum, %n : f32
+    %v = arith.addf %mean, %eps : f32
+    %rs = math.rsqrt %v : f32
+    %y = arith.mulf %a, %rs : f32
+    %z = arith.mulf %y, %gain : f32
+    linalg.yield %z : f32
+  }} -> tensor<{rows}x{features}xf32>
+"""
+
+
+def emit(kernel, path):
+    rows, features, outputs = KERNELS[kernel]
+    x, w = inputs(kernel)
+    body = (NORM if kernel == "norm" else
+            PROJECTION16 if kernel == "gemm16" else PROJECTION).format(
+        rows=rows, features=features, outputs=outputs)
+    out_cols = features if kernel == "norm" else outputs
+    out = "tensor<%dx%dxf32>" % (rows, out_cols)
+    # The inputs are 64-byte aligned buffers, as the weights and the
+    # intermediates are, so the kernels load them 16 bytes a lane.
+    wtype = "f16" if kernel == "gemm16" else "f32"
+    if kernel == "gemm16":
+        w = [[f16(v) for v in row] for row in w]
+    xt = "%dx%dxf32" % (rows, features)
+    wt = "%dx%dx%s" % (len(w), features, wtype)
+    lines = [
+        "func.func private @printMemrefF32(memref<*xf32>) "
+        "attributes {llvm.emit_c_interface}",
+        "memref.global \"private\" constant @x : memref<%s> = dense<%s> "
+        "{alignment = 64 : i64}" % (xt, literal(x)),
+        "memref.global \"private\" constant @w : memref<%s> = dense<%s> "
+        "{alignment = 64 : i64}" % (wt, literal(w)),
+        "func.func @compute() {",
+        "  %%xm = memref.get_global @x : memref<%s>" % xt,
+        "  %%x = bufferization.to_tensor %%xm restrict : memref<%s> to "
+        "tensor<%s>" % (xt, xt),
+        "  %%wm = memref.get_global @w : memref<%s>" % wt,
+        "  %%w = bufferization.to_tensor %%wm restrict : memref<%s> to "
+        "tensor<%s>" % (wt, wt),
+        body.rstrip("\n"),
+        "  %%m = bufferization.to_buffer %%r : %s to %s"
+        % (out, out.replace("tensor", "memref")),
+        "  %%u = memref.cast %%m : %s to memref<*xf32>"
+        % out.replace("tensor", "memref"),
+        "  call @printMemrefF32(%u) : (memref<*xf32>) -> ()",
+        "  return",
+        "}",
+    ]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def f16(value):
+    # Rounded to the nearest half, as the kernel reads (and rounds) it.
+    return struct.unpack("e", struct.pack("e", value))[0]
+
+
+def f32(value):
+    # The constants as the kernel reads them.
+    return float("%.9e" % value)
+
+
+def reference(kernel):
+    x, w = inputs(kernel)
+    x = [[f32(v) for v in row] for row in x]
+    w = [[f32(v) for v in row] for row in w]
+    if kernel == "norm":
+        out = []
+        for row in x:
+            rs = 1.0 / math.sqrt(sum(v * v for v in row) / len(row) + 1e-5)
+            out.append([v * rs * g for v, g in zip(row, w[0])])
+        return out
+    if kernel == "gemm16":
+        # Tensor cores take the activations in the weights' type.
+        x = [[f16(v) for v in row] for row in x]
+        w = [[f16(v) for v in row] for row in w]
+    return [[sum(a * b for a, b in zip(row, weights)) for weights in w]
+            for row in x]
+
+
+def check(kernel, path):
+    with open(path) as f:
+        text = f.read()
+    data = text[text.index("data =") + len("data ="):]
+    numbers = [float(v) for v in
+               re.findall(r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)", data)]
+    ref = [v for row in reference(kernel) for v in row]
+    if len(numbers) != len(ref):
+        print("FAIL: printed %d values, expected %d" % (len(numbers), len(ref)))
+        return 1
+    scale = max(abs(v) for v in ref)
+    error = max(abs(a - b) for a, b in zip(numbers, ref)) / scale
+    if not error <= 1e-5:
+        print("FAIL: relative error %.3g > 1e-5" % error)
+        return 1
+    print("PASS: %s, %d outputs" % (kernel, len(ref)))
+    return 0
+
+
+def wrap():
+    text = sys.stdin.read()
+    text = re.sub(r"tfm\.weights = #tfm\.weights_layout<[^>]*>", "", text)
+    scratch = re.search(r"func\.func @compute\(%arg0: memref<(\d+)xi8>", text)
+    main = ["  func.func @main() {"]
+    if scratch:
+        main += ["    %%s = memref.alloc() {alignment = 64 : i64} : "
+                 "memref<%sxi8>" % scratch.group(1),
+                 "    call @compute(%%s) : (memref<%sxi8>) -> ()"
+                 % scratch.group(1)]
+    else:
+        main.append("    call @compute() : () -> ()")
+    main += ["    return", "  }"]
+    end = text.rstrip().rfind("}")
+    sys.stdout.write(text[:end] + "\n".join(main) + "\n}\n")
+    return 0
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "wrap":
+        return wrap()
+    if len(argv) != 4 or argv[1] not in ("emit", "check") or \
+            argv[2] not in KERNELS:
+        print(__doc__.splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    if argv[1] == "emit":
+        emit(argv[2], argv[3])
+        return 0
+    return check(argv[2], argv[3])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

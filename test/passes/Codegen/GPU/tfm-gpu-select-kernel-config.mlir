@@ -1,0 +1,104 @@
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-kernel-config=tensor-cores=true | FileCheck %s
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-kernel-config=arch=sm_90 | FileCheck %s --check-prefix=SM90
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-kernel-config=attention-splits=2 | FileCheck %s --check-prefix=SIMT
+
+#x = affine_map<(d0, d1, d2) -> (d1, d2)>
+#w = affine_map<(d0, d1, d2) -> (d0, d2)>
+#o = affine_map<(d0, d1, d2) -> (d1, d0)>
+
+// A decode GEMV: a warp per 4 outputs on sm_80 (108 SMs: 1024 warps fill
+// them), 2 on sm_90 (132 SMs want more warps), 16-byte loads, a fill that
+// only initialises the reduction gets no kernel of its own.
+// CHECK-LABEL: func.func @gemv
+// CHECK: linalg.fill
+// CHECK-NOT: tfm_gpu.kernel
+// CHECK-SAME: -> tensor<1x4096xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, workgroup = [16, 0, 0], subgroup = [4, 0, 0], block = [128, 1, 1], vector_width = 4, chunk = 512>
+// SM90-LABEL: func.func @gemv
+// SM90: #tfm_gpu.kernel<warp_reduction, workgroup = [8, 0, 0], subgroup = [2, 0, 0], block = [128, 1, 1], vector_width = 4, chunk = 512>
+func.func @gemv(%x: tensor<1x2048xf32>, %w: tensor<4096x2048xf32>) -> tensor<1x4096xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x4096xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x4096xf32>) -> tensor<1x4096xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1x2048xf32>, tensor<4096x2048xf32>) outs(%f : tensor<1x4096xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4096xf32>
+  return %r : tensor<1x4096xf32>
+}
+
+// -----
+
+#x = affine_map<(d0, d1, d2) -> (d1, d2)>
+#w = affine_map<(d0, d1, d2) -> (d0, d2)>
+#o = affine_map<(d0, d1, d2) -> (d1, d0)>
+
+// A prefill projection over f16 weights: tensor cores, its activations
+// rounded to f16 first (an elementwise kernel); warps of 32 rows x 16
+// columns. Without tensor cores (the default): 16x16 threads of 4x4 f32
+// tiles.
+// CHECK-LABEL: func.func @gemm_f16
+// CHECK: %[[ROUNDED:[0-9]+]] = linalg.generic {{.*}}tfm_gpu.kernel = #tfm_gpu.kernel<elementwise
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: linalg.generic {{.*}} ins(%[[ROUNDED]], %{{.*}} : tensor<64x256xf16>, tensor<128x256xf16>)
+// CHECK-SAME: tfm_gpu.kernel = #tfm_gpu.kernel<gemm_mma, workgroup = [32, 64, 0], subgroup = [16, 32, 0], block = [64, 2, 1], chunk = 16>
+// SIMT-LABEL: func.func @gemm_f16
+// SIMT-NOT: arith.truncf
+// SIMT: #tfm_gpu.kernel<gemm_simt, workgroup = [64, 64, 0], thread = [4, 4, 0], block = [16, 16, 1], chunk = 8>
+func.func @gemm_f16(%x: tensor<64x256xf32>, %w: tensor<128x256xf16>) -> tensor<64x128xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<64x256xf32>, tensor<128x256xf16>) outs(%f : tensor<64x128xf32>) {
+  ^bb0(%a: f32, %b: f16, %acc: f32):
+    %bb = arith.extf %b : f16 to f32
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
+}
+
+// -----
+
+// Elementwise: 4 f32 a thread, 16 threads along a row, 4 rows a block.
+// CHECK-LABEL: func.func @add
+// CHECK: #tfm_gpu.kernel<elementwise, workgroup = [4, 64], thread = [1, 4], block = [16, 4, 1], vector_width = 4>
+func.func @add(%a: tensor<32x64xf32>, %b: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %e = tensor.empty() : tensor<32x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<32x64xf32>, tensor<32x64xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
+
+// -----
+
+// Decode attention: the keys split in ranges of 256 cache positions (4
+// for a cache of 1024), or as many as attention-splits says; prefill: 4
+// query rows a block, a warp each.
+// CHECK-LABEL: func.func @attention_decode
+// CHECK: tfm.attention_kernel
+// CHECK-SAME: tfm_gpu.kernel = #tfm_gpu.kernel<attention_decode, workgroup = [1, 1], block = [128, 1, 1], chunk = 1, splits = 4>
+// SIMT-LABEL: func.func @attention_decode
+// SIMT: #tfm_gpu.kernel<attention_decode, workgroup = [1, 1], block = [128, 1, 1], chunk = 1, splits = 2>
+func.func @attention_decode(%q: tensor<1x64xf32>, %cache: tensor<2x1024x16xf32>, %n: index, %pos: index) -> tensor<1x64xf32> {
+  %k = tensor.extract_slice %cache[0, 0, 0] [2, %n, 16] [1, 1, 1] : tensor<2x1024x16xf32> to tensor<2x?x16xf32>
+  %init = tensor.empty() : tensor<1x64xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<1x64xf32>, tensor<2x?x16xf32>, tensor<2x?x16xf32>) offset(%pos) outs(%init : tensor<1x64xf32>) {mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64} -> tensor<1x64xf32>
+  return %o : tensor<1x64xf32>
+}
+
+// CHECK-LABEL: func.func @attention_prefill
+// CHECK: tfm_gpu.kernel = #tfm_gpu.kernel<attention_prefill, workgroup = [4, 1], block = [128, 1, 1], chunk = 1>
+func.func @attention_prefill(%q: tensor<32x64xf32>, %cache: tensor<2x256x16xf32>, %n: index, %pos: index) -> tensor<32x64xf32> {
+  %k = tensor.extract_slice %cache[0, 0, 0] [2, %n, 16] [1, 1, 1] : tensor<2x256x16xf32> to tensor<2x?x16xf32>
+  %init = tensor.empty() : tensor<32x64xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<32x64xf32>, tensor<2x?x16xf32>, tensor<2x?x16xf32>) offset(%pos) outs(%init : tensor<32x64xf32>) {mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64} -> tensor<32x64xf32>
+  return %o : tensor<32x64xf32>
+}
