@@ -9,6 +9,7 @@
 #include "passes/Codegen/CPU/CpuPipeline.h"
 
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/Common/EntryBufferization.h"
 #include "passes/Codegen/Common/Passes.h"
 #include "passes/Conversion/Passes.h"
 
@@ -96,18 +97,7 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
   approximations.expTanh = options.approximateMath;
   pm.addPass(createTfmApproximateMath(approximations));
   pm.addNestedPass<func::FuncOp>(createTfmSplitSharedFills());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // The cache is updated in place, so its result is the argument again: drop
-  // it, and turn the logits result into the caller-provided buffer.
-  pm.addPass(createTfmDropInPlaceResults());
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  addEntryBufferizationPasses(pm);
   pm.addPass(createCanonicalizerPass());
   // A task's own tiles (the projection tiles of a fused epilogue) would
   // otherwise be heap buffers allocated on every iteration; the memory plan

@@ -10,6 +10,7 @@
 #include "passes/Codegen/GPU/GpuPipeline.h"
 
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/Common/EntryBufferization.h"
 #include "passes/Codegen/Common/Passes.h"
 #include "passes/Codegen/GPU/Passes.h"
 
@@ -62,18 +63,9 @@ void mlir::tfm::buildGpuMappedPipeline(OpPassManager &pm,
   // Polynomials instead of libdevice calls for exp/tanh/erf: plain FMAs in
   // the kernels (sin/cos of RoPE still come from libdevice).
   pm.addPass(createTfmApproximateMath());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // As on the CPU: the cache is updated in place, the logits are written to
-  // the caller's buffer.
-  pm.addPass(createTfmDropInPlaceResults());
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  // As on the CPU: the cache updated in place, the logits written to the
+  // caller's buffer.
+  addEntryBufferizationPasses(pm);
   cleanup(pm);
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
