@@ -60,12 +60,16 @@ export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
 # instrumented, and under ASan they would recheck the same compiler and
 # runtime paths for a quarter of the sanitized run's time.
 codegen_variants='e2e/(weights-(q4_0|q8_0)-int8-inputs|weights-bf16-inputs|kv-cache-f16|pytorch-optimisation-switches|stories260k-rounded-inputs)\.test'
+# The CUDA pipeline's pass tests (passes/Codegen/GPU) have not yet had a
+# sanitized run of their own; they join this suite once one is clean (the
+# release suite runs them, and the CUDA runtime's unit tests run here).
+not_yet_sanitized='passes/Codegen/GPU/'
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 ${offline[@]+"${offline[@]}"} /usr/lib/llvm-22/bin/lit -sv \
-  --filter-out "${TFMC_SANITIZE_FILTER_OUT:-$codegen_variants}" "$build/test" 2>&1 |
+  --filter-out "${TFMC_SANITIZE_FILTER_OUT:-$codegen_variants|$not_yet_sanitized}" "$build/test" 2>&1 |
   tee "$log" || status=$?
 count() {
   local n
