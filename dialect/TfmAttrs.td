@@ -123,11 +123,12 @@ def Tfm_EntryArgKVCache : I32EnumAttrCase<"kv_cache", 3>;
 def Tfm_EntryArgWeights : I32EnumAttrCase<"weights", 4>;
 def Tfm_EntryArgLength : I32EnumAttrCase<"length", 5>;
 def Tfm_EntryArgScratch : I32EnumAttrCase<"scratch", 6>;
+def Tfm_EntryArgStream : I32EnumAttrCase<"stream", 7>;
 def Tfm_EntryArg : I32EnumAttr<"EntryArg",
     "what an entry point's argument carries",
     [Tfm_EntryArgTokens, Tfm_EntryArgPosition, Tfm_EntryArgCount,
      Tfm_EntryArgKVCache, Tfm_EntryArgWeights, Tfm_EntryArgLength,
-     Tfm_EntryArgScratch]> {
+     Tfm_EntryArgScratch, Tfm_EntryArgStream]> {
   let cppNamespace = "::mlir::tfm";
   let genSpecializedAttr = 0;
 }
@@ -145,7 +146,9 @@ def Tfm_EntryArgAttr : EnumAttr<Tfm_Dialect, Tfm_EntryArg, "entry_arg"> {
     the weights are views of), set by a target that binds weights to one
     buffer (`tfm-cpu-bind-weights`); `scratch` (the caller's bytes that
     hold the entry's intermediates, a 1-D `i8` memref), set by
-    `tfm-cpu-plan-memory`.
+    `tfm-cpu-plan-memory`; `stream` (the device queue the caller's work
+    runs on, ABI 8's trailing `stream`: an `!llvm.ptr`), set by
+    `tfm-gpu-use-entry-stream` on entries that launch device work.
     ```mlir
     func.func @prefill(%t: tensor<8xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, ...)
     ```
@@ -264,6 +267,25 @@ def Tfm_CpuTargetAttr : Tfm_Attr<"CpuTarget", "cpu_target",
                         StringRefParameter<>:$features,
                         "int64_t":$vector_bits,
                         "int64_t":$vector_registers);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tfm_CudaTargetAttr : Tfm_Attr<"CudaTarget", "cuda_target",
+    [DeclareAttrInterfaceMethods<Tfm_TargetConfigAttrInterface>]> {
+  let summary = "The NVIDIA GPU code is generated for (the config of a cuda #tfm.target)";
+  let description = [{
+    Chosen by `tfmc --target=cuda --cuda-arch=...`: `arch` is the GPU the
+    kernel configs are chosen for (its multiprocessor count and features)
+    and whose PTX is embedded; `cubins` the archs a cubin is also assembled
+    for (`ptxas`), comma-separated. The driver compiles the PTX for any
+    newer GPU.
+    ```mlir
+    #tfm.cuda_target<arch = "sm_80", cubins = "sm_90">
+    ```
+  }];
+  let parameters = (ins StringRefParameter<>:$arch,
+                        StringRefParameter<>:$cubins);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmContracts.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -86,6 +87,30 @@ CpuTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 StringRef CpuTargetAttr::getBackendName() const { return "cpu"; }
+
+/// The archs tfmc generates CUDA code for: Ampere and later, which have
+/// mma.sync, cp.async and 16-byte vector loads.
+static bool isKnownCudaArch(StringRef arch) {
+  return llvm::is_contained({"sm_80", "sm_86", "sm_89", "sm_90"}, arch);
+}
+
+LogicalResult
+CudaTargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       StringRef arch, StringRef cubins) {
+  if (!isKnownCudaArch(arch))
+    return emitError() << "unknown CUDA arch '" << arch
+                       << "' (expected sm_80, sm_86, sm_89 or sm_90)";
+  SmallVector<StringRef> archs;
+  cubins.split(archs, ',', -1, false);
+  for (StringRef cubin : archs)
+    if (!isKnownCudaArch(cubin))
+      return emitError() << "unknown CUDA arch '" << cubin
+                         << "' in cubins (expected sm_80, sm_86, sm_89 or "
+                            "sm_90)";
+  return success();
+}
+
+StringRef CudaTargetAttr::getBackendName() const { return "cuda"; }
 
 //===----------------------------------------------------------------------===//
 // Dialect hooks
@@ -216,6 +241,10 @@ LogicalResult TfmDialect::verifyRegionArgAttribute(Operation *op,
     if (!shaped && isa<IndexType, IntegerType>(type))
       return fail("a memref");
     return success();
+  case EntryArg::stream:
+    if (!isa<LLVM::LLVMPointerType>(type))
+      return fail("an !llvm.ptr");
+    return success();
   case EntryArg::kv_cache:
   case EntryArg::weights:
     if (!shaped && !isa<IndexType, IntegerType>(type))
@@ -267,6 +296,11 @@ void mlir::tfm::setTarget(ModuleOp module, TargetAttr target) {
 
 CpuTargetAttr mlir::tfm::getCpuTarget(TargetAttr target) {
   return target ? dyn_cast<CpuTargetAttr>(target.getConfig()) : CpuTargetAttr();
+}
+
+CudaTargetAttr mlir::tfm::getCudaTarget(TargetAttr target) {
+  return target ? dyn_cast<CudaTargetAttr>(target.getConfig())
+                : CudaTargetAttr();
 }
 
 CpuTargetAttr mlir::tfm::getCpuTarget(Operation *op) {

@@ -39,6 +39,9 @@ CpuTargetAttr getCpuTarget(TargetAttr target);
 /// The CPU of `op`'s module target, or null when none was chosen or the
 /// target is not a CPU.
 CpuTargetAttr getCpuTarget(Operation *op);
+/// The GPU `target` describes (its #tfm.cuda_target config), or null when
+/// `target` is null or another backend's.
+CudaTargetAttr getCudaTarget(TargetAttr target);
 /// Whether `target` (may be null) is a CPU whose features enable `feature`
 /// ("+avx2": an entry of its comma-separated LLVM feature list).
 bool hasTargetFeature(TargetAttr target, StringRef feature);

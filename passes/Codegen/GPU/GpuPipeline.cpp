@@ -67,6 +67,10 @@ void mlir::tfm::buildGpuMappedPipeline(OpPassManager &pm,
   // caller's buffer.
   addEntryBufferizationPasses(pm);
   cleanup(pm);
+  // The token ids come from host memory and the outputs go back to it: each
+  // through a device copy, deallocated and planned into the scratch with
+  // the rest.
+  pm.addNestedPass<func::FuncOp>(createTfmGpuStageHostBuffers());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
@@ -78,8 +82,8 @@ void mlir::tfm::buildGpuMappedPipeline(OpPassManager &pm,
   cleanup(pm);
 }
 
-void mlir::tfm::buildGpuToLLVMPipeline(OpPassManager &pm,
-                                       const GpuCodegenOptions &options) {
+void mlir::tfm::buildGpuKernelsPipeline(OpPassManager &pm,
+                                        const GpuCodegenOptions &options) {
   pm.addNestedPass<func::FuncOp>(createTfmGpuDistributeToLanes());
   // What no config vectorised (a thread's reduction, fills) as loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -103,7 +107,10 @@ void mlir::tfm::buildGpuToLLVMPipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
+}
 
+void mlir::tfm::buildGpuHostPipeline(OpPassManager &pm,
+                                     const GpuCodegenOptions &options) {
   TfmGpuSerializeKernelsOptions serialize;
   std::string arch = kernelArch(options);
   serialize.ptx = {arch};
@@ -112,7 +119,8 @@ void mlir::tfm::buildGpuToLLVMPipeline(OpPassManager &pm,
   serialize.ptxFile = options.ptxFile;
   pm.addPass(createTfmGpuSerializeKernels(serialize));
 
-  // The host: launches on one stream per entry call. The entries take bare
+  // The host: launches on one stream per entry call (the caller's, once
+  // tfm-gpu-use-entry-stream has run). The entries take bare
   // pointers (the ABI): their signatures are converted first, so that
   // gpu-to-llvm passes the kernels full memref descriptors (their buffers
   // have dynamic offsets and sizes), built from those pointers.
@@ -131,7 +139,15 @@ void mlir::tfm::buildGpuToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // The launches on the stream the caller passes (ABI 8).
+  pm.addPass(createTfmGpuUseEntryStream());
   pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::tfm::buildGpuToLLVMPipeline(OpPassManager &pm,
+                                       const GpuCodegenOptions &options) {
+  buildGpuKernelsPipeline(pm, options);
+  buildGpuHostPipeline(pm, options);
 }
 
 void mlir::tfm::buildGpuCodegenPipeline(OpPassManager &pm,

@@ -55,9 +55,16 @@ std::string kernelArch(const GpuCodegenOptions &options);
 /// loops): the numerics tests execute it.
 void buildGpuMappedPipeline(OpPassManager &pm,
                             const GpuCodegenOptions &options);
-/// The mapped IR -> host code in the LLVM dialect launching kernels of a
-/// gpu.binary (PTX and cubins in a fatbin) through the mgpu* functions of
-/// runtime/device/cuda/.
+/// The mapped IR -> kernels outlined into one gpu.module in the NVVM
+/// dialect (one gpu.func for each set of equal kernels), host code in the
+/// gpu, memref and func dialects launching them.
+void buildGpuKernelsPipeline(OpPassManager &pm,
+                             const GpuCodegenOptions &options);
+/// That -> host code in the LLVM dialect launching the kernels of a
+/// gpu.binary (PTX and cubins in a fatbin) on the caller's stream through
+/// the mgpu* functions of runtime/device/cuda/.
+void buildGpuHostPipeline(OpPassManager &pm, const GpuCodegenOptions &options);
+/// Both: the mapped IR -> host code in the LLVM dialect.
 void buildGpuToLLVMPipeline(OpPassManager &pm,
                             const GpuCodegenOptions &options);
 /// Both: linalg on tensors -> LLVM dialect with embedded kernels.

@@ -9,8 +9,9 @@
 // become the launch's workgroup attributions.
 //
 // Two things make the launches of equal layers equal, so that outlining and
-// tfm-gpu-dedup-kernels give them one gpu.func: constants are cloned into
-// the kernel (outlining would otherwise pass each as an argument), and
+// tfm-gpu-dedup-kernels give them one gpu.func: constants and constant
+// globals are cloned into the kernel (outlining would otherwise pass each
+// as an argument, a global as a pointer to host memory), and
 // buffers with a static offset in their type (a layer's slice of the KV
 // cache) are passed with a dynamic one.
 //
@@ -21,6 +22,7 @@
 #include "passes/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -139,7 +141,11 @@ private:
     getUsedValuesDefinedAbove(forall.getRegion(), captured);
     for (Value value : captured) {
       Operation *def = value.getDefiningOp();
-      if (def && def->hasTrait<OpTrait::ConstantLike>()) {
+      // Constant tables (RoPE's frequencies, ALiBi's slopes) are globals of
+      // the host's memory: the kernel takes the global itself, which
+      // outlining copies into its module (device memory).
+      if (def && (def->hasTrait<OpTrait::ConstantLike>() ||
+                  isa<memref::GetGlobalOp>(def))) {
         rewriter.setInsertionPointToStart(forall.getBody());
         Operation *copy = rewriter.clone(*def);
         rewriter.replaceUsesWithIf(
@@ -221,6 +227,68 @@ private:
   RewriterBase &rewriter;
 };
 
+/// Whether gpu.memcpy copies `type` right: it copies the bytes of a
+/// contiguous buffer, described by the source's identity layout.
+bool isContiguous(MemRefType type) {
+  return type.getLayout().isIdentity() ||
+         memref::isStaticShapeAndContiguousRowMajor(type);
+}
+
+/// A copy between device buffers that gpu.memcpy cannot do (a strided view
+/// on either side: RoPE's interleaved halves, a layer's slice of the
+/// cache) as a kernel of one thread per element.
+LogicalResult buildCopyKernel(RewriterBase &rewriter, memref::CopyOp copy) {
+  auto type = cast<MemRefType>(copy.getSource().getType());
+  if (!type.hasStaticShape())
+    return copy.emitOpError("copies a strided buffer of dynamic shape");
+  constexpr int64_t kThreadsPerBlock = 256;
+  int64_t elements = type.getNumElements();
+  Location loc = copy.getLoc();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  // Static offsets passed as dynamic ones: the copies of equal layers are
+  // one kernel (as tfm-gpu-map-to-launches does for the others).
+  auto dynamicOffset = [&](Value buffer) -> Value {
+    auto bufferType = cast<MemRefType>(buffer.getType());
+    MemRefType retyped = withDynamicOffset(bufferType);
+    if (retyped == bufferType)
+      return buffer;
+    return memref::CastOp::create(rewriter, loc, retyped, buffer);
+  };
+  Value source = dynamicOffset(copy.getSource());
+  Value target = dynamicOffset(copy.getTarget());
+  int64_t threads = std::min(elements, kThreadsPerBlock);
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, constant(llvm::divideCeil(elements, threads)), constant(1),
+      constant(1), constant(threads), constant(1), constant(1));
+  Block &body = launch.getBody().front();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&body);
+  Value blockId = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
+  Value threadId = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+  Value linear = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(rewriter, loc, blockId, constant(threads)),
+      threadId);
+  Value inRange = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ult, linear, constant(elements));
+  auto ifOp = scf::IfOp::create(rewriter, loc, inRange,
+                                /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  ValueRange indices = type.getRank() == 0
+                           ? ValueRange()
+                           : affine::AffineDelinearizeIndexOp::create(
+                                 rewriter, loc, linear, type.getShape())
+                                 .getResults();
+  Value element = memref::LoadOp::create(rewriter, loc, source, indices);
+  memref::StoreOp::create(rewriter, loc, element, target, indices);
+  rewriter.setInsertionPointToEnd(&body);
+  gpu::TerminatorOp::create(rewriter, loc);
+  rewriter.eraseOp(copy);
+  return success();
+}
+
 /// Host buffers live on the device: allocations and copies go through the
 /// GPU runtime.
 LogicalResult moveHostMemoryToDevice(RewriterBase &rewriter,
@@ -250,6 +318,12 @@ LogicalResult moveHostMemoryToDevice(RewriterBase &rewriter,
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       if (copy.getSource() == copy.getTarget()) {
         rewriter.eraseOp(copy);
+        continue;
+      }
+      if (!isContiguous(cast<MemRefType>(copy.getSource().getType())) ||
+          !isContiguous(cast<MemRefType>(copy.getTarget().getType()))) {
+        if (failed(buildCopyKernel(rewriter, copy)))
+          return failure();
         continue;
       }
       gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange(),

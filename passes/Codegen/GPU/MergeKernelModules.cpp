@@ -41,8 +41,11 @@ struct TfmGpuMergeKernelModules
                                  "cannot merge it with the other kernels";
         return signalPassFailure();
       }
-      for (Operation &op :
-           llvm::make_early_inc_range(gpuModule.getBody()->getOperations())) {
+      // Every symbol's new name first, applied to the whole module, then
+      // the moves: a kernel moved before the global it reads is renamed
+      // would keep the old name.
+      SmallVector<std::pair<Operation *, StringAttr>> renames;
+      for (Operation &op : gpuModule.getBody()->getOperations()) {
         auto name =
             op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
         if (!name)
@@ -61,16 +64,22 @@ struct TfmGpuMergeKernelModules
                          << "' as a symbol of another kernel module";
           return signalPassFailure();
         }
+        renames.push_back({&op, renamed});
+      }
+      for (auto [op, renamed] : renames) {
+        StringAttr name = SymbolTable::getSymbolName(op);
         if (failed(SymbolTable::replaceAllSymbolUses(
                 name, renamed, &gpuModule.getBodyRegion())))
           return signalPassFailure();
-        SymbolTable::setSymbolName(&op, renamed);
-        op.moveBefore(merged.getBody(), merged.getBody()->end());
-        mergedSymbols.insert(&op);
         moved[SymbolRefAttr::get(gpuModule.getNameAttr(),
                                  {FlatSymbolRefAttr::get(name)})] =
             SymbolRefAttr::get(merged.getNameAttr(),
                                {FlatSymbolRefAttr::get(renamed)});
+        SymbolTable::setSymbolName(op, renamed);
+      }
+      for (auto [op, renamed] : renames) {
+        op->moveBefore(merged.getBody(), merged.getBody()->end());
+        mergedSymbols.insert(op);
       }
       gpuModule.erase();
     }

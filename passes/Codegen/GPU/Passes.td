@@ -153,6 +153,27 @@ def TfmGpuDistributeToLanes : Pass<"tfm-gpu-distribute-to-lanes"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def TfmGpuStageHostBuffers
+    : Pass<"tfm-gpu-stage-host-buffers", "mlir::func::FuncOp"> {
+  let summary = "Copy an entry's token ids in and its outputs out";
+  let description = [{
+    The ABI (runtime/ModelABI.h) passes a device entry its token ids and
+    its outputs (logits, hidden states) in host memory, and everything
+    else (weights, cache, scratch) in device memory. On a bufferized entry
+    (a function with `tfm.entry_arg` marks), each `tokens` argument is
+    copied into a buffer of its own type at the start, and each output (an
+    unmarked memref argument) is written to a buffer of its own type that
+    is copied to it before the entry returns; with a `count` argument (a
+    prefill), only when `count` is not 0, so that a prefill that asks for
+    no logits leaves them alone. The buffers are ordinary allocations:
+    tfm-cpu-plan-memory places them in the scratch, tfm-gpu-map-to-launches
+    makes the copies `gpu.memcpy`s.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def TfmGpuMapToLaunches : Pass<"tfm-gpu-map-to-launches", "mlir::func::FuncOp"> {
   let summary = "Block foralls become gpu.launch, inner foralls threads";
   let description = [{
@@ -166,12 +187,16 @@ def TfmGpuMapToLaunches : Pass<"tfm-gpu-map-to-launches", "mlir::func::FuncOp"> 
 
     Everything else in an entry runs on the host and allocates on the
     device: `memref.alloc` becomes `gpu.alloc`, `memref.dealloc`
-    `gpu.dealloc`, a `memref.copy` between buffers `gpu.memcpy`. Any other
-    op that reads or writes memory outside a kernel is an error.
+    `gpu.dealloc`, a `memref.copy` between contiguous buffers `gpu.memcpy`
+    and one from or to a strided view a kernel of one thread per element
+    (gpu.memcpy copies bytes). Any other op that reads or writes memory
+    outside a kernel is an error.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect",
+                           "mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def TfmGpuDedupKernels : Pass<"tfm-gpu-dedup-kernels", "mlir::ModuleOp"> {
@@ -268,6 +293,24 @@ def TfmGpuSerializeKernels
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect",
                            "mlir::NVVM::NVVMDialect"];
+}
+
+def TfmGpuUseEntryStream
+    : Pass<"tfm-gpu-use-entry-stream", "mlir::ModuleOp"> {
+  let summary = "Queue an entry's device work on the caller's stream";
+  let description = [{
+    gpu-async-region and gpu-to-llvm give each entry (an `llvm.func` with
+    `tfm.entry_arg` marks) a stream of its own: `mgpuStreamCreate` at the
+    start, `mgpuStreamSynchronize` and `mgpuStreamDestroy` at the end. ABI 8
+    passes the stream instead, as a trailing `void *stream`: this pass
+    appends that argument, marked `#tfm.entry_arg<stream>`, uses it where
+    the created stream was used, and erases the creation and the
+    destruction. The synchronisation stays: an entry returns once its host
+    outputs are written. Where an entry created several streams (work in
+    an `scf.if`), each is the caller's: the host queues the work in program
+    order, which one in-order stream runs in that order.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 #endif // TFM_CODEGEN_GPU_PASSES_TD

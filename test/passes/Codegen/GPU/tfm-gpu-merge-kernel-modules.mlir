@@ -38,3 +38,28 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Outlining puts the kernel before the globals it reads: its reference
+// follows the global's new name all the same.
+// CHECK-LABEL: func.func @prefill
+// CHECK: gpu.module @tfm_kernels {
+// CHECK:   gpu.func @prefill_kernel(
+// CHECK:     memref.get_global @prefill_kernel___constant_8xf32
+// CHECK:   memref.global "private" constant @prefill_kernel___constant_8xf32
+module attributes {gpu.container_module} {
+  func.func @prefill(%m: memref<8xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @prefill_kernel::@prefill_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<8xf32>)
+    return
+  }
+  gpu.module @prefill_kernel {
+    gpu.func @prefill_kernel(%m: memref<8xf32>) kernel {
+      %t = memref.get_global @__constant_8xf32 : memref<8xf32>
+      memref.copy %t, %m : memref<8xf32> to memref<8xf32>
+      gpu.return
+    }
+    memref.global "private" constant @__constant_8xf32 : memref<8xf32> = dense<1.0>
+  }
+}

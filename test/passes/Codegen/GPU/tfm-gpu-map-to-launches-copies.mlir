@@ -1,0 +1,34 @@
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-map-to-launches | FileCheck %s
+
+// A copy between contiguous buffers is a gpu.memcpy of their bytes.
+// CHECK-LABEL: func.func @contiguous
+// CHECK: gpu.memcpy %arg1, %arg0 : memref<4x8xf32>, memref<4x8xf32>
+// CHECK-NOT: gpu.launch
+func.func @contiguous(%source: memref<4x8xf32>, %target: memref<4x8xf32>) {
+  memref.copy %source, %target : memref<4x8xf32> to memref<4x8xf32>
+  return
+}
+
+// -----
+
+// Into a strided view (RoPE's even columns) it is a kernel of one thread
+// per element: 32 * 4 * 8 = 1024 elements, 4 blocks of 256 threads, each
+// thread its element's indices; the view is passed with a dynamic offset.
+// CHECK-LABEL: func.func @strided
+// CHECK: %[[EVEN:.*]] = memref.subview %arg1[0, 0, 0] [32, 4, 8] [1, 1, 2]
+// CHECK: %[[TARGET:.*]] = memref.cast %[[EVEN]] : memref<32x4x8xf32, strided<[64, 16, 2]>> to memref<32x4x8xf32, strided<[64, 16, 2], offset: ?>>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads
+// CHECK:   %[[BLOCK:.*]] = gpu.block_id x
+// CHECK:   %[[THREAD:.*]] = gpu.thread_id x
+// CHECK:   %[[IN_RANGE:.*]] = arith.cmpi ult
+// CHECK:   scf.if %[[IN_RANGE]] {
+// CHECK:     %[[INDICES:.*]]:3 = affine.delinearize_index %{{.*}} into (32, 4, 8)
+// CHECK:     %[[ELEMENT:.*]] = memref.load %arg0[%[[INDICES]]#0, %[[INDICES]]#1, %[[INDICES]]#2]
+// CHECK:     memref.store %[[ELEMENT]], %[[TARGET]][%[[INDICES]]#0, %[[INDICES]]#1, %[[INDICES]]#2]
+// CHECK:   gpu.terminator
+// CHECK-NOT: gpu.memcpy
+func.func @strided(%source: memref<32x4x8xf32>, %target: memref<32x4x16xf32>) {
+  %even = memref.subview %target[0, 0, 0] [32, 4, 8] [1, 1, 2] : memref<32x4x16xf32> to memref<32x4x8xf32, strided<[64, 16, 2]>>
+  memref.copy %source, %even : memref<32x4x8xf32> to memref<32x4x8xf32, strided<[64, 16, 2]>>
+  return
+}
