@@ -344,16 +344,26 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
+  int status = 0;
   switch (options.mode) {
   case CliMode::Bench:
-    return runBench(runner, options, tfm_num_threads);
+    status = runBench(runner, options, tfm_num_threads);
+    break;
   case CliMode::DumpLogits:
-    return runDumpLogits(runner, options);
+    status = runDumpLogits(runner, options);
+    break;
   default: {
     std::string_view note = package.get("model.note");
     if (!note.empty())
       std::fprintf(stderr, "note: %.*s\n", int(note.size()), note.data());
-    return generate(runner, package, path, options);
+    status = generate(runner, package, path, options);
+    break;
   }
   }
+  // A device's failed launch (CUDA) leaves no trace in the logits.
+  if (!runner.finish(error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  return status;
 }

@@ -34,9 +34,15 @@ inline constexpr const char kRepetitionPenalty[] =
     "generation.repetition_penalty";
 /// The machine the code was generated for: LLVM's CPU name ("znver4") and
 /// the features it enabled ("avx2,avx512f,..."), which the runtime checks
-/// before running it (CpuFeatures.h). A package for a device has none.
+/// before running it (CpuFeatures.h). A package for a device has none of
+/// them but the device's own.
 inline constexpr const char kTargetCpu[] = "target.cpu";
 inline constexpr const char kTargetFeatures[] = "target.features";
+/// The NVIDIA GPU the kernels were chosen for ("sm_80": its PTX, which the
+/// driver compiles for any newer GPU) and the archs of the cubins beside
+/// it ("sm_90").
+inline constexpr const char kTargetCudaArch[] = "target.cuda_arch";
+inline constexpr const char kTargetCudaCubins[] = "target.cuda_cubins";
 
 } // namespace tfm::rt::keys
 

@@ -56,6 +56,22 @@ if os.path.isfile(os.path.join(cuda_bin, "ptxas")):
     config.substitutions.append(("%ptxas", os.path.join(cuda_bin, "ptxas")))
     config.substitutions.append(("%cuda_toolkit", os.path.dirname(cuda_bin)))
 
+# A CUDA GPU with its driver: tests that run CUDA binaries say `REQUIRES:
+# cuda-device`; those that check what such a binary says without one,
+# `REQUIRES: no-cuda-device`.
+def has_cuda_device():
+    import ctypes
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return (driver.cuInit(0) == 0
+            and driver.cuDeviceGetCount(ctypes.byref(count)) == 0
+            and count.value > 0)
+config.available_features.add(
+    "cuda-device" if has_cuda_device() else "no-cuda-device")
+
 # Real checkpoints live in ../shared/models; tests that need them say
 # `REQUIRES: shared-models` and are reported UNSUPPORTED (with this note) when
 # the directory is absent, e.g. on a user's fresh clone

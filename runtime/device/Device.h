@@ -61,7 +61,10 @@ public:
                           std::string &error) = 0;
   /// Sets `bytes` of device memory to zero.
   virtual bool zero(void *device, uint64_t bytes, std::string &error) = 0;
-  /// Waits until everything queued on stream() has run.
+  /// Waits until everything queued on stream() has run. False with `error`
+  /// set when that work failed, including a launch of the compiled code
+  /// that failed earlier (a device's failures are not reported by the
+  /// entries, which return nothing): the results since are meaningless.
   virtual bool synchronize(std::string &error) = 0;
   /// What the entries take as their `stream` argument (null on the host).
   virtual void *stream() = 0;

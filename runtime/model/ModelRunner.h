@@ -56,6 +56,13 @@ public:
   /// fit the context or the vocabulary.
   bool encodeSource(const int32_t *ids, int count, std::string &error);
 
+  /// Waits for the work queued so far and says whether all of it ran: on
+  /// a device whose launches can fail (CUDA), the logits since a failure
+  /// are meaningless. False with `error` set.
+  bool finish(std::string &error) {
+    return memory_.device().synchronize(error);
+  }
+
 private:
   void prefill(int64_t pos, int64_t count);
   void decode(const int32_t *token, int64_t pos);

@@ -123,9 +123,10 @@ std::optional<EntryArg> markOf(Role role) {
     return EntryArg::kv_cache;
   case Role::Scratch:
     return EntryArg::scratch;
+  case Role::Stream:
+    return EntryArg::stream;
   case Role::Hidden:
   case Role::Logits:
-  case Role::Stream:
     return std::nullopt;
   }
   return std::nullopt;
@@ -149,8 +150,9 @@ struct LoweredEntry {
 
 /// The arguments of `lowered` that the ABI entry's parameters feed, in
 /// order: for each parameter, the index of the lowered argument it is
-/// passed as, or none (the stream, which host code ignores, and
-/// tfm_encode's logits without a masked-LM head).
+/// passed as, or none (the stream, unless the entry launches device work
+/// and takes it marked `stream`, and tfm_encode's logits without a
+/// masked-LM head).
 llvm::Expected<std::vector<std::optional<unsigned>>>
 matchParameters(const LoweredEntry &entry, llvm::Function &lowered,
                 const tfm_model_info &info) {
@@ -161,8 +163,9 @@ matchParameters(const LoweredEntry &entry, llvm::Function &lowered,
                      " does not match " + entry.abi->name +
                      " (runtime/ModelABI.h): " + why);
   };
+  bool takesStream = llvm::is_contained(entry.marks, EntryArg::stream);
   for (const AbiParam &param : entry.abi->params) {
-    bool absent = param.role == Role::Stream ||
+    bool absent = (param.role == Role::Stream && !takesStream) ||
                   (param.role == Role::Logits &&
                    info.kind == TFM_KIND_ENCODER && !info.encode_logits);
     if (absent) {

@@ -10,7 +10,8 @@
 //   - each ABI entry of the model's kind is a thin wrapper that takes the
 //     ABI's parameters (a trailing `stream`; tfm_encode's `logits` even
 //     without a masked-LM head) and calls its lowered entry, inlined at -O3,
-//     with the arguments that entry has;
+//     with the arguments that entry has (the stream only where it takes
+//     one, marked `#tfm.entry_arg<stream>`);
 //   - `tfm_model` is written from tfm_model_info's field table
 //     (ModelInfoFields.h);
 //   - `tfm_set_num_threads` does what the backend says with its argument.

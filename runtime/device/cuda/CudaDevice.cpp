@@ -149,8 +149,17 @@ bool CudaDevice::zero(void *device, uint64_t bytes, std::string &error) {
 }
 
 bool CudaDevice::synchronize(std::string &error) {
-  return succeeded(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize",
-                   error);
+  bool synchronized = succeeded(api_.cuStreamSynchronize(stream_),
+                                "cuStreamSynchronize", error);
+  // What the entries' launches and copies (MgpuWrappers.cpp) recorded
+  // first says more than a later synchronisation's error.
+  std::string launchError = firstError();
+  if (launchError.empty())
+    return synchronized;
+  error = "error: the compiled code's device work failed: " + launchError;
+  if (!synchronized)
+    error += " (TFM_CUDA_LAUNCH_BLOCKING=1 names the kernel that faulted)";
+  return false;
 }
 
 const uint8_t *CudaDevice::loadWeights(const uint8_t *mapped, uint64_t bytes,
@@ -173,3 +182,12 @@ std::unique_ptr<Device> createCudaDevice(std::string &error) {
 }
 
 } // namespace tfm::rt
+
+/// The host object of code compiled for CUDA refers to this symbol (the
+/// CUDA backend emits the reference), so that linking it pulls this file,
+/// and with it createCudaDevice, out of libtfmrt_cuda.a: the runtime refers
+/// to createCudaDevice only weakly, which pulls nothing.
+extern "C" {
+extern const uint32_t tfm_cuda_runtime_abi;
+const uint32_t tfm_cuda_runtime_abi = TFM_ABI_VERSION;
+}

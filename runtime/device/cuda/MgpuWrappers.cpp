@@ -14,6 +14,11 @@
 #include "runtime/device/cuda/CudaDriver.h"
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
 
 using namespace tfm::cuda;
 
@@ -30,6 +35,32 @@ const DriverApi *api() {
 
 CUdeviceptr devicePointer(void *pointer) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer));
+}
+
+/// TFM_CUDA_LAUNCH_BLOCKING=1: every launch waits for its kernel, so that a
+/// kernel that faults is named in the error (as CUDA_LAUNCH_BLOCKING does
+/// for the runtime API), at the cost of all overlap.
+bool launchBlocking() {
+  const char *value = std::getenv("TFM_CUDA_LAUNCH_BLOCKING");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
+/// The names of the kernels looked up, for errors.
+struct KernelNames {
+  std::mutex mutex;
+  std::map<CUfunction, std::string> names;
+};
+
+KernelNames &kernelNames() {
+  static KernelNames instance;
+  return instance;
+}
+
+std::string kernelName(CUfunction function) {
+  KernelNames &known = kernelNames();
+  std::lock_guard<std::mutex> lock(known.mutex);
+  auto found = known.names.find(function);
+  return found == known.names.end() ? std::string("?") : found->second;
 }
 
 } // namespace
@@ -64,6 +95,11 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
                                          static_cast<CUmodule>(module), name),
                   "cuModuleGetFunction"))
     function = nullptr;
+  if (function) {
+    KernelNames &known = kernelNames();
+    std::lock_guard<std::mutex> lock(known.mutex);
+    known.names[function] = name;
+  }
   return function;
 }
 
@@ -77,11 +113,25 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     return;
   }
   const DriverApi *d = api();
-  if (d)
-    check(d->cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
-                            gridZ, blockX, blockY, blockZ, sharedBytes,
-                            static_cast<CUstream>(stream), params, extra),
-          "cuLaunchKernel");
+  if (!d)
+    return;
+  auto kernel = static_cast<CUfunction>(function);
+  CUresult result = d->cuLaunchKernel(
+      kernel, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes,
+      static_cast<CUstream>(stream), params, extra);
+  const char *call = "cuLaunchKernel";
+  if (result == CUDA_SUCCESS && launchBlocking()) {
+    result = d->cuStreamSynchronize(static_cast<CUstream>(stream));
+    call = "cuStreamSynchronize";
+  }
+  if (result != CUDA_SUCCESS) {
+    std::string where = "kernel " + kernelName(kernel) + " (grid " +
+                        std::to_string(gridX) + "x" + std::to_string(gridY) +
+                        "x" + std::to_string(gridZ) + ", block " +
+                        std::to_string(blockX) + "x" + std::to_string(blockY) +
+                        "x" + std::to_string(blockZ) + "): " + call;
+    check(result, where.c_str());
+  }
 }
 
 void *mgpuStreamCreate() {

@@ -93,8 +93,25 @@ TEST_F(FakeDriver, RecordsTheFirstDriverError) {
   calls.launchResult = 0;
   mgpuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr, 2);
   EXPECT_EQ(calls.launches.size(), 2u);
-  EXPECT_EQ(firstError(), "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_EQ(firstError(), "kernel k (grid 1x1x1, block 32x1x1): "
+                          "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS");
   clearError();
+  EXPECT_EQ(firstError(), "");
+}
+
+TEST_F(FakeDriver, LaunchBlockingWaitsForEachKernel) {
+  char image[] = "cubin";
+  void *function =
+      mgpuModuleGetFunction(mgpuModuleLoad(image, sizeof(image)), "rope");
+  int64_t zero = 0;
+  void *pointer = nullptr;
+  void *params[] = {&pointer, &zero};
+  mgpuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr, 2);
+  EXPECT_EQ(calls.syncs, 0);
+  setenv("TFM_CUDA_LAUNCH_BLOCKING", "1", 1);
+  mgpuLaunchKernel(function, 4, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr, 2);
+  unsetenv("TFM_CUDA_LAUNCH_BLOCKING");
+  EXPECT_EQ(calls.syncs, 1);
   EXPECT_EQ(firstError(), "");
 }
 
