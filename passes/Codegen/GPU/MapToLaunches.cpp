@@ -22,7 +22,6 @@
 #include "passes/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -227,16 +226,14 @@ private:
   RewriterBase &rewriter;
 };
 
-/// Whether gpu.memcpy copies `type` right: it copies the bytes of a
-/// contiguous buffer, described by the source's identity layout.
-bool isContiguous(MemRefType type) {
-  return type.getLayout().isIdentity() ||
-         memref::isStaticShapeAndContiguousRowMajor(type);
-}
+/// Whether gpu.memcpy copies a buffer of `type` right: upstream's lowering
+/// copies the bytes from the descriptor's aligned pointer on, ignoring its
+/// offset and strides, which only an identity layout makes right.
+bool isCopiedAsBytes(MemRefType type) { return type.getLayout().isIdentity(); }
 
-/// A copy between device buffers that gpu.memcpy cannot do (a strided view
-/// on either side: RoPE's interleaved halves, a layer's slice of the
-/// cache) as a kernel of one thread per element.
+/// A copy between device buffers that gpu.memcpy cannot do (a view with
+/// an offset or strides on either side: RoPE's interleaved halves, a
+/// layer's slice of the cache) as a kernel of one thread per element.
 LogicalResult buildCopyKernel(RewriterBase &rewriter, memref::CopyOp copy) {
   auto type = cast<MemRefType>(copy.getSource().getType());
   if (!type.hasStaticShape())
@@ -320,8 +317,8 @@ LogicalResult moveHostMemoryToDevice(RewriterBase &rewriter,
         rewriter.eraseOp(copy);
         continue;
       }
-      if (!isContiguous(cast<MemRefType>(copy.getSource().getType())) ||
-          !isContiguous(cast<MemRefType>(copy.getTarget().getType()))) {
+      if (!isCopiedAsBytes(cast<MemRefType>(copy.getSource().getType())) ||
+          !isCopiedAsBytes(cast<MemRefType>(copy.getTarget().getType()))) {
         if (failed(buildCopyKernel(rewriter, copy)))
           return failure();
         continue;

@@ -187,9 +187,10 @@ def TfmGpuMapToLaunches : Pass<"tfm-gpu-map-to-launches", "mlir::func::FuncOp"> 
 
     Everything else in an entry runs on the host and allocates on the
     device: `memref.alloc` becomes `gpu.alloc`, `memref.dealloc`
-    `gpu.dealloc`, a `memref.copy` between contiguous buffers `gpu.memcpy`
-    and one from or to a strided view a kernel of one thread per element
-    (gpu.memcpy copies bytes). Any other op that reads or writes memory
+    `gpu.dealloc`, a `memref.copy` between buffers of identity layouts
+    `gpu.memcpy`, and one from or to a view with an offset or strides a
+    kernel of one thread per element (upstream's gpu.memcpy lowering copies
+    bytes from the aligned pointer, ignoring both). Any other op that reads or writes memory
     outside a kernel is an error.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect",

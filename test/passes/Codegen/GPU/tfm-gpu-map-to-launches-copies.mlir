@@ -32,3 +32,17 @@ func.func @strided(%source: memref<32x4x8xf32>, %target: memref<32x4x16xf32>) {
   memref.copy %source, %even : memref<32x4x8xf32> to memref<32x4x8xf32, strided<[64, 16, 2]>>
   return
 }
+
+// -----
+
+// A contiguous view at an offset (a single KV head's slice of a layer's
+// cache) is a kernel too: gpu.memcpy's lowering ignores the offset.
+// CHECK-LABEL: func.func @offset
+// CHECK: gpu.launch
+// CHECK:   affine.delinearize_index %{{.*}} into (1, 32, 16)
+// CHECK-NOT: gpu.memcpy
+func.func @offset(%source: memref<1x32x16xf32>, %cache: memref<2x1x256x16xf32>) {
+  %layer = memref.subview %cache[1, 0, 0, 0] [1, 1, 32, 16] [1, 1, 1, 1] : memref<2x1x256x16xf32> to memref<1x32x16xf32, strided<[4096, 16, 1], offset: 4096>>
+  memref.copy %source, %layer : memref<1x32x16xf32> to memref<1x32x16xf32, strided<[4096, 16, 1], offset: 4096>>
+  return
+}
