@@ -16,11 +16,18 @@
 
 namespace tfm::rt {
 
+/// The pooling modes, sentence-transformers' names, in the order of the C
+/// API's tfmc_pooling (runtime/ModelLibrary.h); --pooling takes them.
+inline constexpr const char *kPoolingModes[] = {"mean", "cls", "max",
+                                                "mean_sqrt_len", "last"};
+inline constexpr int kPoolingModeCount =
+    sizeof(kPoolingModes) / sizeof(*kPoolingModes);
+
 /// The final hidden states of the first `count` positions of the last
 /// encode pooled into one vector: "cls" the first row, "last" the last,
 /// "max" the largest value of each feature, "mean" their mean and
 /// "mean_sqrt_len" their sum divided by sqrt(count), as
-/// sentence-transformers' Pooling modes (isPoolingMode()); with
+/// sentence-transformers' Pooling modes (kPoolingModes); with
 /// `normalize`, divided by max(||x||, 1e-12), as its Normalize module.
 std::vector<double> poolHiddenStates(const EncoderRunner &runner, int count,
                                      const std::string &pooling,

@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/ModelLibrary.h"
 
-#include "runtime/Cli.h"
 #include "runtime/CpuFeatures.h"
 #include "runtime/EncoderOutputs.h"
 #include "runtime/Generate.h"
@@ -85,12 +84,6 @@ tfmc_sampler_options toC(const SamplerOptions &options) {
   return c;
 }
 
-/// sentence-transformers' mode names (runtime/Cli.h isPoolingMode), in
-/// tfmc_pooling's order.
-constexpr const char *kPoolingNames[] = {"mean", "cls", "max", "mean_sqrt_len",
-                                         "last"};
-constexpr int kPoolingCount = sizeof(kPoolingNames) / sizeof(*kPoolingNames);
-
 /// Drops the "error: " with which the runners word their messages for the
 /// command line.
 std::string withoutPrefix(std::string error) {
@@ -106,9 +99,9 @@ tfmc_status openEncoder(tfmc_context &context, const std::string &name) {
   if (pooling.empty()) // packages of tfmc before the key
     pooling = "mean";
   int mode = 0;
-  while (mode < kPoolingCount && pooling != kPoolingNames[mode])
+  while (mode < kPoolingModeCount && pooling != kPoolingModes[mode])
     ++mode;
-  if (mode == kPoolingCount)
+  if (mode == kPoolingModeCount)
     return context.fail(TFMC_ERROR_PACKAGE,
                         "'" + name + "': the package's pooling '" + pooling +
                             "' is not one this runtime knows");
@@ -548,8 +541,13 @@ tfmc_status tfmc_embed(tfmc_context *context, const int32_t *tokens,
       return self.fail(TFMC_ERROR_ARGUMENT,
                        "tfmc_embed needs a place for the embedding");
     const tfmc_embedding_options &chosen = options ? *options : self.embedding;
-    int mode = static_cast<int>(chosen.pooling);
-    if (mode < 0 || mode >= kPoolingCount)
+    // Read as the integer a C caller may have stored in it: in C++ a load
+    // of an enum outside its values would be undefined.
+    int mode = 0;
+    static_assert(sizeof(mode) == sizeof(chosen.pooling),
+                  "tfmc_pooling is an int");
+    std::memcpy(&mode, &chosen.pooling, sizeof(mode));
+    if (mode < 0 || mode >= kPoolingModeCount)
       return self.fail(TFMC_ERROR_ARGUMENT, "pooling " + std::to_string(mode) +
                                                 " is not a tfmc_pooling");
     if (tfmc_status status = checkEncoderIds(self, "tfmc_embed", tokens, count);
@@ -557,7 +555,7 @@ tfmc_status tfmc_embed(tfmc_context *context, const int32_t *tokens,
       return status;
     self.encoder->encode(std::vector<int32_t>(tokens, tokens + count));
     std::vector<double> pooled = poolHiddenStates(
-        *self.encoder, count, kPoolingNames[mode], chosen.normalize != 0);
+        *self.encoder, count, kPoolingModes[mode], chosen.normalize != 0);
     // As the executable prints them: computed in double, stored as float.
     for (size_t i = 0; i < pooled.size(); ++i)
       embedding[i] = float(pooled[i]);

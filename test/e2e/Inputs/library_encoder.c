@@ -166,7 +166,7 @@ static int errors(tfmc_context *context) {
   ids[count] = vocab;
   report(context, "bad id",
          tfmc_embed(context, ids, count + 1, NULL, embedding));
-  bad.pooling = (tfmc_pooling)7;
+  bad.pooling = (tfmc_pooling)100;
   report(context, "bad pooling",
          tfmc_embed(context, ids, count, &bad, embedding));
   ids[1] = mask;
