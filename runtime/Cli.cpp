@@ -8,6 +8,8 @@
 
 #include "runtime/Cli.h"
 
+#include "runtime/EncoderOutputs.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -319,8 +321,10 @@ bool selectMode(const std::vector<FlagUse> &uses, CliMode &mode,
 } // namespace
 
 bool isPoolingMode(const std::string &mode) {
-  return mode == "mean" || mode == "cls" || mode == "max" ||
-         mode == "mean_sqrt_len" || mode == "last";
+  for (const char *known : kPoolingModes)
+    if (mode == known)
+      return true;
+  return false;
 }
 
 bool parseCommandLine(int argc, const char *const *argv, CliOptions &options,

@@ -1,6 +1,7 @@
 //===- CpuFeatures.cpp - Does this CPU run the compiled code? -------------===//
 #include "runtime/CpuFeatures.h"
 
+#include "runtime/JoinList.h"
 #include "runtime/PackageKeys.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -125,12 +126,9 @@ bool checkCpuRunsModel(const Package &package, const std::string &name,
       missingCpuFeatures(package.get(keys::kTargetFeatures));
   if (missing.empty())
     return true;
-  std::string list;
-  for (const std::string &feature : missing)
-    list += (list.empty() ? "" : ", ") + feature;
   std::string cpu(package.get(keys::kTargetCpu));
   error = "'" + name + "' was compiled for the CPU '" + cpu +
-          "', and this CPU lacks " + list +
+          "', and this CPU lacks " + joinList(missing) +
           ": compile it with --target-cpu naming this machine's CPU (the "
           "default on it), or --target-cpu=x86-64-v3 for any AVX2 machine";
   return false;

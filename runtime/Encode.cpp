@@ -1,6 +1,7 @@
 //===- Encode.cpp - Drive a compiled encoder: fill-mask, embeddings -------===//
 #include "runtime/Encode.h"
 
+#include "runtime/EncoderOutputs.h"
 #include "runtime/Tokenizer.h"
 
 #include <algorithm>
@@ -101,15 +102,9 @@ int runFillMask(EncoderRunner &runner, const Tokenizer &tokenizer,
   }
   runner.encode(ids);
   int k = std::min(options.topKGiven ? options.topK : 5, runner.vocab());
-  std::vector<int> order(runner.vocab());
   for (int position : masks) {
     const float *logits = runner.logits(position);
-    std::iota(order.begin(), order.end(), 0);
-    // The largest logits first; the lower id first among equal ones.
-    std::partial_sort(
-        order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
-          return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-        });
+    std::vector<int> order = topLogits(logits, runner.vocab(), k);
     if (options.json) {
       std::string line =
           "{\"position\": " + std::to_string(position) + ", \"top\": [";
@@ -138,45 +133,6 @@ int runFillMask(EncoderRunner &runner, const Tokenizer &tokenizer,
   return 0;
 }
 
-namespace {
-
-/// The final hidden states of the first `count` positions pooled into one
-/// vector: "cls" the first row, "last" the last, "max" the largest value of
-/// each feature, "mean" their mean and "mean_sqrt_len" their sum divided by
-/// sqrt(count), as sentence-transformers' Pooling modes.
-std::vector<double> poolHiddenStates(const EncoderRunner &runner, int count,
-                                     const std::string &pooling) {
-  int dim = runner.hiddenSize();
-  std::vector<double> pooled(dim, 0.0);
-  if (pooling == "cls" || pooling == "last") {
-    const float *row = runner.hidden(pooling == "cls" ? 0 : count - 1);
-    std::copy(row, row + dim, pooled.begin());
-    return pooled;
-  }
-  if (pooling == "max") {
-    const float *first = runner.hidden(0);
-    std::copy(first, first + dim, pooled.begin());
-    for (int row = 1; row < count; ++row) {
-      const float *hidden = runner.hidden(row);
-      for (int i = 0; i < dim; ++i)
-        pooled[i] = std::max<double>(pooled[i], hidden[i]);
-    }
-    return pooled;
-  }
-  for (int row = 0; row < count; ++row) {
-    const float *hidden = runner.hidden(row);
-    for (int i = 0; i < dim; ++i)
-      pooled[i] += hidden[i];
-  }
-  double divisor =
-      pooling == "mean_sqrt_len" ? std::sqrt(double(count)) : double(count);
-  for (double &value : pooled)
-    value /= divisor;
-  return pooled;
-}
-
-} // namespace
-
 int runEmbed(EncoderRunner &runner, const Tokenizer *tokenizer,
              const CliOptions &options) {
   std::string error;
@@ -194,18 +150,9 @@ int runEmbed(EncoderRunner &runner, const Tokenizer *tokenizer,
     return 1;
   }
   runner.encode(ids);
-  std::vector<double> pooled =
-      poolHiddenStates(runner, static_cast<int>(ids.size()), options.pooling);
   bool normalize = options.normalize == 1;
-  if (normalize) {
-    // sentence-transformers' Normalize: x / max(||x||, 1e-12).
-    double norm = 0;
-    for (double value : pooled)
-      norm += value * value;
-    norm = std::max(std::sqrt(norm), 1e-12);
-    for (double &value : pooled)
-      value /= norm;
-  }
+  std::vector<double> pooled = poolHiddenStates(
+      runner, static_cast<int>(ids.size()), options.pooling, normalize);
   int dim = runner.hiddenSize();
   std::printf("{\"pooling\": \"%s\", \"normalized\": %s, \"tokens\": %zu, "
               "\"embedding\": [",

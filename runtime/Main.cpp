@@ -13,13 +13,13 @@
 #include "runtime/Generate.h"
 #include "runtime/GenerationSettings.h"
 #include "runtime/ModelABI.h"
+#include "runtime/ModelInfo.h"
 #include "runtime/Package.h"
 #include "runtime/PackageCheck.h"
 #include "runtime/PackageKeys.h"
 #include "runtime/Tokenizer.h"
 #include "runtime/model/ModelEntries.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -68,82 +68,6 @@ std::string packagePath() {
   if (length <= 0)
     return "/proc/self/exe";
   return std::string(buffer, static_cast<size_t>(length));
-}
-
-int printInfo(const Package &package, const std::string &path) {
-  std::string description(package.get("model.description"));
-  std::string tokenizer(package.get("tokenizer.kind"));
-  double cacheMiB = double(tfm_model.cache_bytes) / (1024.0 * 1024.0);
-  std::printf("description: %s\n",
-              description.empty() ? "(none)" : description.c_str());
-  std::printf("vocab: %u\ncontext: %u\nprefill chunk: %u\n",
-              tfm_model.vocab_size, tfm_model.context_length,
-              tfm_model.prefill_chunk);
-  std::printf("weights: %" PRIu64 " bytes\n", tfm_model.weights_bytes);
-  std::printf("kv cache: %" PRIu64 " bytes (%.2f MiB, %s)\n",
-              tfm_model.cache_bytes, cacheMiB,
-              tfm_model.cache_element_bytes == 2 ? "f16" : "f32");
-  std::printf("weights hash: 0x%016" PRIx64 "\n", tfm_model.weights_hash);
-  std::printf("abi version: %u\n", tfm_model.abi_version);
-  std::printf("device: %s\n", tfm_model.device == TFM_DEVICE_HOST ? "host"
-                              : tfm_model.device == TFM_DEVICE_CUDA
-                                  ? "cuda"
-                                  : "unknown");
-  if (tfm_model.kind == TFM_KIND_ENCODER)
-    std::printf("kind: encoder (hidden %u, %s)\n", tfm_model.hidden_size,
-                tfm_model.encode_logits ? "masked-LM head"
-                                        : "no masked-LM head");
-  else if (tfm_model.kind == TFM_KIND_ENCODER_DECODER)
-    std::printf("kind: encoder-decoder (decoder start token %u)\n",
-                tfm_model.decoder_start_token);
-  else
-    std::printf("kind: decoder\n");
-  std::string_view cpu = package.get(keys::kTargetCpu);
-  if (!cpu.empty()) {
-    std::vector<std::string> missing =
-        missingCpuFeatures(package.get(keys::kTargetFeatures));
-    std::string lacks;
-    for (const std::string &feature : missing)
-      lacks += (lacks.empty() ? "" : ", ") + feature;
-    std::printf("target cpu: %.*s (%s)\n", int(cpu.size()), cpu.data(),
-                missing.empty() ? "this CPU runs it"
-                                : ("this CPU lacks " + lacks).c_str());
-  }
-  std::printf("tokenizer: %s\n",
-              tokenizer.empty() ? "(none)" : tokenizer.c_str());
-  int bos = -1, eos = -1;
-  std::string error;
-  if (!readPackageTokenId(package, keys::kBosToken, path, bos, error) ||
-      !readPackageTokenId(package, keys::kEosToken, path, eos, error)) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
-    return 1;
-  }
-  std::printf("special ids: bos %d, eos %d\n", bos, eos);
-  if (tfm_model.kind == TFM_KIND_ENCODER) {
-    std::string pooling(package.get(keys::kEmbeddingPooling));
-    std::string source(package.get(keys::kEmbeddingSource));
-    bool normalized = package.get(keys::kEmbeddingNormalize) == "1";
-    std::printf("embedding: %s pooling%s (%s)\n",
-                pooling.empty() ? "mean" : pooling.c_str(),
-                normalized ? ", L2-normalised" : "",
-                source.empty() ? "tfmc's default" : source.c_str());
-  } else {
-    ModelGeneration generation;
-    if (!readModelGeneration(package, path, eos, int(tfm_model.vocab_size),
-                             generation, error)) {
-      std::fprintf(stderr, "error: %s\n", error.c_str());
-      return 1;
-    }
-    std::string stops;
-    for (int id : generation.stopIds)
-      stops += (stops.empty() ? "" : ", ") + std::to_string(id);
-    std::printf("stop ids: %s\n", stops.empty() ? "(none)" : stops.c_str());
-    std::printf(
-        "sampling: %s (%s)\n", describeSampling(generation.sampler).c_str(),
-        generation.configured ? "generation_config.json" : "tfmc's default");
-  }
-  std::printf("threads: %d\npackage: %s\n", tfm_num_threads, path.c_str());
-  return 0;
 }
 
 /// The package's tokenizer and special ids; null after printing an error.
@@ -321,7 +245,7 @@ int main(int argc, char **argv) {
   // --info describes a package for any machine; running it needs this
   // CPU to have the target's instructions.
   if (options.mode == CliMode::Info)
-    return printInfo(package, path);
+    return printModelInfo(package, path, tfm_num_threads);
   if (!checkCpuRunsModel(package, path, error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 1;

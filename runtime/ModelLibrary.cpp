@@ -1,18 +1,22 @@
 //===- ModelLibrary.cpp - The C API of a model compiled with --emit=lib ---===//
 //
-// Each tfmc_context owns its package mapping, ModelRunner (its device, KV
-// cache, scratch, logits), tokenizer and sampler; nothing here is static and
-// mutable, so contexts run concurrently (runtime/ModelLibrary.h).
+// Each tfmc_context owns its package mapping, its runner (a generating
+// model's ModelRunner: device, KV cache, scratch, logits; an encoder's
+// EncoderRunner: device, scratch, hidden states, logits), tokenizer and
+// sampler; nothing here is static and mutable, so contexts run concurrently
+// (runtime/ModelLibrary.h).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/ModelLibrary.h"
 
 #include "runtime/CpuFeatures.h"
+#include "runtime/EncoderOutputs.h"
 #include "runtime/Generate.h"
 #include "runtime/GenerationSettings.h"
 #include "runtime/ModelABI.h"
 #include "runtime/Package.h"
 #include "runtime/PackageCheck.h"
+#include "runtime/PackageKeys.h"
 #include "runtime/Sampler.h"
 #include "runtime/Tokenizer.h"
 
@@ -38,7 +42,12 @@ using namespace tfm::rt;
 struct tfmc_context {
   std::string error;
   Package package;
-  std::unique_ptr<ModelRunner> runner;
+  std::unique_ptr<ModelRunner> runner;    ///< a generating model's
+  std::unique_ptr<EncoderRunner> encoder; ///< an encoder's, instead
+  /// An encoder's tfmc_model_embedding: its package's pooling and
+  /// normalisation.
+  tfmc_embedding_options embedding{TFMC_POOLING_MEAN, 0};
+  int mask = -1; ///< an encoder's [MASK] id
   std::unique_ptr<Tokenizer> tokenizer;
   std::unique_ptr<Sampler> sampler;
   std::vector<float> samplerLogits; ///< Sampler::sample overwrites its input
@@ -75,6 +84,42 @@ tfmc_sampler_options toC(const SamplerOptions &options) {
   return c;
 }
 
+/// Drops the "error: " with which the runners word their messages for the
+/// command line.
+std::string withoutPrefix(std::string error) {
+  if (error.rfind("error: ", 0) == 0)
+    error.erase(0, 7);
+  return error;
+}
+
+/// An encoder's runner and its --embed defaults from the package.
+tfmc_status openEncoder(tfmc_context &context, const std::string &name) {
+  std::string &error = context.error;
+  std::string pooling(context.package.get(tfm::rt::keys::kEmbeddingPooling));
+  if (pooling.empty()) // packages of tfmc before the key
+    pooling = "mean";
+  int mode = 0;
+  while (mode < kPoolingModeCount && pooling != kPoolingModes[mode])
+    ++mode;
+  if (mode == kPoolingModeCount)
+    return context.fail(TFMC_ERROR_PACKAGE,
+                        "'" + name + "': the package's pooling '" + pooling +
+                            "' is not one this runtime knows");
+  context.embedding.pooling = static_cast<tfmc_pooling>(mode);
+  context.embedding.normalize =
+      context.package.get(tfm::rt::keys::kEmbeddingNormalize) == "1";
+  context.mask = context.tokenizer->tokenId("[MASK]");
+  context.encoder = std::make_unique<EncoderRunner>(tfm_model, linkedEntries());
+  if (!context.encoder->open(context.package.weights(), error)) {
+    error = withoutPrefix(error);
+    bool memory =
+        context.encoder->openFailure() == ModelMemory::Failure::Memory;
+    context.encoder.reset();
+    return memory ? TFMC_ERROR_OUT_OF_MEMORY : TFMC_ERROR_PACKAGE;
+  }
+  return TFMC_OK;
+}
+
 tfmc_status createContext(const char *path, tfmc_context &context) {
   std::string &error = context.error;
   std::string name = path ? path : "embedded package";
@@ -101,17 +146,22 @@ tfmc_status createContext(const char *path, tfmc_context &context) {
                                     context.bos, context.eos, error);
   if (!context.tokenizer)
     return context.fail(TFMC_ERROR_PACKAGE, "'" + name + "': " + error);
-  context.runner = std::make_unique<ModelRunner>(tfm_model, linkedEntries());
-  if (!context.runner->open(context.package.weights(), error)) {
-    // open() words its errors for the command line.
-    if (error.rfind("error: ", 0) == 0)
-      error.erase(0, 7);
-    bool memory = context.runner->openFailure() == ModelMemory::Failure::Memory;
-    context.runner.reset();
-    return memory ? TFMC_ERROR_OUT_OF_MEMORY : TFMC_ERROR_PACKAGE;
+  if (tfm_model.kind == TFM_KIND_ENCODER) {
+    if (tfmc_status status = openEncoder(context, name); status != TFMC_OK)
+      return status;
+  } else {
+    context.runner = std::make_unique<ModelRunner>(tfm_model, linkedEntries());
+    if (!context.runner->open(context.package.weights(), error)) {
+      error = withoutPrefix(error);
+      bool memory =
+          context.runner->openFailure() == ModelMemory::Failure::Memory;
+      context.runner.reset();
+      return memory ? TFMC_ERROR_OUT_OF_MEMORY : TFMC_ERROR_PACKAGE;
+    }
   }
   if (!readModelGeneration(context.package, name, context.eos,
-                           context.runner->vocab(), context.generation, error))
+                           int(tfm_model.vocab_size), context.generation,
+                           error))
     return TFMC_ERROR_PACKAGE;
   context.sampler = std::make_unique<Sampler>(greedy());
   context.samplerLogits.resize(tfm_model.vocab_size);
@@ -121,7 +171,7 @@ tfmc_status createContext(const char *path, tfmc_context &context) {
 /// The ids tfmc_sample may pick: a padded LM head's extra rows have no
 /// text, so they are never sampled (as in the executables).
 int sampleVocab(const tfmc_context &context) {
-  return std::min(context.runner->vocab(), context.tokenizer->vocabSize());
+  return std::min(int(tfm_model.vocab_size), context.tokenizer->vocabSize());
 }
 
 /// Runs the guarded body of a C entry point: C callers must never see a C++
@@ -140,7 +190,43 @@ template <typename Body> tfmc_status guarded(tfmc_context *context, Body body) {
 }
 
 /// A context that failed to be created holds only its error.
-bool usable(const tfmc_context &context) { return context.runner != nullptr; }
+bool usable(const tfmc_context &context) {
+  return context.runner != nullptr || context.encoder != nullptr;
+}
+
+/// The refusal of a generating model's call (`function`) on an encoder.
+tfmc_status notForEncoders(tfmc_context &context, const char *function) {
+  return context.fail(TFMC_ERROR_ARGUMENT,
+                      std::string(function) +
+                          " is for generating models; this model is an "
+                          "encoder (tfmc_embed, tfmc_fill_mask)");
+}
+
+/// The refusal of an encoder's call (`function`) on a generating model.
+tfmc_status onlyForEncoders(tfmc_context &context, const char *function) {
+  return context.fail(
+      TFMC_ERROR_ARGUMENT,
+      std::string(function) + " is for encoders (BERT); this model is " +
+          (context.runner->isSeq2Seq() ? "an encoder-decoder" : "a decoder"));
+}
+
+/// Checks the ids an encoder call runs; TFMC_OK or the failure.
+tfmc_status checkEncoderIds(tfmc_context &context, const char *function,
+                            const int32_t *tokens, int32_t count) {
+  if (!tokens || count < 1)
+    return context.fail(TFMC_ERROR_ARGUMENT,
+                        std::string(function) + " needs at least one token");
+  if (count > context.encoder->sequence())
+    return context.fail(TFMC_ERROR_CONTEXT_FULL,
+                        "the text is " + std::to_string(count) +
+                            " tokens but the encoder's context is " +
+                            std::to_string(context.encoder->sequence()));
+  std::string error;
+  if (!context.encoder->check(std::vector<int32_t>(tokens, tokens + count),
+                              "the text", error))
+    return context.fail(TFMC_ERROR_ARGUMENT, withoutPrefix(error));
+  return TFMC_OK;
+}
 
 } // namespace
 
@@ -159,6 +245,7 @@ tfmc_status tfmc_context_create(const char *package_path,
   if (status != TFMC_OK) {
     // Keep only the message: a half-created context is not usable.
     (*context)->runner.reset();
+    (*context)->encoder.reset();
     (*context)->tokenizer.reset();
   }
   return status;
@@ -187,7 +274,7 @@ int32_t tfmc_eos_token(const tfmc_context *context) {
 }
 
 int32_t tfmc_decoder_start_token(const tfmc_context *context) {
-  return context && usable(*context) && context->runner->isSeq2Seq()
+  return context && context->runner && context->runner->isSeq2Seq()
              ? int32_t(tfm_model.decoder_start_token)
              : -1;
 }
@@ -197,6 +284,8 @@ tfmc_status tfmc_encode_source(tfmc_context *context, const int32_t *tokens,
   return guarded(context, [&](tfmc_context &self) {
     if (!usable(self))
       return self.fail(TFMC_ERROR_ARGUMENT, "the context was not created");
+    if (self.encoder)
+      return notForEncoders(self, "tfmc_encode_source");
     if (!self.runner->isSeq2Seq())
       return self.fail(TFMC_ERROR_ARGUMENT,
                        "tfmc_encode_source is for encoder-decoders; this "
@@ -287,6 +376,8 @@ tfmc_status tfmc_prefill(tfmc_context *context, const int32_t *tokens,
   return guarded(context, [&](tfmc_context &self) {
     if (!usable(self))
       return self.fail(TFMC_ERROR_ARGUMENT, "the context was not created");
+    if (self.encoder)
+      return notForEncoders(self, "tfmc_prefill");
     if (!tokens || count < 1 || !logits)
       return self.fail(TFMC_ERROR_ARGUMENT,
                        "tfmc_prefill needs at least one token and a place "
@@ -424,6 +515,141 @@ tfmc_status tfmc_sample(tfmc_context *context, const float *logits,
     std::copy(logits, logits + vocab, self.samplerLogits.begin());
     *token = self.sampler->sample(self.samplerLogits.data(), vocab,
                                   self.history.data(), self.history.size());
+    return TFMC_OK;
+  });
+}
+
+int32_t tfmc_embedding_size(const tfmc_context *context) {
+  return context && context->encoder ? context->encoder->hiddenSize() : 0;
+}
+
+tfmc_embedding_options tfmc_model_embedding(const tfmc_context *context) {
+  if (!context || !context->encoder)
+    return tfmc_embedding_options{TFMC_POOLING_MEAN, 0};
+  return context->embedding;
+}
+
+tfmc_status tfmc_embed(tfmc_context *context, const int32_t *tokens,
+                       int32_t count, const tfmc_embedding_options *options,
+                       float *embedding) {
+  return guarded(context, [&](tfmc_context &self) {
+    if (!usable(self))
+      return self.fail(TFMC_ERROR_ARGUMENT, "the context was not created");
+    if (!self.encoder)
+      return onlyForEncoders(self, "tfmc_embed");
+    if (!embedding)
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "tfmc_embed needs a place for the embedding");
+    const tfmc_embedding_options &chosen = options ? *options : self.embedding;
+    // Read as the integer a C caller may have stored in it: in C++ a load
+    // of an enum outside its values would be undefined.
+    int mode = 0;
+    static_assert(sizeof(mode) == sizeof(chosen.pooling),
+                  "tfmc_pooling is an int");
+    std::memcpy(&mode, &chosen.pooling, sizeof(mode));
+    if (mode < 0 || mode >= kPoolingModeCount)
+      return self.fail(TFMC_ERROR_ARGUMENT, "pooling " + std::to_string(mode) +
+                                                " is not a tfmc_pooling");
+    if (tfmc_status status = checkEncoderIds(self, "tfmc_embed", tokens, count);
+        status != TFMC_OK)
+      return status;
+    self.encoder->encode(std::vector<int32_t>(tokens, tokens + count));
+    std::vector<double> pooled = poolHiddenStates(
+        *self.encoder, count, kPoolingModes[mode], chosen.normalize != 0);
+    // As the executable prints them: computed in double, stored as float.
+    for (size_t i = 0; i < pooled.size(); ++i)
+      embedding[i] = float(pooled[i]);
+    return TFMC_OK;
+  });
+}
+
+int32_t tfmc_mask_token(const tfmc_context *context) {
+  return context && context->encoder ? context->mask : -1;
+}
+
+tfmc_status tfmc_fill_mask(tfmc_context *context, const int32_t *tokens,
+                           int32_t count, int32_t top_k,
+                           tfmc_prediction *predictions, int32_t capacity,
+                           int32_t *stored) {
+  return guarded(context, [&](tfmc_context &self) {
+    if (!usable(self))
+      return self.fail(TFMC_ERROR_ARGUMENT, "the context was not created");
+    if (!self.encoder)
+      return onlyForEncoders(self, "tfmc_fill_mask");
+    if (!self.encoder->hasLogits())
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "this model has no masked-LM head (a checkpoint "
+                       "without cls.predictions, e.g. BertModel), so it "
+                       "cannot fill masks; tfmc_embed gives its sentence "
+                       "embedding");
+    if (!stored || capacity < 0 || (capacity > 0 && !predictions))
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "tfmc_fill_mask needs a count and a buffer of "
+                       "`capacity` predictions");
+    int vocab = self.encoder->vocab();
+    if (top_k < 1 || top_k > vocab)
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "top_k must be in [1, " + std::to_string(vocab) +
+                           "], got " + std::to_string(top_k));
+    if (self.mask < 0)
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "the tokenizer has no [MASK] token");
+    if (tfmc_status status =
+            checkEncoderIds(self, "tfmc_fill_mask", tokens, count);
+        status != TFMC_OK)
+      return status;
+    std::vector<int32_t> masks;
+    for (int32_t i = 0; i < count; ++i)
+      if (tokens[i] == self.mask)
+        masks.push_back(i);
+    if (masks.empty())
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "the ids hold no [MASK] (id " +
+                           std::to_string(self.mask) +
+                           "): fill-mask predicts the token at each one");
+    int64_t needed = int64_t(masks.size()) * top_k;
+    *stored = int32_t(needed);
+    if (needed > capacity)
+      return self.fail(
+          TFMC_ERROR_BUFFER_TOO_SMALL,
+          std::to_string(masks.size()) + " masks x top_k " +
+              std::to_string(top_k) + " are " + std::to_string(needed) +
+              " predictions but the buffer holds " + std::to_string(capacity));
+    self.encoder->encode(std::vector<int32_t>(tokens, tokens + count));
+    tfmc_prediction *out = predictions;
+    for (int32_t position : masks) {
+      const float *logits = self.encoder->logits(position);
+      for (int id : topLogits(logits, vocab, top_k))
+        *out++ = tfmc_prediction{position, id, logits[id]};
+    }
+    return TFMC_OK;
+  });
+}
+
+tfmc_status tfmc_token_string(tfmc_context *context, int32_t token, char *text,
+                              size_t capacity, size_t *length) {
+  return guarded(context, [&](tfmc_context &self) {
+    if (!usable(self))
+      return self.fail(TFMC_ERROR_ARGUMENT, "the context was not created");
+    if (!length || (capacity > 0 && !text))
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "tfmc_token_string needs a length and a buffer of "
+                       "`capacity` bytes");
+    if (token < 0 || token >= int32_t(tfm_model.vocab_size))
+      return self.fail(TFMC_ERROR_ARGUMENT,
+                       "token " + std::to_string(token) +
+                           " is outside the model's vocabulary of " +
+                           std::to_string(tfm_model.vocab_size));
+    // Ids past the tokenizer's vocabulary (a model's padded embedding
+    // table) have no string: "".
+    std::string piece = self.tokenizer->tokenString(token);
+    *length = piece.size();
+    if (piece.size() + 1 > capacity)
+      return self.fail(TFMC_ERROR_BUFFER_TOO_SMALL,
+                       "the token is " + std::to_string(piece.size()) +
+                           " bytes (and a NUL) but the buffer holds " +
+                           std::to_string(capacity));
+    std::memcpy(text, piece.c_str(), piece.size() + 1);
     return TFMC_OK;
   });
 }

@@ -101,6 +101,86 @@ int32_t tfmc_decoder_start_token(const tfmc_context *context);
 tfmc_status tfmc_encode_source(tfmc_context *context, const int32_t *tokens,
                                int32_t count);
 
+/* Encoders (BERT: one pass over a whole text, no generation; a
+ * generating model answers 0 / -1 here and
+ * TFMC_ERROR_ARGUMENT from the calls). They take `count` ids (1 to
+ * tfmc_context_length), e.g. tfmc_tokenize's of a text with add_special,
+ * which gives [CLS] ... [SEP], and run the encoder over them, as the
+ * executable's --embed and fill-mask modes do. An encoder's context answers
+ * TFMC_ERROR_ARGUMENT from tfmc_prefill, tfmc_decode and
+ * tfmc_encode_source. */
+
+/* How tfmc_embed turns the final hidden states of a text's tokens into one
+ * vector: sentence-transformers' Pooling modes. */
+typedef enum tfmc_pooling {
+  TFMC_POOLING_MEAN = 0,          /* the mean of every token's */
+  TFMC_POOLING_CLS = 1,           /* the first token's ([CLS]) */
+  TFMC_POOLING_MAX = 2,           /* each feature's largest value */
+  TFMC_POOLING_MEAN_SQRT_LEN = 3, /* the sum divided by sqrt(count) */
+  TFMC_POOLING_LAST = 4           /* the last token's */
+} tfmc_pooling;
+
+typedef struct tfmc_embedding_options {
+  tfmc_pooling pooling;
+  /* Nonzero: divide the pooled vector by its L2 norm (at least 1e-12), as
+   * sentence-transformers' Normalize module. */
+  int normalize;
+} tfmc_embedding_options;
+
+/* Features of an encoder's hidden states and embeddings; 0 for a
+ * generating model. */
+int32_t tfmc_embedding_size(const tfmc_context *context);
+
+/* The pooling and normalisation the model's files configure (a
+ * sentence-transformers directory's modules.json, a GGUF's pooling type),
+ * else mean pooling, not normalised: what the executable's --embed does
+ * without --pooling and --normalize. */
+tfmc_embedding_options tfmc_model_embedding(const tfmc_context *context);
+
+/* Runs the encoder over `count` ids and writes their pooled final hidden
+ * states, tfmc_embedding_size floats, to `embedding`, pooled as `options`
+ * says (NULL: tfmc_model_embedding). TFMC_ERROR_CONTEXT_FULL when count
+ * exceeds tfmc_context_length; TFMC_ERROR_ARGUMENT for an id outside the
+ * vocabulary or an unknown pooling. */
+tfmc_status tfmc_embed(tfmc_context *context, const int32_t *tokens,
+                       int32_t count, const tfmc_embedding_options *options,
+                       float *embedding);
+
+/* The id of the tokenizer's [MASK] token, which tfmc_fill_mask predicts
+ * at; -1 when it has none or the model is not an encoder. */
+int32_t tfmc_mask_token(const tfmc_context *context);
+
+/* One fill-mask prediction: `token` at the mask at `position` (an index
+ * into the ids given, [CLS] being 0) with its masked-LM logit. */
+typedef struct tfmc_prediction {
+  int32_t position;
+  int32_t token;
+  float logit;
+} tfmc_prediction;
+
+/* Fill-mask: runs the encoder over `count` ids and, for each
+ * tfmc_mask_token among them in order, stores the `top_k` (>= 1, at most
+ * the vocabulary) ids with the largest masked-LM logits, largest first
+ * (the lower id first among equal logits), at
+ * predictions[mask * top_k ...], and their number (masks * top_k) in
+ * *stored. TFMC_ERROR_BUFFER_TOO_SMALL with the number needed in *stored
+ * when it exceeds `capacity`; TFMC_ERROR_ARGUMENT when the ids hold no
+ * mask or the model has no masked-LM head (a BertModel: use tfmc_embed). */
+tfmc_status tfmc_fill_mask(tfmc_context *context, const int32_t *tokens,
+                           int32_t count, int32_t top_k,
+                           tfmc_prediction *predictions, int32_t capacity,
+                           int32_t *stored);
+
+/* The vocabulary string of `token` (e.g. "##ing" or "[MASK]", as the
+ * executable's fill-mask prints it; "" for an id past the tokenizer's
+ * vocabulary, as a padded embedding table has) as NUL-terminated text at
+ * `text`, its length without the NUL in *length.
+ * TFMC_ERROR_BUFFER_TOO_SMALL with the length needed when it does not fit
+ * in `capacity` bytes; TFMC_ERROR_ARGUMENT for an id outside
+ * [0, tfmc_vocab_size). */
+tfmc_status tfmc_token_string(tfmc_context *context, int32_t token, char *text,
+                              size_t capacity, size_t *length);
+
 /* Encodes the NUL-terminated UTF-8 `text` into at most `capacity` ids at
  * `tokens` and stores their number in *count. With add_special != 0 it adds
  * what the tokenizer adds around a text (e.g. BOS). When the ids do not fit,

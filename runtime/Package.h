@@ -120,6 +120,10 @@ public:
   /// The model's records ("weights.checksum" is the package's own and is
   /// not among them).
   const PackageMetadata &metadata() const { return metadata_; }
+  /// The content checksum of the weights blob written at compile time (16
+  /// hex digits, unchecked; "" when the package has none): what
+  /// verifyWeights() compares with, without reading the blob.
+  const std::string &recordedChecksum() const { return checksum_; }
   /// Returns the value of `key`, or an empty view when absent.
   std::string_view get(const std::string &key) const;
   /// Recomputes the weights checksum (reading every byte of the blob) and

@@ -16,8 +16,34 @@ inline constexpr const char kBosToken[] = "token.bos";
 inline constexpr const char kEosToken[] = "token.eos";
 /// Ids besides EOS that end a generation ("128008,128009").
 inline constexpr const char kStopTokens[] = "token.stop";
+/// The padding id the model's files name (config.json's pad_token_id, a
+/// GGUF's padding_token_id); absent when they name none. Informational: an
+/// encoder's sequence is padded with any id (runtime/ModelABI.h).
+inline constexpr const char kPadToken[] = "token.pad";
 inline constexpr const char kDescription[] = "model.description";
 inline constexpr const char kNote[] = "model.note";
+/// The network's shapes, which tfm_model_info (vocab, context, an encoder's
+/// hidden size) does not carry, for --info: decimal integers. Layers are an
+/// encoder-decoder's encoder layers, with its decoder's in
+/// model.decoder_layers; the experts keys are present for a mixture of
+/// experts only.
+inline constexpr const char kLayers[] = "model.layers";
+inline constexpr const char kDecoderLayers[] = "model.decoder_layers";
+inline constexpr const char kHiddenSize[] = "model.hidden_size";
+inline constexpr const char kHeads[] = "model.heads";
+inline constexpr const char kKVHeads[] = "model.kv_heads";
+inline constexpr const char kHeadDim[] = "model.head_dim";
+inline constexpr const char kFfnSize[] = "model.ffn_size";
+inline constexpr const char kExperts[] = "model.experts";
+inline constexpr const char kExpertsPerToken[] = "model.experts_per_token";
+/// The number of model parameters: the elements of the model's tensors as
+/// its files hold them (a tied LM head counted once).
+inline constexpr const char kParameters[] = "model.parameters";
+/// What the weights blob holds, per storage type: "TYPE:TENSORS:BYTES"
+/// entries, e.g. "f32:9:41216,q8_0:14:267264". TYPE is an element type
+/// ("f32", "q8_0") or a block layout of unpacked k-quants ("kquant");
+/// a block-quantized matrix counts once, its scales' bytes with its quants'.
+inline constexpr const char kWeightTypes[] = "weights.types";
 /// An encoder's `--embed` defaults: "mean", "cls", "max", "mean_sqrt_len"
 /// or "last"; "1" to L2-normalise; where they came from.
 inline constexpr const char kEmbeddingPooling[] = "embedding.pooling";

@@ -185,13 +185,6 @@ public:
     if (options.stopAfter.empty() && spec.tokenizer.kind.empty())
       return fail("model '" + options.model +
                   "' has no tokenizer: pass --tokenizer FILE");
-    // The C API (runtime/ModelLibrary.h) prefills, decodes and samples
-    // (after tfmc_encode_source for an encoder-decoder).
-    if (options.library && spec.config.kind == ModelKind::EncoderOnly)
-      return fail("--emit=lib builds a library of a generating model; '" +
-                  options.model +
-                  "' is an encoder (compile it to an executable instead)");
-
     int64_t contextLength = spec.config.contextLength;
     if (transform.contextLength < 0)
       return fail("--context must be positive");

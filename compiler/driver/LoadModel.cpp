@@ -187,9 +187,11 @@ llvm::Expected<ModelSpec> loadGguf(const std::string &path,
     SpecialTokens ids = family->specialTokens();
     if (!tokenizer->kind.empty())
       ids = {tokenizer->bos, tokenizer->eos};
+    int pad = tokenizer->pad;
     tokenizer = readTokenizerFile(tokenizerPath, spec->config.vocabSize, ids);
     if (!tokenizer)
       return tokenizer.takeError();
+    tokenizer->pad = pad;
   }
   spec->tokenizer = std::move(*tokenizer);
   auto generation =

@@ -38,11 +38,9 @@ llvm::Expected<std::string> readSpmBlob(const GgufFile &file) {
   return tfm::rt::spmBlobFromPieces(pieces, *scores);
 }
 
-} // namespace
-
-llvm::Expected<TokenizerSpec>
-tfmc::frontends::readGgufTokenizer(const GgufFile &file,
-                                   SpecialTokens defaults) {
+/// The vocabulary of the file's tokenizer model, with its BOS and EOS.
+llvm::Expected<TokenizerSpec> readVocabulary(const GgufFile &file,
+                                             SpecialTokens defaults) {
   if (!file.find("tokenizer.ggml.model"))
     return TokenizerSpec();
   auto model = file.string("tokenizer.ggml.model", std::nullopt);
@@ -81,5 +79,24 @@ tfmc::frontends::readGgufTokenizer(const GgufFile &file,
   tokenizer.blob = std::move(*blob);
   tokenizer.bos = static_cast<int>(*bos);
   tokenizer.eos = static_cast<int>(*eos);
+  return tokenizer;
+}
+
+} // namespace
+
+llvm::Expected<TokenizerSpec>
+tfmc::frontends::readGgufTokenizer(const GgufFile &file,
+                                   SpecialTokens defaults) {
+  auto tokenizer = readVocabulary(file, defaults);
+  if (!tokenizer || tokenizer->kind.empty())
+    return tokenizer;
+  auto pad = file.integer("tokenizer.ggml.padding_token_id", -1);
+  if (!pad)
+    return pad.takeError();
+  // llama.cpp's converters write 0xFFFFFFFF (a uint32 -1) for "no padding
+  // id"; any id no token can have means none, as the id only informs.
+  if (*pad < 0 || *pad > INT32_MAX)
+    *pad = -1;
+  tokenizer->pad = static_cast<int>(*pad);
   return tokenizer;
 }

@@ -105,8 +105,12 @@ tfmc::frontends::readHfTokenizer(const std::string &directory,
   auto eos = specialId(config, "eos_token_id", defaults.eos);
   if (!eos)
     return eos.takeError();
+  auto pad = specialId(config, "pad_token_id", -1);
+  if (!pad)
+    return pad.takeError();
   spec->bos = *bos;
   spec->eos = *eos;
+  spec->pad = *pad;
   return spec;
 }
 

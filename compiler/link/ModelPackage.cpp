@@ -30,7 +30,7 @@ tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
   }
   if (!writer.writeZeros(layout.totalBytes - writer.written(), error))
     return makeError(error);
-  tfm::rt::PackageMetadata metadata = packageMetadata(spec);
+  tfm::rt::PackageMetadata metadata = packageMetadata(spec, layout);
   metadata.insert(targetMetadata.begin(), targetMetadata.end());
   if (!writer.finish(layout.hash, metadata, error))
     return makeError(error);

@@ -11,6 +11,8 @@ struct TokenizerSpec {
   std::string blob; ///< the runtime's tokenizer blob of that kind
   int bos = -1;
   int eos = -1;
+  /// The padding id the model's files name (-1: none); --info shows it.
+  int pad = -1;
 };
 
 /// Beginning- and end-of-sequence ids; -1 when a model has none.

@@ -110,5 +110,6 @@ TokenizerSpec tfmc::bert::presetTokenizer() {
     llvm::report_fatal_error(llvm::Twine("the bert preset tokenizer: ") +
                              error);
   spec.kind = "hf";
+  spec.pad = 0; // [PAD], as BERT's config.json pad_token_id
   return spec;
 }

@@ -103,5 +103,6 @@ TokenizerSpec tfmc::t5::presetTokenizer() {
     llvm::report_fatal_error(llvm::Twine("the t5 preset tokenizer: ") + error);
   spec.kind = "hf";
   spec.eos = 1;
+  spec.pad = 0;
   return spec;
 }

@@ -29,6 +29,8 @@ public:
   /// the model's device and allocates the entry's scratch and the outputs;
   /// false with a message that starts with "error: ".
   bool open(const uint8_t *weights, std::string &error);
+  /// Why open() failed: the package or memory (ModelMemory::Failure).
+  ModelMemory::Failure openFailure() const { return memory_.failure(); }
 
   int sequence() const { return static_cast<int>(info_.context_length); }
   int vocab() const { return static_cast<int>(info_.vocab_size); }

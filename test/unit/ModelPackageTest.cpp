@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/link/ModelPackage.h"
+#include "compiler/link/PackageMetadata.h"
 #include "dialect/TfmOps.h"
 #include "passes/Codegen/CPU/IR/TfmCpuOps.h"
 #include "runtime/Package.h"
@@ -131,7 +132,18 @@ TEST_F(ModelPackageTest, StreamedEqualsTheOldWriter) {
                                        {"token.bos", "1"},
                                        {"token.eos", "2"},
                                        {"model.description", "test model"},
-                                       {"model.note", "a note"}};
+                                       {"model.note", "a note"},
+                                       // The shapes of a default config.
+                                       {"model.layers", "0"},
+                                       {"model.hidden_size", "0"},
+                                       {"model.heads", "0"},
+                                       {"model.kv_heads", "0"},
+                                       {"model.head_dim", "0"},
+                                       {"model.ffn_size", "0"},
+                                       // a [3, 2], b [2, 2], v [3].
+                                       {"model.parameters", "13"},
+                                       // 24 + 12 + 40 + 64 + 32 bytes.
+                                       {"weights.types", "f32:5:172"}};
   std::string message;
   ASSERT_TRUE(tfm::rt::appendPackage(old.path(),
                                      oldBlob(layout, canonicalF32()),
@@ -151,6 +163,26 @@ TEST_F(ModelPackageTest, StreamedEqualsTheOldWriter) {
   EXPECT_EQ(std::vector<float>(values, values + 16),
             (std::vector<float>{1, 3, 5, 0.5f, 2, 4, 6, -2,    // panel 0
                                 1, 0, 0, 0, 65504, 0, 0, 0})); // panel 1
+}
+
+/// A block-quantized matrix counts once under its GGUF type, its scales'
+/// bytes with its quants'; value panels count under their element type.
+TEST(WeightTypeSummaryTest, CountsMatricesPerStorageType) {
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::tfm::TfmDialect, mlir::tfm::cpu::TfmCpuDialect>();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(
+      R"mlir(
+    tfm.global_weight @norm : tensor<16xf32>
+    tfm.global_weight @w.quants : tensor<1x2x32x16xi8> {layout = #tfm_cpu.panels<q8_0>, stacked = ["w"]}
+    tfm.global_weight @w.scales : tensor<1x2x16xf16> {layout = #tfm_cpu.panels<q8_0, scales>, stacked = ["w"]}
+    tfm.global_weight @h.panels : tensor<1x64x16xf16> {layout = #tfm_cpu.panels<f16>, stacked = ["h"]}
+    tfm.global_weight @bias : tensor<16xf32>
+  )mlir",
+      &context);
+  ASSERT_TRUE(module);
+  mlir::tfm::WeightLayout layout = mlir::tfm::computeWeightLayout(*module);
+  // f32: 64 + 64; q8_0: 1024 quants + 64 scales; f16: 2048.
+  EXPECT_EQ(weightTypeSummary(layout), "f32:2:128,q8_0:1:1088,f16:1:2048");
 }
 
 TEST_F(ModelPackageTest, AMissingWeightIsAnError) {
