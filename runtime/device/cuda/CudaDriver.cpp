@@ -19,8 +19,11 @@ struct State {
 };
 
 State &state() {
-  static State instance;
-  return instance;
+  // Never destroyed: the host object's destructor unloads its module
+  // through the driver after the static objects are gone (.fini_array runs
+  // after the atexit destructors).
+  static State *instance = new State;
+  return *instance;
 }
 
 /// Binds `*slot` to `name` in `library`; false (and `why`) when missing.

@@ -19,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 using namespace tfm::cuda;
 
@@ -45,22 +46,28 @@ bool launchBlocking() {
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
-/// The names of the kernels looked up, for errors.
-struct KernelNames {
+/// The kernels looked up: the host code looks a kernel up before each of
+/// its launches (by the address of its name, a constant of the host
+/// object), which would otherwise cost a driver call per launch; and their
+/// names, for errors.
+struct KernelTable {
   std::mutex mutex;
+  std::map<std::pair<CUmodule, const char *>, CUfunction> functions;
   std::map<CUfunction, std::string> names;
 };
 
-KernelNames &kernelNames() {
-  static KernelNames instance;
-  return instance;
+KernelTable &kernelTable() {
+  // Never destroyed: the module is unloaded by a destructor of the host
+  // object (.fini_array), which runs after the static objects are gone.
+  static KernelTable *instance = new KernelTable;
+  return *instance;
 }
 
 std::string kernelName(CUfunction function) {
-  KernelNames &known = kernelNames();
-  std::lock_guard<std::mutex> lock(known.mutex);
-  auto found = known.names.find(function);
-  return found == known.names.end() ? std::string("?") : found->second;
+  KernelTable &table = kernelTable();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto found = table.names.find(function);
+  return found == table.names.end() ? std::string("?") : found->second;
 }
 
 } // namespace
@@ -84,22 +91,38 @@ void *mgpuModuleLoadJIT(void *data, int32_t /*optLevel*/, uint64_t /*bytes*/) {
 
 void mgpuModuleUnload(void *module) {
   const DriverApi *d = module ? api() : nullptr;
-  if (d)
-    check(d->cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
+  if (!d)
+    return;
+  // Its functions go with it (a later module may take its address).
+  KernelTable &table = kernelTable();
+  {
+    std::lock_guard<std::mutex> lock(table.mutex);
+    for (auto it = table.functions.begin(); it != table.functions.end();)
+      it =
+          it->first.first == module ? table.functions.erase(it) : std::next(it);
+  }
+  check(d->cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
   const DriverApi *d = module ? api() : nullptr;
-  CUfunction function = nullptr;
-  if (d && !check(d->cuModuleGetFunction(&function,
-                                         static_cast<CUmodule>(module), name),
-                  "cuModuleGetFunction"))
-    function = nullptr;
-  if (function) {
-    KernelNames &known = kernelNames();
-    std::lock_guard<std::mutex> lock(known.mutex);
-    known.names[function] = name;
+  if (!d)
+    return nullptr;
+  auto cuModule = static_cast<CUmodule>(module);
+  KernelTable &table = kernelTable();
+  {
+    std::lock_guard<std::mutex> lock(table.mutex);
+    auto found = table.functions.find({cuModule, name});
+    if (found != table.functions.end())
+      return found->second;
   }
+  CUfunction function = nullptr;
+  if (!check(d->cuModuleGetFunction(&function, cuModule, name),
+             "cuModuleGetFunction"))
+    return nullptr;
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.functions[{cuModule, name}] = function;
+  table.names[function] = name;
   return function;
 }
 

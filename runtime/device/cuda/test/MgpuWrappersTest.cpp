@@ -29,7 +29,17 @@ void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
 
 namespace {
 
-TEST_F(FakeDriver, LoadsFindsAndLaunchesAKernel) {
+/// The fake driver, and the glue's kernel table emptied after each test
+/// (the fake hands out one module handle to every test).
+class MgpuWrappers : public FakeDriver {
+protected:
+  void TearDown() override {
+    mgpuModuleUnload(fakeModule);
+    FakeDriver::TearDown();
+  }
+};
+
+TEST_F(MgpuWrappers, LoadsFindsAndLaunchesAKernel) {
   char image[] = "fatbin";
   void *module = mgpuModuleLoad(image, sizeof(image));
   ASSERT_NE(module, nullptr);
@@ -65,7 +75,7 @@ TEST_F(FakeDriver, LoadsFindsAndLaunchesAKernel) {
   EXPECT_EQ(firstError(), "");
 }
 
-TEST_F(FakeDriver, CopiesAllocatesAndFrees) {
+TEST_F(MgpuWrappers, CopiesAllocatesAndFrees) {
   void *stream = mgpuStreamCreate();
   void *buffer = mgpuMemAlloc(4096, stream, false);
   EXPECT_NE(buffer, nullptr);
@@ -81,7 +91,7 @@ TEST_F(FakeDriver, CopiesAllocatesAndFrees) {
   EXPECT_EQ(firstError(), "mgpuMemAlloc: host-shared memory is not supported");
 }
 
-TEST_F(FakeDriver, RecordsTheFirstDriverError) {
+TEST_F(MgpuWrappers, RecordsTheFirstDriverError) {
   char image[] = "cubin";
   void *function =
       mgpuModuleGetFunction(mgpuModuleLoad(image, sizeof(image)), "k");
@@ -99,7 +109,7 @@ TEST_F(FakeDriver, RecordsTheFirstDriverError) {
   EXPECT_EQ(firstError(), "");
 }
 
-TEST_F(FakeDriver, LaunchBlockingWaitsForEachKernel) {
+TEST_F(MgpuWrappers, LaunchBlockingWaitsForEachKernel) {
   char image[] = "cubin";
   void *function =
       mgpuModuleGetFunction(mgpuModuleLoad(image, sizeof(image)), "rope");
@@ -115,7 +125,7 @@ TEST_F(FakeDriver, LaunchBlockingWaitsForEachKernel) {
   EXPECT_EQ(firstError(), "");
 }
 
-TEST_F(FakeDriver, NoDeviceIsAnErrorNotACrash) {
+TEST_F(MgpuWrappers, NoDeviceIsAnErrorNotACrash) {
   calls.devices = 0;
   char image[] = "fatbin";
   EXPECT_EQ(mgpuModuleLoad(image, sizeof(image)), nullptr);
@@ -139,3 +149,18 @@ TEST(NoDriver, MissingLibcudaIsReported) {
 }
 
 } // namespace
+
+TEST_F(MgpuWrappers, LooksEachKernelUpOnce) {
+  // The host code looks the kernel up before every launch.
+  char image[] = "cubin";
+  void *module = mgpuModuleLoad(image, sizeof(image));
+  static const char name[] = "decode_kernel_3";
+  void *first = mgpuModuleGetFunction(module, name);
+  void *second = mgpuModuleGetFunction(module, name);
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(calls.functions.size(), 1u);
+  // A module unloaded takes its kernels with it.
+  mgpuModuleUnload(module);
+  mgpuModuleGetFunction(mgpuModuleLoad(image, sizeof(image)), name);
+  EXPECT_EQ(calls.functions.size(), 2u);
+}
