@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/GPU/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -236,10 +237,7 @@ bool isCopiedAsBytes(MemRefType type) { return type.getLayout().isIdentity(); }
 /// layer's slice of the cache) as a kernel of one thread per element.
 LogicalResult buildCopyKernel(RewriterBase &rewriter, memref::CopyOp copy) {
   auto type = cast<MemRefType>(copy.getSource().getType());
-  if (!type.hasStaticShape())
-    return copy.emitOpError("copies a strided buffer of dynamic shape");
   constexpr int64_t kThreadsPerBlock = 256;
-  int64_t elements = type.getNumElements();
   Location loc = copy.getLoc();
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, value);
@@ -255,13 +253,47 @@ LogicalResult buildCopyKernel(RewriterBase &rewriter, memref::CopyOp copy) {
   };
   Value source = dynamicOffset(copy.getSource());
   Value target = dynamicOffset(copy.getTarget());
-  int64_t threads = std::min(elements, kThreadsPerBlock);
-  auto launch = gpu::LaunchOp::create(
-      rewriter, loc, constant(llvm::divideCeil(elements, threads)), constant(1),
-      constant(1), constant(threads), constant(1), constant(1));
+
+  // The element count, and the grid: known here for a static shape; from
+  // the buffer's sizes for a dynamic one (Mistral's ring cache writes as
+  // many rows as the window leaves), at least one block, which its
+  // threads' bounds check keeps from copying anything when it is empty.
+  int64_t threads = kThreadsPerBlock;
+  Value grid, elements;
+  if (type.hasStaticShape()) {
+    int64_t count = type.getNumElements();
+    threads = std::max<int64_t>(1, std::min(count, kThreadsPerBlock));
+    grid = constant(std::max<int64_t>(1, llvm::divideCeil(count, threads)));
+  } else {
+    Value count = constant(1);
+    for (int64_t dim = 0; dim < type.getRank(); ++dim)
+      count = arith::MulIOp::create(
+          rewriter, loc, count,
+          memref::DimOp::create(rewriter, loc, copy.getSource(), dim));
+    grid = arith::MaxUIOp::create(
+        rewriter, loc, constant(1),
+        arith::CeilDivUIOp::create(rewriter, loc, count, constant(threads)));
+  }
+  auto launch =
+      gpu::LaunchOp::create(rewriter, loc, grid, constant(1), constant(1),
+                            constant(threads), constant(1), constant(1));
   Block &body = launch.getBody().front();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&body);
+  // Inside the kernel: the sizes again, from the buffer's descriptor.
+  SmallVector<OpFoldResult> sizes;
+  elements = constant(1);
+  for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+    OpFoldResult size =
+        type.isDynamicDim(dim)
+            ? OpFoldResult(memref::DimOp::create(rewriter, loc, source, dim)
+                               .getResult())
+            : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(dim)));
+    sizes.push_back(size);
+    elements = arith::MulIOp::create(
+        rewriter, loc, elements,
+        getValueOrCreateConstantIndexOp(rewriter, loc, size));
+  }
   Value blockId = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
   Value threadId = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
   Value linear = arith::AddIOp::create(
@@ -269,14 +301,14 @@ LogicalResult buildCopyKernel(RewriterBase &rewriter, memref::CopyOp copy) {
       arith::MulIOp::create(rewriter, loc, blockId, constant(threads)),
       threadId);
   Value inRange = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::ult, linear, constant(elements));
+      rewriter, loc, arith::CmpIPredicate::ult, linear, elements);
   auto ifOp = scf::IfOp::create(rewriter, loc, inRange,
                                 /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(ifOp.thenBlock());
   ValueRange indices = type.getRank() == 0
                            ? ValueRange()
                            : affine::AffineDelinearizeIndexOp::create(
-                                 rewriter, loc, linear, type.getShape())
+                                 rewriter, loc, linear, sizes)
                                  .getResults();
   Value element = memref::LoadOp::create(rewriter, loc, source, indices);
   memref::StoreOp::create(rewriter, loc, element, target, indices);

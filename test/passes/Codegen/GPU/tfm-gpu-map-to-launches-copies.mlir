@@ -46,3 +46,20 @@ func.func @offset(%source: memref<1x32x16xf32>, %cache: memref<2x1x256x16xf32>) 
   memref.copy %source, %layer : memref<1x32x16xf32> to memref<1x32x16xf32, strided<[4096, 16, 1], offset: 4096>>
   return
 }
+
+// -----
+
+// A copy of a dynamic size (Mistral's ring cache takes the rows the window
+// leaves): the grid is computed from the sizes on the host (at least one
+// block), the kernel delinearizes with the sizes of the descriptor.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: %[[ROWS:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[GRID:.*]] = arith.maxui %{{.*}}, %{{.*}}
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]],
+// CHECK:   %[[KERNEL_ROWS:.*]] = memref.dim %{{.*}}, %{{.*}}
+// CHECK:   affine.delinearize_index %{{.*}} into (2, %[[KERNEL_ROWS]], 16)
+// CHECK-NOT: gpu.memcpy
+func.func @dynamic(%source: memref<2x?x16xf32, strided<[512, 16, 1]>>, %target: memref<2x?x16xf32, strided<[1008, 16, 1], offset: ?>>) {
+  memref.copy %source, %target : memref<2x?x16xf32, strided<[512, 16, 1]>> to memref<2x?x16xf32, strided<[1008, 16, 1], offset: ?>>
+  return
+}
