@@ -150,6 +150,14 @@ void printMachine(const Package &package) {
                               : tfm_model.device == TFM_DEVICE_CUDA
                                   ? "cuda"
                                   : "unknown");
+  std::string_view arch = package.get(keys::kTargetCudaArch);
+  if (!arch.empty()) {
+    std::string_view cubins = package.get(keys::kTargetCudaCubins);
+    // The driver compiles the PTX for any GPU of that arch or newer.
+    std::printf("target gpu: %.*s (PTX%s%.*s)\n", int(arch.size()), arch.data(),
+                cubins.empty() ? "" : "; cubins: ", int(cubins.size()),
+                cubins.data());
+  }
   std::string_view cpu = package.get(keys::kTargetCpu);
   if (cpu.empty())
     return;

@@ -110,3 +110,24 @@ llvm::Error tfmc::emitMachineCode(llvm::Module &module, ObjectKind kind,
   out.keep();
   return llvm::Error::success();
 }
+
+llvm::Error tfmc::writeHostArtifact(llvm::Module &module, llvm::StringRef stage,
+                                    const std::string &path,
+                                    const MachineDescription &machine,
+                                    llvm::StringRef backend,
+                                    bool sanitizeThread) {
+  if (stage == "llvm-ir") {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return makeError("cannot open '" + path + "': " + ec.message());
+    module.print(os, nullptr);
+    return llvm::Error::success();
+  }
+  if (stage == "asm" || stage == "obj")
+    return emitMachineCode(
+        module, stage == "asm" ? ObjectKind::Assembly : ObjectKind::Object,
+        path, machine, sanitizeThread);
+  return makeError("the " + backend + " backend has no artifact '" + stage +
+                   "'");
+}

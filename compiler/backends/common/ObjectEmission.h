@@ -44,6 +44,15 @@ llvm::Error emitMachineCode(llvm::Module &module, ObjectKind kind,
                             const MachineDescription &machine,
                             bool sanitizeThread = false);
 
+/// Writes the host object's artifact `stage` of `module` to `path` ("-":
+/// stdout): "llvm-ir" (the module as it is, textual), "asm" or "obj"
+/// (emitMachineCode). An error names `backend` for any other stage.
+llvm::Error writeHostArtifact(llvm::Module &module, llvm::StringRef stage,
+                              const std::string &path,
+                              const MachineDescription &machine,
+                              llvm::StringRef backend,
+                              bool sanitizeThread = false);
+
 } // namespace tfmc
 
 #endif // TFMC_COMPILER_BACKENDS_COMMON_OBJECTEMISSION_H

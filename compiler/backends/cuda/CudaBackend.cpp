@@ -218,20 +218,7 @@ llvm::Error CudaBackend::serializeArtifact(llvm::StringRef stage,
   auto llvmModule = translate(module, info, context);
   if (!llvmModule)
     return llvmModule.takeError();
-  if (stage == "llvm-ir") {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-    if (ec)
-      return makeError("cannot open '" + path + "': " + ec.message());
-    (*llvmModule)->print(os, nullptr);
-    return llvm::Error::success();
-  }
-  if (stage == "asm" || stage == "obj")
-    return emitMachineCode(**llvmModule,
-                           stage == "asm" ? ObjectKind::Assembly
-                                          : ObjectKind::Object,
-                           path, hostMachine());
-  return makeError("the cuda backend has no artifact '" + stage + "'");
+  return writeHostArtifact(**llvmModule, stage, path, hostMachine(), name());
 }
 
 llvm::Expected<ObjectSet>

@@ -286,8 +286,8 @@ LogicalResult buildCopyKernel(RewriterBase &rewriter, memref::CopyOp copy) {
   for (int64_t dim = 0; dim < type.getRank(); ++dim) {
     OpFoldResult size =
         type.isDynamicDim(dim)
-            ? OpFoldResult(memref::DimOp::create(rewriter, loc, source, dim)
-                               .getResult())
+            ? OpFoldResult(
+                  memref::DimOp::create(rewriter, loc, source, dim).getResult())
             : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(dim)));
     sizes.push_back(size);
     elements = arith::MulIOp::create(
