@@ -17,6 +17,7 @@
 #include "passes/Conversion/Passes.h"
 #include "runtime/PackageKeys.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 
 #include "llvm/IR/GlobalVariable.h"
@@ -96,15 +97,17 @@ llvm::Expected<mlir::tfm::TargetAttr>
 CudaBackend::describeTarget(mlir::MLIRContext &context) {
   std::string arch = mlir::tfm::kernelArch(codegen);
   std::string cubins = codegen.cudaArch.empty() ? std::string("sm_90") : arch;
+  // The attribute's verifier says what is wrong, once, as tfmc's error.
+  std::string why;
+  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &d) {
+    why = d.str();
+    return mlir::success();
+  });
   auto config = mlir::tfm::CudaTargetAttr::getChecked(
-      [&] {
-        return mlir::emitError(mlir::UnknownLoc::get(&context))
-               << "--cuda-arch: ";
-      },
+      [&] { return mlir::emitError(mlir::UnknownLoc::get(&context)); },
       &context, llvm::StringRef(arch), llvm::StringRef(cubins));
   if (!config)
-    return makeError("unknown --cuda-arch '" + arch +
-                     "' (expected sm_80, sm_86, sm_89 or sm_90)");
+    return makeError("--cuda-arch: " + why);
   // The cubins are assembled by the toolkit's programs: say what is
   // missing before any model work.
   for (const char *tool : {"ptxas", "fatbinary"}) {
