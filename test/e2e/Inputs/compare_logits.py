@@ -24,7 +24,11 @@ def main():
     parser.add_argument("--vocab", type=int, required=True)
     parser.add_argument("--tolerance", type=float, default=1e-4)
     args = parser.parse_args()
-    a, b = read(args.reference), read(args.candidate)
+    try:
+        a, b = read(args.reference), read(args.candidate)
+    except OSError as error:
+        print(f"FAIL: {error}")
+        return 1
     if len(a) != len(b) or not a or len(a) % args.vocab:
         print(f"FAIL: {len(a)} and {len(b)} values, rows of {args.vocab}")
         return 1
