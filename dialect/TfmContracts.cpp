@@ -348,6 +348,13 @@ std::optional<unsigned> mlir::tfm::findEntryArg(FunctionOpInterface function,
   return std::nullopt;
 }
 
+bool mlir::tfm::hasEntryArgs(FunctionOpInterface function) {
+  for (unsigned index = 0, e = function.getNumArguments(); index < e; ++index)
+    if (getEntryArg(function, index))
+      return true;
+  return false;
+}
+
 std::optional<EntryArg> mlir::tfm::getEntryArg(FunctionOpInterface function,
                                                unsigned index) {
   if (auto mark = function.getArgAttrOfType<EntryArgAttr>(

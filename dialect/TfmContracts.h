@@ -58,6 +58,8 @@ void setEntryArg(FunctionOpInterface function, unsigned index, EntryArg kind);
 /// The argument of `function` marked `kind`, if any.
 std::optional<unsigned> findEntryArg(FunctionOpInterface function,
                                      EntryArg kind);
+/// Whether any argument of `function` carries a mark: an entry point.
+bool hasEntryArgs(FunctionOpInterface function);
 /// The mark of argument `index` of `function`, if it has one.
 std::optional<EntryArg> getEntryArg(FunctionOpInterface function,
                                     unsigned index);

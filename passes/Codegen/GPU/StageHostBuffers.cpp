@@ -21,18 +21,11 @@ using namespace mlir::tfm;
 
 namespace {
 
-bool isEntry(func::FuncOp func) {
-  for (unsigned index = 0; index < func.getNumArguments(); ++index)
-    if (getEntryArg(func, index))
-      return true;
-  return false;
-}
-
 struct TfmGpuStageHostBuffers
     : mlir::tfm::impl::TfmGpuStageHostBuffersBase<TfmGpuStageHostBuffers> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (func.isExternal() || !isEntry(func))
+    if (func.isExternal() || !hasEntryArgs(func))
       return;
     SmallVector<BlockArgument> tokens, outputs;
     for (BlockArgument argument : func.getArguments()) {

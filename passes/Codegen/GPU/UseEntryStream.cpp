@@ -25,13 +25,6 @@ namespace {
 constexpr StringLiteral kStreamCreate = "mgpuStreamCreate";
 constexpr StringLiteral kStreamDestroy = "mgpuStreamDestroy";
 
-bool isEntry(LLVM::LLVMFuncOp func) {
-  for (unsigned index = 0; index < func.getNumArguments(); ++index)
-    if (getEntryArg(func, index))
-      return true;
-  return false;
-}
-
 bool calls(LLVM::CallOp call, StringRef callee) {
   std::optional<StringRef> name = call.getCallee();
   return name && *name == callee;
@@ -42,7 +35,7 @@ struct TfmGpuUseEntryStream
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-      if (func.isExternal() || !isEntry(func))
+      if (func.isExternal() || !hasEntryArgs(func))
         continue;
       if (findEntryArg(func, EntryArg::stream)) {
         func.emitOpError("already takes a stream");
