@@ -309,6 +309,7 @@ template <typename V> void fields(V &v, AttentionParams &p) {
   v.optionalNumber("scale", p.scale);
   v.boolean("alibi", p.alibi);
   v.enumeration("cache", p.cache, kCacheTypes);
+  v.boolean("key_count", p.keyCount);
   v.integer("block", p.block);
 }
 

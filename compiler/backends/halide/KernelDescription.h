@@ -123,6 +123,10 @@ struct AttentionParams {
   /// Head `h` adds `slopes[h] * (key position - query position)`.
   bool alibi = false;
   CacheType cache = CacheType::F32;
+  /// The kernel takes the number of keys as an argument, `keys` after
+  /// `pos`: keys at positions >= keys are not seen (an encoder's padded
+  /// input). Without it the keys end at pos + rows.
+  bool keyCount = false;
   /// Keys per partial; 0 lets the generator choose.
   int64_t block = 0;
 };

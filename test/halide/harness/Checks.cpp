@@ -186,7 +186,12 @@ bool checkAttention(const AttentionParams &p, const Options &options,
   // By default past the first block and inside a later one.
   int pos = options.pos >= 0 ? options.pos
                              : static_cast<int>((positions - rows) * 2 / 3);
-  const int64_t limit = pos + rows;
+  // With a key count, fewer keys than rows + pos: the count of a padded
+  // input (past the first block when there is more than one).
+  const int keyCount = static_cast<int>(
+      std::max<int64_t>(1, (pos + rows) - std::max<int64_t>(rows / 2, 1)));
+  const int64_t limit =
+      p.keyCount ? std::min<int64_t>(pos + rows, keyCount) : pos + rows;
   std::vector<float> query = randomTensor(random, rows * heads * dim, -1, 1);
   args.addFloats("query", {rows, heads, dim}, query);
   // Positions not written yet hold NaN: a kernel that read them would
@@ -221,6 +226,8 @@ bool checkAttention(const AttentionParams &p, const Options &options,
     args.addFloats("slopes", {heads}, slopes);
   }
   args.setScalar("pos", pos);
+  if (p.keyCount)
+    args.setScalar("keys", keyCount);
   args.add("output", halide_type_t(halide_type_float, 32), {rows, heads, dim});
   invoke(args);
 
@@ -230,6 +237,8 @@ bool checkAttention(const AttentionParams &p, const Options &options,
     for (int64_t h = 0; h < heads; ++h) {
       int64_t queryPos = pos + r, kv = h / (heads / kvHeads);
       int64_t first = 0, last = queryPos;
+      if (p.mask == MaskKind::Bidirectional || p.keyCount)
+        last = std::min<int64_t>(last, limit - 1);
       if (p.mask == MaskKind::Bidirectional)
         last = limit - 1;
       if (p.mask == MaskKind::SlidingWindow)
@@ -257,7 +266,10 @@ bool checkAttention(const AttentionParams &p, const Options &options,
         want[(r * heads + h) * dim + d] = sum / total;
       }
     }
-  std::printf("pos %d\n", pos);
+  if (p.keyCount)
+    std::printf("pos %d keys %d\n", pos, keyCount);
+  else
+    std::printf("pos %d\n", pos);
   return compare("output", args.floats("output"), want, options.tolerance);
 }
 

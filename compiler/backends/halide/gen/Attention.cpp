@@ -18,7 +18,9 @@
 //
 // C ABI: query [rows, heads, head_dim], key_cache and value_cache
 // [kv_heads, positions, head_dim] (f32, or f16 bits), [slopes [heads]
-// (ALiBi)], pos -> output [rows, heads, head_dim].
+// (ALiBi)], pos, [keys (key_count)] -> output [rows, heads, head_dim].
+// With key_count the keys end at min(pos + rows, keys): an encoder's
+// padded input, whose rows past `keys` attend to the real tokens alone.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/backends/halide/gen/Kernel.h"
@@ -56,6 +58,9 @@ public:
     if (p.alibi)
       slopes = input(Float(32), "slopes", {p.heads});
     Param<int32_t> pos = scalar("pos", 0, positions - rows, 0);
+    Param<int32_t> keyCount;
+    if (p.keyCount)
+      keyCount = scalar("keys", 1, positions, positions);
 
     auto widen = [&](Expr value) {
       return p.cache == CacheType::F16 ? halfToFloat(value, target.nativeHalf)
@@ -63,7 +68,7 @@ public:
     };
     // Positions of query row r and of key j of block b; the keys written
     // so far end at `limit`.
-    Expr limit = pos + rows;
+    Expr limit = p.keyCount ? min(pos + rows, keyCount) : pos + rows;
     Expr queryPos = pos + r;
     // Blocks are numbered from the first one a row of this call can see
     // (a sliding window's start; else 0): every Func's block range then
@@ -80,7 +85,9 @@ public:
     Expr head = clamp(h, 0, static_cast<int>(p.heads) - 1);
     Expr row = clamp(r, 0, rows - 1);
     Expr kvHead = head / group;
-    Expr last = p.mask == MaskKind::Bidirectional ? limit - 1 : queryPos;
+    Expr last = p.mask == MaskKind::Bidirectional ? limit - 1
+                : p.keyCount                      ? min(queryPos, limit - 1)
+                                                  : queryPos;
     Expr first = p.mask == MaskKind::SlidingWindow
                      ? max(queryPos - static_cast<int>(p.window) + 1, 0)
                      : Expr(0);
