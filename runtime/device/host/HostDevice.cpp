@@ -1,6 +1,8 @@
 //===- HostDevice.cpp - The host as a device: this process's memory -------===//
 #include "runtime/device/host/HostDevice.h"
 
+#include "runtime/device/host/HostKernelErrors.h"
+
 #include "runtime/ModelABI.h"
 
 #include <algorithm>
@@ -158,3 +160,7 @@ const uint8_t *HostDevice::loadWeights(const uint8_t *mapped, uint64_t bytes,
 }
 
 } // namespace tfm::rt
+
+bool tfm::rt::HostDevice::synchronize(std::string &error) {
+  return !takeHostKernelError(error);
+}

@@ -30,7 +30,8 @@ public:
   bool copyToHost(void *host, const void *device, uint64_t bytes,
                   std::string &error) override;
   bool zero(void *device, uint64_t bytes, std::string &error) override;
-  bool synchronize(std::string &) override { return true; }
+  /// Reports what generated code recorded as failed (HostKernelErrors.h).
+  bool synchronize(std::string &error) override;
   void *stream() override { return nullptr; }
   const uint8_t *loadWeights(const uint8_t *mapped, uint64_t bytes,
                              uint64_t alignment, DeviceBuffer &owner,
