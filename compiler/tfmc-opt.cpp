@@ -20,8 +20,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<mlir::tfm::TfmDialect, mlir::tfm::cpu::TfmCpuDialect,
-                  mlir::tfm::TfmGpuDialect>();
+  registry
+      .insert<mlir::tfm::TfmDialect, mlir::tfm::cpu::TfmCpuDialect,
+              mlir::tfm::TfmGpuDialect, mlir::tfm::halide::TfmHalideDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tfmc optimizer driver\n", registry));
 }

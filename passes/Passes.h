@@ -3,7 +3,9 @@
 // Transforms/ rewrites tfm networks whatever the target; Conversion/ leaves
 // the tfm dialect; Codegen/Common/ holds the code generation steps every
 // target shares, and Codegen/CPU/ what chooses layouts, tiles, vector widths
-// and memory plans for CPUs, Codegen/GPU/ how kernels map onto CUDA GPUs.
+// and memory plans for CPUs, Codegen/GPU/ how kernels map onto CUDA GPUs,
+// Codegen/Halide/ which kernels tfmc-halide-gen generates and how the host code
+// calls them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_PASSES_PASSES_H
@@ -12,6 +14,7 @@
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/Common/Passes.h"
 #include "passes/Codegen/GPU/Passes.h"
+#include "passes/Codegen/Halide/Passes.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/Transforms/Passes.h"
 
@@ -24,6 +27,7 @@ inline void registerTfmPasses() {
   registerTfmCodegenCommonPasses();
   registerTfmCodegenCPUPasses();
   registerTfmCodegenGPUPasses();
+  registerTfmCodegenHalidePasses();
 }
 
 } // namespace mlir::tfm

@@ -11,6 +11,7 @@
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/Common/EntryBufferization.h"
 #include "passes/Codegen/Common/Passes.h"
+#include "passes/Codegen/Halide/Passes.h"
 #include "passes/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -140,6 +141,9 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
   TfmCpuPlanMemoryOptions plan;
   plan.placeBuffers = options.planMemory;
   pm.addPass(createTfmCpuPlanMemory(plan));
+  // Calls of Halide kernels (tfm-halide-outline-kernels'), on the planned
+  // buffers; nothing without them.
+  pm.addPass(createTfmHalideLowerCalls());
   if (options.parallel) {
     TfmCpuSerializeSmallParallelLoopsOptions small;
     small.minWork = options.minParallelWork;

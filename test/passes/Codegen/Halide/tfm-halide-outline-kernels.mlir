@@ -1,0 +1,134 @@
+// RUN: tfmc-opt %s -split-input-file -tfm-halide-outline-kernels="kinds=norm,projection,lm-head,elementwise,positional,attention" | FileCheck %s
+
+// A norm becomes a call of a kernel described for tfmc-halide-gen, with
+// the target's features as Halide names them: AVX-512 levels only when
+// every extension they imply is there (no avx512_skylake without vl).
+// CHECK: tfm_halide.kernel @norm_0 {
+// CHECK-SAME: \22kind\22: \22norm\22
+// CHECK-SAME: \22features\22: [\22avx\22, \22avx2\22, \22fma\22, \22avx512\22]
+// CHECK-SAME: \22rows\22: 8
+// CHECK-SAME: \22norm\22: \22rms_norm\22
+// CHECK-SAME: \22unit_offset\22: true
+// CHECK-LABEL: func.func @norm(
+// CHECK-SAME: %[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<64xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<8x64xf32>
+// CHECK: %[[Y:.*]] = tfm_halide.call @norm_0(%[[X]], %[[W]] : tensor<8x64xf32>, tensor<64xf32>) outs(%[[INIT]] : tensor<8x64xf32>) -> tensor<8x64xf32>
+// CHECK: return %[[Y]]
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx,+avx2,+fma,+avx512f,+avx512cd,-avx512vl", vector_bits = 512, vector_registers = 32>>} {
+  func.func @norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32> {
+    %y = tfm.rms_norm %x, %w {eps = 1.0e-06 : f32, unit_offset} : tensor<8x64xf32>, tensor<64xf32>
+    return %y : tensor<8x64xf32>
+  }
+}
+
+// -----
+
+// Ops with one description share a kernel; another shape is another one.
+// CHECK: tfm_halide.kernel @projection_0
+// CHECK-SAME: \22rows\22: 4,{{.*}}\22weight\22: \22f16\22,{{.*}}\22bias\22: true
+// CHECK: tfm_halide.kernel @projection_1
+// CHECK-SAME: \22rows\22: 1
+// CHECK-LABEL: func.func @projections(
+// CHECK: tfm_halide.call @projection_0(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<32x64xf16>, tensor<32xf32>)
+// CHECK: tfm_halide.call @projection_0(
+// CHECK: tfm_halide.call @projection_1(
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @projections(%x: tensor<4x64xf32>, %v: tensor<1x64xf32>, %w: tensor<32x64xf16>, %b: tensor<32xf32>) -> (tensor<4x32xf32>, tensor<4x32xf32>, tensor<1x32xf32>) {
+    %0 = tfm.linear %x, %w, %b : tensor<4x64xf32>, tensor<32x64xf16>, tensor<32xf32> -> tensor<4x32xf32>
+    %1 = tfm.linear %x, %w, %b : tensor<4x64xf32>, tensor<32x64xf16>, tensor<32xf32> -> tensor<4x32xf32>
+    %2 = tfm.linear %v, %w, %b : tensor<1x64xf32>, tensor<32x64xf16>, tensor<32xf32> -> tensor<1x32xf32>
+    return %0, %1, %2 : tensor<4x32xf32>, tensor<4x32xf32>, tensor<1x32xf32>
+  }
+}
+
+// -----
+
+// A product of an activation only it reads is one gated kernel (SwiGLU);
+// the activation is gone.
+// CHECK: tfm_halide.kernel @elementwise_0
+// CHECK-SAME: \22op\22: \22swiglu\22
+// CHECK-LABEL: func.func @swiglu(
+// CHECK-SAME: %[[GATE:.*]]: tensor<2x16xf32>, %[[UP:.*]]: tensor<2x16xf32>
+// CHECK-NOT: tfm.silu
+// CHECK: tfm_halide.call @elementwise_0(%[[GATE]], %[[UP]] :
+// CHECK-NOT: tfm_halide.call
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @swiglu(%gate: tensor<2x16xf32>, %up: tensor<2x16xf32>) -> tensor<2x16xf32> {
+    %a = tfm.silu %gate : tensor<2x16xf32>
+    %y = tfm.mul %a, %up : tensor<2x16xf32>
+    return %y : tensor<2x16xf32>
+  }
+}
+
+// -----
+
+// An activation read twice stays a kernel of its own.
+// CHECK-LABEL: func.func @shared_activation(
+// CHECK: %[[A:.*]] = tfm_halide.call @elementwise_0(
+// CHECK: tfm_halide.call @elementwise_1(%[[A]], %{{.*}} :
+// CHECK: tfm_halide.call @elementwise_2(%[[A]], %{{.*}} :
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @shared_activation(%gate: tensor<2x16xf32>, %up: tensor<2x16xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>) {
+    %a = tfm.silu %gate : tensor<2x16xf32>
+    %y = tfm.mul %a, %up : tensor<2x16xf32>
+    %z = tfm.add %a, %up : tensor<2x16xf32>
+    return %y, %z : tensor<2x16xf32>, tensor<2x16xf32>
+  }
+}
+
+// -----
+
+// RoPE sees its heads: [rows, heads, head_dim] in and out, then the
+// activation's own shape again; its position is the kernel's `pos`.
+// CHECK: tfm_halide.kernel @positional_0
+// CHECK-SAME: \22op\22: \22rope\22,{{.*}}\22heads\22: 4,{{.*}}\22head_dim\22: 16,{{.*}}\22layout\22: \22half_split\22
+// CHECK-LABEL: func.func @rope(
+// CHECK-SAME: %[[Q:.*]]: tensor<8x64xf32>, %[[POS:.*]]: index
+// CHECK: %[[HEADS:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2]] output_shape [8, 4, 16]
+// CHECK: %[[R:.*]] = tfm_halide.call @positional_0(%[[HEADS]], %[[POS]] : tensor<8x4x16xf32>, index) outs(%{{.*}} : tensor<8x4x16xf32>)
+// CHECK: tensor.collapse_shape %[[R]] {{\[}}[0], [1, 2]] : tensor<8x4x16xf32> into tensor<8x64xf32>
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @rope(%q: tensor<8x64xf32>, %pos: index) -> tensor<8x64xf32> {
+    %r = tfm.rope %q[%pos] {head_dim = 16 : i64, theta = 1.0e+04 : f32, layout = #tfm.rope_layout<half_split>} : tensor<8x64xf32>
+    return %r : tensor<8x64xf32>
+  }
+}
+
+// -----
+
+// Attention over a slice of the KV cache up to pos + rows reads the
+// layer's whole cache: the kernel stops at pos + rows itself.
+// CHECK: tfm_halide.kernel @attention_0
+// CHECK-SAME: \22kind\22: \22attention\22
+// CHECK-SAME: \22rows\22: 1,{{.*}}\22heads\22: 4,{{.*}}\22kv_heads\22: 2,{{.*}}\22head_dim\22: 16,{{.*}}\22positions\22: 128,{{.*}}\22mask\22: \22causal\22
+// CHECK-SAME: \22cache\22: \22f16\22
+// CHECK-LABEL: func.func @decode_attention(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x64xf32>, %[[CACHE:[^:]*]]: tensor<2x2x128x16xf16>, %[[POS:.*]]: index
+// CHECK-DAG: %[[K:.*]] = tensor.extract_slice %[[CACHE]][0, 0, 0, 0] [1, 2, 128, 16] [1, 1, 1, 1] : tensor<2x2x128x16xf16> to tensor<2x128x16xf16>
+// CHECK-DAG: %[[V:.*]] = tensor.extract_slice %[[CACHE]][1, 0, 0, 0] [1, 2, 128, 16] [1, 1, 1, 1] : tensor<2x2x128x16xf16> to tensor<2x128x16xf16>
+// CHECK: tfm_halide.call @attention_0(%{{.*}}, %[[K]], %[[V]], %[[POS]] : tensor<1x4x16xf32>, tensor<2x128x16xf16>, tensor<2x128x16xf16>, index)
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @decode_attention(%q: tensor<1x64xf32>, %cache: tensor<2x2x128x16xf16>, %pos: index) -> tensor<1x64xf32> {
+    %c1 = arith.constant 1 : index
+    %n = arith.addi %pos, %c1 : index
+    %k = tensor.extract_slice %cache[0, 0, 0, 0] [1, 2, %n, 16] [1, 1, 1, 1] : tensor<2x2x128x16xf16> to tensor<2x?x16xf16>
+    %v = tensor.extract_slice %cache[1, 0, 0, 0] [1, 2, %n, 16] [1, 1, 1, 1] : tensor<2x2x128x16xf16> to tensor<2x?x16xf16>
+    %a = tfm.attention %q, %k, %v[%pos] {cache = #tfm.cache_role<self>, mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64} : tensor<1x64xf32>, tensor<2x?x16xf16>, tensor<2x?x16xf16>
+    return %a : tensor<1x64xf32>
+  }
+}
+
+// -----
+
+// Kinds not named stay tfm ops, for the target's own code generator.
+// RUN: tfmc-opt %s -split-input-file -tfm-halide-outline-kernels="kinds=norm" | FileCheck %s --check-prefix=ONLY-NORM
+// ONLY-NORM-LABEL: func.func @others(
+// ONLY-NORM: tfm.linear
+// ONLY-NORM: tfm.add
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @others(%x: tensor<4x64xf32>, %w: tensor<32x64xf32>, %y: tensor<4x32xf32>) -> tensor<4x32xf32> {
+    %0 = tfm.linear %x, %w : tensor<4x64xf32>, tensor<32x64xf32> -> tensor<4x32xf32>
+    %1 = tfm.add %0, %y : tensor<4x32xf32>
+    return %1 : tensor<4x32xf32>
+  }
+}
