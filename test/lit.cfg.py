@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration for tfmc: dialect, passes, compiler and end-to-end suites.
 import os
+import shlex
 import platform
 import shutil
 
@@ -22,8 +23,21 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tfmc_tools_dir, config.llvm_tools_dir]
+# `lit --param tfmc_compile_flags="--backend=halide" build/test/e2e` runs the
+# end-to-end tests again with every `tfmc compile` given those flags (the
+# numerics tests: docs/halide.md); the feature `compile-flags` marks the run.
+compile_flags = lit_config.params.get("tfmc_compile_flags", "")
+if compile_flags:
+    from lit.llvm.subst import ToolSubst
+    config.available_features.add("compile-flags")
+    wrapper = "%s %s %s %s" % (
+        config.python3,
+        os.path.join(config.test_source_root, "e2e", "Inputs",
+                     "tfmc_with_flags.py"),
+        os.path.join(config.tfmc_tools_dir, "tfmc"), shlex.quote(compile_flags))
+    llvm_config.add_tool_substitutions([ToolSubst("tfmc", command=wrapper)])
 llvm_config.add_tool_substitutions(
-    ["tfmc", "tfmc-opt", "tfm-tokenize", "tfmc-unittests", "tfmc-compiler-unittests",
+    ([] if compile_flags else ["tfmc"]) + ["tfmc-opt", "tfm-tokenize", "tfmc-unittests", "tfmc-compiler-unittests",
      "tfm-cuda-unittests"],
     tool_dirs)
 config.substitutions.append(("%python", config.python3))

@@ -80,7 +80,8 @@ void referToCudaRuntime(llvm::Module &module) {
 } // namespace
 
 CudaBackend::CudaBackend()
-    : codegenGroup("CUDA code generation (--target=cuda)", codegen) {}
+    : codegenGroup("CUDA code generation (--target=cuda)", codegen),
+      generatorGroup("Code generators (--target=cuda)", generators) {}
 
 CudaBackend::~CudaBackend() {
   if (ptxPathIsTemporary)
@@ -88,13 +89,23 @@ CudaBackend::~CudaBackend() {
 }
 
 std::vector<mlir::tfm::OptionGroup *> CudaBackend::optionGroups() {
-  return {&codegenGroup};
+  return {&generatorGroup, &codegenGroup};
 }
 
 llvm::ArrayRef<BackendStage> CudaBackend::stages() const { return kStages; }
 
 llvm::Expected<mlir::tfm::TargetAttr>
 CudaBackend::describeTarget(mlir::MLIRContext &context) {
+  auto halideKinds = halideKernelKinds(generators);
+  if (!halideKinds)
+    return halideKinds.takeError();
+  // tfmc-halide-gen writes CUDA kernels (test/halide checks their PTX), but
+  // nothing yet shares the CUDA backend's context, stream and buffers with
+  // them.
+  if (!halideKinds->empty())
+    return makeError("Halide kernels are linked into --target=cpu binaries "
+                     "only so far; with --target=cuda every kernel is "
+                     "LLVM's (drop --backend=halide and --kernel-backend)");
   std::string arch = mlir::tfm::kernelArch(codegen);
   std::string cubins = codegen.cudaArch.empty() ? std::string("sm_90") : arch;
   // The attribute's verifier says what is wrong, once, as tfmc's error.

@@ -3,6 +3,7 @@
 #define TFMC_COMPILER_BACKENDS_CUDA_CUDABACKEND_H
 
 #include "compiler/backends/TargetBackend.h"
+#include "compiler/backends/common/CodeGeneratorOptions.h"
 #include "passes/Codegen/GPU/GpuPipeline.h"
 
 #include "llvm/IR/Module.h"
@@ -60,6 +61,8 @@ private:
 
   mlir::tfm::GpuCodegenOptions codegen;
   mlir::tfm::OptionGroupOf<mlir::tfm::GpuCodegenOptions> codegenGroup;
+  CodeGeneratorOptions generators;
+  mlir::tfm::OptionGroupOf<CodeGeneratorOptions> generatorGroup;
   /// Where the kernel serialisation writes the PTX that `--compile-to=ptx`
   /// returns: the user's `--ptx-file`, or a temporary file of this backend.
   std::string ptxPath;

@@ -10,6 +10,7 @@
 #include "compiler/backends/llvm-cpu/CpuBackend.h"
 
 #include "compiler/backends/common/HostObject.h"
+#include "compiler/backends/halide/HalideKernels.h"
 #include "compiler/backends/llvm-cpu/CpuTarget.h"
 #include "dialect/TfmContracts.h"
 #include "passes/Codegen/CPU/Passes.h"
@@ -37,6 +38,7 @@ constexpr BackendStage kStages[] = {
     {"llvm-ir", "LLVM IR", Kind::Artifact},
     {"asm", "assembly", Kind::Artifact},
     {"obj", "an object file", Kind::Artifact},
+    {"halide", "each Halide kernel's lowered statements", Kind::Artifact},
 };
 
 /// Allows reassociation and contraction of floating-point arithmetic, which
@@ -68,16 +70,21 @@ void setOpenMPThreads(llvm::IRBuilderBase &builder, llvm::Value *threads) {
 
 CpuBackend::CpuBackend()
     : codegenGroup("CPU code generation (--target=cpu)", codegen),
-      targetGroup("CPU target (--target=cpu)", target) {}
+      targetGroup("CPU target (--target=cpu)", target),
+      generatorGroup("Code generators (--target=cpu)", generators) {}
 
 std::vector<mlir::tfm::OptionGroup *> CpuBackend::optionGroups() {
-  return {&targetGroup, &codegenGroup};
+  return {&targetGroup, &generatorGroup, &codegenGroup};
 }
 
 llvm::ArrayRef<BackendStage> CpuBackend::stages() const { return kStages; }
 
 llvm::Expected<mlir::tfm::TargetAttr>
 CpuBackend::describeTarget(mlir::MLIRContext &context) {
+  auto kinds = halideKernelKinds(generators);
+  if (!kinds)
+    return kinds.takeError();
+  halideKinds = *kinds;
   return describeCpuTarget(context, target.targetCpu);
 }
 
@@ -122,6 +129,8 @@ llvm::Error CpuBackend::buildConfigurationPipeline(mlir::OpPassManager &pm,
         tfmc::weights::elementTypeName(*codegenOptions.weights.type) +
         " stores the projection panels in that type and needs "
         "--pack-weights");
+  // Halide's kernels first: the CPU's choices are for the kernels left.
+  addHalideOutlining(pm, halideKinds, generators);
   mlir::tfm::buildCpuWeightLayoutPipeline(pm, codegenOptions);
   return llvm::Error::success();
 }
@@ -155,6 +164,8 @@ llvm::Error CpuBackend::serializeArtifact(llvm::StringRef stage,
                                           mlir::ModuleOp module,
                                           const tfm_model_info &info,
                                           const std::string &path) {
+  if (stage == "halide")
+    return printHalideStatements(module, path);
   mlir::tfm::CpuTargetAttr cpu = mlir::tfm::getCpuTarget(module);
   if (!cpu)
     return makeError("the module has no cpu #tfm.target");
@@ -173,5 +184,8 @@ CpuBackend::serializeObjects(mlir::ModuleOp module, const tfm_model_info &info,
   llvm::sys::path::append(object, "tfmc_model.o");
   if (auto error = serializeArtifact("obj", module, info, std::string(object)))
     return std::move(error);
-  return ObjectSet{{std::string(object)}, {}};
+  ObjectSet code{{std::string(object)}, {}};
+  if (auto error = generateHalideKernels(module, directory, code))
+    return std::move(error);
+  return code;
 }

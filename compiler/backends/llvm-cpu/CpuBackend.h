@@ -3,6 +3,7 @@
 #define TFMC_COMPILER_BACKENDS_LLVMCPU_CPUBACKEND_H
 
 #include "compiler/backends/TargetBackend.h"
+#include "compiler/backends/common/CodeGeneratorOptions.h"
 #include "compiler/backends/common/ObjectEmission.h"
 #include "passes/Codegen/CPU/CpuPipeline.h"
 
@@ -28,10 +29,13 @@ struct CpuTargetOptions : public mlir::tfm::PhaseOptions<CpuTargetOptions> {
 /// Generates code for CPUs through the CPU pass pipeline
 /// (passes/Codegen/CPU) and LLVM: one host object whose kernels are its
 /// own code, reading the weights as one blob, linked with the OpenMP
-/// runtime.
+/// runtime. The kernel kinds --backend / --kernel-backend give to Halide
+/// are tfmc-halide-gen's objects instead, which the host object calls
+/// (passes/Codegen/Halide, docs/halide.md).
 ///
 /// Stages: linalg (linalg/vector on tensors), llvm (LLVM dialect); the
-/// artifacts llvm-ir, asm, obj.
+/// artifacts llvm-ir, asm, obj, and halide (the Halide kernels' lowered
+/// statements).
 class CpuBackend : public TargetBackend {
 public:
   CpuBackend();
@@ -72,6 +76,10 @@ private:
   mlir::tfm::CpuCodegenOptions codegenOptions;
   mlir::tfm::OptionGroupOf<mlir::tfm::CpuCodegenOptions> codegenGroup;
   mlir::tfm::OptionGroupOf<CpuTargetOptions> targetGroup;
+  CodeGeneratorOptions generators;
+  mlir::tfm::OptionGroupOf<CodeGeneratorOptions> generatorGroup;
+  /// The kernel kinds Halide compiles (from `generators`, checked).
+  std::vector<std::string> halideKinds;
 };
 
 } // namespace tfmc
