@@ -20,15 +20,27 @@ def Tfm_WeightLayoutAttrInterface
   let description = [{
     A backend's layout of a weight in the weights blob, set as
     `tfm.global_weight`'s `layout` by the pass that chooses it (the CPU's
-    `tfm-cpu-pack-weights` writes `#tfm_cpu.panels<...>`). The package
-    writer reads the layout through this interface, as one of the panel
-    layouts compiler/weights can materialise (PanelLayout.h).
+    `tfm-cpu-pack-weights` writes `#tfm_cpu.panels<...>`, the Halide code
+    generator `#tfm_halide.block_rows<...>`). The package writer reads the
+    layout through this interface, as one of the layouts compiler/weights
+    can materialise: a panel layout (PanelLayout.h) or a GGUF block type's
+    rows.
   }];
   let methods = [
     InterfaceMethod<[{
         The panel declaration this layout makes of a projection's matrix:
-        its format and part (compiler/weights/PanelLayout.h).
-      }], "::tfmc::weights::PanelLayout", "getPanelLayout">,
+        its format and part (compiler/weights/PanelLayout.h); none for a
+        layout of another kind.
+      }], "std::optional<::tfmc::weights::PanelLayout>", "getPanelLayout",
+      (ins), "", [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+        The GGUF block type (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K) whose bytes this
+        layout holds, the `[rows, columns]` matrix row by row as GGUF
+        stores it (`[rows, row bytes]` i8): a model tensor stored in that
+        type is copied, another quantized (Q8_0, Q4_0 only); none for a
+        layout of another kind.
+      }], "std::optional<::tfmc::weights::ElementType>", "getBlockRows",
+      (ins), "", [{ return std::nullopt; }]>,
     InterfaceMethod<[{
         Checks the declared type of a weight in this layout; reports what is
         wrong through `emitError`.

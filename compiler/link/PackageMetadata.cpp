@@ -38,9 +38,11 @@ void addShapes(const DecoderConfig &config,
 }
 
 /// The storage type a slot's bytes count under: a block-quantized matrix's
-/// GGUF type (its quants and scales together), the unpacked k-quants'
-/// layout name, else the slot's element type.
+/// GGUF type (its quants and scales together, or its rows), the unpacked
+/// k-quants' layout name, else the slot's element type.
 std::string storageTypeName(const mlir::tfm::WeightSlot &slot) {
+  if (slot.blockRows)
+    return weights::elementTypeName(*slot.blockRows).str();
   if (slot.panels && weights::isBlockFormat(slot.panels->format)) {
     if (std::optional<weights::ElementType> type =
             weights::panelElementType(slot.panels->format))

@@ -182,9 +182,59 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
                                           slot.shape.back(), part));
 }
 
+/// The bytes of a block-rows slot: each model tensor it stacks as GGUF
+/// stores it in the slot's block type, copied when the file holds it so,
+/// else quantized from f32 (Q8_0 and Q4_0; ggml's reference rounding).
+static llvm::Expected<SlotContents>
+materializeBlockRowsSlot(const mlir::tfm::WeightSlot &slot,
+                         const ModelWeights &model) {
+  auto because = [&](llvm::Error error) {
+    return llvm::createStringError("weight '" + slot.name +
+                                   "': " + llvm::toString(std::move(error)));
+  };
+  ElementType format = *slot.blockRows;
+  std::vector<TensorView> parts;
+  for (const std::string &name : sourceNames(slot)) {
+    auto found = findModelWeight(model, name);
+    if (!found)
+      return found.takeError();
+    const Weight &weight = **found;
+    if (weight.source().type() == format && weight.steps().empty()) {
+      parts.push_back(weight.source());
+      continue;
+    }
+    if (format != ElementType::Q8_0 && format != ElementType::Q4_0)
+      return because(llvm::createStringError(
+          "tensor '" + name + "' is not stored as " + elementTypeName(format) +
+          ", which tfmc keeps but cannot make"));
+    auto wide = weight.materialize(ElementType::F32);
+    if (!wide)
+      return because(wide.takeError());
+    if (std::optional<uint64_t> index = findNonFinite(*wide))
+      return llvm::createStringError(
+          model.description + ": weight '" + name + "' holds " +
+          std::to_string(elementAsFloat(*wide, *index)) + " at element " +
+          llvm::Twine(*index));
+    auto blocks = quantizeRows(*wide, format);
+    if (!blocks)
+      return because(blocks.takeError());
+    parts.push_back(std::move(*blocks));
+  }
+  auto matrix = stack(parts);
+  if (!matrix)
+    return because(matrix.takeError());
+  if (matrix->bytes() != slot.bytes)
+    return llvm::createStringError(
+        "weight '" + slot.name + "' has " + llvm::Twine(matrix->bytes()) +
+        " bytes but the network expects " + llvm::Twine(slot.bytes));
+  return SlotContents(std::move(*matrix));
+}
+
 llvm::Expected<SlotContents>
 weights::materializeSlot(const mlir::tfm::WeightSlot &slot,
                          const ModelWeights &model) {
+  if (slot.blockRows)
+    return materializeBlockRowsSlot(slot, model);
   if (!slot.panels || !isBlockFormat(slot.panels->format)) {
     auto tensor = materializeTensorSlot(slot, model);
     if (!tensor)

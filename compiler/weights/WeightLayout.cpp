@@ -58,8 +58,10 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
     if (auto stacked = global.getStacked())
       for (llvm::StringRef part : stacked->getAsValueRange<StringAttr>())
         slot.stacked.push_back(part.str());
-    if (WeightLayoutAttrInterface layout = global.getLayoutAttr())
+    if (WeightLayoutAttrInterface layout = global.getLayoutAttr()) {
       slot.panels = layout.getPanelLayout();
+      slot.blockRows = layout.getBlockRows();
+    }
 
     hash.add(slot.name.data(), slot.name.size());
     for (int64_t extent : slot.shape)
@@ -84,6 +86,13 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
       // Added only when set, so that Q8_0 / Q4_0 layouts keep their hashes.
       if (slot.panels->part == tfmc::weights::PanelPart::mins)
         hash.add(uint64_t(2));
+    }
+
+    // Added only when set, so that the other layouts keep their hashes.
+    if (slot.blockRows) {
+      StringRef rows = tfmc::weights::elementTypeName(*slot.blockRows);
+      hash.add("block_rows", 10);
+      hash.add(rows.data(), rows.size());
     }
 
     layout.index[slot.name] = layout.slots.size();

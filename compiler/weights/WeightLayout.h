@@ -40,6 +40,10 @@ struct WeightSlot {
   /// blocks (BlockPanels.h, KQuantPanels.h). None for a tensor stored as it
   /// is.
   std::optional<tfmc::weights::PanelLayout> panels;
+  /// For a matrix a backend keeps as GGUF stores it (the Halide code
+  /// generator's `#tfm_halide.block_rows<...>`): the block type whose
+  /// bytes hold it, row by row. None otherwise.
+  std::optional<tfmc::weights::ElementType> blockRows;
 };
 
 struct WeightLayout {

@@ -29,3 +29,13 @@ func.func @mixed(%x: tensor<1x8xf32>, %y: memref<1x8xf32>) {
   tfm_halide.call @norm_0(%x : tensor<1x8xf32>) outs(%y : memref<1x8xf32>)
   return
 }
+
+// -----
+
+// expected-error @+1 {{block rows are of a GGUF block type (q8_0, q4_0, q4_k, q5_k, q6_k), not f16}}
+tfm.global_weight @w : tensor<4x8xi8> {layout = #tfm_halide.block_rows<f16>, stacked = ["w"]}
+
+// -----
+
+// expected-error @+1 {{block rows are [rows, row bytes] i8 tensors, got 'tensor<4x8xf32>'}}
+tfm.global_weight @w : tensor<4x8xf32> {layout = #tfm_halide.block_rows<q8_0>, stacked = ["w"]}

@@ -477,6 +477,21 @@ public:
       if (failed(outline(op, *target, *scheduler, fusedAway)))
         return signalPassFailure();
     }
+    // A matrix every reader of which now reads it as stored is laid out
+    // once, as stored.
+    for (GlobalWeightOp global : replacedGlobals) {
+      SmallVector<WeightOp> reads;
+      module.walk([&](WeightOp read) {
+        if (read.getName() == global.getSymName())
+          reads.push_back(read);
+      });
+      if (llvm::all_of(reads,
+                       [](WeightOp read) { return read->use_empty(); })) {
+        for (WeightOp read : reads)
+          read.erase();
+        global.erase();
+      }
+    }
   }
 
 private:
@@ -509,11 +524,23 @@ private:
     }();
     if (auto *unsupported = std::get_if<Unsupported>(&extracted))
       return op->emitOpError()
-             << "is a '" << hl::kernelKindName(kind)
-             << "' kernel that the Halide backend cannot compile: "
-             << unsupported->reason << " (compile this kind with LLVM: "
+             << "cannot be a Halide '" << hl::kernelKindName(kind)
+             << "' kernel: " << unsupported->reason
+             << " (compile this kind with LLVM: "
              << "--kernel-backend=" << hl::kernelKindName(kind) << ":llvm)";
     Extraction &extraction = std::get<Extraction>(extracted);
+    // Matrices and tables read as the model file stores them.
+    if (auto *projection =
+            std::get_if<hl::ProjectionParams>(&extraction.params))
+      extraction.inputs[1] =
+          keepStored(b, extraction.inputs[1], projection->weight);
+    else if (auto *head = std::get_if<hl::LmHeadParams>(&extraction.params))
+      extraction.inputs[1] = keepStored(b, extraction.inputs[1], head->weight);
+    else if (auto *positional =
+                 std::get_if<hl::PositionalParams>(&extraction.params);
+             positional && positional->op == hl::PositionalOp::TokenEmbedding)
+      extraction.inputs[1] =
+          keepStored(b, extraction.inputs[1], positional->table);
 
     hl::KernelDescription description;
     description.target = target;
@@ -551,6 +578,85 @@ private:
     return success();
   }
 
+  /// The matrix `value` as the model file stores it, when `value` reads an
+  /// f32 declaration of tensors stored in one other type: f16 and bf16 as
+  /// a declaration of that type, GGUF's block types as their rows
+  /// (#tfm_halide.block_rows), which the kernel dequantizes; `type` says
+  /// which. Else `value` itself. The declarations nothing reads any more
+  /// go at the end of the pass.
+  Value keepStored(OpBuilder &b, Value value, hl::WeightType &type) {
+    auto read = value.getDefiningOp<WeightOp>();
+    if (!read || type != hl::WeightType::F32)
+      return value;
+    auto global = SymbolTable::lookupNearestSymbolFrom<GlobalWeightOp>(
+        read, read.getNameAttr());
+    SmallVector<tfmc::weights::ElementType> stored = global.getStoredTypes();
+    if (stored.empty() || !llvm::all_equal(stored))
+      return value;
+    auto declared = cast<RankedTensorType>(global.getType());
+    if (declared.getRank() != 2)
+      return value;
+    std::optional<hl::WeightType> kept;
+    Type element;
+    SmallVector<int64_t> shape(declared.getShape());
+    MLIRContext *context = b.getContext();
+    Attribute layout;
+    switch (stored.front()) {
+    case tfmc::weights::ElementType::F16:
+      kept = hl::WeightType::F16;
+      element = Float16Type::get(context);
+      break;
+    case tfmc::weights::ElementType::BF16:
+      kept = hl::WeightType::BF16;
+      element = BFloat16Type::get(context);
+      break;
+    case tfmc::weights::ElementType::Q8_0:
+      kept = hl::WeightType::Q8_0;
+      break;
+    case tfmc::weights::ElementType::Q4_0:
+      kept = hl::WeightType::Q4_0;
+      break;
+    case tfmc::weights::ElementType::Q4_K:
+      kept = hl::WeightType::Q4_K;
+      break;
+    case tfmc::weights::ElementType::Q5_K:
+      kept = hl::WeightType::Q5_K;
+      break;
+    case tfmc::weights::ElementType::Q6_K:
+      kept = hl::WeightType::Q6_K;
+      break;
+    default:
+      return value;
+    }
+    if (hl::isBlockQuantized(*kept)) {
+      int64_t block = hl::weightBlockElements(*kept);
+      if (shape[1] % block != 0)
+        return value;
+      shape[1] = shape[1] / block * hl::weightBlockBytes(*kept);
+      element = IntegerType::get(context, 8);
+      layout = halide::BlockRowsAttr::get(context, stored.front());
+    }
+    auto keptType = RankedTensorType::get(shape, element);
+    std::string name =
+        (global.getSymName() + "." + hl::weightTypeName(*kept)).str();
+    ModuleOp module = getOperation();
+    if (!SymbolTable::lookupSymbolIn(module, name)) {
+      OpBuilder declare(global);
+      declare.setInsertionPointAfter(global);
+      ArrayAttr stacked = global.getStackedAttr();
+      if (!stacked)
+        stacked = declare.getStrArrayAttr({global.getSymName()});
+      GlobalWeightOp::create(
+          declare, global.getLoc(), declare.getStringAttr(name),
+          TypeAttr::get(keptType), stacked, StoredAttr(),
+          llvm::cast_if_present<WeightLayoutAttrInterface>(layout));
+      replacedGlobals.push_back(global);
+    }
+    type = *kept;
+    return WeightOp::create(b, read.getLoc(), keptType,
+                            FlatSymbolRefAttr::get(context, name));
+  }
+
   /// The kernel `description` names, declared once per distinct
   /// description (the name aside).
   FlatSymbolRefAttr declareKernel(Operation *op,
@@ -570,17 +676,21 @@ private:
     description.name = name;
     std::string error;
     if (!hl::verifyKernelDescription(description, error)) {
-      op->emitOpError() << "is a '" << hl::kernelKindName(description.kind())
-                        << "' kernel that the Halide backend cannot compile: "
-                        << error;
+      op->emitOpError() << "cannot be a Halide '"
+                        << hl::kernelKindName(description.kind())
+                        << "' kernel: " << error;
       return nullptr;
     }
-    // Declarations lead the module, in the order the ops were met.
+    // Declarations come before the functions (after the weights), in the
+    // order the ops were met.
     OpBuilder b(module.getContext());
+    auto functions = module.getOps<FunctionOpInterface>();
     if (lastKernel)
       b.setInsertionPointAfter(lastKernel);
+    else if (!functions.empty())
+      b.setInsertionPoint(*functions.begin());
     else
-      b.setInsertionPointToStart(module.getBody());
+      b.setInsertionPointToEnd(module.getBody());
     lastKernel = halide::KernelOp::create(
         b, op->getLoc(), name, hl::kernelKindName(description.kind()),
         oneLine(hl::writeKernelDescriptions({description})));
@@ -591,6 +701,8 @@ private:
   std::map<std::string, std::string> kernelsByDescription;
   std::map<std::string, int> nextIndex;
   Operation *lastKernel = nullptr;
+  /// Declarations of f32 matrices now also kept as stored.
+  SmallVector<GlobalWeightOp> replacedGlobals;
 };
 
 } // namespace

@@ -7,7 +7,8 @@ include "passes/Codegen/CPU/IR/TfmCpuEnums.td"
 include "dialect/TfmWeightAttrs.td"
 
 def TfmCpu_PanelsAttr : TfmCpu_Attr<"Panels", "panels",
-    [DeclareAttrInterfaceMethods<Tfm_WeightLayoutAttrInterface>]> {
+    [DeclareAttrInterfaceMethods<Tfm_WeightLayoutAttrInterface,
+                                 ["getPanelLayout"]>]> {
   let summary = "A projection's matrix as column panels (a weight's layout)";
   let description = [{
     The layout `tfm-cpu-pack-weights` gives the `[rows, columns]` matrix of

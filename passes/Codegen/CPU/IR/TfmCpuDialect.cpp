@@ -54,8 +54,8 @@ LogicalResult PanelsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-tfmc::weights::PanelLayout PanelsAttr::getPanelLayout() const {
-  return {getFormat(), getPart()};
+std::optional<tfmc::weights::PanelLayout> PanelsAttr::getPanelLayout() const {
+  return tfmc::weights::PanelLayout{getFormat(), getPart()};
 }
 
 /// The element type of `format`'s scales and minimums: f16 for GGUF's Q8_0

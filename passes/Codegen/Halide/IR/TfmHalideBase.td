@@ -3,6 +3,7 @@
 #define TFM_HALIDE_BASE_TD
 
 include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
 
 def TfmHalide_Dialect : Dialect {
   let name = "tfm_halide";
@@ -19,6 +20,7 @@ def TfmHalide_Dialect : Dialect {
     hands to tfmc-halide-gen.
   }];
   let dependentDialects = ["::mlir::tfm::TfmDialect"];
+  let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     /// The module attribute that lists the kernels' descriptions once the
     /// calls are lowered: a dictionary from kernel name to its JSON.
@@ -29,5 +31,10 @@ def TfmHalide_Dialect : Dialect {
 
 class TfmHalide_Op<string mnemonic, list<Trait> traits = []>
     : Op<TfmHalide_Dialect, mnemonic, traits>;
+
+class TfmHalide_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<TfmHalide_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
 
 #endif // TFM_HALIDE_BASE_TD

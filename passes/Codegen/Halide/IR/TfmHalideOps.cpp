@@ -6,17 +6,54 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tfm::halide;
 
 #include "passes/Codegen/Halide/IR/TfmHalideDialect.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "passes/Codegen/Halide/IR/TfmHalideAttrs.cpp.inc"
+
 void TfmHalideDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "passes/Codegen/Halide/IR/TfmHalideOps.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "passes/Codegen/Halide/IR/TfmHalideAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// #tfm_halide.block_rows
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockRowsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      tfmc::weights::ElementType type) {
+  using tfmc::weights::ElementType;
+  if (type != ElementType::Q8_0 && type != ElementType::Q4_0 &&
+      type != ElementType::Q4_K && type != ElementType::Q5_K &&
+      type != ElementType::Q6_K)
+    return emitError() << "block rows are of a GGUF block type (q8_0, q4_0, "
+                          "q4_k, q5_k, q6_k), not "
+                       << tfmc::weights::elementTypeName(type);
+  return success();
+}
+
+std::optional<tfmc::weights::ElementType> BlockRowsAttr::getBlockRows() const {
+  return getType();
+}
+
+LogicalResult BlockRowsAttr::verifyDeclaredType(
+    RankedTensorType type, function_ref<InFlightDiagnostic()> emitError) const {
+  if (type.getRank() != 2 || !type.getElementType().isInteger(8))
+    return emitError() << "block rows are [rows, row bytes] i8 tensors, got "
+                       << type;
+  return success();
 }
 
 #define GET_OP_CLASSES

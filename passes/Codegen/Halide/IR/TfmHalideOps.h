@@ -19,6 +19,9 @@
 
 #include "passes/Codegen/Halide/IR/TfmHalideDialect.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "passes/Codegen/Halide/IR/TfmHalideAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "passes/Codegen/Halide/IR/TfmHalideOps.h.inc"
 

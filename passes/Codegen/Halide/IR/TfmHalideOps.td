@@ -7,6 +7,27 @@ include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "dialect/TfmWeightAttrs.td"
+
+def TfmHalide_BlockRowsAttr : TfmHalide_Attr<"BlockRows", "block_rows",
+    [DeclareAttrInterfaceMethods<Tfm_WeightLayoutAttrInterface,
+                                 ["getBlockRows"]>]> {
+  let summary = "A matrix kept in the blob as GGUF stores its blocks";
+  let description = [{
+    The layout of a `[rows, columns]` weight that a Halide kernel reads
+    quantized (docs/halide.md): the matrix's rows as `type`'s blocks (Q8_0,
+    Q4_0, Q4_K, Q5_K or Q6_K), one row after the other, as the GGUF file
+    holds them; the declaration is `[rows, row bytes]` i8. The kernel
+    dequantizes each block where it multiplies it.
+    ```mlir
+    tfm.global_weight @wo.q4_0 : tensor<64x36xi8>
+        {layout = #tfm_halide.block_rows<q4_0>, stacked = ["wo"], stored = #tfm.stored<q4_0>}
+    ```
+  }];
+  let parameters = (ins "::tfmc::weights::ElementType":$type);
+  let assemblyFormat = "`<` $type `>`";
+  let genVerifyDecl = 1;
+}
 
 def TfmHalide_KernelOp : TfmHalide_Op<"kernel", [Symbol]> {
   let summary = "A kernel that tfmc-halide-gen generates";

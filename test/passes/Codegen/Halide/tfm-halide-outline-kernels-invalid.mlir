@@ -7,7 +7,7 @@
 module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
   func.func @token_major(%q: tensor<4x64xf32>, %k: tensor<4x64xf32>, %v: tensor<4x64xf32>) -> tensor<4x64xf32> {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{is a 'attention' kernel that the Halide backend cannot compile: its keys are token-major}}
+    // expected-error @+1 {{cannot be a Halide 'attention' kernel: its keys are token-major}}
     %a = tfm.attention %q, %k, %v[%c0] {cache = #tfm.cache_role<none>, mask = #tfm.mask<bidirectional>, num_heads = 4 : i64, num_kv_heads = 4 : i64} : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>
     return %a : tensor<4x64xf32>
   }
@@ -19,7 +19,7 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
   func.func @ring(%q: tensor<1x64xf32>, %cache: tensor<2x4x8x16xf32>, %pos: index) -> tensor<1x64xf32> {
     %k = tensor.extract_slice %cache[0, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1] : tensor<2x4x8x16xf32> to tensor<4x8x16xf32>
     %v = tensor.extract_slice %cache[1, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1] : tensor<2x4x8x16xf32> to tensor<4x8x16xf32>
-    // expected-error @+1 {{cannot compile: its cache is a ring buffer (compile this kind with LLVM: --kernel-backend=attention:llvm)}}
+    // expected-error @+1 {{cannot be a Halide 'attention' kernel: its cache is a ring buffer (compile this kind with LLVM: --kernel-backend=attention:llvm)}}
     %a = tfm.attention %q, %k, %v[%pos] {cache = #tfm.cache_role<self>, mask = #tfm.mask<sliding_window>, window = 8 : i64, ring = 8 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64} : tensor<1x64xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>
     return %a : tensor<1x64xf32>
   }

@@ -132,3 +132,31 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
     return %1 : tensor<4x32xf32>
   }
 }
+
+// -----
+
+// A matrix stored quantized is read as stored: its GGUF blocks' rows
+// (#tfm_halide.block_rows), which the kernel dequantizes; an f16 one as an
+// f16 declaration. Declarations no op reads any more are gone.
+// CHECK-LABEL: module
+// CHECK-NOT: tfm.global_weight @wq :
+// CHECK: tfm.global_weight @wq.q8_0 : tensor<32x68xi8> {layout = #tfm_halide.block_rows<q8_0>, stacked = ["wq"]}
+// CHECK: tfm.global_weight @wo.f16 : tensor<64x32xf16> {stacked = ["wo"]}
+// CHECK: tfm_halide.kernel @projection_0 {{.*}}\22weight\22: \22q8_0\22
+// CHECK: tfm_halide.kernel @projection_1 {{.*}}\22weight\22: \22f16\22
+// CHECK-LABEL: func.func @stored(
+// CHECK: %[[WQ:.*]] = tfm.weight @wq.q8_0 : tensor<32x68xi8>
+// CHECK: tfm_halide.call @projection_0(%{{.*}}, %[[WQ]] : tensor<4x64xf32>, tensor<32x68xi8>)
+// CHECK: %[[WO:.*]] = tfm.weight @wo.f16 : tensor<64x32xf16>
+// CHECK: tfm_halide.call @projection_1(%{{.*}}, %[[WO]] : tensor<4x32xf32>, tensor<64x32xf16>)
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  tfm.global_weight @wq : tensor<32x64xf32> {stored = #tfm.stored<q8_0>}
+  tfm.global_weight @wo : tensor<64x32xf32> {stored = #tfm.stored<f16>}
+  func.func @stored(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+    %wq = tfm.weight @wq : tensor<32x64xf32>
+    %q = tfm.linear %x, %wq : tensor<4x64xf32>, tensor<32x64xf32> -> tensor<4x32xf32>
+    %wo = tfm.weight @wo : tensor<64x32xf32>
+    %o = tfm.linear %q, %wo : tensor<4x32xf32>, tensor<64x32xf32> -> tensor<4x64xf32>
+    return %o : tensor<4x64xf32>
+  }
+}
