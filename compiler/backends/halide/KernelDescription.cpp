@@ -310,6 +310,7 @@ template <typename V> void fields(V &v, AttentionParams &p) {
   v.boolean("alibi", p.alibi);
   v.enumeration("cache", p.cache, kCacheTypes);
   v.boolean("key_count", p.keyCount);
+  v.boolean("ring", p.ring);
   v.integer("block", p.block);
 }
 
@@ -692,6 +693,13 @@ void verify(Checker &check, const AttentionParams &p) {
                "window (" + std::to_string(p.window) +
                    ") must be positive with mask 'sliding_window' and absent "
                    "otherwise")
+      .require(!p.ring || (p.mask == MaskKind::SlidingWindow &&
+                           p.positions >= p.window + p.rows - 1),
+               "ring needs mask 'sliding_window' and positions of at least "
+               "window + rows - 1 (" +
+                   std::to_string(p.window + p.rows - 1) +
+                   "): a row's window must still be in the ring")
+      .require(!(p.ring && p.keyCount), "ring and key_count exclude each other")
       .require(!p.scale || (std::isfinite(*p.scale) && *p.scale > 0),
                "scale must be a positive finite number")
       .require(p.block >= 0 && p.block <= 4096,

@@ -127,6 +127,11 @@ struct AttentionParams {
   /// `pos`: keys at positions >= keys are not seen (an encoder's padded
   /// input). Without it the keys end at pos + rows.
   bool keyCount = false;
+  /// A sliding window's rolling cache: `positions` slots, slot j holding
+  /// the latest position congruent to j (the query at p reads position
+  /// p - ((p - j) mod positions) there); pos is then any position. 0: a
+  /// cache of positions.
+  bool ring = false;
   /// Keys per partial; 0 lets the generator choose.
   int64_t block = 0;
 };

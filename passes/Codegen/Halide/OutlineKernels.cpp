@@ -161,6 +161,19 @@ bool isOffsetPlusRows(Value size, Value offset, int64_t rows) {
   return false;
 }
 
+/// Whether `size` is `min(offset + rows, ring)`: a rolling cache's slots
+/// written so far.
+bool isRingBound(Value size, Value offset, int64_t rows, int64_t ring) {
+  auto min = size.getDefiningOp<arith::MinUIOp>();
+  if (!min)
+    return false;
+  for (auto [lhs, rhs] : {std::pair(min.getLhs(), min.getRhs()),
+                          std::pair(min.getRhs(), min.getLhs())})
+    if (isOffsetPlusRows(lhs, offset, rows) && getConstantIntValue(rhs) == ring)
+      return true;
+  return false;
+}
+
 /// The keys (or values) an attention reads, as its kernel takes them.
 struct KeyView {
   /// `[kv_heads, positions, head_dim]`.
@@ -175,7 +188,7 @@ struct KeyView {
 /// cache up to the last query) or its key count (an encoder's padded
 /// input). Null keys when `slice` is not such a slice.
 KeyView wholeKeysOf(OpBuilder &b, Location loc, Value slice, Value offset,
-                    int64_t rows) {
+                    int64_t rows, std::optional<int64_t> ring) {
   KeyView view;
   auto extract = slice.getDefiningOp<tensor::ExtractSliceOp>();
   if (!extract)
@@ -191,8 +204,10 @@ KeyView wholeKeysOf(OpBuilder &b, Location loc, Value slice, Value offset,
     std::optional<int64_t> start = getConstantIntValue(offsets[dim]);
     if (grown || !start || *start != 0 || sourceType.isDynamicDim(dim))
       return view;
-    if (!isOffsetPlusRows(cast<Value>(size), offset, rows))
-      view.count = cast<Value>(size);
+    Value count = cast<Value>(size);
+    if (ring ? !isRingBound(count, offset, rows, *ring)
+             : !isOffsetPlusRows(count, offset, rows))
+      view.count = count;
     size = b.getIndexAttr(sourceType.getDimSize(dim));
     grown = true;
   }
@@ -218,15 +233,20 @@ ExtractResult extractAttention(OpBuilder &b, AttentionOp op) {
                        "cross-attention's), not a head-major KV cache"};
   if (op.getRelativeBias())
     return Unsupported{"it adds a relative position bias"};
-  if (op.getRing())
-    return Unsupported{"its cache is a ring buffer"};
   if (!isStatic(op.getQuery()))
     return Unsupported{"its rows are not static"};
   int64_t rows = cast<RankedTensorType>(op.getQuery().getType()).getDimSize(0);
-  KeyView keys = wholeKeysOf(b, op.getLoc(), op.getKey(), op.getOffset(), rows);
+  std::optional<int64_t> ring;
+  if (op.getRing())
+    ring = static_cast<int64_t>(*op.getRing());
+  KeyView keys =
+      wholeKeysOf(b, op.getLoc(), op.getKey(), op.getOffset(), rows, ring);
   KeyView values =
-      wholeKeysOf(b, op.getLoc(), op.getValue(), op.getOffset(), rows);
-  if (!keys.keys || !values.keys || keys.count != values.count) {
+      wholeKeysOf(b, op.getLoc(), op.getValue(), op.getOffset(), rows, ring);
+  if (!keys.keys || !values.keys || keys.count != values.count ||
+      (ring &&
+       (keys.count ||
+        cast<RankedTensorType>(keys.keys.getType()).getDimSize(1) != *ring))) {
     for (Value grown : {keys.keys, values.keys})
       if (grown)
         grown.getDefiningOp()->erase();
@@ -257,6 +277,7 @@ ExtractResult extractAttention(OpBuilder &b, AttentionOp op) {
     params.scale = op.getScaleAttr().getValueAsDouble();
   params.alibi = bool(op.getSlopes());
   params.keyCount = bool(keys.count);
+  params.ring = ring.has_value();
   params.cache = cacheType.getElementType().isF16() ? hl::CacheType::F16
                                                     : hl::CacheType::F32;
   Extraction out;

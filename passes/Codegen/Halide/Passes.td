@@ -18,8 +18,11 @@ def TfmHalideOutlineKernels
     - `norm`: `tfm.rms_norm`, `tfm.layer_norm`;
     - `projection`: `tfm.linear` (f32, f16 or bf16 weights, a bias);
     - `lm-head`: `tfm.lm_head`;
-    - `attention`: `tfm.attention` over a head-major KV cache (causal,
-      bidirectional or sliding-window masks, ALiBi, an f32 or f16 cache);
+    - `attention`: `tfm.attention` over the first keys of head-major
+      tensors: a KV cache up to its last query, a sliding window's rolling
+      cache (`ring`), an encoder's keys up to its real length (the kernel's
+      `keys`); causal, bidirectional or sliding-window masks, ALiBi, an f32
+      or f16 cache;
     - `positional`: `tfm.rope`, `tfm.embedding`, `tfm.position_embedding`,
       `tfm.sinusoidal_position`;
     - `elementwise`: `tfm.add`, `tfm.mul`, `tfm.silu`, `tfm.relu`,
@@ -28,8 +31,11 @@ def TfmHalideOutlineKernels
     - `moe-routing`: none yet (`tfm.moe` routes and runs its experts in one
       op).
 
-    An op of a named kind that the generator cannot express (a relative
-    position bias, a ring-buffer cache, token-major keys, dynamic shapes)
+    Matrices and tables stored in one other type than their f32
+    declaration are read as stored: f16 and bf16 as such, GGUF's block
+    types as their rows (`#tfm_halide.block_rows`), dequantized in the
+    kernel. An op of a named kind that the generator cannot express (T5's
+    relative position bias, token-major keys, dynamic shapes, `tfm.moe`)
     is an error naming the kind: a kind is never left to the other code
     generator silently.
   }];

@@ -184,14 +184,21 @@ bool checkAttention(const AttentionParams &p, const Options &options,
   const int64_t rows = p.rows, heads = p.heads, kvHeads = p.kvHeads,
                 dim = p.headDim, positions = p.positions;
   // By default past the first block and inside a later one.
+  // A ring's default is past its second turn.
   int pos = options.pos >= 0 ? options.pos
+            : p.ring         ? static_cast<int>(2 * positions + 5)
                              : static_cast<int>((positions - rows) * 2 / 3);
   // With a key count, fewer keys than rows + pos: the count of a padded
   // input (past the first block when there is more than one).
   const int keyCount = static_cast<int>(
       std::max<int64_t>(1, (pos + rows) - std::max<int64_t>(rows / 2, 1)));
-  const int64_t limit =
-      p.keyCount ? std::min<int64_t>(pos + rows, keyCount) : pos + rows;
+  // The cache slots written so far (a ring's: every one past its first
+  // turn).
+  const int64_t limit = p.keyCount ? std::min<int64_t>(pos + rows, keyCount)
+                        : p.ring   ? std::min<int64_t>(pos + rows, positions)
+                                   : pos + rows;
+  // The slot of position t.
+  auto slotOf = [&](int64_t t) { return p.ring ? t % positions : t; };
   std::vector<float> query = randomTensor(random, rows * heads * dim, -1, 1);
   args.addFloats("query", {rows, heads, dim}, query);
   // Positions not written yet hold NaN: a kernel that read them would
@@ -249,7 +256,7 @@ bool checkAttention(const AttentionParams &p, const Options &options,
         double s = 0;
         for (int64_t d = 0; d < dim; ++d)
           s += query[(r * heads + h) * dim + d] *
-               keys[(kv * positions + t) * dim + d];
+               keys[(kv * positions + slotOf(t)) * dim + d];
         s *= scale;
         if (p.alibi)
           s += slopes[h] * double(t - queryPos);
@@ -262,7 +269,8 @@ bool checkAttention(const AttentionParams &p, const Options &options,
       for (int64_t d = 0; d < dim; ++d) {
         double sum = 0;
         for (int64_t t = first; t <= last; ++t)
-          sum += scores[t - first] * values[(kv * positions + t) * dim + d];
+          sum += scores[t - first] *
+                 values[(kv * positions + slotOf(t)) * dim + d];
         want[(r * heads + h) * dim + d] = sum / total;
       }
     }

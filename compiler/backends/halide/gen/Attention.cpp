@@ -21,6 +21,9 @@
 // (ALiBi)], pos, [keys (key_count)] -> output [rows, heads, head_dim].
 // With key_count the keys end at min(pos + rows, keys): an encoder's
 // padded input, whose rows past `keys` attend to the real tokens alone.
+// With ring the cache is a sliding window's rolling one: slot j holds the
+// latest position congruent to j modulo its slots, which the blocks run
+// over; the query at p sees position p - ((p - j) mod slots) in slot j.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/backends/halide/gen/Kernel.h"
@@ -57,7 +60,10 @@ public:
     ImageParam slopes;
     if (p.alibi)
       slopes = input(Float(32), "slopes", {p.heads});
-    Param<int32_t> pos = scalar("pos", 0, positions - rows, 0);
+    // A ring's position has no bound of the cache's: any int32 a query's
+    // position fits in.
+    Param<int32_t> pos =
+        scalar("pos", 0, p.ring ? (1 << 30) : positions - rows, 0);
     Param<int32_t> keyCount;
     if (p.keyCount)
       keyCount = scalar("keys", 1, positions, positions);
@@ -68,17 +74,22 @@ public:
     };
     // Positions of query row r and of key j of block b; the keys written
     // so far end at `limit`.
-    Expr limit = p.keyCount ? min(pos + rows, keyCount) : pos + rows;
+    Expr limit = p.keyCount ? min(pos + rows, keyCount)
+                 : p.ring   ? min(pos + rows, positions)
+                            : pos + rows;
     Expr queryPos = pos + r;
     // Blocks are numbered from the first one a row of this call can see
     // (a sliding window's start; else 0): every Func's block range then
     // starts at 0, which keeps bounds inference exact through the fused
     // loops of autoscheduled tilings.
-    Expr lowBlock = p.mask == MaskKind::SlidingWindow
+    Expr lowBlock = p.mask == MaskKind::SlidingWindow && !p.ring
                         ? max(pos - static_cast<int>(p.window) + 1, 0) / block
                         : Expr(0);
-    Expr keyPos = (lowBlock + b) * block + j;
-    Expr readPos = clamp(keyPos, 0, limit - 1);
+    // Key j of block b lies in cache slot `slot`, which holds the key of
+    // position `keyPos` (the slot itself but in a ring).
+    Expr slot = (lowBlock + b) * block + j;
+    Expr keyPos = p.ring ? queryPos - (queryPos - slot) % positions : slot;
+    Expr readPos = clamp(slot, 0, limit - 1);
     // Head and row indices are clamped: an autoscheduler's tiles may reach
     // past the heads or rows (Li2018 shifts small loops inwards past 0),
     // and inputs must be read in bounds for those lanes too.
@@ -92,6 +103,8 @@ public:
                      ? max(queryPos - static_cast<int>(p.window) + 1, 0)
                      : Expr(0);
     Expr visible = keyPos >= first && keyPos <= last;
+    if (p.ring)
+      visible = visible && slot < limit;
 
     // Scores of one block.
     RDom rd(0, headDim, "rd");

@@ -15,12 +15,15 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 
 // -----
 
+// Keys that are not the first of a head-major tensor (here: from slot 4).
 module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
-  func.func @ring(%q: tensor<1x64xf32>, %cache: tensor<2x4x8x16xf32>, %pos: index) -> tensor<1x64xf32> {
-    %k = tensor.extract_slice %cache[0, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1] : tensor<2x4x8x16xf32> to tensor<4x8x16xf32>
-    %v = tensor.extract_slice %cache[1, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1] : tensor<2x4x8x16xf32> to tensor<4x8x16xf32>
-    // expected-error @+1 {{cannot be a Halide 'attention' kernel: its cache is a ring buffer (compile this kind with LLVM: --kernel-backend=attention:llvm)}}
-    %a = tfm.attention %q, %k, %v[%pos] {cache = #tfm.cache_role<self>, mask = #tfm.mask<sliding_window>, window = 8 : i64, ring = 8 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64} : tensor<1x64xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>
+  func.func @offset_keys(%q: tensor<1x64xf32>, %cache: tensor<2x4x64x16xf32>, %pos: index) -> tensor<1x64xf32> {
+    %c1 = arith.constant 1 : index
+    %n = arith.addi %pos, %c1 : index
+    %k = tensor.extract_slice %cache[0, 0, 4, 0] [1, 4, %n, 16] [1, 1, 1, 1] : tensor<2x4x64x16xf32> to tensor<4x?x16xf32>
+    %v = tensor.extract_slice %cache[1, 0, 4, 0] [1, 4, %n, 16] [1, 1, 1, 1] : tensor<2x4x64x16xf32> to tensor<4x?x16xf32>
+    // expected-error @+1 {{cannot be a Halide 'attention' kernel: its keys and values are not the first keys of a head-major tensor, as many of each}}
+    %a = tfm.attention %q, %k, %v[%pos] {cache = #tfm.cache_role<self>, mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 4 : i64} : tensor<1x64xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32>
     return %a : tensor<1x64xf32>
   }
 }

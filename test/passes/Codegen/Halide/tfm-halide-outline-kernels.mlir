@@ -120,6 +120,38 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 
 // -----
 
+// A sliding window's rolling cache: its slots written so far are
+// min(pos + rows, ring), the kernel's own bound; an encoder's keys end at
+// its real length, which the kernel takes as `keys`.
+// CHECK: tfm_halide.kernel @attention_0 {{.*}}\22positions\22: 8,{{.*}}\22mask\22: \22sliding_window\22,\22window\22: 6,{{.*}}\22key_count\22: false,\22ring\22: true
+// CHECK: tfm_halide.kernel @attention_1 {{.*}}\22mask\22: \22bidirectional\22,{{.*}}\22key_count\22: true,\22ring\22: false
+// CHECK-LABEL: func.func @ring(
+// CHECK: tfm_halide.call @attention_0(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x4x16xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>, index)
+// CHECK-LABEL: func.func @encoder(
+// CHECK-SAME: %[[LENGTH:[^:]*]]: index
+// CHECK: tfm_halide.call @attention_1(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[LENGTH]] : tensor<8x4x16xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>, index, index)
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @ring(%q: tensor<2x64xf32>, %cache: tensor<2x4x8x16xf32>, %pos: index) -> tensor<2x64xf32> {
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %end = arith.addi %pos, %c2 : index
+    %n = arith.minui %end, %c8 : index
+    %k = tensor.extract_slice %cache[0, 0, 0, 0] [1, 4, %n, 16] [1, 1, 1, 1] : tensor<2x4x8x16xf32> to tensor<4x?x16xf32>
+    %v = tensor.extract_slice %cache[1, 0, 0, 0] [1, 4, %n, 16] [1, 1, 1, 1] : tensor<2x4x8x16xf32> to tensor<4x?x16xf32>
+    %a = tfm.attention %q, %k, %v[%pos] {cache = #tfm.cache_role<self>, mask = #tfm.mask<sliding_window>, window = 6 : i64, ring = 8 : i64, num_heads = 4 : i64, num_kv_heads = 4 : i64} : tensor<2x64xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32>
+    return %a : tensor<2x64xf32>
+  }
+  func.func @encoder(%q: tensor<8x64xf32>, %keys: tensor<4x8x16xf32>, %values: tensor<4x8x16xf32>, %length: index) -> tensor<8x64xf32> {
+    %c0 = arith.constant 0 : index
+    %k = tensor.extract_slice %keys[0, 0, 0] [4, %length, 16] [1, 1, 1] : tensor<4x8x16xf32> to tensor<4x?x16xf32>
+    %v = tensor.extract_slice %values[0, 0, 0] [4, %length, 16] [1, 1, 1] : tensor<4x8x16xf32> to tensor<4x?x16xf32>
+    %a = tfm.attention %q, %k, %v[%c0] {cache = #tfm.cache_role<none>, mask = #tfm.mask<bidirectional>, num_heads = 4 : i64, num_kv_heads = 4 : i64} : tensor<8x64xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32>
+    return %a : tensor<8x64xf32>
+  }
+}
+
+// -----
+
 // Kinds not named stay tfm ops, for the target's own code generator.
 // RUN: tfmc-opt %s -split-input-file -tfm-halide-outline-kernels="kinds=norm" | FileCheck %s --check-prefix=ONLY-NORM
 // ONLY-NORM-LABEL: func.func @others(
