@@ -194,6 +194,50 @@ public:
     ok_ = nested.finish();
   }
 
+  void buckets(const char *key,
+               std::optional<RelativeBucketsDescription> &out) {
+    seen_.insert(key);
+    if (!ok_)
+      return;
+    const JsonValue *member = reader_.get(key);
+    if (!member)
+      return;
+    if (member->kind != JsonValue::Kind::Object) {
+      error_ = reader_.typeError(key, "an object");
+      ok_ = false;
+      return;
+    }
+    RelativeBucketsDescription buckets;
+    FieldReader nested(*member, reader_.pathOf(key), error_);
+    nested.boolean("bidirectional", buckets.bidirectional);
+    nested.integer("side", buckets.side, /*required=*/true);
+    nested.integer("exact", buckets.exact, /*required=*/true);
+    nested.integers("steps", buckets.steps);
+    ok_ = nested.finish();
+    if (ok_)
+      out = std::move(buckets);
+  }
+  void integers(const char *key, std::vector<int64_t> &out) {
+    seen_.insert(key);
+    const JsonValue *array = nullptr;
+    if (!ok_ || !reader_.readArray(key, array, error_)) {
+      ok_ = false;
+      return;
+    }
+    if (!array)
+      return;
+    for (const JsonValue &item : array->array) {
+      int64_t value = static_cast<int64_t>(item.number);
+      if (item.kind != JsonValue::Kind::Number ||
+          static_cast<double>(value) != item.number) {
+        error_ = "'" + reader_.pathOf(key) + "' must hold integers";
+        ok_ = false;
+        return;
+      }
+      out.push_back(value);
+    }
+  }
+
   /// Fails on members no field read.
   bool finish() {
     if (!ok_)
@@ -263,6 +307,23 @@ public:
     nested.boolean("bias", value.bias);
     out += "}";
   }
+  void buckets(const char *key,
+               const std::optional<RelativeBucketsDescription> &value) {
+    if (!value)
+      return;
+    std::string &out = member(key);
+    out += "{";
+    FieldWriter nested(out, -1);
+    nested.boolean("bidirectional", value->bidirectional);
+    nested.integer("side", value->side);
+    nested.integer("exact", value->exact);
+    std::string &steps = nested.member("steps");
+    steps += "[";
+    for (size_t i = 0; i < value->steps.size(); ++i)
+      steps += (i ? ", " : "") + std::to_string(value->steps[i]);
+    steps += "]";
+    out += "}";
+  }
 
 private:
   /// Starts a member; indent < 0 writes it on one line.
@@ -311,6 +372,7 @@ template <typename V> void fields(V &v, AttentionParams &p) {
   v.enumeration("cache", p.cache, kCacheTypes);
   v.boolean("key_count", p.keyCount);
   v.boolean("ring", p.ring);
+  v.buckets("relative_bias", p.relativeBias);
   v.integer("block", p.block);
 }
 
@@ -442,6 +504,9 @@ public:
     keys.insert(key);
   }
   void norm(const char *key, NormDescription &) { keys.insert(key); }
+  void buckets(const char *key, std::optional<RelativeBucketsDescription> &) {
+    keys.insert(key);
+  }
 };
 
 template <typename P>
@@ -700,6 +765,12 @@ void verify(Checker &check, const AttentionParams &p) {
                    std::to_string(p.window + p.rows - 1) +
                    "): a row's window must still be in the ring")
       .require(!(p.ring && p.keyCount), "ring and key_count exclude each other")
+      .require(!p.relativeBias ||
+                   (p.relativeBias->exact >= 1 &&
+                    p.relativeBias->exact <= p.relativeBias->side &&
+                    p.relativeBias->steps.size() <=
+                        static_cast<size_t>(p.relativeBias->side)),
+               "relative_bias needs 1 <= exact <= side and at most side steps")
       .require(!p.scale || (std::isfinite(*p.scale) && *p.scale > 0),
                "scale must be a positive finite number")
       .require(p.block >= 0 && p.block <= 4096,

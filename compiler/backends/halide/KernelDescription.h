@@ -110,6 +110,19 @@ struct ProjectionParams {
   bool residual = false;
 };
 
+/// T5's buckets of the distance from a query to a key: bucket of a key
+/// `relative` positions after its query (negative: before) is
+/// `(bidirectional && relative > 0 ? side : 0) + min(distance, exact)` plus
+/// the number of `steps` at or below the distance (|relative|, or
+/// max(-relative, 0) when causal), as tfm's RelativeBuckets computes it.
+struct RelativeBucketsDescription {
+  bool bidirectional = false;
+  int64_t side = 0, exact = 0;
+  std::vector<int64_t> steps;
+  /// Buckets in the table: 2 * side bidirectional, else side.
+  int64_t buckets() const { return bidirectional ? 2 * side : side; }
+};
+
 /// Scaled dot-product attention of `rows` queries at positions
 /// `pos .. pos + rows - 1` over a head-major KV cache
 /// `[kv_heads, positions, head_dim]`, flash style: partial softmax sums per
@@ -124,14 +137,19 @@ struct AttentionParams {
   bool alibi = false;
   CacheType cache = CacheType::F32;
   /// The kernel takes the number of keys as an argument, `keys` after
-  /// `pos`: keys at positions >= keys are not seen (an encoder's padded
-  /// input). Without it the keys end at pos + rows.
+  /// `pos`: the keys end there, wherever the queries are (an encoder's
+  /// padded input, a cross-attention's source). Without it the keys end at
+  /// pos + rows.
   bool keyCount = false;
   /// A sliding window's rolling cache: `positions` slots, slot j holding
   /// the latest position congruent to j (the query at p reads position
   /// p - ((p - j) mod positions) there); pos is then any position. 0: a
   /// cache of positions.
   bool ring = false;
+  /// T5's relative position bias: the kernel takes `relative_bias
+  /// [buckets, heads]` after the caches (and slopes) and adds
+  /// `relative_bias[bucket(key position - query position), h]`.
+  std::optional<RelativeBucketsDescription> relativeBias;
   /// Keys per partial; 0 lets the generator choose.
   int64_t block = 0;
 };

@@ -7,6 +7,7 @@
 // layer (the kernel reads the positions below pos + rows itself).
 //
 //===----------------------------------------------------------------------===//
+#include "dialect/RelativeBuckets.h"
 #include "passes/Codegen/Halide/HalideTarget.h"
 #include "passes/Codegen/Halide/KernelKinds.h"
 #include "passes/Codegen/Halide/Passes.h"
@@ -231,8 +232,6 @@ ExtractResult extractAttention(OpBuilder &b, AttentionOp op) {
   if (!op.isHeadMajor())
     return Unsupported{"its keys are token-major (an encoder's or a "
                        "cross-attention's), not a head-major KV cache"};
-  if (op.getRelativeBias())
-    return Unsupported{"it adds a relative position bias"};
   if (!isStatic(op.getQuery()))
     return Unsupported{"its rows are not static"};
   int64_t rows = cast<RankedTensorType>(op.getQuery().getType()).getDimSize(0);
@@ -276,6 +275,15 @@ ExtractResult extractAttention(OpBuilder &b, AttentionOp op) {
   if (op.getScale())
     params.scale = op.getScaleAttr().getValueAsDouble();
   params.alibi = bool(op.getSlopes());
+  if (Value table = op.getRelativeBias()) {
+    RelativeBuckets buckets =
+        relativeBuckets(cast<RankedTensorType>(table.getType()).getDimSize(0),
+                        static_cast<int64_t>(*op.getMaxDistance()),
+                        op.getMask() == MaskKind::bidirectional);
+    params.relativeBias = hl::RelativeBucketsDescription{
+        buckets.bidirectional, buckets.side, buckets.exact,
+        std::vector<int64_t>(buckets.steps.begin(), buckets.steps.end())};
+  }
   params.keyCount = bool(keys.count);
   params.ring = ring.has_value();
   params.cache = cacheType.getElementType().isF16() ? hl::CacheType::F16
@@ -285,6 +293,8 @@ ExtractResult extractAttention(OpBuilder &b, AttentionOp op) {
                 keys.keys, values.keys};
   if (op.getSlopes())
     out.inputs.push_back(op.getSlopes());
+  if (op.getRelativeBias())
+    out.inputs.push_back(op.getRelativeBias());
   out.inputs.push_back(op.getOffset());
   if (keys.count)
     out.inputs.push_back(keys.count);

@@ -21,8 +21,9 @@ def TfmHalideOutlineKernels
     - `attention`: `tfm.attention` over the first keys of head-major
       tensors: a KV cache up to its last query, a sliding window's rolling
       cache (`ring`), an encoder's keys up to its real length (the kernel's
-      `keys`); causal, bidirectional or sliding-window masks, ALiBi, an f32
-      or f16 cache;
+      `keys`); causal, bidirectional or sliding-window masks, ALiBi, T5's
+      relative position bias (its buckets' steps in the description), an
+      f32 or f16 cache;
     - `positional`: `tfm.rope`, `tfm.embedding`, `tfm.position_embedding`,
       `tfm.sinusoidal_position`;
     - `elementwise`: `tfm.add`, `tfm.mul`, `tfm.silu`, `tfm.relu`,
@@ -34,8 +35,8 @@ def TfmHalideOutlineKernels
     Matrices and tables stored in one other type than their f32
     declaration are read as stored: f16 and bf16 as such, GGUF's block
     types as their rows (`#tfm_halide.block_rows`), dequantized in the
-    kernel. An op of a named kind that the generator cannot express (T5's
-    relative position bias, token-major keys, dynamic shapes, `tfm.moe`)
+    kernel. An op of a named kind that the generator cannot express
+    (token-major keys, keys past the first, dynamic rows, `tfm.moe`)
     is an error naming the kind: a kind is never left to the other code
     generator silently.
   }];

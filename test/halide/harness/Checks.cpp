@@ -188,13 +188,16 @@ bool checkAttention(const AttentionParams &p, const Options &options,
   int pos = options.pos >= 0 ? options.pos
             : p.ring         ? static_cast<int>(2 * positions + 5)
                              : static_cast<int>((positions - rows) * 2 / 3);
-  // With a key count, fewer keys than rows + pos: the count of a padded
-  // input (past the first block when there is more than one).
+  // With a key count: fewer keys than rows + pos, the count of a padded
+  // input (past the first block when there is more than one); for one
+  // row, more, a cross-attention's source seen from an early position.
   const int keyCount = static_cast<int>(
-      std::max<int64_t>(1, (pos + rows) - std::max<int64_t>(rows / 2, 1)));
+      rows == 1 ? positions * 3 / 4
+                : std::max<int64_t>(1, (pos + rows) -
+                                           std::max<int64_t>(rows / 2, 1)));
   // The cache slots written so far (a ring's: every one past its first
   // turn).
-  const int64_t limit = p.keyCount ? std::min<int64_t>(pos + rows, keyCount)
+  const int64_t limit = p.keyCount ? keyCount
                         : p.ring   ? std::min<int64_t>(pos + rows, positions)
                                    : pos + rows;
   // The slot of position t.
@@ -232,6 +235,25 @@ bool checkAttention(const AttentionParams &p, const Options &options,
       slopes.push_back(std::pow(2.0f, -8.0f * (h + 1) / heads));
     args.addFloats("slopes", {heads}, slopes);
   }
+  std::vector<float> relativeTable;
+  if (p.relativeBias) {
+    relativeTable =
+        randomTensor(random, p.relativeBias->buckets() * heads, -1, 1);
+    args.addFloats("relative_bias", {p.relativeBias->buckets(), heads},
+                   relativeTable);
+  }
+  // T5's bucket, as tfm's RelativeBuckets::bucketOf.
+  auto bucketOf = [&](int64_t relative) {
+    const RelativeBucketsDescription &buckets = *p.relativeBias;
+    int64_t distance = buckets.bidirectional ? std::abs(relative)
+                                             : std::max<int64_t>(-relative, 0);
+    int64_t bucket =
+        (buckets.bidirectional && relative > 0 ? buckets.side : 0) +
+        std::min(distance, buckets.exact);
+    for (int64_t step : buckets.steps)
+      bucket += distance >= step ? 1 : 0;
+    return bucket;
+  };
   args.setScalar("pos", pos);
   if (p.keyCount)
     args.setScalar("keys", keyCount);
@@ -260,6 +282,8 @@ bool checkAttention(const AttentionParams &p, const Options &options,
         s *= scale;
         if (p.alibi)
           s += slopes[h] * double(t - queryPos);
+        if (p.relativeBias)
+          s += relativeTable[bucketOf(t - queryPos) * heads + h];
         scores.push_back(s);
         largest = std::max(largest, s);
       }

@@ -18,9 +18,11 @@
 //
 // C ABI: query [rows, heads, head_dim], key_cache and value_cache
 // [kv_heads, positions, head_dim] (f32, or f16 bits), [slopes [heads]
-// (ALiBi)], pos, [keys (key_count)] -> output [rows, heads, head_dim].
-// With key_count the keys end at min(pos + rows, keys): an encoder's
-// padded input, whose rows past `keys` attend to the real tokens alone.
+// (ALiBi)], [relative_bias [buckets, heads] (T5)], pos, [keys (key_count)]
+// -> output [rows, heads, head_dim].
+// With key_count the keys end at `keys`, wherever the queries are: an
+// encoder's padded input, whose rows past `keys` attend to the real tokens
+// alone, or a decoder's cross-attention over its source.
 // With ring the cache is a sliding window's rolling one: slot j holds the
 // latest position congruent to j modulo its slots, which the blocks run
 // over; the query at p sees position p - ((p - j) mod slots) in slot j.
@@ -60,6 +62,10 @@ public:
     ImageParam slopes;
     if (p.alibi)
       slopes = input(Float(32), "slopes", {p.heads});
+    ImageParam relativeTable;
+    if (p.relativeBias)
+      relativeTable = input(Float(32), "relative_bias",
+                            {p.relativeBias->buckets(), p.heads});
     // A ring's position has no bound of the cache's: any int32 a query's
     // position fits in.
     Param<int32_t> pos =
@@ -74,7 +80,7 @@ public:
     };
     // Positions of query row r and of key j of block b; the keys written
     // so far end at `limit`.
-    Expr limit = p.keyCount ? min(pos + rows, keyCount)
+    Expr limit = p.keyCount ? Expr(keyCount)
                  : p.ring   ? min(pos + rows, positions)
                             : pos + rows;
     Expr queryPos = pos + r;
@@ -113,6 +119,23 @@ public:
     Expr score = dot_(j, b, h, r) * scale;
     if (p.alibi)
       score += slopes(head) * cast<float>(keyPos - queryPos);
+    if (p.relativeBias) {
+      // T5's bucket of the key's distance from the query: integer compares
+      // against the distances where the buckets step.
+      const RelativeBucketsDescription &buckets = *p.relativeBias;
+      Expr relative = keyPos - queryPos;
+      // (Halide's abs of an int is unsigned.)
+      Expr distance = buckets.bidirectional
+                          ? select(relative < 0, -relative, relative)
+                          : max(-relative, 0);
+      Expr bucket = min(distance, static_cast<int>(buckets.exact));
+      if (buckets.bidirectional)
+        bucket += select(relative > 0, static_cast<int>(buckets.side), 0);
+      for (int64_t step : buckets.steps)
+        bucket += select(distance >= static_cast<int>(step), 1, 0);
+      bucket = clamp(bucket, 0, static_cast<int>(buckets.buckets()) - 1);
+      score += relativeTable(head, bucket);
+    }
     score_(j, b, h, r) = select(visible, score, kMaskedScore);
 
     // The block's partials.
