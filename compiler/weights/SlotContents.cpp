@@ -94,20 +94,17 @@ slotSized(const mlir::tfm::WeightSlot &slot,
   return std::move(*bytes);
 }
 
-/// The bytes of a block-quantized panel slot (quants or scales): each model
-/// tensor it stacks kept as stored when the file holds it in the slot's
-/// format, else quantized from f32 (compiler/weights/BlockPanels.h).
-static llvm::Expected<std::string>
-materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
-                     const ModelWeights &model) {
+/// The model tensors `slot` stacks as one matrix of `format`'s blocks
+/// (Q8_0, Q4_0, or a k-quant that must be stored so): each kept as stored
+/// when the file holds it in `format`, else quantized from f32
+/// (compiler/weights/BlockPanels.h).
+static llvm::Expected<TensorView>
+stackedBlocks(const mlir::tfm::WeightSlot &slot, const ModelWeights &model,
+              ElementType format) {
   auto because = [&](llvm::Error error) {
     return llvm::createStringError("weight '" + slot.name +
                                    "': " + llvm::toString(std::move(error)));
   };
-  PanelLayout layout = *slot.panels;
-  // The GGUF blocks the panels hold (Q8_0 for q8_0 and q8_0x4, Q4_0 for
-  // q4_0 and q4_0x4).
-  ElementType format = *panelElementType(layout.format);
   std::vector<TensorView> parts;
   for (const std::string &name : sourceNames(slot)) {
     auto found = findModelWeight(model, name);
@@ -118,6 +115,10 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
       parts.push_back(weight.source());
       continue;
     }
+    if (format != ElementType::Q8_0 && format != ElementType::Q4_0)
+      return because(llvm::createStringError(
+          "tensor '" + name + "' is not stored as " + elementTypeName(format) +
+          ", which tfmc keeps but cannot make"));
     auto wide = weight.materialize(ElementType::F32);
     if (!wide)
       return because(wide.takeError());
@@ -135,6 +136,21 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
   auto matrix = stack(parts);
   if (!matrix)
     return because(matrix.takeError());
+  return matrix;
+}
+
+/// The bytes of a block-quantized panel slot (quants or scales) of the
+/// model tensors it stacks (stackedBlocks).
+static llvm::Expected<std::string>
+materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
+                     const ModelWeights &model) {
+  PanelLayout layout = *slot.panels;
+  // The GGUF blocks the panels hold (Q8_0 for q8_0 and q8_0x4, Q4_0 for
+  // q4_0 and q4_0x4).
+  ElementType format = *panelElementType(layout.format);
+  auto matrix = stackedBlocks(slot, model, format);
+  if (!matrix)
+    return matrix.takeError();
   // q8_0x4 and q4_0x4 quants hold four bytes of a row in each i32 lane.
   bool scales = layout.part == PanelPart::scales;
   int64_t bytesPerLane = scales ? 1 : quantBits(layout.format) / 8;
@@ -182,47 +198,14 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
                                           slot.shape.back(), part));
 }
 
-/// The bytes of a block-rows slot: each model tensor it stacks as GGUF
-/// stores it in the slot's block type, copied when the file holds it so,
-/// else quantized from f32 (Q8_0 and Q4_0; ggml's reference rounding).
+/// The bytes of a block-rows slot: the model tensors it stacks as GGUF
+/// stores them in the slot's block type, row by row.
 static llvm::Expected<SlotContents>
 materializeBlockRowsSlot(const mlir::tfm::WeightSlot &slot,
                          const ModelWeights &model) {
-  auto because = [&](llvm::Error error) {
-    return llvm::createStringError("weight '" + slot.name +
-                                   "': " + llvm::toString(std::move(error)));
-  };
-  ElementType format = *slot.blockRows;
-  std::vector<TensorView> parts;
-  for (const std::string &name : sourceNames(slot)) {
-    auto found = findModelWeight(model, name);
-    if (!found)
-      return found.takeError();
-    const Weight &weight = **found;
-    if (weight.source().type() == format && weight.steps().empty()) {
-      parts.push_back(weight.source());
-      continue;
-    }
-    if (format != ElementType::Q8_0 && format != ElementType::Q4_0)
-      return because(llvm::createStringError(
-          "tensor '" + name + "' is not stored as " + elementTypeName(format) +
-          ", which tfmc keeps but cannot make"));
-    auto wide = weight.materialize(ElementType::F32);
-    if (!wide)
-      return because(wide.takeError());
-    if (std::optional<uint64_t> index = findNonFinite(*wide))
-      return llvm::createStringError(
-          model.description + ": weight '" + name + "' holds " +
-          std::to_string(elementAsFloat(*wide, *index)) + " at element " +
-          llvm::Twine(*index));
-    auto blocks = quantizeRows(*wide, format);
-    if (!blocks)
-      return because(blocks.takeError());
-    parts.push_back(std::move(*blocks));
-  }
-  auto matrix = stack(parts);
+  auto matrix = stackedBlocks(slot, model, *slot.blockRows);
   if (!matrix)
-    return because(matrix.takeError());
+    return matrix.takeError();
   if (matrix->bytes() != slot.bytes)
     return llvm::createStringError(
         "weight '" + slot.name + "' has " + llvm::Twine(matrix->bytes()) +

@@ -175,47 +175,40 @@ public:
     ok_ = false;
   }
   void norm(const char *key, NormDescription &out) {
-    seen_.insert(key);
-    if (!ok_)
-      return;
-    const JsonValue *member = reader_.get(key);
-    if (!member)
-      return;
-    if (member->kind != JsonValue::Kind::Object) {
-      error_ = reader_.typeError(key, "an object");
-      ok_ = false;
-      return;
-    }
-    FieldReader nested(*member, reader_.pathOf(key), error_);
-    nested.enumeration("type", out.type, kNormTypes, /*required=*/true);
-    nested.number("eps", out.eps);
-    nested.boolean("unit_offset", out.unitOffset);
-    nested.boolean("bias", out.bias);
-    ok_ = nested.finish();
+    object(key, [&](FieldReader &nested) {
+      nested.enumeration("type", out.type, kNormTypes, /*required=*/true);
+      nested.number("eps", out.eps);
+      nested.boolean("unit_offset", out.unitOffset);
+      nested.boolean("bias", out.bias);
+    });
   }
-
   void buckets(const char *key,
                std::optional<RelativeBucketsDescription> &out) {
+    RelativeBucketsDescription buckets;
+    if (object(key, [&](FieldReader &nested) {
+          nested.boolean("bidirectional", buckets.bidirectional);
+          nested.integer("side", buckets.side, /*required=*/true);
+          nested.integer("exact", buckets.exact, /*required=*/true);
+          nested.integers("steps", buckets.steps);
+        }))
+      out = std::move(buckets);
+  }
+  /// Reads the object member `key` with `read` on a reader of its own;
+  /// whether it was there and read.
+  template <typename F> bool object(const char *key, F &&read) {
     seen_.insert(key);
     if (!ok_)
-      return;
+      return false;
     const JsonValue *member = reader_.get(key);
     if (!member)
-      return;
+      return false;
     if (member->kind != JsonValue::Kind::Object) {
       error_ = reader_.typeError(key, "an object");
-      ok_ = false;
-      return;
+      return ok_ = false;
     }
-    RelativeBucketsDescription buckets;
     FieldReader nested(*member, reader_.pathOf(key), error_);
-    nested.boolean("bidirectional", buckets.bidirectional);
-    nested.integer("side", buckets.side, /*required=*/true);
-    nested.integer("exact", buckets.exact, /*required=*/true);
-    nested.integers("steps", buckets.steps);
-    ok_ = nested.finish();
-    if (ok_)
-      out = std::move(buckets);
+    read(nested);
+    return ok_ = nested.finish();
   }
   void integers(const char *key, std::vector<int64_t> &out) {
     seen_.insert(key);

@@ -43,16 +43,15 @@ struct Unsupported {
 
 using ExtractResult = std::variant<Extraction, Unsupported>;
 
-/// The weight element type of a matrix or table operand.
-std::optional<hl::WeightType> weightType(Value value) {
+/// The weight element type of a matrix operand (tfm's are f32, f16 or
+/// bf16).
+hl::WeightType weightType(Value value) {
   Type element = cast<RankedTensorType>(value.getType()).getElementType();
-  if (element.isF32())
-    return hl::WeightType::F32;
   if (element.isF16())
     return hl::WeightType::F16;
   if (element.isBF16())
     return hl::WeightType::BF16;
-  return std::nullopt;
+  return hl::WeightType::F32;
 }
 
 bool isStatic(Value value) {
@@ -107,45 +106,44 @@ ExtractResult extractNorm(Operation *op) {
   return out;
 }
 
+/// The shape of a product of `[rows, in]` activations with a `[out, in]`
+/// matrix (a projection's or the LM head's) and the matrix's element type;
+/// false when the rows are not static.
+bool productShape(Value input, Value result, Value weight, int64_t &rows,
+                  int64_t &in, int64_t &out, hl::WeightType &type) {
+  if (!isStatic(input))
+    return false;
+  auto inputType = cast<RankedTensorType>(input.getType());
+  rows = inputType.getDimSize(0);
+  in = inputType.getDimSize(1);
+  out = cast<RankedTensorType>(result.getType()).getDimSize(1);
+  type = weightType(weight);
+  return true;
+}
+
 ExtractResult extractProjection(LinearOp op) {
-  Extraction out;
   hl::ProjectionParams params;
-  if (!isStatic(op.getInput()))
+  if (!productShape(op.getInput(), op.getResult(), op.getWeight(), params.rows,
+                    params.inFeatures, params.outFeatures, params.weight))
     return Unsupported{"its rows are not static"};
-  std::optional<hl::WeightType> weight = weightType(op.getWeight());
-  if (!weight)
-    return Unsupported{"its weight type has no Halide kernel"};
-  auto input = cast<RankedTensorType>(op.getInput().getType());
-  auto result = cast<RankedTensorType>(op.getType());
-  params.rows = input.getDimSize(0);
-  params.inFeatures = input.getDimSize(1);
-  params.outFeatures = result.getDimSize(1);
-  params.weight = *weight;
   params.bias = bool(op.getBias());
+  Extraction out;
   out.inputs = {op.getInput(), op.getWeight()};
   if (op.getBias())
     out.inputs.push_back(op.getBias());
-  out.outputs.push_back(result);
+  out.outputs.push_back(cast<RankedTensorType>(op.getType()));
   out.params = params;
   return out;
 }
 
 ExtractResult extractLmHead(LMHeadOp op) {
-  Extraction out;
   hl::LmHeadParams params;
-  if (!isStatic(op.getInput()))
+  if (!productShape(op.getInput(), op.getResult(), op.getWeight(), params.rows,
+                    params.inFeatures, params.vocab, params.weight))
     return Unsupported{"its rows are not static"};
-  std::optional<hl::WeightType> weight = weightType(op.getWeight());
-  if (!weight)
-    return Unsupported{"its weight type has no Halide kernel"};
-  auto input = cast<RankedTensorType>(op.getInput().getType());
-  auto result = cast<RankedTensorType>(op.getType());
-  params.rows = input.getDimSize(0);
-  params.inFeatures = input.getDimSize(1);
-  params.vocab = result.getDimSize(1);
-  params.weight = *weight;
+  Extraction out;
   out.inputs = {op.getInput(), op.getWeight()};
-  out.outputs.push_back(result);
+  out.outputs.push_back(cast<RankedTensorType>(op.getType()));
   out.params = params;
   return out;
 }
