@@ -176,6 +176,17 @@ VARIANTS = {"q4_0-f32-inputs": ("q4_0", ["--int8-inputs=false"]),
             "q8_0-f32-inputs": ("q8_0", ["--int8-inputs=false"])}
 
 
+def codegen_flags(codegen):
+    """tfmc's flags for one --codegen entry."""
+    codegen, _, schedule = codegen.partition("@")
+    flags = ["--halide-autoschedule=" + schedule] if schedule else []
+    if codegen == "llvm":
+        return []
+    if codegen == "halide":
+        return ["--backend=halide"] + flags
+    return ["--kernel-backend=" + codegen] + flags
+
+
 def write_quantized_gguf(shape, directory, models_dir, file_type):
     """(GGUF path, extra tfmc arguments): the shape as a Hugging Face LLaMA
     (random weights of its shape: a draw of its own, as speed depends only
@@ -430,6 +441,13 @@ def main():
                              + "; or GGUF mixes the shape is quantized to and compiled as "
                              "stored, from: " + ",".join(FILE_TYPES)
                              + "; or variants: " + ",".join(VARIANTS))
+    parser.add_argument("--codegen", default="llvm",
+                        help="comma-separated code generators to compile each shape with, "
+                             "one row each: llvm (default), halide (tfmc --backend=halide), "
+                             "or KIND:halide, that kind alone Halide's (tfmc "
+                             "--kernel-backend=KIND:halide; e.g. projection:halide); "
+                             "@SCHEDULER after a Halide one autoschedules it "
+                             "(halide@adams2019)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument("--attention-context", type=int, default=0, metavar="T",
                         help="also compile each shape for context T and report attention's "
@@ -454,6 +472,14 @@ def main():
             for s in shapes:
                 if SHAPES[s][0] != "llama":
                     parser.error("--weights %s: llama shapes only, not %s" % (t, s))
+    for c in args.codegen.split(","):
+        base, _, schedule = c.partition("@")
+        if ((base not in ("llvm", "halide")
+             and not (base.endswith(":halide") and base.count(":") == 1))
+                or (schedule and (base == "llvm" or schedule not in (
+                    "adams2019", "mullapudi2016", "li2018")))):
+            parser.error("unknown code generator '%s' (llvm, halide or KIND:halide, "
+                         "Halide's with @adams2019, @mullapudi2016 or @li2018)" % c)
     configure_peer_environment(args.threads)
 
     import ctypes
@@ -491,9 +517,13 @@ def run_shapes(args, shapes, work):
         peer = TorchPeer(shape, w, context)
         torch_prefill, torch_decode = bench_peer(peer, SHAPES[shape][6],
                                                  args.prompt_tokens, args.steps)
-        for weights in args.weights.split(","):
-            exe = os.path.join(work, "%s-%s.exe" % (shape, weights))
+        for weights, codegen in [(w, c) for w in args.weights.split(",")
+                                 for c in args.codegen.split(",")]:
+            exe = os.path.join(work, "%s-%s-%s.exe" % (
+                shape, weights, codegen.replace(":", "-").replace("@", "-")))
             stored, flags = VARIANTS.get(weights, (weights, []))
+            flags = flags + codegen_flags(codegen)
+            label = weights if codegen == "llvm" else "%s %s" % (weights, codegen)
             source, source_extra, asked = model, extra, stored
             if weights in FILE_TYPES:
                 source, source_extra = write_quantized_gguf(
@@ -520,7 +550,7 @@ def run_shapes(args, shapes, work):
                 decode_bytes, layer_params, all_params = weight_bytes(w, shape, stored)
             torch_bytes = weight_bytes(w, shape)[0]
             flops = 2 * layer_params
-            row = {"shape": shape, "weights": weights, "compile_s": compile_s,
+            row = {"shape": shape, "weights": label, "compile_s": compile_s,
                    "decode_ours": ours["decode_tokens_per_s"], "decode_torch": torch_decode,
                    "prefill_ours": ours["prefill_tokens_per_s"],
                    "prefill_torch": torch_prefill, "decode_bytes": decode_bytes,
@@ -532,7 +562,7 @@ def run_shapes(args, shapes, work):
                                                         exe + ".long-" + kv, kv)
                                     for kv in args.kv_cache.split(",")}
             rows.append(row)
-            print("# %s %s: %s" % (shape, weights, json.dumps(row)), flush=True)
+            print("# %s %s: %s" % (shape, label, json.dumps(row)), flush=True)
         del peer, w
     bandwidth = max(bandwidth, read_bandwidth(args.threads, work))
     sgemm = max(sgemm, sgemm_rate())

@@ -915,7 +915,25 @@ bool tfmc::halide::verifyKernelDescription(const KernelDescription &kernel,
   if (!check.ok())
     return false;
   std::visit([&](const auto &params) { verify(check, params); }, kernel.params);
-  return check.ok();
+  if (!check.ok())
+    return false;
+  // Halide 14's Mullapudi2016 splits a GEMM's outputs with a guarded tail
+  // that its lowering then drops: a 32 x 288 -> 864 projection writes past
+  // its accumulator (heap corruption). GEMVs (one row) are not split so.
+  int64_t productRows = 0;
+  if (const auto *projection = std::get_if<ProjectionParams>(&kernel.params))
+    productRows = projection->rows;
+  else if (const auto *head = std::get_if<LmHeadParams>(&kernel.params))
+    productRows = head->rows;
+  if (kernel.scheduler == Scheduler::Mullapudi2016 && productRows > 1) {
+    error = "kernel '" + kernel.name + "': Halide 14's mullapudi2016 " +
+            "schedules of a " + kernelKindName(kernel.kind()) +
+            " over several rows write past their buffers (a split's tail "
+            "loses its guard): schedule it by hand, with adams2019 or with "
+            "li2018";
+    return false;
+  }
+  return true;
 }
 
 bool tfmc::halide::parseKernelDescriptions(std::string_view json,

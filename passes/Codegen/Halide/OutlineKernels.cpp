@@ -503,7 +503,7 @@ public:
     for (Operation *op : ops) {
       if (fusedAway.count(op))
         continue;
-      if (failed(outline(op, *target, *scheduler, fusedAway)))
+      if (failed(outline(op, *target, *scheduler)))
         return signalPassFailure();
     }
     // A matrix every reader of which now reads it as stored is laid out
@@ -525,8 +525,7 @@ public:
 
 private:
   LogicalResult outline(Operation *op, const hl::TargetDescription &target,
-                        hl::Scheduler scheduler,
-                        std::set<Operation *> &fusedAway) {
+                        hl::Scheduler scheduler) {
     hl::KernelKind kind = *kindOf(op);
     OpBuilder b(op);
     Location loc = op->getLoc();
