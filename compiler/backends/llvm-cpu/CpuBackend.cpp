@@ -129,6 +129,16 @@ llvm::Error CpuBackend::buildConfigurationPipeline(mlir::OpPassManager &pm,
         tfmc::weights::elementTypeName(*codegenOptions.weights.type) +
         " stores the projection panels in that type and needs "
         "--pack-weights");
+  // --weights chooses LLVM's panels; Halide's projections read the matrices
+  // as the model file stores them.
+  if (codegenOptions.weights.type &&
+      llvm::any_of(halideKinds, [](const std::string &kind) {
+        return kind == "projection" || kind == "lm-head";
+      }))
+    return makeError("--weights sets the element type of LLVM's projection "
+                     "panels; Halide's projections and LM heads read the "
+                     "weights as the model file stores them (drop --weights, "
+                     "or give those kinds to LLVM with --kernel-backend)");
   // Halide's kernels first: the CPU's choices are for the kernels left.
   addHalideOutlining(pm, halideKinds, generators);
   mlir::tfm::buildCpuWeightLayoutPipeline(pm, codegenOptions);
