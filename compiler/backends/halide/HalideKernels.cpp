@@ -3,6 +3,7 @@
 
 #include "compiler/backends/halide/KernelDescription.h"
 #include "compiler/link/Toolchain.h"
+#include "passes/Codegen/Halide/IR/TfmHalideOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -21,8 +22,9 @@ using namespace tfmc;
 
 namespace {
 
-/// The module attribute tfm-halide-lower-calls writes (kKernelsAttrName).
-constexpr llvm::StringLiteral kKernelsAttr = "tfm_halide.kernels";
+/// The module attribute tfm-halide-lower-calls writes.
+constexpr llvm::StringLiteral kKernelsAttr =
+    mlir::tfm::halide::TfmHalideDialect::kKernelsAttrName;
 
 llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -83,11 +85,6 @@ llvm::Expected<std::string> tfmc::findHalideGenerator() {
                    "installed beside tfmc (tfmc was built without Halide 14: "
                    "tools/install-deps.sh installs libhalide14-0-dev, then "
                    "rebuild) and TFMC_HALIDE_GEN does not name it");
-}
-
-bool tfmc::hasHalideKernels(mlir::ModuleOp module) {
-  auto dictionary = module->getAttrOfType<mlir::DictionaryAttr>(kKernelsAttr);
-  return dictionary && !dictionary.empty();
 }
 
 llvm::Error tfmc::generateHalideKernels(mlir::ModuleOp module,

@@ -24,10 +24,6 @@ namespace tfmc {
 /// tfmc. An error saying how to get one when there is none.
 llvm::Expected<std::string> findHalideGenerator();
 
-/// Whether the module (lowered by tfm-halide-lower-calls) calls Halide
-/// kernels.
-bool hasHalideKernels(mlir::ModuleOp module);
-
 /// Generates the module's Halide kernels into `directory` and adds their
 /// objects, the Halide runtime and the runtime's adapter
 /// (libtfmrt_halide.a) to `code`.

@@ -852,6 +852,11 @@ const char *tfmc::halide::schedulerName(Scheduler scheduler) {
 const char *tfmc::halide::deviceName(Device device) {
   return nameOf(kDevices, device);
 }
+std::optional<WeightType>
+tfmc::halide::parseWeightTypeName(std::string_view name) {
+  return valueOf(kWeightTypes, name);
+}
+
 std::optional<Scheduler>
 tfmc::halide::parseSchedulerName(std::string_view name) {
   return valueOf(kSchedulers, name);

@@ -229,6 +229,8 @@ const char *weightTypeName(WeightType type);
 const char *schedulerName(Scheduler scheduler);
 const char *deviceName(Device device);
 std::optional<Scheduler> parseSchedulerName(std::string_view name);
+/// "q4_k" -> WeightType::Q4_K: compiler/weights' element type names.
+std::optional<WeightType> parseWeightTypeName(std::string_view name);
 std::optional<Device> parseDeviceName(std::string_view name);
 
 /// Values per storage block of `type` (1, 32 or 256) and its bytes.

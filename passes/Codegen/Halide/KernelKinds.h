@@ -37,7 +37,6 @@ struct KernelBackends {
   /// The kinds that Halide compiles, by name (tfm-halide-outline-kernels'
   /// `kinds`).
   std::vector<std::string> halideKinds() const;
-  bool anyHalide() const { return !halideKinds().empty(); }
 };
 
 /// From `--backend` ("" or "llvm" or "halide") and `--kernel-backend`

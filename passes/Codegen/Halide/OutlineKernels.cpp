@@ -624,38 +624,18 @@ private:
     auto declared = cast<RankedTensorType>(global.getType());
     if (declared.getRank() != 2)
       return value;
-    std::optional<hl::WeightType> kept;
-    Type element;
-    SmallVector<int64_t> shape(declared.getShape());
-    MLIRContext *context = b.getContext();
-    Attribute layout;
-    switch (stored.front()) {
-    case tfmc::weights::ElementType::F16:
-      kept = hl::WeightType::F16;
-      element = Float16Type::get(context);
-      break;
-    case tfmc::weights::ElementType::BF16:
-      kept = hl::WeightType::BF16;
-      element = BFloat16Type::get(context);
-      break;
-    case tfmc::weights::ElementType::Q8_0:
-      kept = hl::WeightType::Q8_0;
-      break;
-    case tfmc::weights::ElementType::Q4_0:
-      kept = hl::WeightType::Q4_0;
-      break;
-    case tfmc::weights::ElementType::Q4_K:
-      kept = hl::WeightType::Q4_K;
-      break;
-    case tfmc::weights::ElementType::Q5_K:
-      kept = hl::WeightType::Q5_K;
-      break;
-    case tfmc::weights::ElementType::Q6_K:
-      kept = hl::WeightType::Q6_K;
-      break;
-    default:
+    // f16 and bf16 as such, GGUF's block types as their rows.
+    std::optional<hl::WeightType> kept = hl::parseWeightTypeName(
+        tfmc::weights::elementTypeName(stored.front()).str());
+    if (!kept || *kept == hl::WeightType::F32)
       return value;
-    }
+    MLIRContext *context = b.getContext();
+    SmallVector<int64_t> shape(declared.getShape());
+    Type element =
+        *kept == hl::WeightType::F16    ? Type(Float16Type::get(context))
+        : *kept == hl::WeightType::BF16 ? Type(BFloat16Type::get(context))
+                                        : Type();
+    Attribute layout;
     if (hl::isBlockQuantized(*kept)) {
       int64_t block = hl::weightBlockElements(*kept);
       if (shape[1] % block != 0)
@@ -669,7 +649,7 @@ private:
         (global.getSymName() + "." + hl::weightTypeName(*kept)).str();
     ModuleOp module = getOperation();
     if (!SymbolTable::lookupSymbolIn(module, name)) {
-      OpBuilder declare(global);
+      OpBuilder declare(global->getContext());
       declare.setInsertionPointAfter(global);
       ArrayAttr stacked = global.getStackedAttr();
       if (!stacked)

@@ -146,11 +146,10 @@ static bool isDenseRowMajor(MemRefType type) {
   auto [strides, offset] = type.getStridesAndOffset();
   int64_t expected = 1;
   for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
-    if (type.getDimSize(dim) != 1 && strides[dim] != expected)
+    int64_t size = type.getDimSize(dim);
+    if (ShapedType::isDynamic(size) || (size != 1 && strides[dim] != expected))
       return false;
-    if (ShapedType::isDynamic(type.getDimSize(dim)))
-      return false;
-    expected *= type.getDimSize(dim);
+    expected *= size;
   }
   return true;
 }
