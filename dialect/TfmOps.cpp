@@ -297,6 +297,22 @@ LogicalResult RopeOp::verify() {
     return emitOpError() << "input features (" << dim(getInput(), 1)
                          << ") are not a multiple of head_dim (" << headDim
                          << ")";
+  if (std::optional<ArrayRef<float>> frequencies = getFrequencies()) {
+    if (static_cast<int64_t>(frequencies->size()) != headDim / 2)
+      return emitOpError() << "has " << frequencies->size()
+                           << " frequencies but head_dim " << headDim
+                           << " forms " << headDim / 2 << " pairs";
+    for (float frequency : *frequencies)
+      if (!std::isfinite(frequency) || frequency < 0)
+        return emitOpError()
+               << "frequency " << frequency << " is not a finite number >= 0";
+  }
+  if (std::optional<APFloat> factor = getAttentionFactor()) {
+    double value = factor->convertToDouble();
+    if (!std::isfinite(value) || value <= 0)
+      return emitOpError() << "attention_factor " << value
+                           << " is not a finite number > 0";
+  }
   return success();
 }
 

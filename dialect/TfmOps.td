@@ -361,14 +361,24 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, InferTypeOpAdaptor]> {
     by the angle `(offset + s) * theta^(-2i / head_dim)` for pair `i`. The
     `layout` names the pairing: `interleaved` rotates `(2i, 2i + 1)` (llama2.c,
     GGUF), `half_split` rotates `(i, i + head_dim / 2)` (Hugging Face LLaMA).
+    A scaled RoPE (linear, llama3, YaRN, LongRoPE: compiler/spec/RopeScaling.h)
+    states its `frequencies`, one per pair, which replace
+    `theta^(-2i / head_dim)`, and may scale cos and sin by `attention_factor`
+    (YaRN's and LongRoPE's magnitude correction).
     ```mlir
     %q2 = tfm.rope %q[%pos] {head_dim = 8 : i64, theta = 1.0e+04 : f32,
                              layout = #tfm.rope_layout<interleaved>} : tensor<8x64xf32>
+    %k2 = tfm.rope %k[%pos] {head_dim = 4 : i64, theta = 1.0e+04 : f32,
+                             layout = #tfm.rope_layout<half_split>,
+                             frequencies = array<f32: 1.0, 0.0125>,
+                             attention_factor = 1.1 : f32} : tensor<8x16xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$input, Index:$offset,
                        ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
-                       F32Attr:$theta, Tfm_RopeLayoutAttr:$layout);
+                       F32Attr:$theta, Tfm_RopeLayoutAttr:$layout,
+                       OptionalAttr<DenseF32ArrayAttr>:$frequencies,
+                       OptionalAttr<F32Attr>:$attention_factor);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = "$input `[` $offset `]` attr-dict `:` type($input)";
   let hasVerifier = 1;

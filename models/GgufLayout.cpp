@@ -1,6 +1,7 @@
 //===- GgufLayout.cpp - Decoder checkpoints in llama.cpp's GGUF layout ----===//
 #include "models/GgufLayout.h"
 
+#include "models/RopeScalingConfig.h"
 #include "models/TensorMap.h"
 
 using namespace tfmc;
@@ -89,6 +90,16 @@ llvm::Error tfmc::readGgufDecoderConfig(const Checkpoint &file,
                                         llvm::StringRef arch,
                                         DecoderConfig &c) {
   const ConfigSource &config = file.config;
+  // Keys that change the math in llama.cpp and that tfmc does not apply to
+  // these architectures: refused by name rather than ignored
+  // (docs/gguf-metadata.md).
+  for (const char *name :
+       {"rope.scaling.yarn_log_multiplier", "attention.scale",
+        "attn_logit_softcapping", "final_logit_softcapping", "logit_scale",
+        "embedding_scale", "residual_scale"})
+    if (config.isSet(key(arch, name)))
+      return fail(config, "metadata key '" + key(arch, name) +
+                              "' is set, which tfmc does not apply");
   AttentionSettings &a = c.attention;
   if (auto err = config.read(key(arch, "embedding_length"), c.dim))
     return err;
@@ -101,7 +112,8 @@ llvm::Error tfmc::readGgufDecoderConfig(const Checkpoint &file,
   if (auto err = config.read(key(arch, "attention.head_count_kv"), a.numKVHeads,
                              a.numHeads))
     return err;
-  if (auto err = config.read(key(arch, "context_length"), c.contextLength))
+  if (auto err = config.readContextLength(key(arch, "context_length"),
+                                          c.contextLength))
     return err;
   if (auto err = config.read(key(arch, c.norm == NormKind::RMSNorm
                                            ? "attention.layer_norm_rms_epsilon"
@@ -123,6 +135,8 @@ llvm::Error tfmc::readGgufDecoderConfig(const Checkpoint &file,
                               " differs from the head size " +
                               llvm::Twine(a.headDim) +
                               "; partial rotary embeddings are not supported");
+    if (auto err = readGgufRopeScaling(file, arch, ropeDim, c))
+      return err;
   }
   if (auto err = readExperts(config, arch, c))
     return err;
@@ -130,6 +144,18 @@ llvm::Error tfmc::readGgufDecoderConfig(const Checkpoint &file,
   if (!vocab)
     return vocab.takeError();
   c.vocabSize = *vocab;
+  // llama.cpp writes {arch}.vocab_size for some models; it must agree.
+  std::string vocabKey = key(arch, "vocab_size");
+  if (config.isSet(vocabKey)) {
+    int64_t stated = 0;
+    if (auto err = config.read(vocabKey, stated))
+      return err;
+    if (stated != c.vocabSize)
+      return fail(config, vocabKey + " " + llvm::Twine(stated) +
+                              " differs from the vocabulary of " +
+                              llvm::Twine(c.vocabSize) +
+                              " tokens the file holds");
+  }
   c.tiedEmbeddings = !file.tensors.contains("output.weight");
   return llvm::Error::success();
 }
@@ -163,7 +189,7 @@ llvm::Error takeExperts(TensorTable &table, const DecoderConfig &config,
         return view.takeError();
       for (int64_t expert = 0; expert < config.moe.experts; ++expert)
         weights[expertWeightName(matrix.role, layer, expert)] =
-            weights::Weight(view->select(expert));
+            weights::Weight(view->select(expert), merged);
       continue;
     }
     for (int64_t expert = 0; expert < config.moe.experts; ++expert) {
@@ -173,7 +199,7 @@ llvm::Error takeExperts(TensorTable &table, const DecoderConfig &config,
       if (!view)
         return view.takeError();
       weights[expertWeightName(matrix.role, layer, expert)] =
-          weights::Weight(*view);
+          weights::Weight(*view, name);
     }
   }
   return llvm::Error::success();

@@ -3,10 +3,9 @@
 
 #include "models/GgufLayout.h"
 
+#include "models/RopeScalingConfig.h"
 #include "models/TensorMap.h"
 #include "models/llama/Llama.h"
-
-#include <cmath>
 
 using namespace tfmc;
 
@@ -16,38 +15,15 @@ llvm::Error fail(const ConfigSource &config, const llvm::Twine &message) {
   return llvm::createStringError(message + " in " + config.describe());
 }
 
-/// The RoPE base and type: transformers 5.x nests them in
-/// `rope_parameters`, 4.x keeps `rope_theta` at the top and a scaling in
-/// `rope_scaling`.
-llvm::Error readRope(const ConfigSource &config, DecoderConfig &c,
-                     double fallbackTheta) {
-  double theta = fallbackTheta;
+/// The RoPE base: transformers 5.x nests it in `rope_parameters`, 4.x
+/// keeps `rope_theta` at the top. Read in f32, the type the network uses.
+llvm::Error readRopeTheta(const ConfigSource &config, DecoderConfig &c,
+                          double fallbackTheta) {
+  c.ropeTheta = static_cast<float>(fallbackTheta);
   for (const char *key : {"rope_theta", "rope_parameters.rope_theta"})
-    if (config.isSet(key)) {
-      auto value = config.positiveReal(key);
-      if (!value)
-        return value.takeError();
-      theta = *value;
-    }
-  if (!std::isfinite(theta))
-    return fail(config, "rope_theta must be finite");
-  c.ropeTheta = float(theta);
-  for (const char *key :
-       {"rope_scaling.rope_type", "rope_scaling.type",
-        "rope_parameters.rope_type", "rope_parameters.type"}) {
-    if (!config.isSet(key))
-      continue;
-    auto type = config.string(key);
-    if (!type)
-      return type.takeError();
-    if (*type != "default")
-      return fail(config, llvm::Twine("unsupported RoPE scaling '") + *type +
-                              "' (" + key + "; supported: default)");
-  }
-  // A rope_scaling object without a type is malformed, not the default.
-  if (config.isSet("rope_scaling") && !config.isSet("rope_scaling.rope_type") &&
-      !config.isSet("rope_scaling.type"))
-    return fail(config, "rope_scaling without a rope_type");
+    if (config.isSet(key))
+      if (auto err = config.read(key, c.ropeTheta))
+        return err;
   return llvm::Error::success();
 }
 
@@ -84,17 +60,28 @@ llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
     return err;
   if (auto err = config.read("vocab_size", c.vocabSize))
     return err;
-  if (auto err = config.read("max_position_embeddings", c.contextLength))
+  if (auto err =
+          config.readContextLength("max_position_embeddings", c.contextLength))
     return err;
   if (auto err = config.read("rms_norm_eps", c.normEps, defaults.normEps))
     return err;
-  if (auto err = readRope(config, c, defaults.ropeTheta))
+  if (auto err = readRopeTheta(config, c, defaults.ropeTheta))
     return err;
-  // A checkpoint without a head of its own ties it, whatever config.json says.
+  // A checkpoint without a head of its own ties it, unless config.json
+  // says explicitly that it does not: then the head is missing.
   auto tied = config.flag("tie_word_embeddings", defaults.tiedEmbeddings);
   if (!tied)
     return tied.takeError();
-  c.tiedEmbeddings = *tied || !file.tensors.contains("lm_head.weight");
+  bool hasHead = file.tensors.contains("lm_head.weight");
+  auto saysUntied = config.flag("tie_word_embeddings", true);
+  if (!saysUntied)
+    return saysUntied.takeError();
+  if (!*saysUntied && !hasHead)
+    return llvm::createStringError(
+        config.describe() +
+        " sets tie_word_embeddings to false, but the checkpoint holds no "
+        "'lm_head.weight'");
+  c.tiedEmbeddings = *tied || !hasHead;
   // head_dim may be given (and may differ from hidden_size / heads) or be
   // null, which means the quotient.
   int64_t fallbackHeadDim = defaults.headDim;
@@ -105,7 +92,9 @@ llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
           " is not divisible by num_heads " + llvm::Twine(a.numHeads));
     fallbackHeadDim = c.dim / a.numHeads;
   }
-  return config.read("head_dim", a.headDim, fallbackHeadDim);
+  if (auto err = config.read("head_dim", a.headDim, fallbackHeadDim))
+    return err;
+  return readHfRopeScaling(config, a.headDim, c);
 }
 
 /// Mixtral's router and experts: `block_sparse_moe.experts.{e}.w1` (gate),
@@ -135,7 +124,7 @@ static llvm::Error takeExperts(TensorTable &table, const DecoderConfig &config,
       if (!view)
         return view.takeError();
       weights[expertWeightName(matrix.role, layer, expert)] =
-          weights::Weight(*view);
+          weights::Weight(*view, name);
     }
   return llvm::Error::success();
 }

@@ -27,7 +27,7 @@ struct LlamaLayoutDefaults {
 /// Reads the sizes, RMSNorm epsilon, RoPE settings, head size and tied
 /// embeddings of a LLaMA-layout config.json into `c`. The RoPE base is
 /// `rope_theta` (transformers 4.x) or `rope_parameters.rope_theta` (5.x);
-/// a RoPE scaling other than the default is an error naming the key.
+/// its scaling is read by readHfRopeScaling (models/RopeScalingConfig.h).
 llvm::Error readLlamaLayoutConfig(const Checkpoint &file, DecoderConfig &c,
                                   const LlamaLayoutDefaults &defaults);
 

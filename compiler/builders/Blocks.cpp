@@ -101,10 +101,14 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
   auto bias = [&](WeightRole role) {
     return a.qkvBias ? std::optional<WeightRole>(role) : std::nullopt;
   };
+  std::optional<RopeFrequencies> scaled;
+  if (c.position == PositionKind::Rope && scalesFrequencies(c.ropeScaling))
+    scaled = ropeFrequencies(c.ropeTheta, a.headDim, c.ropeScaling);
   auto rotate = [&](Value x, llvm::StringRef name) {
     if (c.position != PositionKind::Rope)
       return x;
-    return net.rope(net.at(name), x, a.headDim, c.ropeTheta, c.ropeLayout);
+    return net.rope(net.at(name), x, a.headDim, c.ropeTheta, c.ropeLayout,
+                    scaled ? &*scaled : nullptr);
   };
   Value q = rotate(projection(net, h, WeightRole::Wq, bias(WeightRole::Bq)),
                    "attn.rope_q");

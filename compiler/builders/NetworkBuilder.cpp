@@ -141,14 +141,22 @@ Value NetworkBuilder::linear(Location loc, Value x, Value weight, Value bias) {
 }
 
 Value NetworkBuilder::rope(Location loc, Value x, int64_t headDim, float theta,
-                           RopeLayout layout) {
+                           RopeLayout layout, const RopeFrequencies *scaled) {
   mlir::tfm::RopeLayout attr = layout == RopeLayout::Interleaved
                                    ? mlir::tfm::RopeLayout::interleaved
                                    : mlir::tfm::RopeLayout::half_split;
+  mlir::DenseF32ArrayAttr frequencies;
+  mlir::FloatAttr attentionFactor;
+  if (scaled) {
+    frequencies = builder_.getDenseF32ArrayAttr(scaled->inverse);
+    if (scaled->attentionFactor != 1.0f)
+      attentionFactor = builder_.getF32FloatAttr(scaled->attentionFactor);
+  }
   return mlir::tfm::RopeOp::create(
       builder_, loc, x, offset_, builder_.getI64IntegerAttr(headDim),
       builder_.getF32FloatAttr(theta),
-      mlir::tfm::RopeLayoutAttr::get(builder_.getContext(), attr));
+      mlir::tfm::RopeLayoutAttr::get(builder_.getContext(), attr), frequencies,
+      attentionFactor);
 }
 
 Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,

@@ -12,6 +12,7 @@
 
 #include "compiler/builders/WeightNames.h"
 #include "compiler/spec/DecoderConfig.h"
+#include "compiler/spec/RopeScaling.h"
 #include "dialect/TfmOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -85,8 +86,11 @@ public:
   /// `bias` may be null.
   mlir::Value linear(mlir::Location loc, mlir::Value x, mlir::Value weight,
                      mlir::Value bias);
+  /// With `scaled`, the rotation's frequencies and cos/sin factor are
+  /// those of a scaled RoPE (compiler/spec/RopeScaling.h).
   mlir::Value rope(mlir::Location loc, mlir::Value x, int64_t headDim,
-                   float theta, RopeLayout layout);
+                   float theta, RopeLayout layout,
+                   const RopeFrequencies *scaled = nullptr);
   /// Causal self-attention (bidirectional and uncached in an encoder);
   /// `window` > 0 makes it a sliding window, `slopes` (may be null) adds
   /// ALiBi biases.

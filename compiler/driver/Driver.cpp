@@ -17,6 +17,7 @@
 #include "compiler/driver/NetworkIR.h"
 #include "compiler/driver/Progress.h"
 #include "compiler/link/Artifact.h"
+#include "compiler/spec/RopeScaling.h"
 #include "compiler/weights/WeightLayout.h"
 #include "dialect/TfmContracts.h"
 #include "models/Presets.h"
@@ -77,6 +78,46 @@ llvm::Expected<ModelSpec> loadSpec(const DriverOptions &options,
   return loadModel(source, options.tokenizer);
 }
 
+/// Refuses an output that would replace one of the compile's inputs: the
+/// model file, the tokenizer, the weights a network IR reads, or a file of
+/// a model directory that a loader reads (config.json, a safetensors
+/// shard, ...). An output beside them under another name is fine.
+llvm::Error checkNotAnInput(const DriverOptions &options) {
+  namespace fs = llvm::sys::fs;
+  llvm::StringRef path = options.output;
+  if (!fs::exists(path))
+    return llvm::Error::success();
+  auto same = [&](llvm::StringRef input) {
+    bool equivalent = false;
+    return !input.empty() && !input.starts_with("preset:") &&
+           !fs::equivalent(path, input, equivalent) && equivalent;
+  };
+  for (const std::string *input :
+       {&options.model, &options.tokenizer, &options.weightsFrom})
+    if (same(*input))
+      return makeError("-o '" + path + "' is the input '" + *input +
+                       "': writing it would destroy it; name another file");
+  for (const std::string *input : {&options.model, &options.weightsFrom}) {
+    if (input->empty() || !fs::is_directory(*input))
+      continue;
+    llvm::StringRef extension = llvm::sys::path::extension(path);
+    bool modelFile =
+        llvm::is_contained({".json", ".safetensors", ".model", ".txt", ".bin",
+                            ".gguf", ".pt", ".pth"},
+                           extension);
+    llvm::SmallString<256> parent(path);
+    llvm::sys::path::remove_filename(parent);
+    if (parent.empty())
+      parent = ".";
+    bool inModel = false;
+    if (modelFile && !fs::equivalent(parent, *input, inModel) && inModel)
+      return makeError("-o '" + path + "' is a file of the model directory '" +
+                       *input +
+                       "': writing it would destroy it; name another file");
+  }
+  return llvm::Error::success();
+}
+
 /// The output's place, checked before a compile that may take minutes
 /// rather than by the linker after it: an executable's path is not a
 /// directory and a library's not a file, and the directory that will hold
@@ -117,7 +158,7 @@ llvm::Error checkOutputPath(const DriverOptions &options) {
   if (fs::access(holder, fs::AccessMode::Write))
     return makeError("cannot write '" + path + "': the directory '" + holder +
                      "' is not writable");
-  return llvm::Error::success();
+  return checkNotAnInput(options);
 }
 
 /// A directory of its own, removed with everything in it.
@@ -125,8 +166,13 @@ class TemporaryDirectory {
 public:
   llvm::Error create(const llvm::Twine &prefix) {
     if (std::error_code ec =
-            llvm::sys::fs::createUniqueDirectory(prefix, path_))
-      return makeError("cannot create a temporary directory: " + ec.message());
+            llvm::sys::fs::createUniqueDirectory(prefix, path_)) {
+      llvm::SmallString<128> where;
+      llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, where);
+      return makeError(
+          "cannot create a temporary directory in '" + where +
+          "' (set TMPDIR to a writable directory): " + ec.message());
+    }
     return llvm::Error::success();
   }
   ~TemporaryDirectory() {
@@ -207,6 +253,15 @@ public:
           << "; pass --context N for up to " << contextLength << "\n";
       contextLength = kDefaultContextLength;
     }
+    // Scalings that change with the sequence are exact only up to their
+    // original context, which the network's context must then stay within.
+    if (spec.config.position == PositionKind::Rope)
+      if (std::optional<std::string> why = checkRopeScaling(
+              spec.config.ropeScaling, spec.config.attention.headDim,
+              spec.config.ropeTheta, contextLength))
+        return fail("RoPE scaling '" +
+                    llvm::Twine(ropeScalingName(spec.config.ropeScaling.kind)) +
+                    "' in " + spec.description + ": " + *why);
     if (transform.kvCache != mlir::tfm::KVCacheType::f32 &&
         spec.config.kind == ModelKind::EncoderOnly)
       return fail(
@@ -325,15 +380,23 @@ public:
   llvm::Error checkCacheSize(int64_t positions) const {
     constexpr int64_t kMaxCacheBytes = int64_t(1) << 40;
     const DecoderConfig &c = spec.config;
+    if (positions > std::numeric_limits<int32_t>::max())
+      return makeError("the context length of " + llvm::Twine(positions) +
+                       " positions is above tfmc's limit of " +
+                       llvm::Twine(std::numeric_limits<int32_t>::max()) +
+                       ": pass --context with fewer positions");
     int64_t bytes = 2 * mlir::tfm::kvCacheElementBytes(transform.kvCache);
-    bool overflow = positions > std::numeric_limits<int32_t>::max();
+    bool overflow = false;
     for (int64_t factor :
          {c.numLayers, c.attention.numKVHeads, c.attention.headDim, positions})
       overflow = overflow || llvm::MulOverflow(bytes, factor, bytes);
     if (overflow || bytes > kMaxCacheBytes)
       return makeError("the KV cache for the context length of " +
-                       llvm::Twine(positions) + " positions would exceed " +
-                       "1 TiB: pass --context with fewer positions");
+                       llvm::Twine(positions) + " positions would be " +
+                       (overflow ? std::string("beyond 64-bit sizes")
+                                 : std::to_string(bytes >> 30) + " GiB") +
+                       ", above tfmc's limit of 1 TiB: pass --context with "
+                       "fewer positions");
     return llvm::Error::success();
   }
 

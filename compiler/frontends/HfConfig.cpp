@@ -138,6 +138,28 @@ llvm::Expected<bool> HfConfig::flag(llvm::StringRef key, bool fallback) const {
   return *boolean;
 }
 
+llvm::Expected<std::vector<double>> HfConfig::reals(llvm::StringRef key) const {
+  const llvm::json::Value *found = value(key);
+  if (!found)
+    return llvm::createStringError(describe() + " lacks list field '" + key +
+                                   "'");
+  const llvm::json::Array *array = found->getAsArray();
+  auto notNumbers = [&] {
+    return llvm::createStringError("field '" + key + "' in " + describe() +
+                                   " must be a list of finite numbers");
+  };
+  if (!array)
+    return notNumbers();
+  std::vector<double> out;
+  for (const llvm::json::Value &item : *array) {
+    std::optional<double> number = item.getAsNumber();
+    if (!number || !std::isfinite(*number))
+      return notNumbers();
+    out.push_back(*number);
+  }
+  return out;
+}
+
 std::optional<uint64_t> HfConfig::arraySize(llvm::StringRef key) const {
   const llvm::json::Value *found = value(key);
   const llvm::json::Array *array = found ? found->getAsArray() : nullptr;

@@ -37,6 +37,7 @@ public:
          std::optional<std::string> fallback) const override;
   llvm::Expected<bool> flag(llvm::StringRef key, bool fallback) const override;
   std::optional<uint64_t> arraySize(llvm::StringRef key) const override;
+  llvm::Expected<std::vector<double>> reals(llvm::StringRef key) const override;
 
 private:
   HfConfig(std::string path, llvm::json::Value json)

@@ -9,8 +9,40 @@ using namespace tfmc;
 
 ConfigSource::~ConfigSource() = default;
 
+llvm::Error ConfigSource::withinLimit(llvm::StringRef key,
+                                      llvm::Expected<int64_t> value,
+                                      int64_t &out) const {
+  if (!value)
+    return value.takeError();
+  if (*value > kMaxInteger)
+    return llvm::createStringError(
+        "'" + key + "' in " + describe() + " is " + llvm::Twine(*value) +
+        ", above tfmc's limit of " + llvm::Twine(kMaxInteger) +
+        " for a size or count");
+  out = *value;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<double>>
+ConfigSource::reals(llvm::StringRef key) const {
+  return llvm::createStringError(describe() + ": '" + key +
+                                 "' would be a list of numbers, which tfmc "
+                                 "reads from config.json files only");
+}
+
 llvm::Error ConfigSource::read(llvm::StringRef key, int64_t &out,
                                std::optional<int64_t> fallback) const {
+  return withinLimit(key, positive(key, fallback), out);
+}
+
+llvm::Error ConfigSource::readCount(llvm::StringRef key, int64_t &out,
+                                    std::optional<int64_t> fallback) const {
+  return withinLimit(key, nonNegative(key, fallback), out);
+}
+
+llvm::Error
+ConfigSource::readContextLength(llvm::StringRef key, int64_t &out,
+                                std::optional<int64_t> fallback) const {
   llvm::Expected<int64_t> value = positive(key, fallback);
   if (!value)
     return value.takeError();

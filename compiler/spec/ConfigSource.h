@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tfmc {
 
@@ -61,12 +62,39 @@ public:
   /// Elements of the array under `key`; nullopt when there is none.
   virtual std::optional<uint64_t> arraySize(llvm::StringRef key) const = 0;
 
-  /// positive() into `out`, for reading a family's keys one per line.
+  /// The array of finite numbers under `key`; an error naming the file and
+  /// the key when it is absent or holds anything else. Files whose configs
+  /// hold no such arrays (GGUF, llama2.c) say so.
+  virtual llvm::Expected<std::vector<double>> reals(llvm::StringRef key) const;
+
+  /// The largest size or count the read helpers return (2^31 - 1): the
+  /// network indexes every shape, position and token id with 32 bits, and
+  /// arithmetic on sizes stays far from overflowing. The one checked
+  /// conversion of sizes from files: families read through these.
+  static constexpr int64_t kMaxInteger = 2147483647;
+
+  /// positive() into `out`, at most kMaxInteger, for reading a family's
+  /// keys one per line.
   llvm::Error read(llvm::StringRef key, int64_t &out,
                    std::optional<int64_t> fallback = std::nullopt) const;
+  /// nonNegative() into `out`, at most kMaxInteger.
+  llvm::Error readCount(llvm::StringRef key, int64_t &out,
+                        std::optional<int64_t> fallback = std::nullopt) const;
+  /// A context length: positive() without the limit, since a context
+  /// beyond any KV cache (a broken file) may still be compiled with
+  /// `--context N`, which the driver checks.
+  llvm::Error
+  readContextLength(llvm::StringRef key, int64_t &out,
+                    std::optional<int64_t> fallback = std::nullopt) const;
   /// positiveReal() into `out`; a value beyond the f32 range is an error.
   llvm::Error read(llvm::StringRef key, float &out,
                    std::optional<double> fallback = std::nullopt) const;
+
+private:
+  /// `value` of `key` into `out` when it is at most kMaxInteger, else an
+  /// error that names the file, the key, the value and the limit.
+  llvm::Error withinLimit(llvm::StringRef key, llvm::Expected<int64_t> value,
+                          int64_t &out) const;
 };
 
 } // namespace tfmc

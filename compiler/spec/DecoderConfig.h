@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,49 @@ enum class PositionKind {
 enum class RopeLayout {
   Interleaved, ///< rotate pairs (2i, 2i+1): llama2.c and GGUF.
   HalfSplit,   ///< rotate pairs (i, i + hd/2): Hugging Face LLaMA.
+};
+
+/// How a RoPE's frequencies are stretched for contexts longer than the
+/// model was pre-trained on (transformers' `rope_type`, llama.cpp's
+/// `rope.scaling.type`). compiler/spec/RopeScaling.h turns it into the
+/// per-pair frequencies the network uses.
+enum class RopeScalingKind {
+  None,   ///< theta^(-2i / d)
+  Linear, ///< every frequency divided by `factor` (position interpolation)
+  /// Dynamic NTK: the base grows once a sequence passes the original
+  /// context; up to it, the default frequencies.
+  Dynamic,
+  Llama3,   ///< low frequencies divided by `factor`, high kept, a ramp between
+  Yarn,     ///< YaRN: NTK-by-parts ramp plus an attention factor on cos/sin
+  LongRope, ///< per-pair divisors (Phi-3's short/long factors)
+  /// Per-pair divisors read from the file (a GGUF's `rope_freqs.weight`).
+  Divisors,
+};
+
+struct RopeScaling {
+  RopeScalingKind kind = RopeScalingKind::None;
+  double factor = 1.0;
+  /// The context the model was pre-trained on (0: the config's own).
+  int64_t originalContext = 0;
+  /// Llama3: the wavelengths (original context / factor) below which
+  /// frequencies are kept and above which they are divided.
+  double lowFrequencyFactor = 1.0;
+  double highFrequencyFactor = 4.0;
+  /// YaRN: the rotations per original context that bound the ramp.
+  double betaFast = 32.0;
+  double betaSlow = 1.0;
+  /// YaRN: DeepSeek's mscale and mscale_all_dim (0: unset).
+  double mscale = 0.0;
+  double mscaleAllDim = 0.0;
+  /// YaRN: round the ramp's ends to whole pairs (transformers' default).
+  bool truncate = true;
+  /// YaRN, LongRoPE: the factor on cos and sin, when the file states it.
+  std::optional<double> attentionFactor;
+  /// LongRoPE: per-pair divisors up to the original context, and beyond.
+  std::vector<double> shortFactors;
+  std::vector<double> longFactors;
+  /// Divisors: one per pair.
+  std::vector<double> divisors;
 };
 
 enum class MlpKind {
@@ -124,6 +168,7 @@ struct DecoderConfig {
   PositionKind position = PositionKind::Rope;
   RopeLayout ropeLayout = RopeLayout::Interleaved;
   float ropeTheta = 10000.0f;
+  RopeScaling ropeScaling;
   /// The base of the sinusoidal encodings' wavelengths (the paper's 10000).
   float sinusoidBase = 10000.0f;
 

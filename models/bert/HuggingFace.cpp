@@ -83,7 +83,8 @@ tfmc::bert::readHuggingFaceConfig(const Checkpoint &file) {
     return err;
   if (auto err = config.read("vocab_size", c.vocabSize, 30522))
     return err;
-  if (auto err = config.read("max_position_embeddings", c.contextLength, 512))
+  if (auto err = config.readContextLength("max_position_embeddings",
+                                          c.contextLength, 512))
     return err;
   if (auto err = config.read("layer_norm_eps", c.normEps, 1e-12))
     return err;

@@ -80,7 +80,8 @@ public:
       return std::move(err);
     if (auto err = config.read("vocab_size", c.vocabSize))
       return std::move(err);
-    if (auto err = config.read("seq_length", c.contextLength, kDefaultContext))
+    if (auto err = config.readContextLength("seq_length", c.contextLength,
+                                            kDefaultContext))
       return std::move(err);
     if (auto err = config.read("layer_norm_epsilon", c.normEps, 1e-5))
       return std::move(err);

@@ -56,6 +56,10 @@ protected:
     if (auto err = expectActivation(config, "hidden_activation",
                                     "gelu_pytorch_tanh", "gelu_pytorch_tanh"))
       return err;
+    // GemmaConfig's attention_bias adds Q/K/V/O biases tfmc does not map.
+    if (config.isSet("attention_bias"))
+      return llvm::createStringError("attention_bias in " + config.describe() +
+                                     " is not supported");
     // Multiplied in the activations' precision: f32 here.
     c.embeddingScale = float(std::sqrt(double(c.dim)));
     return llvm::Error::success();

@@ -36,7 +36,7 @@ tfmc::gpt2::readHuggingFaceConfig(const Checkpoint &file) {
       return err;
     nCtx = value;
   }
-  if (auto err = config.read("n_positions", c.contextLength, nCtx))
+  if (auto err = config.readContextLength("n_positions", c.contextLength, nCtx))
     return err;
   if (auto err = config.read("n_inner", c.hiddenDim, 4 * c.dim))
     return err;

@@ -108,14 +108,13 @@ llvm::Expected<DecoderConfig> tfmc::t5::readGgufConfig(const Checkpoint &file) {
   if (auto err =
           config.read("t5.attention.layer_norm_rms_epsilon", c.normEps, 1e-6))
     return err;
-  if (auto err = config.read("t5.context_length", c.contextLength, 512))
+  if (auto err =
+          config.readContextLength("t5.context_length", c.contextLength, 512))
     return err;
   // T5 starts from the pad id, 0.
-  auto start =
-      config.nonNegative("t5.decoder_start_token_id", c.decoderStartToken);
-  if (!start)
-    return start.takeError();
-  c.decoderStartToken = *start;
+  if (auto err = config.readCount("t5.decoder_start_token_id",
+                                  c.decoderStartToken, c.decoderStartToken))
+    return err;
   const TensorEntry *embedding = file.tensors.find("token_embd.weight");
   if (!embedding || embedding->shape.size() != 2)
     return llvm::createStringError(file.tensors.describe() +

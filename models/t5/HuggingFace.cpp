@@ -154,7 +154,7 @@ tfmc::t5::readHuggingFaceConfig(const Checkpoint &file) {
     return err;
   // Relative positions bound no length; n_positions is the length T5 was
   // trained on, which the compiled context defaults to.
-  if (auto err = config.read("n_positions", c.contextLength, 512))
+  if (auto err = config.readContextLength("n_positions", c.contextLength, 512))
     return err;
   if (auto err = config.read("layer_norm_epsilon", c.normEps, 1e-6))
     return err;
@@ -172,11 +172,9 @@ tfmc::t5::readHuggingFaceConfig(const Checkpoint &file) {
     return unsupported(config, "feed_forward_proj", *projection,
                        "relu, gated-gelu");
   // T5 starts from the pad id, 0.
-  auto start =
-      config.nonNegative("decoder_start_token_id", c.decoderStartToken);
-  if (!start)
-    return start.takeError();
-  c.decoderStartToken = *start;
+  if (auto err = config.readCount("decoder_start_token_id", c.decoderStartToken,
+                                  c.decoderStartToken))
+    return err;
   if (c.decoderStartToken >= c.vocabSize)
     return llvm::createStringError(
         "decoder_start_token_id " + llvm::Twine(c.decoderStartToken) + " in " +

@@ -164,6 +164,30 @@ func.func @rope_head_multiple(%x: tensor<4x18xf32>, %pos: index) -> tensor<4x18x
 
 // -----
 
+func.func @rope_frequencies_count(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{has 3 frequencies but head_dim 4 forms 2 pairs}}
+  %y = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 1.0, 0.5, 0.25>} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @rope_frequency_negative(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{frequency -5.000000e-01 is not a finite number >= 0}}
+  %y = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 1.0, -0.5>} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @rope_attention_factor_zero(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{attention_factor 0.000000e+00 is not a finite number > 0}}
+  %y = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, attention_factor = 0.0 : f32} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @rope_layout_unknown(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+2 {{expected ::mlir::tfm::RopeLayout to be one of: interleaved, half_split}}
   // expected-error @+1 {{failed to parse Tfm_RopeLayoutAttr parameter}}

@@ -97,6 +97,14 @@ func.func @rope_layouts(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
   return %b : tensor<4x16xf32>
 }
 
+// A scaled RoPE states its frequencies and the factor on cos and sin.
+// CHECK-LABEL: func @rope_scaled
+func.func @rope_scaled(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.rope %{{.*}}[%{{.*}}] {attention_factor = 1.100000e+00 : f32, frequencies = array<f32: 1.000000e+00, 2.500000e-02>, head_dim = 4 : i64, layout = #tfm.rope_layout<half_split>, theta = 1.000000e+04 : f32} : tensor<4x16xf32>
+  %a = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 1.0, 0.025>, attention_factor = 1.1 : f32} : tensor<4x16xf32>
+  return %a : tensor<4x16xf32>
+}
+
 // -----
 
 // CHECK-LABEL: func @attention_gqa

@@ -210,6 +210,24 @@ public:
     read(nested);
     return ok_ = nested.finish();
   }
+  void numbers(const char *key, std::vector<double> &out) {
+    seen_.insert(key);
+    const JsonValue *array = nullptr;
+    if (!ok_ || !reader_.readArray(key, array, error_)) {
+      ok_ = false;
+      return;
+    }
+    if (!array)
+      return;
+    for (const JsonValue &item : array->array) {
+      if (item.kind != JsonValue::Kind::Number) {
+        error_ = "'" + reader_.pathOf(key) + "' must hold numbers";
+        ok_ = false;
+        return;
+      }
+      out.push_back(item.number);
+    }
+  }
   void integers(const char *key, std::vector<int64_t> &out) {
     seen_.insert(key);
     const JsonValue *array = nullptr;
@@ -253,6 +271,21 @@ private:
 
 //===-- Writing -----------------------------------------------------------===//
 
+/// The shortest text that reads back as the same double, and as a JSON
+/// number that reads back as a number, not an integer.
+std::string shortestNumber(double value) {
+  char text[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value)
+      break;
+  }
+  std::string out = text;
+  if (out.find_first_of(".eEn") == std::string::npos)
+    out += ".0";
+  return out;
+}
+
 /// Writes fields as `"key": value` members of one JSON object.
 class FieldWriter {
 public:
@@ -263,22 +296,24 @@ public:
     member(key) += std::to_string(value);
   }
   void number(const char *key, const double &value) {
-    // The shortest text that reads back as the same double.
-    char text[40];
-    for (int digits = 1; digits <= 17; ++digits) {
-      std::snprintf(text, sizeof(text), "%.*g", digits, value);
-      if (std::strtod(text, nullptr) == value)
-        break;
-    }
-    std::string &out = member(key);
-    out += text;
-    // Keep it a JSON number that reads back as a number, not an integer.
-    if (std::string_view(text).find_first_of(".eEn") == std::string::npos)
-      out += ".0";
+    member(key) += shortestNumber(value);
   }
   void optionalNumber(const char *key, const std::optional<double> &value) {
     if (value)
       number(key, *value);
+  }
+  /// An empty list is left out, as the reader reads a missing one.
+  void numbers(const char *key, const std::vector<double> &values) {
+    if (values.empty())
+      return;
+    std::string &out = member(key);
+    out += "[";
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i)
+        out += ", ";
+      out += shortestNumber(values[i]);
+    }
+    out += "]";
   }
   void boolean(const char *key, const bool &value) {
     member(key) += value ? "true" : "false";
@@ -388,6 +423,8 @@ template <typename V> void fields(V &v, PositionalParams &p) {
     v.integer("rotary_dim", p.rotaryDim);
     v.number("theta", p.theta);
     v.enumeration("layout", p.layout, kRopeLayouts);
+    v.numbers("frequencies", p.frequencies);
+    v.number("attention_factor", p.attentionFactor);
     return;
   case PositionalOp::TokenEmbedding:
     v.integer("vocab", p.vocab, true);
@@ -487,6 +524,7 @@ public:
   std::set<std::string> keys;
   void integer(const char *key, int64_t &, bool = false) { keys.insert(key); }
   void number(const char *key, double &) { keys.insert(key); }
+  void numbers(const char *key, std::vector<double> &) { keys.insert(key); }
   void optionalNumber(const char *key, std::optional<double> &) {
     keys.insert(key);
   }
@@ -787,6 +825,16 @@ void verify(Checker &check, const PositionalParams &p) {
                      ") must be even and in [2, head_dim]")
         .require(std::isfinite(p.theta) && p.theta > 1,
                  "theta must be a finite number > 1")
+        .require(p.frequencies.empty() ||
+                     static_cast<int64_t>(p.frequencies.size()) == rotary / 2,
+                 "frequencies must hold one number per pair (" +
+                     std::to_string(rotary / 2) + ")")
+        .require(
+            std::all_of(p.frequencies.begin(), p.frequencies.end(),
+                        [](double f) { return std::isfinite(f) && f >= 0; }),
+            "frequencies must be finite numbers >= 0")
+        .require(std::isfinite(p.attentionFactor) && p.attentionFactor > 0,
+                 "attention_factor must be a finite number > 0")
         .fitsInt32("the input", p.rows * p.heads * p.headDim, 4);
     return;
   }

@@ -167,6 +167,10 @@ struct PositionalParams {
   int64_t heads = 0, headDim = 0, rotaryDim = 0;
   double theta = 10000.0;
   RopeLayout layout = RopeLayout::Interleaved;
+  /// A scaled RoPE's frequency per pair, replacing theta^(-2i / rotary_dim)
+  /// (empty: unscaled), and the factor on its cos and sin.
+  std::vector<double> frequencies;
+  double attentionFactor = 1.0;
   /// Embeddings: the table is `[vocab or positions, features]`.
   int64_t vocab = 0, positions = 0, features = 0;
   WeightType table = WeightType::F32;

@@ -314,6 +314,10 @@ ExtractResult extractPositional(OpBuilder &b, Operation *op) {
     params.headDim = rope.getHeadDim();
     params.heads = result.getDimSize(1) / params.headDim;
     params.theta = rope.getThetaAttr().getValueAsDouble();
+    if (std::optional<ArrayRef<float>> frequencies = rope.getFrequencies())
+      params.frequencies.assign(frequencies->begin(), frequencies->end());
+    if (std::optional<APFloat> factor = rope.getAttentionFactor())
+      params.attentionFactor = factor->convertToDouble();
     params.layout = rope.getLayout() == RopeLayout::interleaved
                         ? hl::RopeLayout::Interleaved
                         : hl::RopeLayout::HalfSplit;

@@ -226,7 +226,8 @@ struct RopeLowering : OpRewritePattern<RopeOp> {
   }
 
 private:
-  /// cos and sin of `(offset + s) * theta^(-2i / head_dim)` for row `s` and
+  /// cos and sin of `(offset + s) * theta^(-2i / head_dim)` (or the op's
+  /// `frequencies[i]`), times its `attention_factor`, for row `s` and
   /// pair `i`: two [rows, pairs] tables from one generic. The frequencies
   /// are compile-time constants, in f32 as llama2.c computes them.
   static std::pair<Value, Value> angleTables(OpBuilder &b, Location loc,
@@ -235,11 +236,16 @@ private:
     MLIRContext *context = b.getContext();
     float theta = static_cast<float>(op.getTheta().convertToDouble());
     SmallVector<float> frequencies;
-    for (int64_t pair = 0; pair < pairs; ++pair) {
-      float exponent =
-          static_cast<float>(2 * pair) / static_cast<float>(op.getHeadDim());
-      frequencies.push_back(1.0f / std::pow(theta, exponent));
+    if (std::optional<ArrayRef<float>> scaled = op.getFrequencies()) {
+      frequencies.assign(scaled->begin(), scaled->end());
+    } else {
+      for (int64_t pair = 0; pair < pairs; ++pair) {
+        float exponent =
+            static_cast<float>(2 * pair) / static_cast<float>(op.getHeadDim());
+        frequencies.push_back(1.0f / std::pow(theta, exponent));
+      }
     }
+    std::optional<APFloat> attentionFactor = op.getAttentionFactor();
     Value frequencyTable = arith::ConstantOp::create(
         b, loc,
         DenseElementsAttr::get(RankedTensorType::get({pairs}, b.getF32Type()),
@@ -260,10 +266,16 @@ private:
                                       arith::IndexCastUIOp::create(
                                           nb, nloc, nb.getI64Type(), position));
           Value angle = arith::MulFOp::create(nb, nloc, positionF, args[0]);
-          linalg::YieldOp::create(
-              nb, nloc,
-              ValueRange{math::CosOp::create(nb, nloc, angle),
-                         math::SinOp::create(nb, nloc, angle)});
+          Value cos = math::CosOp::create(nb, nloc, angle);
+          Value sin = math::SinOp::create(nb, nloc, angle);
+          if (attentionFactor) {
+            Value factor = arith::ConstantOp::create(
+                nb, nloc,
+                nb.getF32FloatAttr(attentionFactor->convertToFloat()));
+            cos = arith::MulFOp::create(nb, nloc, cos, factor);
+            sin = arith::MulFOp::create(nb, nloc, sin, factor);
+          }
+          linalg::YieldOp::create(nb, nloc, ValueRange{cos, sin});
         });
     return {tables.getResult(0), tables.getResult(1)};
   }

@@ -50,6 +50,7 @@ comma-separated) replaces or adds a key,
 """
 import argparse
 import json
+import math
 import os
 import struct
 import sys
@@ -171,6 +172,46 @@ def rope_theta(config):
     return config.get("rope_theta", config.get("rope_parameters", {}).get("rope_theta", 10000.0))
 
 
+def rope_scaling(config):
+    scaling = config.get("rope_scaling") or {}
+    parameters = config.get("rope_parameters") or {}
+    if parameters.get("rope_type", "default") != "default":
+        scaling = parameters
+    return scaling
+
+
+def convert_rope_scaling(config, writer, arch, head_dim):
+    """What llama.cpp's converter writes for a RoPE scaling: linear and yarn
+    as rope.scaling.* keys, llama3 as a rope_freqs tensor of one divisor of
+    theta's frequency per pair."""
+    scaling = rope_scaling(config)
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    if kind in ("linear", "yarn"):
+        writer.string(arch + ".rope.scaling.type", kind)
+        writer.f32(arch + ".rope.scaling.factor", scaling["factor"])
+    if kind == "yarn":
+        writer.u32(arch + ".rope.scaling.original_context_length",
+                   scaling.get("original_max_position_embeddings",
+                               config["max_position_embeddings"]))
+    if kind == "llama3":
+        factor = scaling["factor"]
+        original = scaling["original_max_position_embeddings"]
+        low = original / scaling["low_freq_factor"]
+        high = original / scaling["high_freq_factor"]
+        divisors = []
+        for i in range(head_dim // 2):
+            wavelength = 2 * math.pi * rope_theta(config) ** (2 * i / head_dim)
+            if wavelength < high:
+                divisors.append(1.0)
+            elif wavelength > low:
+                divisors.append(factor)
+            else:
+                smooth = ((original / wavelength - scaling["low_freq_factor"]) /
+                          (scaling["high_freq_factor"] - scaling["low_freq_factor"]))
+                divisors.append(1 / ((1 - smooth) / factor + smooth))
+        writer.tensor("rope_freqs.weight", np.array(divisors))
+
+
 def convert_llama_layout(config, t, writer, family, split_experts):
     arch = "llama" if family in ("llama", "mixtral") else family
     heads = config["num_attention_heads"]
@@ -179,6 +220,8 @@ def convert_llama_layout(config, t, writer, family, split_experts):
                      config.get("rms_norm_eps", 1e-6))
     writer.u32(arch + ".feed_forward_length", config["intermediate_size"])
     writer.f32(arch + ".rope.freq_base", rope_theta(config))
+    convert_rope_scaling(config, writer, arch,
+                         config.get("head_dim") or config["hidden_size"] // heads)
     if family == "gemma":
         writer.u32(arch + ".attention.key_length", config["head_dim"])
         writer.u32(arch + ".attention.value_length", config["head_dim"])

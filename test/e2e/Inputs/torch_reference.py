@@ -129,6 +129,9 @@ def main():
     make.add_argument("--no-tie", dest="tie", action="store_false")
     make.add_argument("--eps", type=float, default=1e-5)
     make.add_argument("--rope-theta", type=float, default=10000.0)
+    make.add_argument("--rope-scaling", default="",
+                      help="JSON object: the RoPE scaling (rope_type and its "
+                           "parameters) config.json states")
     make.add_argument("--seed", type=int, default=0)
     make.add_argument("--head-dim", type=int, default=0,
                       help="default: dim / heads (gemma writes it to config.json, "

@@ -228,6 +228,24 @@ func.func @rope(%x: tensor<4x16xf32>, %pos: index) -> (tensor<4x16xf32>, tensor<
 
 // -----
 
+// A scaled RoPE rotates by its own frequencies, its cos and sin scaled by
+// the attention factor.
+// CHECK-LABEL: func.func @rope_scaled
+func.func @rope_scaled(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: %[[FREQ:.*]] = arith.constant dense<[5.000000e-01, 2.500000e-02]> : tensor<2xf32>
+  // CHECK: linalg.generic {{.*}} ins(%[[FREQ]] : tensor<2xf32>)
+  // CHECK: %[[COS:.*]] = math.cos
+  // CHECK: %[[SIN:.*]] = math.sin
+  // CHECK: %[[FACTOR:.*]] = arith.constant 1.250000e+00 : f32
+  // CHECK: %[[SCALEDCOS:.*]] = arith.mulf %[[COS]], %[[FACTOR]]
+  // CHECK: %[[SCALEDSIN:.*]] = arith.mulf %[[SIN]], %[[FACTOR]]
+  // CHECK: linalg.yield %[[SCALEDCOS]], %[[SCALEDSIN]]
+  %a = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 0.5, 0.025>, attention_factor = 1.25 : f32} : tensor<4x16xf32>
+  return %a : tensor<4x16xf32>
+}
+
+// -----
+
 // Attention becomes one destination-style kernel op over the same
 // operands, mask and window, into an empty init: each target schedules it.
 // CHECK-LABEL: func.func @attention_to_kernel

@@ -85,15 +85,24 @@ private:
     const int pairs = rotary / 2;
     ImageParam in = input(Float(32), "input", {p.rows, p.heads, p.headDim});
     Param<int32_t> pos = scalar("pos", 0, kMaxPosition, 0);
-    // theta^(-2i / rotary_dim) in f32, as llama2.c and tfmc compute it.
+    // theta^(-2i / rotary_dim) in f32, as llama2.c and tfmc compute it, or
+    // a scaled RoPE's own frequencies.
     Buffer<float> frequencies(pairs, "rope_frequencies");
     const float theta = static_cast<float>(p.theta);
     for (int i = 0; i < pairs; ++i)
-      frequencies(i) = 1.0f / std::pow(theta, static_cast<float>(2 * i) /
-                                                  static_cast<float>(rotary));
+      frequencies(i) =
+          p.frequencies.empty()
+              ? 1.0f / std::pow(theta, static_cast<float>(2 * i) /
+                                           static_cast<float>(rotary))
+              : static_cast<float>(p.frequencies[static_cast<size_t>(i)]);
     // Clamped: autoscheduled tiles may compute angles past the pairs.
     Expr angle = cast<float>(pos + r) * frequencies(clamp(d, 0, pairs - 1));
-    angles_(d, r) = {cos(angle), sin(angle)};
+    if (p.attentionFactor != 1.0) {
+      Expr factor = static_cast<float>(p.attentionFactor);
+      angles_(d, r) = {cos(angle) * factor, sin(angle) * factor};
+    } else {
+      angles_(d, r) = {cos(angle), sin(angle)};
+    }
     Expr x = in(d, h, r), rotated;
     if (p.layout == RopeLayout::Interleaved) {
       // Pairs (2i, 2i + 1).

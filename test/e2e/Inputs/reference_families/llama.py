@@ -128,12 +128,16 @@ def make_llama(args):
         config["head_dim"] = hd
         config["hidden_act"] = "gelu"  # transformers runs hidden_activation
         config["hidden_activation"] = "gelu_pytorch_tanh"
+    scaling = json.loads(args.rope_scaling) if args.rope_scaling else {}
     if args.config_style == 5:
         config["rope_parameters"] = {"rope_theta": args.rope_theta,
                                      "rope_type": "default"}
+        config["rope_parameters"].update(scaling)
         config["dtype"] = "float32"
     else:
         config["rope_theta"] = args.rope_theta
+        if scaling:
+            config["rope_scaling"] = scaling
         config["torch_dtype"] = "float32"
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "config.json"), "w") as fh:
@@ -261,8 +265,17 @@ def llama_from_hf(config, t):
     H = config["num_attention_heads"]
     theta = config.get("rope_theta",
                        config.get("rope_parameters", {}).get("rope_theta", 10000.0))
+    scaling = dict(config.get("rope_scaling") or {})
+    parameters = dict(config.get("rope_parameters") or {})
+    parameters.pop("rope_theta", None)
+    if parameters.get("rope_type", "default") != "default":
+        scaling = parameters
+    scaling["max_position_embeddings"] = config["max_position_embeddings"]
+    if "original_max_position_embeddings" in config:
+        scaling["top_original"] = config["original_max_position_embeddings"]
     cfg = dict(heads=H, kv_heads=config.get("num_key_value_heads", H),
                eps=config.get("rms_norm_eps", 1e-6), theta=theta,
+               rope_scaling=scaling,
                interleaved=False, head_dim=config.get("head_dim"),
                windows=layer_windows(config, family),
                top_k=config.get("num_experts_per_tok", 0),
@@ -275,13 +288,78 @@ def llama_from_hf(config, t):
 # ---------------------------------------------------------------------------
 
 
-def rope(x, theta, interleaved):
+def rope_frequencies(theta, hd, scaling):
+    """Inverse frequency per pair and the factor on cos/sin of a RoPE scaled
+    as config.json says (the formulas of the YaRN, LongRoPE and Llama 3.1
+    papers, as transformers states them), in float64."""
+    pairs = hd // 2
+    i = torch.arange(pairs, dtype=torch.float64)
+    freq = theta ** (-2.0 * i / hd)
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    if kind in ("default", "dynamic"):
+        return freq, 1.0
+    if kind == "linear":
+        return freq / scaling["factor"], 1.0
+    if kind == "llama3":
+        factor, original = scaling["factor"], scaling["original_max_position_embeddings"]
+        low, high = scaling["low_freq_factor"], scaling["high_freq_factor"]
+        out = freq.clone()
+        for j in range(pairs):
+            wavelength = 2 * math.pi / freq[j].item()
+            if wavelength > original / low:
+                out[j] = freq[j] / factor
+            elif wavelength >= original / high:
+                smooth = (original / wavelength - low) / (high - low)
+                out[j] = (1 - smooth) * freq[j] / factor + smooth * freq[j]
+        return out, 1.0
+    if kind == "yarn":
+        factor = scaling["factor"]
+        original = scaling.get("original_max_position_embeddings",
+                               scaling["max_position_embeddings"])
+        fast, slow = scaling.get("beta_fast", 32.0), scaling.get("beta_slow", 1.0)
+        def pair_turning(rotations):
+            return hd * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(theta))
+        lo, hi = pair_turning(fast), pair_turning(slow)
+        if scaling.get("truncate", True):
+            lo, hi = math.floor(lo), math.ceil(hi)
+        lo, hi = max(lo, 0), min(hi, hd - 1)
+        if lo == hi:
+            hi += 0.001
+        ramp = torch.clamp((i - lo) / (hi - lo), 0, 1)
+        keep = 1 - ramp
+        out = freq / factor * (1 - keep) + freq * keep
+        def magnitude(s, m=1.0):
+            return 1.0 if s <= 1 else 0.1 * m * math.log(s) + 1.0
+        if "attention_factor" in scaling:
+            attention = scaling["attention_factor"]
+        elif scaling.get("mscale") and scaling.get("mscale_all_dim"):
+            attention = magnitude(factor, scaling["mscale"]) / magnitude(factor, scaling["mscale_all_dim"])
+        else:
+            attention = magnitude(factor)
+        return out, attention
+    if kind in ("longrope", "su"):
+        if "top_original" in scaling:
+            original = scaling["top_original"]
+            factor = scaling["max_position_embeddings"] / original
+        else:
+            original = scaling.get("original_max_position_embeddings",
+                                   scaling["max_position_embeddings"])
+            factor = scaling.get("factor", 1.0)
+        out = freq / torch.tensor(scaling["short_factor"], dtype=torch.float64)
+        attention = scaling.get("attention_factor",
+                                1.0 if factor <= 1 else
+                                math.sqrt(1 + math.log(factor) / math.log(original)))
+        return out, attention
+    raise ValueError("unknown RoPE scaling %r" % kind)
+
+
+def rope(x, theta, interleaved, scaling=None):
     """x: [T, heads, hd]; rotates each head at positions 0..T-1."""
     T, _, hd = x.shape
-    i = torch.arange(hd // 2, dtype=torch.float64)
-    freq = theta ** (-2.0 * i / hd)
+    freq, attention = rope_frequencies(theta, hd, scaling or {})
     angle = torch.arange(T, dtype=torch.float64)[:, None] * freq[None, :]
-    cos, sin = torch.cos(angle)[:, None, :], torch.sin(angle)[:, None, :]
+    cos = torch.cos(angle)[:, None, :] * attention
+    sin = torch.sin(angle)[:, None, :] * attention
     if interleaved:
         a, b = x[..., 0::2], x[..., 1::2]
         out = torch.empty_like(x)
@@ -316,8 +394,10 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
     used = set()
     for i, w in enumerate(layers):
         h = norm(x, w["attn_norm"])
-        q = rope(project(h, w, "wq").reshape(T, H, hd), cfg["theta"], cfg["interleaved"])
-        k = rope(project(h, w, "wk").reshape(T, KV, hd), cfg["theta"], cfg["interleaved"])
+        q = rope(project(h, w, "wq").reshape(T, H, hd), cfg["theta"], cfg["interleaved"],
+                 cfg.get("rope_scaling"))
+        k = rope(project(h, w, "wk").reshape(T, KV, hd), cfg["theta"], cfg["interleaved"],
+                 cfg.get("rope_scaling"))
         v = project(h, w, "wv").reshape(T, KV, hd)
         if cfg.get("kv_cache", "f32") != "f32":
             # What an f16 KV cache holds: keys (after RoPE) and values rounded.

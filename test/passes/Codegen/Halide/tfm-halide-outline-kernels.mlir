@@ -96,6 +96,20 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 
 // -----
 
+// A scaled RoPE's frequencies and attention factor travel in the
+// description.
+// CHECK: tfm_halide.kernel @positional_0
+// CHECK-SAME: \22op\22: \22rope\22,{{.*}}\22head_dim\22: 4,{{.*}}\22frequencies\22: [0.5, 0.0250000{{[0-9]+}}],\22attention_factor\22: 1.25
+// CHECK-LABEL: func.func @rope_scaled(
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @rope_scaled(%q: tensor<8x16xf32>, %pos: index) -> tensor<8x16xf32> {
+    %r = tfm.rope %q[%pos] {head_dim = 4 : i64, theta = 1.0e+04 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 0.5, 0.025>, attention_factor = 1.25 : f32} : tensor<8x16xf32>
+    return %r : tensor<8x16xf32>
+  }
+}
+
+// -----
+
 // Attention over a slice of the KV cache up to pos + rows reads the
 // layer's whole cache: the kernel stops at pos + rows itself.
 // CHECK: tfm_halide.kernel @attention_0

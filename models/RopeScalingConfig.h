@@ -1,0 +1,36 @@
+//===- RopeScalingConfig.h - RoPE scalings as model files state them ------===//
+//
+// The two spellings of a RoPE scaling that tfmc reads, into one
+// RopeScaling (compiler/spec/RopeScaling.h computes the frequencies):
+// config.json's `rope_scaling` (transformers 4.x) or `rope_parameters`
+// (5.x), and a GGUF's `{arch}.rope.scaling.*` keys plus its
+// `rope_freqs.weight` tensor. A scaling tfmc cannot apply is an error that
+// names it; none is silently dropped.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TFMC_MODELS_ROPESCALINGCONFIG_H
+#define TFMC_MODELS_ROPESCALINGCONFIG_H
+
+#include "models/Family.h"
+
+namespace tfmc {
+
+/// Reads config.json's RoPE scaling of a RoPE over `rotaryDim` features
+/// into `c.ropeScaling`; `c.contextLength` (max_position_embeddings) and
+/// `c.ropeTheta` must be read. Types: default, linear, dynamic, llama3,
+/// yarn, longrope (and its older name su).
+llvm::Error readHfRopeScaling(const ConfigSource &config, int64_t rotaryDim,
+                              DecoderConfig &c);
+
+/// Reads a GGUF's RoPE scaling of `architecture` (`rope.scaling.type` none,
+/// linear or yarn with `rope.scaling.factor`, `rope.scale_linear`,
+/// `rope.scaling.original_context_length`, `rope.scaling.attn_factor`), and
+/// a `rope_freqs.weight` tensor of per-pair divisors (llama.cpp's Llama 3.1
+/// conversion), into `c.ropeScaling`.
+llvm::Error readGgufRopeScaling(const Checkpoint &file,
+                                llvm::StringRef architecture, int64_t rotaryDim,
+                                DecoderConfig &c);
+
+} // namespace tfmc
+
+#endif // TFMC_MODELS_ROPESCALINGCONFIG_H
