@@ -34,7 +34,8 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
     auto view = table.take(name, shape);
     if (!view)
       return view.takeError();
-    Weight stored(mapping.stackedOverLayers ? view->select(layer) : *view);
+    Weight stored(mapping.stackedOverLayers ? view->select(layer) : *view,
+                  name);
     if (mapping.transposed)
       stored = stored.then(Transform::transpose());
     int64_t begin = 0;

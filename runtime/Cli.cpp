@@ -98,11 +98,11 @@ bool parseInt(const std::string &flag, const std::string &text, long long min,
     return false;
   }
   if (value < min || value > max) {
-    error = "error: " + flag + " must be " +
-            (max == INT32_MAX ? ">= " + std::to_string(min)
-                              : "in [" + std::to_string(min) + ", " +
-                                    std::to_string(max) + "]") +
-            ", got " + text;
+    std::string range = max != INT32_MAX ? "in [" + std::to_string(min) + ", " +
+                                               std::to_string(max) + "]"
+                        : value < min    ? ">= " + std::to_string(min)
+                                         : "at most " + std::to_string(max);
+    error = "error: " + flag + " must be " + range + ", got " + text;
     return false;
   }
   out = value;
@@ -114,9 +114,15 @@ bool parseFloat(const std::string &flag, const std::string &text, float &out,
   errno = 0;
   char *end = nullptr;
   float value = std::strtof(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE ||
-      !std::isfinite(value)) {
+  if (text.empty() || *end != '\0' || std::isnan(value)) {
     error = "error: " + flag + " expects a number, got '" + text + "'";
+    return false;
+  }
+  // ERANGE also marks an underflow (1e-45 is a denormal, a fine value);
+  // only an overflow is out of range.
+  if (std::isinf(value)) {
+    error = "error: " + flag + " " + text +
+            " is beyond the range of a 32-bit float";
     return false;
   }
   out = value;

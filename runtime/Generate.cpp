@@ -138,6 +138,12 @@ int runGenerate(ModelRunner &runner, const Tokenizer &tokenizer, int bos,
   bool contextFull = false;
   int produced = 0;
   while (produced < options.steps) {
+    if (std::optional<std::string> why = nonFiniteLogits(logits, sampleVocab)) {
+      emit("\n");
+      std::fprintf(stderr, "error: %s (position %lld)\n", why->c_str(),
+                   static_cast<long long>(pos - 1));
+      return 1;
+    }
     std::copy(logits, logits + sampleVocab, scratch.begin());
     // The repetition penalty reads the whole sequence, prompt included.
     int next =

@@ -386,6 +386,14 @@ tfmc_status tfmc_prefill(tfmc_context *context, const int32_t *tokens,
       return self.fail(TFMC_ERROR_ARGUMENT,
                        "an encoder-decoder's decoder needs a source: call "
                        "tfmc_encode_source first");
+    // The count first: the ids are read only once it fits the context,
+    // so a wrong count never walks past the caller's array.
+    if (count > self.runner->context() - self.position)
+      return self.fail(TFMC_ERROR_CONTEXT_FULL,
+                       std::to_string(count) + " more tokens at position " +
+                           std::to_string(self.position) +
+                           " exceed the context of " +
+                           std::to_string(self.runner->context()));
     int vocab = self.runner->vocab();
     for (int32_t i = 0; i < count; ++i)
       if (tokens[i] < 0 || tokens[i] >= vocab)
@@ -393,12 +401,6 @@ tfmc_status tfmc_prefill(tfmc_context *context, const int32_t *tokens,
                          "token " + std::to_string(tokens[i]) +
                              " is outside the model's vocabulary of " +
                              std::to_string(vocab));
-    if (count > self.runner->context() - self.position)
-      return self.fail(TFMC_ERROR_CONTEXT_FULL,
-                       std::to_string(count) + " more tokens at position " +
-                           std::to_string(self.position) +
-                           " exceed the context of " +
-                           std::to_string(self.runner->context()));
     *logits = self.runner->feed(tokens, count, self.position,
                                 /*decodeOnly=*/false);
     self.position += count;
@@ -512,6 +514,8 @@ tfmc_status tfmc_sample(tfmc_context *context, const float *logits,
       return self.fail(TFMC_ERROR_ARGUMENT,
                        "tfmc_sample needs logits and a place for the token");
     int vocab = sampleVocab(self);
+    if (std::optional<std::string> why = nonFiniteLogits(logits, vocab))
+      return self.fail(TFMC_ERROR_NUMERICS, *why);
     std::copy(logits, logits + vocab, self.samplerLogits.begin());
     *token = self.sampler->sample(self.samplerLogits.data(), vocab,
                                   self.history.data(), self.history.size());

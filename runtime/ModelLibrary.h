@@ -41,7 +41,10 @@ typedef enum tfmc_status {
   /* The output buffer is too small; the size needed was stored. */
   TFMC_ERROR_BUFFER_TOO_SMALL = 5,
   /* The tokenizer cannot encode the text. */
-  TFMC_ERROR_TOKENIZER = 6
+  TFMC_ERROR_TOKENIZER = 6,
+  /* The logits hold a NaN or an infinity: the model's weights overflow
+   * 32-bit floats (tfmc_sample draws nothing from them). */
+  TFMC_ERROR_NUMERICS = 7
 } tfmc_status;
 
 /* An opaque context. */
@@ -249,7 +252,8 @@ int tfmc_find_stop(const tfmc_context *context, const char *text, size_t length,
                    size_t *position);
 
 /* Picks the next token from tfmc_vocab_size `logits` (which it leaves
- * unchanged) with the context's sampler and stores it in *token. */
+ * unchanged) with the context's sampler and stores it in *token.
+ * TFMC_ERROR_NUMERICS when a logit is NaN or infinite. */
 tfmc_status tfmc_sample(tfmc_context *context, const float *logits,
                         int32_t *token);
 

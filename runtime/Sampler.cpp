@@ -206,3 +206,20 @@ int Sampler::sample(float *logits, int vocab, const int32_t *history,
 }
 
 } // namespace tfm::rt
+
+std::optional<std::string> tfm::rt::nonFiniteLogits(const float *logits,
+                                                    int vocab) {
+  // One pass that vectorises; the position only when there is one.
+  bool finite = true;
+  for (int i = 0; i < vocab; ++i)
+    finite &= std::isfinite(logits[i]);
+  if (finite)
+    return std::nullopt;
+  int at = 0;
+  while (std::isfinite(logits[at]))
+    ++at;
+  return "the model's logits are not finite (" +
+         std::string(std::isnan(logits[at]) ? "nan" : "inf") +
+         " for token id " + std::to_string(at) +
+         "): its weights or activations overflow 32-bit floats";
+}

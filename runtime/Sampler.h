@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace tfm::rt {
@@ -42,6 +44,11 @@ private:
   std::vector<std::pair<float, int>> scratch_;
   std::vector<uint8_t> penalized_; ///< per id, while penalizing
 };
+
+/// Why `logits` cannot be sampled from, when one of the first `vocab` is a
+/// NaN or an infinity: a model whose weights overflow f32 computes them,
+/// and sampling would print a token that means nothing.
+std::optional<std::string> nonFiniteLogits(const float *logits, int vocab);
 
 } // namespace tfm::rt
 

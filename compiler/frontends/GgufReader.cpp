@@ -220,7 +220,8 @@ llvm::Error readValue(GgufByteReader &reader, uint32_t type, GgufValue &value,
       return llvm::createStringError(
           "GGUF metadata key '" + key + "' in '" + path + "' declares " +
           llvm::Twine(value.count) + " " +
-          ggufValueTypeName(value.elementType) + " elements, more than the " +
+          ggufValueTypeName(value.elementType) + " elements of at least " +
+          llvm::Twine(elementBytes) + " bytes each, more than the " +
           llvm::Twine(reader.remaining()) + " bytes left in the file hold");
     uint64_t start = reader.position();
     bool fixedSize =

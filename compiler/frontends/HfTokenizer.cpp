@@ -7,11 +7,14 @@
 #include "compiler/frontends/Tokenizers.h"
 
 #include "compiler/frontends/FrontendSupport.h"
+#include "compiler/frontends/Gguf.h"
 #include "runtime/Tokenizer.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cstdio>
+#include <cstring>
 #include <limits>
 
 using namespace tfmc;
@@ -114,6 +117,17 @@ tfmc::frontends::readHfTokenizer(const std::string &directory,
   return spec;
 }
 
+/// Whether the file at `path` begins with GGUF's magic.
+static bool startsWithGgufMagic(const std::string &path) {
+  char magic[4] = {};
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return false;
+  size_t read = std::fread(magic, 1, sizeof(magic), file);
+  std::fclose(file);
+  return read == sizeof(magic) && std::memcmp(magic, "GGUF", 4) == 0;
+}
+
 llvm::Expected<TokenizerSpec>
 tfmc::frontends::readTokenizerFile(const std::string &path, int64_t vocabSize,
                                    SpecialTokens ids) {
@@ -132,6 +146,19 @@ tfmc::frontends::readTokenizerFile(const std::string &path, int64_t vocabSize,
       spec->bos = ids.bos;
       spec->eos = ids.eos;
     }
+    return spec;
+  }
+  // A GGUF model file as the tokenizer: the vocabulary it embeds, with its
+  // own special ids, rather than its bytes read as a llama2.c tokenizer.
+  if (startsWithGgufMagic(path)) {
+    auto gguf = GgufFile::open(path);
+    if (!gguf)
+      return gguf.takeError();
+    auto spec = readGgufTokenizer(**gguf, ids);
+    if (spec && spec->kind.empty())
+      return llvm::createStringError(
+          "tokenizer '" + path +
+          "' is a GGUF file without a vocabulary (no tokenizer.ggml.model)");
     return spec;
   }
   return readLlama2cTokenizer(path, vocabSize, ids);

@@ -26,8 +26,9 @@ llvm::Expected<TokenizerSpec> readLlama2cTokenizer(const std::string &path,
 
 /// The tokenizer file a user names with --tokenizer, by its name:
 /// a tokenizer.json (any *.json but vocab.json) as "hf", GPT-2's vocab.json
-/// with the merges.txt beside it as "gpt2-bpe", any other file as a llama2.c
-/// tokenizer ("spm"); with the special ids `ids`.
+/// with the merges.txt beside it as "gpt2-bpe", a GGUF file as the
+/// vocabulary it embeds (its special ids, else `ids`), any other file as a
+/// llama2.c tokenizer ("spm"); with the special ids `ids`.
 llvm::Expected<TokenizerSpec> readTokenizerFile(const std::string &path,
                                                 int64_t vocabSize,
                                                 SpecialTokens ids);

@@ -4,8 +4,7 @@
 #include "compiler/link/Executable.h"
 #include "compiler/link/Library.h"
 #include "compiler/link/ModelPackage.h"
-
-#include "llvm/Support/FileUtilities.h"
+#include "compiler/link/OutputFile.h"
 
 using namespace tfmc;
 
@@ -18,11 +17,13 @@ tfmc::writeArtifact(ArtifactKind kind, const std::string &output,
   if (kind == ArtifactKind::Library)
     return writeModelLibrary(code, output, inputs, spec, layout,
                              targetMetadata);
-  if (auto error = linkExecutable(code, output, inputs))
+  auto file = OutputFile::beside(output);
+  if (!file)
+    return file.takeError();
+  const std::string &written = file->temporaryPath();
+  if (auto error = linkExecutable(code, written, inputs))
     return error;
-  llvm::FileRemover removeOutput(output);
-  if (auto error = appendModelPackage(output, spec, layout, targetMetadata))
+  if (auto error = appendModelPackage(written, spec, layout, targetMetadata))
     return error;
-  removeOutput.releaseFile();
-  return llvm::Error::success();
+  return file->commit();
 }

@@ -2,6 +2,7 @@
 #include "compiler/link/Library.h"
 
 #include "compiler/link/ModelPackage.h"
+#include "compiler/link/OutputFile.h"
 #include "compiler/link/Toolchain.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -121,6 +122,21 @@ writeArchive(const std::string &outputPath,
   return llvm::Error::success();
 }
 
+/// Writes `text` to `file`, which will be `path`.
+static llvm::Error writeText(const OutputFile &file, const std::string &path,
+                             llvm::StringRef text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(file.temporaryPath(), ec, llvm::sys::fs::OF_Text);
+  if (!ec) {
+    out << text;
+    out.close();
+    ec = out.error();
+  }
+  if (ec)
+    return makeError("cannot write '" + path + "': " + ec.message());
+  return llvm::Error::success();
+}
+
 llvm::Error
 tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
                         const LinkInputs &inputs, const ModelSpec &spec,
@@ -146,11 +162,21 @@ tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
     return std::string(path);
   };
 
+  // Each file is written beside its name and all are renamed into place
+  // at the end (compiler/link/OutputFile.h): a failed compile keeps the
+  // library that was there.
+  auto packageFile = OutputFile::beside(inDir(name + ".tfmpkg"));
+  auto archiveFile = OutputFile::beside(inDir("lib" + name + ".a"));
+  auto headerFile = OutputFile::beside(inDir(name + ".h"));
+  auto linkFile = OutputFile::beside(inDir(name + ".link"));
+  for (llvm::Expected<OutputFile> *file :
+       {&packageFile, &archiveFile, &headerFile, &linkFile})
+    if (!*file)
+      return file->takeError();
+
   // The package: a file of its own (tfmc_context_create(path)), also
   // linked into the library (tfmc_context_create(NULL)).
-  std::string packagePath = inDir(name + ".tfmpkg");
-  llvm::sys::fs::remove(packagePath);
-  llvm::FileRemover removePackage(packagePath);
+  const std::string &packagePath = packageFile->temporaryPath();
   if (auto error =
           appendModelPackage(packagePath, spec, layout, targetMetadata))
     return error;
@@ -171,8 +197,8 @@ tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
   std::vector<std::string> archives = code.archives;
   archives.push_back(runtime->library());
   archives.push_back(runtime->base());
-  std::string archivePath = inDir("lib" + name + ".a");
-  if (auto error = writeArchive(archivePath, objects, archives))
+  if (auto error =
+          writeArchive(archiveFile->temporaryPath(), objects, archives))
     return error;
 
   // The header, with a first line that says which library it belongs to.
@@ -181,29 +207,25 @@ tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
   if (!header)
     return makeError("cannot read the runtime's C header '" + headerSource +
                      "': " + header.getError().message());
-  std::error_code ec;
-  llvm::raw_fd_ostream headerOut(inDir(name + ".h"), ec,
-                                 llvm::sys::fs::OF_Text);
-  if (ec)
-    return makeError("cannot write '" + inDir(name + ".h") +
-                     "': " + ec.message());
-  headerOut << "/* " << name << ".h: the C API of lib" << name
-            << ".a, compiled by tfmc from " << spec.description << " */\n"
-            << (*header)->getBuffer();
+  std::string headerText = "/* " + name + ".h: the C API of lib" + name +
+                           ".a, compiled by tfmc from " + spec.description +
+                           " */\n" + (*header)->getBuffer().str();
+  if (auto error = writeText(*headerFile, inDir(name + ".h"), headerText))
+    return error;
 
   // What a C program linking the library adds: the C++ runtime the tfmc
   // runtime is written against, libm, threads, the backend's libraries.
-  llvm::raw_fd_ostream linkOut(inDir(name + ".link"), ec,
-                               llvm::sys::fs::OF_Text);
-  if (ec)
-    return makeError("cannot write '" + inDir(name + ".link") +
-                     "': " + ec.message());
-  linkOut << "-lstdc++ -lm -lpthread";
+  std::string linkText = "-lstdc++ -lm -lpthread";
   for (llvm::StringRef flag : runtimeLinkFlags())
-    linkOut << " " << flag;
+    linkText += " " + flag.str();
   for (const std::string &argument : inputs.arguments)
-    linkOut << " " << argument;
-  linkOut << "\n";
-  removePackage.releaseFile();
+    linkText += " " + argument;
+  linkText += "\n";
+  if (auto error = writeText(*linkFile, inDir(name + ".link"), linkText))
+    return error;
+  for (llvm::Expected<OutputFile> *file :
+       {&packageFile, &archiveFile, &headerFile, &linkFile})
+    if (auto error = (*file)->commit())
+      return error;
   return llvm::Error::success();
 }

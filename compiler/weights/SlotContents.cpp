@@ -27,6 +27,30 @@ static llvm::Expected<const Weight *> findModelWeight(const ModelWeights &model,
   return &found->second;
 }
 
+/// An error naming model weight `name` when `tensor` (its bytes as stored
+/// or as converted) holds a NaN or an infinity, or a block scale that is
+/// one: the network would carry it into every logit. Every path that
+/// writes weight bytes out runs it, on the bytes it writes.
+static llvm::Error checkFinite(const ModelWeights &model,
+                               const std::string &name, const Weight &weight,
+                               const TensorView &tensor) {
+  std::optional<uint64_t> index = findNonFinite(tensor);
+  if (!index)
+    return llvm::Error::success();
+  std::string what =
+      isBlockQuantized(tensor.type())
+          ? "a block scale of " +
+                std::to_string(elementAsFloat(tensor, *index)) + " at element "
+          : std::to_string(elementAsFloat(tensor, *index)) + " at element ";
+  std::string tensorName = weight.origin().empty() || weight.origin() == name
+                               ? ""
+                               : " (tensor '" + weight.origin() + "')";
+  return llvm::createStringError(
+      model.description + ": weight '" + name + "'" + tensorName + " holds " +
+      what + std::to_string(*index) + " of its " +
+      elementTypeName(tensor.type()) + " " + shapeString(tensor.shape()));
+}
+
 /// The bytes of `slot`: its model weights (several when stacked) in the
 /// slot's element type, stacked, and packed into panels when it is value
 /// panels.
@@ -50,14 +74,9 @@ materializeTensorSlot(const mlir::tfm::WeightSlot &slot,
     auto part = (*weight)->materialize(*slot.elementType);
     if (!part)
       return because(part.takeError());
-    // The network would propagate a NaN or infinity into every logit; the
-    // scan rides on the pass that writes these bytes out anyway.
-    if (std::optional<uint64_t> index = findNonFinite(*part))
-      return llvm::createStringError(
-          model.description + ": weight '" + name + "' holds " +
-          std::to_string(elementAsFloat(*part, *index)) + " at element " +
-          llvm::Twine(*index) + " of its " + elementTypeName(part->type()) +
-          " " + shapeString(part->shape()));
+    // The scan rides on the pass that writes these bytes out anyway.
+    if (llvm::Error error = checkFinite(model, name, **weight, *part))
+      return std::move(error);
     parts.push_back(std::move(*part));
   }
   auto tensor = stack(parts);
@@ -112,6 +131,8 @@ stackedBlocks(const mlir::tfm::WeightSlot &slot, const ModelWeights &model,
       return found.takeError();
     const Weight &weight = **found;
     if (weight.source().type() == format && weight.steps().empty()) {
+      if (llvm::Error error = checkFinite(model, name, weight, weight.source()))
+        return std::move(error);
       parts.push_back(weight.source());
       continue;
     }
@@ -122,11 +143,8 @@ stackedBlocks(const mlir::tfm::WeightSlot &slot, const ModelWeights &model,
     auto wide = weight.materialize(ElementType::F32);
     if (!wide)
       return because(wide.takeError());
-    if (std::optional<uint64_t> index = findNonFinite(*wide))
-      return llvm::createStringError(
-          model.description + ": weight '" + name + "' holds " +
-          std::to_string(elementAsFloat(*wide, *index)) + " at element " +
-          llvm::Twine(*index));
+    if (llvm::Error error = checkFinite(model, name, weight, *wide))
+      return std::move(error);
     auto blocks = quantizeRows(*wide, format);
     if (!blocks)
       return llvm::createStringError(
@@ -180,6 +198,8 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
     if (!weight.steps().empty() || source.rank() != 2)
       return because(llvm::createStringError("tensor '" + name +
                                              "' is not used as stored"));
+    if (llvm::Error error = checkFinite(model, name, weight, source))
+      return std::move(error);
     if (rows.columns == 0) {
       rows.columns = source.shape()[1];
       int64_t blocks = slot.shape[1];

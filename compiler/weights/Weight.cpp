@@ -7,8 +7,9 @@
 
 using namespace tfmc::weights;
 
-Weight::Weight(TensorView source)
-    : source_(std::move(source)), shape_(source_.shape()) {}
+Weight::Weight(TensorView source, std::string origin)
+    : source_(std::move(source)), origin_(std::move(origin)),
+      shape_(source_.shape()) {}
 
 Weight Weight::then(Transform step) const {
   Weight result = *this;

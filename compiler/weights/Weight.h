@@ -16,6 +16,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <string>
 #include <vector>
 
 namespace tfmc::weights {
@@ -46,14 +47,16 @@ struct Transform {
 class Weight {
 public:
   Weight() = default;
-  /// The stored tensor as it is.
-  explicit Weight(TensorView source);
+  /// The stored tensor as it is; `origin` is its name in the model file,
+  /// for messages (empty for generated weights).
+  explicit Weight(TensorView source, std::string origin = {});
 
   /// This weight followed by `step`. The caller has checked the source's
   /// shape, so the step fits it (asserted).
   Weight then(Transform step) const;
 
   const TensorView &source() const { return source_; }
+  const std::string &origin() const { return origin_; }
   const std::vector<Transform> &steps() const { return steps_; }
   /// The canonical shape: the source's after every step.
   const Shape &shape() const { return shape_; }
@@ -64,6 +67,7 @@ public:
 
 private:
   TensorView source_;
+  std::string origin_;
   std::vector<Transform> steps_;
   Shape shape_;
 };

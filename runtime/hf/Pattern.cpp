@@ -61,7 +61,22 @@ bool Pattern::replaceAll(std::u32string &text, std::u32string_view content,
     return false;
   if (matches.empty())
     return true;
+  // A replacement may lengthen the text, but not without bound: a
+  // tokenizer.json whose Replace maps one character to 10,000 would make a
+  // long prompt gigabytes before anything could say it is too long.
+  size_t matched = 0;
+  for (const Span &m : matches)
+    matched += m.end - m.begin;
+  size_t size = text.size() - matched + matches.size() * content.size();
+  size_t limit = std::max<size_t>(kMinReplaceLimit, text.size() * kMaxGrowth);
+  if (content.size() > 0 && size > limit) {
+    error = "a Replace grows the text from " + std::to_string(text.size()) +
+            " to " + std::to_string(size) + " characters, more than " +
+            std::to_string(kMaxGrowth) + " times";
+    return false;
+  }
   std::u32string out;
+  out.reserve(size);
   size_t last = 0;
   for (const Span &m : matches) {
     out.append(text, last, m.begin - last);

@@ -30,7 +30,14 @@ public:
   /// Non-overlapping matches of `text`, left to right.
   bool findAll(std::u32string_view text, std::vector<Span> &matches,
                std::string &error) const;
-  /// Replaces every match with `content`.
+  /// How much longer than its input a replacement may make a text: at
+  /// most kMaxGrowth times, or kMinReplaceLimit characters. Beyond, an
+  /// error (a hostile tokenizer.json, not a tokenizer anyone trained).
+  static constexpr size_t kMaxGrowth = 64;
+  static constexpr size_t kMinReplaceLimit = 1 << 16;
+
+  /// Replaces every match with `content`; false and `error` when that
+  /// would grow the text past the limit above.
   bool replaceAll(std::u32string &text, std::u32string_view content,
                   std::string &error) const;
 

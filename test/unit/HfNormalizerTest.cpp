@@ -82,6 +82,27 @@ TEST(HfNormalizer, StripPrependReplace) {
             "b");
 }
 
+// A Replace that would grow a text without bound is an error, found before
+// the text is built: one character to 10,000 over a 20,000-character prompt
+// would be 200 million characters (800 MB).
+TEST(HfNormalizer, ReplaceGrowthIsBounded) {
+  std::string error;
+  std::string config = R"({"type": "Replace", "pattern": {"String": "a"},
+                           "content": ")" +
+                       std::string(10000, 'b') + R"("})";
+  auto normalizer = createNormalizer(json(config), "normalizer", error);
+  ASSERT_TRUE(normalizer) << error;
+  std::u32string text(20000, U'a');
+  EXPECT_FALSE(normalizer->normalize(text, error));
+  EXPECT_EQ(error, "a Replace grows the text from 20000 to 200000000 "
+                   "characters, more than 64 times");
+  EXPECT_EQ(text.size(), 20000u) << "the text is left as it was";
+  // A short text may still grow past 64 times, up to 65536 characters.
+  std::u32string shortText(3, U'a');
+  EXPECT_TRUE(normalizer->normalize(shortText, error)) << error;
+  EXPECT_EQ(shortText.size(), 30000u);
+}
+
 TEST(HfNormalizer, BertCleansSpacesChineseAccentsAndCase) {
   std::string text = std::string("H\xC3\xA9llo\tW\xC3\xB6rld") + '\0' +
                      "\xE2\x80\x8B\xE4\xB8\xAD\xE6\x96\x87";

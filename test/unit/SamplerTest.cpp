@@ -266,3 +266,18 @@ TEST(SamplerTest, RepetitionPenaltyIgnoresIdsOutsideTheVocabulary) {
             1);
   EXPECT_EQ(logits, kLogits);
 }
+
+// Logits of weights that overflow f32 are named, not sampled from.
+TEST(SamplerTest, NonFiniteLogitsAreReported) {
+  std::vector<float> logits = kLogits;
+  EXPECT_FALSE(tfm::rt::nonFiniteLogits(logits.data(), int(logits.size())));
+  logits[4] = NAN;
+  logits[5] = INFINITY;
+  std::optional<std::string> why =
+      tfm::rt::nonFiniteLogits(logits.data(), int(logits.size()));
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "the model's logits are not finite (nan for token id 4): "
+                  "its weights or activations overflow 32-bit floats");
+  // Only the first `vocab` count.
+  EXPECT_FALSE(tfm::rt::nonFiniteLogits(logits.data(), 4));
+}

@@ -273,6 +273,10 @@ def main():
     parser.add_argument("--dequantized")
     parser.add_argument("--keep", action="append", default=[], metavar="NAME",
                         help="copy this tensor as it is (repeatable)")
+    parser.add_argument("--poison-scale", metavar="NAME=VALUE",
+                        help="store VALUE (nan, inf, ...) as the f16 scale d "
+                             "of the first block of quantized tensor NAME, "
+                             "as a damaged file would hold it")
     args = parser.parse_args()
     raw = open(args.input, "rb").read()
     r = Reader(raw)
@@ -311,6 +315,12 @@ def main():
         if kind:
             ggml_type, _, block = TYPES[kind]
             data = QUANTIZERS[kind](values.reshape(-1, block).astype(np.float32))
+            if args.poison_scale and args.poison_scale.split("=")[0] == name:
+                # d is the first f16 of a block, but Q6_K's follows its
+                # 128 + 64 quant bytes and 16 scales.
+                at = 208 if kind == "q6_k" else 0
+                value = np.array([float(args.poison_scale.split("=")[1])], dtype="<f2")
+                data = data[:at] + value.tobytes() + data[at + 2:]
             quantized.append((name, dims, ggml_type, data))
             dequantized.append((name, dims, GGML_F32, dequantize(data, kind)))
             count_quantized += 1

@@ -52,6 +52,10 @@ int main(int argc, char **argv) {
   show("prefill past context", tfmc_prefill(context, many, 300, &logits),
        context);
   printf("position: %d\n", (int)tfmc_position(context));
+  /* A count far past the array: refused before any id is read (a
+   * sanitized build reports the read otherwise). */
+  show("prefill huge count", tfmc_prefill(context, tokens, 2147483647, &logits),
+       context);
   show("decode bad id", tfmc_decode(context, 1 << 20, &logits), context);
   tokens[0] = 72;
   tokens[1] = 105;
