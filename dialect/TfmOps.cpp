@@ -187,7 +187,14 @@ LogicalResult RMSNormOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult RMSNormOp::verify() {
-  return verifyFeatureVector(*this, getWeight(), "weight", dim(getInput(), 1));
+  int64_t features = dim(getInput(), 1);
+  if (std::optional<uint64_t> group = getGroupSize();
+      group && features % int64_t(*group) != 0)
+    return emitOpError() << "input features (" << features
+                         << ") are not a multiple of group_size (" << *group
+                         << ")";
+  return verifyFeatureVector(*this, getWeight(), "weight",
+                             getNormalizedFeatures());
 }
 
 //===----------------------------------------------------------------------===//

@@ -194,19 +194,33 @@ def Tfm_RMSNormOp : Tfm_Op<"rms_norm", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     `y = x / sqrt(mean(x^2) + eps) * weight` over the last dimension; with
     `unit_offset`, `y = x / sqrt(mean(x^2) + eps) * (1 + weight)` (Gemma
-    stores its norm weights as offsets from one).
+    stores its norm weights as offsets from one). With `group_size = G`,
+    each run of `G` consecutive features (one attention head's queries or
+    keys: Qwen3, Gemma 3) is normalised by its own root mean square, and
+    `weight` has `G` elements, shared by every group.
     ```mlir
     %y = tfm.rms_norm %x, %w {eps = 1.0e-05 : f32} : tensor<8x288xf32>, tensor<288xf32>
     %g = tfm.rms_norm %x, %w {eps = 1.0e-06 : f32, unit_offset} : tensor<8x288xf32>, tensor<288xf32>
+    %q = tfm.rms_norm %x, %h {eps = 1.0e-06 : f32, group_size = 32 : i64} : tensor<8x288xf32>, tensor<32xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$input, Tfm_Vector:$weight, F32Attr:$eps,
-                       UnitAttr:$unit_offset);
+                       UnitAttr:$unit_offset,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$group_size);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $input `,` $weight attr-dict `:` type($input) `,` type($weight)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The features each root mean square is taken over: `group_size`, else
+    /// all of them.
+    int64_t getNormalizedFeatures() {
+      if (std::optional<uint64_t> group = getGroupSize())
+        return int64_t(*group);
+      return cast<RankedTensorType>(getInput().getType()).getDimSize(1);
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

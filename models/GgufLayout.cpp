@@ -252,6 +252,10 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
       layer.push_back({"blk.{layer}.attn_v.bias", {R::Bv}});
     }
   }
+  if (a.qkNorm) {
+    layer.push_back({"blk.{layer}.attn_q_norm.weight", {R::QNormWeight}});
+    layer.push_back({"blk.{layer}.attn_k_norm.weight", {R::KNormWeight}});
+  }
   layer.push_back({"blk.{layer}.attn_output.weight", {R::Wo}});
   if (a.outputBias)
     layer.push_back({"blk.{layer}.attn_output.bias", {R::Bo}});

@@ -97,6 +97,50 @@ llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
   return readHfRopeScaling(config, a.headDim, c);
 }
 
+llvm::Error tfmc::readQwenSlidingWindow(const ConfigSource &config,
+                                        DecoderConfig &c) {
+  auto windowed = config.flag("use_sliding_window", false);
+  if (!windowed)
+    return windowed.takeError();
+  // Without it, transformers drops sliding_window: every layer is full.
+  if (!*windowed)
+    return llvm::Error::success();
+  AttentionSettings &a = c.attention;
+  if (!config.isSet("sliding_window"))
+    return llvm::createStringError(
+        "use_sliding_window in " + config.describe() +
+        " needs a sliding_window (the window's positions)");
+  if (auto err = config.read("sliding_window", a.slidingWindow))
+    return err;
+  a.fullAttentionLayers.assign(size_t(c.numLayers), false);
+  if (std::optional<uint64_t> listed = config.arraySize("layer_types")) {
+    if (int64_t(*listed) != c.numLayers)
+      return llvm::createStringError("layer_types in " + config.describe() +
+                                     " lists " + llvm::Twine(*listed) +
+                                     " layers but num_hidden_layers is " +
+                                     llvm::Twine(c.numLayers));
+    for (int64_t layer = 0; layer < c.numLayers; ++layer) {
+      std::string key = "layer_types." + std::to_string(layer);
+      auto kind = config.string(key);
+      if (!kind)
+        return kind.takeError();
+      if (*kind != "full_attention" && *kind != "sliding_attention")
+        return llvm::createStringError(
+            "unsupported " + key + " '" + *kind + "' in " + config.describe() +
+            " (supported: full_attention, sliding_attention)");
+      a.fullAttentionLayers[size_t(layer)] = *kind == "full_attention";
+    }
+    return llvm::Error::success();
+  }
+  // Qwen2Config's default is 28; 0 windows every layer.
+  auto fullLayers = config.nonNegative("max_window_layers", 28);
+  if (!fullLayers)
+    return fullLayers.takeError();
+  for (int64_t layer = 0; layer < std::min(*fullLayers, c.numLayers); ++layer)
+    a.fullAttentionLayers[size_t(layer)] = true;
+  return llvm::Error::success();
+}
+
 /// Mixtral's router and experts: `block_sparse_moe.experts.{e}.w1` (gate),
 /// `w3` (up), `w2` (down).
 static llvm::Error takeExperts(TensorTable &table, const DecoderConfig &config,
@@ -152,6 +196,12 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
       {"model.layers.{layer}.self_attn.k_proj.bias", {WeightRole::Bk}},
       {"model.layers.{layer}.self_attn.v_proj.bias", {WeightRole::Bv}},
   };
+  static const TensorMapping kQkNorms[] = {
+      {"model.layers.{layer}.self_attn.q_norm.weight",
+       {WeightRole::QNormWeight}},
+      {"model.layers.{layer}.self_attn.k_norm.weight",
+       {WeightRole::KNormWeight}},
+  };
   WeightMap weights;
   TensorTable &table = file.tensors;
   if (auto err = takeWeights(
@@ -170,6 +220,9 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
     }
     if (config.attention.qkvBias)
       if (auto err = takeWeights(table, config, kQkvBiases, layer, weights))
+        return err;
+    if (config.attention.qkNorm)
+      if (auto err = takeWeights(table, config, kQkNorms, layer, weights))
         return err;
     // Older exports store RoPE frequencies; the compiler derives them.
     ignoreTensors(table, {"model.layers.{layer}.self_attn.rotary_emb.inv_freq"},

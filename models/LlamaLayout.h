@@ -36,6 +36,13 @@ llvm::Error readLlamaLayoutConfig(const Checkpoint &file, DecoderConfig &c,
 llvm::Expected<WeightMap> mapLlamaLayoutWeights(const Checkpoint &file,
                                                 const DecoderConfig &config);
 
+/// Qwen's sliding window (Qwen2, Qwen3): with `use_sliding_window`,
+/// transformers gives the layers from `max_window_layers` (default 28) on a
+/// window of `sliding_window` positions and the others full attention (4.x);
+/// `layer_types`, where present, names every layer's kind instead (5.x).
+/// Without it every layer is full.
+llvm::Error readQwenSlidingWindow(const ConfigSource &config, DecoderConfig &c);
+
 /// An error unless config.json's `key` names `expected` (or is absent).
 llvm::Error expectActivation(const ConfigSource &config, llvm::StringRef key,
                              llvm::StringRef expected,

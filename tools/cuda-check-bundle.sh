@@ -25,6 +25,7 @@ window_ids=$(seq 0 79 | awk '{ printf "%s%d", (NR > 1 ? "," : ""), ($1 * 37 + 11
 cases=(
   "llama-tiny|259|$ids||preset:llama-tiny"
   "qwen2-tiny|259|$ids||preset:qwen2-tiny"
+  "qwen3-tiny|259|$ids||preset:qwen3-tiny"
   "gemma-tiny|259|$ids||preset:gemma-tiny"
   "mistral-tiny|259|$window_ids||preset:mistral-tiny"
   "gpt2-tiny|257|$ids||preset:gpt2-tiny"

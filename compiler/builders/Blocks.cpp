@@ -103,17 +103,29 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
   };
   std::optional<RopeFrequencies> scaled;
   if (c.position == PositionKind::Rope && scalesFrequencies(c.ropeScaling))
-    scaled = ropeFrequencies(c.ropeTheta, a.headDim, c.ropeScaling);
+    scaled = ropeFrequencies(c.ropeTheta, a.headDim, c.ropeScaling,
+                             net.contextLength());
   auto rotate = [&](Value x, llvm::StringRef name) {
     if (c.position != PositionKind::Rope)
       return x;
     return net.rope(net.at(name), x, a.headDim, c.ropeTheta, c.ropeLayout,
                     scaled ? &*scaled : nullptr);
   };
-  Value q = rotate(projection(net, h, WeightRole::Wq, bias(WeightRole::Bq)),
-                   "attn.rope_q");
-  Value k = rotate(projection(net, h, WeightRole::Wk, bias(WeightRole::Bk)),
-                   "attn.rope_k");
+  // Qwen3 normalises each head's queries and keys before rotating them.
+  auto headNorm = [&](Value x, WeightRole role, llvm::StringRef name) {
+    if (!a.qkNorm)
+      return x;
+    return net.rmsNorm(net.at(name), x, net.weight(role), c.normEps,
+                       c.normUnitOffset, a.headDim);
+  };
+  Value q =
+      rotate(headNorm(projection(net, h, WeightRole::Wq, bias(WeightRole::Bq)),
+                      WeightRole::QNormWeight, "attn.q_norm"),
+             "attn.rope_q");
+  Value k =
+      rotate(headNorm(projection(net, h, WeightRole::Wk, bias(WeightRole::Bk)),
+                      WeightRole::KNormWeight, "attn.k_norm"),
+             "attn.rope_k");
   Value v = projection(net, h, WeightRole::Wv, bias(WeightRole::Bv));
   Value slopes;
   if (c.position == PositionKind::Alibi)

@@ -104,6 +104,9 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
     if (c.attention.qkvBias)
       for (WeightRole role : {WeightRole::Bq, WeightRole::Bk, WeightRole::Bv})
         add(role, l);
+    if (c.attention.qkNorm)
+      for (WeightRole role : {WeightRole::QNormWeight, WeightRole::KNormWeight})
+        add(role, l);
     if (c.attention.outputBias)
       add(WeightRole::Bo, l);
     bool gated = c.moe.experts == 0 &&

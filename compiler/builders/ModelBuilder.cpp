@@ -89,7 +89,8 @@ tfmc::buildModel(MLIRContext &context, const ModelSpec &spec, int64_t sequence,
                       arith::ArithDialect>();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
   NetworkBuilder net(*module, spec.config,
-                     elementType(context, spec.weightType), sequence);
+                     elementType(context, spec.weightType), sequence,
+                     contextLength);
   mlir::tfm::setModel(
       *module, mlir::tfm::ModelAttr::get(&context, contextLength,
                                          modelKind(spec.config.kind),

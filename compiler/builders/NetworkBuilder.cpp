@@ -7,9 +7,10 @@ using namespace mlir;
 using namespace tfmc;
 
 NetworkBuilder::NetworkBuilder(ModuleOp module, const DecoderConfig &config,
-                               Type weightType, int64_t sequence)
-    : config_(config), weightType_(weightType), builder_(module.getContext()),
-      declarations_(module.getContext()) {
+                               Type weightType, int64_t sequence,
+                               int64_t contextLength)
+    : config_(config), contextLength_(contextLength), weightType_(weightType),
+      builder_(module.getContext()), declarations_(module.getContext()) {
   MLIRContext *context = module.getContext();
   auto tokensType = RankedTensorType::get({sequence}, builder_.getI32Type());
   auto logitsType = RankedTensorType::get({sequence, config.vocabSize},
@@ -124,10 +125,12 @@ Value NetworkBuilder::sinusoidalPosition(Location loc, Value x, float base) {
 }
 
 Value NetworkBuilder::rmsNorm(Location loc, Value x, Value weight, float eps,
-                              bool unitOffset) {
+                              bool unitOffset, int64_t groupSize) {
   return mlir::tfm::RMSNormOp::create(
       builder_, loc, x, weight, builder_.getF32FloatAttr(eps),
-      unitOffset ? builder_.getUnitAttr() : mlir::UnitAttr());
+      unitOffset ? builder_.getUnitAttr() : mlir::UnitAttr(),
+      groupSize > 0 ? builder_.getI64IntegerAttr(groupSize)
+                    : mlir::IntegerAttr());
 }
 
 Value NetworkBuilder::layerNorm(Location loc, Value x, Value weight, Value bias,

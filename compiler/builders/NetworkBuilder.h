@@ -36,10 +36,14 @@ class NetworkBuilder {
 public:
   /// Creates `func.func @forward(tensor<sequence x i32>) -> logits` at the
   /// end of `module`; weights are declared with `weightType` elements.
+  /// `contextLength`: the positions of the network's KV cache (the
+  /// compiled context, at most the config's).
   NetworkBuilder(mlir::ModuleOp module, const DecoderConfig &config,
-                 mlir::Type weightType, int64_t sequence);
+                 mlir::Type weightType, int64_t sequence,
+                 int64_t contextLength);
 
   const DecoderConfig &config() const { return config_; }
+  int64_t contextLength() const { return contextLength_; }
   /// The token ids argument of @forward.
   mlir::Value tokens() const { return tokens_; }
   /// The network function being built.
@@ -79,8 +83,10 @@ public:
                                 mlir::Value table);
   /// Fixed sin/cos encodings of the sequence's positions, added to `x`.
   mlir::Value sinusoidalPosition(mlir::Location loc, mlir::Value x, float base);
+  /// `groupSize` > 0 normalises each run of that many features by itself
+  /// (a norm per head), with a weight of that size.
   mlir::Value rmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
-                      float eps, bool unitOffset);
+                      float eps, bool unitOffset, int64_t groupSize = 0);
   mlir::Value layerNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
                         mlir::Value bias, float eps);
   /// `bias` may be null.
@@ -122,6 +128,7 @@ private:
   mlir::Location named(llvm::StringRef name);
 
   const DecoderConfig &config_;
+  int64_t contextLength_;
   mlir::Type weightType_;
   mlir::OpBuilder builder_;
   mlir::OpBuilder declarations_;

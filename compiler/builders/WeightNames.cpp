@@ -45,6 +45,10 @@ RoleName roleName(WeightRole role) {
     return {true, "attn.wo"};
   case WeightRole::Bo:
     return {true, "attn.bo"};
+  case WeightRole::QNormWeight:
+    return {true, "attn.q_norm.weight"};
+  case WeightRole::KNormWeight:
+    return {true, "attn.k_norm.weight"};
   case WeightRole::FfnNormWeight:
     return {true, "ffn_norm.weight"};
   case WeightRole::FfnNormBias:
@@ -158,6 +162,9 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
   case WeightRole::MlmNormBias:
   case WeightRole::CrossAttnNormWeight:
     return {c.dim};
+  case WeightRole::QNormWeight:
+  case WeightRole::KNormWeight:
+    return {a.headDim};
   case WeightRole::RelativeBias:
     return {a.relativeBuckets, a.numHeads};
   case WeightRole::MlmDense:

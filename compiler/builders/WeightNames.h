@@ -35,6 +35,9 @@ enum class WeightRole {
   Bv,
   Wo,
   Bo,
+  /// RMSNorm weights of each head's queries and keys, [head_dim] (Qwen3)
+  QNormWeight,
+  KNormWeight,
   FfnNormWeight,
   FfnNormBias,
   WGate,

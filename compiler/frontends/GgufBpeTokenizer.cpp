@@ -1,8 +1,9 @@
 //===- GgufBpeTokenizer.cpp - GGUF's byte-level BPE vocabularies ----------===//
 //
-// llama.cpp stores a byte-level BPE tokenizer (GPT-2, Qwen2, BLOOM) as the
-// `gpt2` tokenizer model: tokens (in GPT-2's byte-to-unicode alphabet),
-// token types, merges "a b" in rank order, and `tokenizer.ggml.pre`, the
+// llama.cpp stores a byte-level BPE tokenizer (GPT-2, Qwen2, Llama 3,
+// BLOOM) as the `gpt2` tokenizer model: tokens (in GPT-2's byte-to-unicode
+// alphabet), token types, merges "a b" in rank order, and
+// `tokenizer.ggml.pre`, the
 // name of the pre-tokenizer the model was converted with. The file records
 // what the original tokenizer.json did only through that name, so this
 // reader writes the tokenizer.json each known name stands for and runs it
@@ -24,6 +25,10 @@ namespace {
 
 constexpr const char *kQwen2Pattern =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
+    "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+// Llama 3's: Qwen2's with numbers in runs of at most three digits.
+constexpr const char *kLlama3Pattern =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
     "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 constexpr const char *kBloomPattern =
     " ?[^(\\s|[.,!?\u2026\u3002\uff0c\u3001\u0964\u06d4\u060c])]+";
@@ -47,10 +52,13 @@ llvm::json::Value splitThenByteLevel(const char *pattern) {
 }
 
 /// The normalizer and pre-tokenizer of the tokenizer.json that
-/// `tokenizer.ggml.pre` names; false for a name not known here.
+/// `tokenizer.ggml.pre` names, and whether its BPE takes a word that is a
+/// token whole before merging (`ignore_merges`); false for a name not
+/// known here.
 bool preTokenizerFor(llvm::StringRef name, llvm::json::Value &normalizer,
-                     llvm::json::Value &preTokenizer) {
+                     llvm::json::Value &preTokenizer, bool &ignoreMerges) {
   normalizer = nullptr;
+  ignoreMerges = false;
   if (name == "gpt-2" || name == "default") {
     preTokenizer = byteLevel(true);
     return true;
@@ -58,6 +66,14 @@ bool preTokenizerFor(llvm::StringRef name, llvm::json::Value &normalizer,
   if (name == "qwen2") {
     normalizer = llvm::json::Object{{"type", "NFC"}};
     preTokenizer = splitThenByteLevel(kQwen2Pattern);
+    return true;
+  }
+  // Llama 3.x (and Smaug, converted with Llama 3's tokenizer): no
+  // normalizer, and its tokenizer.json's ignore_merges, as llama.cpp
+  // applies it for this name.
+  if (name == "llama-bpe" || name == "smaug-bpe") {
+    preTokenizer = splitThenByteLevel(kLlama3Pattern);
+    ignoreMerges = true;
     return true;
   }
   if (name == "bloom") {
@@ -75,10 +91,13 @@ tfmc::frontends::readGgufBpeTokenizer(const GgufFile &file, int bos, int eos) {
   if (!pre)
     return pre.takeError();
   llvm::json::Value normalizer = nullptr, preTokenizer = nullptr;
-  if (!preTokenizerFor(*pre, normalizer, preTokenizer))
-    return ggufMetadataError(file, "tokenizer.ggml.pre",
-                             "names pre-tokenizer '" + *pre +
-                                 "' (supported: default, gpt-2, qwen2, bloom)");
+  bool ignoreMerges = false;
+  if (!preTokenizerFor(*pre, normalizer, preTokenizer, ignoreMerges))
+    return ggufMetadataError(
+        file, "tokenizer.ggml.pre",
+        "names pre-tokenizer '" + *pre +
+            "' (supported: default, gpt-2, qwen2, llama-bpe, smaug-bpe, "
+            "bloom)");
   auto tokens = file.array("tokenizer.ggml.tokens", kGgufString);
   if (!tokens)
     return tokens.takeError();
@@ -122,6 +141,7 @@ tfmc::frontends::readGgufBpeTokenizer(const GgufFile &file, int bos, int eos) {
                            {"end_of_word_suffix", nullptr},
                            {"fuse_unk", false},
                            {"byte_fallback", false},
+                           {"ignore_merges", ignoreMerges},
                            {"vocab", std::move(vocab)},
                            {"merges", std::move(mergeList)}};
   llvm::json::Object tokenizerJson{{"version", "1.0"},

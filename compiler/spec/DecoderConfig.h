@@ -127,7 +127,10 @@ struct AttentionSettings {
   /// Layers that attend to every earlier position although slidingWindow
   /// is set (Qwen2's layers below max_window_layers); empty: none.
   std::vector<bool> fullAttentionLayers;
-  bool qkvBias = false;    ///< biases on the Q, K and V projections
+  bool qkvBias = false; ///< biases on the Q, K and V projections
+  /// An RMSNorm of each head's queries and keys (weights [head_dim], the
+  /// model's norm epsilon) before RoPE (Qwen3).
+  bool qkNorm = false;
   bool outputBias = false; ///< a bias on the output projection
   /// > 0: the factor of the query-key products (T5: 1, its scale is folded
   /// into the query weights); 0: 1/sqrt(head_dim).

@@ -78,13 +78,6 @@ std::optional<std::string> tfmc::checkRopeScaling(const RopeScaling &s,
       return why;
     if (s.originalContext <= 0)
       return std::string("original_max_position_embeddings must be > 0");
-    if (context > s.originalContext)
-      return "longrope switches from short_factor to long_factor once a "
-             "sequence passes the original " +
-             std::to_string(s.originalContext) +
-             " positions, which a compiled network does not; compile with "
-             "--context " +
-             std::to_string(s.originalContext) + " or less";
     break;
   }
   case RopeScalingKind::Dynamic:
@@ -141,8 +134,10 @@ bool tfmc::scalesFrequencies(const RopeScaling &scaling) {
 }
 
 RopeFrequencies tfmc::ropeFrequencies(double theta, int64_t rotaryDim,
-                                      const RopeScaling &s) {
-  assert(!checkRopeScaling(s, rotaryDim, theta, 0) && "checked first");
+                                      const RopeScaling &s, int64_t context) {
+  assert(!checkRopeScaling(s, rotaryDim, theta, context) && "checked first");
+  const std::vector<double> &longRopeFactors =
+      context > s.originalContext ? s.longFactors : s.shortFactors;
   int64_t pairs = rotaryDim / 2;
   RopeFrequencies out;
   out.inverse.resize(static_cast<size_t>(pairs));
@@ -168,7 +163,7 @@ RopeFrequencies tfmc::ropeFrequencies(double theta, int64_t rotaryDim,
       inverse /= s.divisors[i];
       break;
     case RopeScalingKind::LongRope:
-      inverse /= s.shortFactors[i];
+      inverse /= longRopeFactors[i];
       break;
     case RopeScalingKind::Llama3: {
       // Wavelengths longer than the original context / low_freq_factor are

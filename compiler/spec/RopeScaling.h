@@ -41,11 +41,14 @@ std::optional<std::string> checkRopeScaling(const RopeScaling &scaling,
 bool scalesFrequencies(const RopeScaling &scaling);
 
 /// The frequencies of a RoPE with base `theta` over `rotaryDim` features
-/// (pairs `rotaryDim / 2`) scaled by `scaling`. Unscaled, they are exactly
-/// the default `theta^(-2i / rotaryDim)` in f32. `scaling` must pass
-/// checkRopeScaling; LongRoPE then uses its short factors.
+/// (pairs `rotaryDim / 2`) scaled by `scaling`, in a network of `context`
+/// positions. Unscaled, they are exactly the default
+/// `theta^(-2i / rotaryDim)` in f32. `scaling` must pass checkRopeScaling.
+/// LongRoPE divides by its long factors when `context` passes the original
+/// context, else by its short ones: transformers switches per sequence
+/// length, llama.cpp per context, and a compiled network has one context.
 RopeFrequencies ropeFrequencies(double theta, int64_t rotaryDim,
-                                const RopeScaling &scaling);
+                                const RopeScaling &scaling, int64_t context);
 
 } // namespace tfmc
 

@@ -164,6 +164,22 @@ func.func @rope_head_multiple(%x: tensor<4x18xf32>, %pos: index) -> tensor<4x18x
 
 // -----
 
+func.func @rms_norm_group_divides(%x: tensor<4x18xf32>, %w: tensor<4xf32>) -> tensor<4x18xf32> {
+  // expected-error @+1 {{input features (18) are not a multiple of group_size (4)}}
+  %y = tfm.rms_norm %x, %w {eps = 1.0e-06 : f32, group_size = 4 : i64} : tensor<4x18xf32>, tensor<4xf32>
+  return %y : tensor<4x18xf32>
+}
+
+// -----
+
+func.func @rms_norm_group_weight(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{weight has 16 elements but the input has 4 features}}
+  %y = tfm.rms_norm %x, %w {eps = 1.0e-06 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @rope_frequencies_count(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{has 3 frequencies but head_dim 4 forms 2 pairs}}
   %y = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 1.0, 0.5, 0.25>} : tensor<4x16xf32>

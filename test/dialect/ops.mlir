@@ -97,6 +97,14 @@ func.func @rope_layouts(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
   return %b : tensor<4x16xf32>
 }
 
+// An RMSNorm per head: each group of 4 features by its own RMS.
+// CHECK-LABEL: func @rms_norm_groups
+func.func @rms_norm_groups(%x: tensor<4x16xf32>, %w: tensor<4xf32>) -> tensor<4x16xf32> {
+  // CHECK: tfm.rms_norm %{{.*}}, %{{.*}} {eps = 9.99999997E-7 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<4xf32>
+  %y = tfm.rms_norm %x, %w {eps = 1.0e-06 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<4xf32>
+  return %y : tensor<4x16xf32>
+}
+
 // A scaled RoPE states its frequencies and the factor on cos and sin.
 // CHECK-LABEL: func @rope_scaled
 func.func @rope_scaled(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {

@@ -87,7 +87,7 @@ hl::NormDescription layerNorm(LayerNormOp op) {
   return norm;
 }
 
-ExtractResult extractNorm(Operation *op) {
+ExtractResult extractNorm(OpBuilder &b, Operation *op) {
   Extraction out;
   hl::NormParams params;
   Value input = op->getOperand(0);
@@ -96,11 +96,23 @@ ExtractResult extractNorm(Operation *op) {
   auto type = cast<RankedTensorType>(input.getType());
   params.rows = type.getDimSize(0);
   params.features = type.getDimSize(1);
-  if (auto rms = dyn_cast<RMSNormOp>(op))
-    params.norm = rmsNorm(rms);
-  else
-    params.norm = layerNorm(cast<LayerNormOp>(op));
   out.inputs.append(op->operand_begin(), op->operand_end());
+  if (auto rms = dyn_cast<RMSNormOp>(op)) {
+    params.norm = rmsNorm(rms);
+    // A norm per head: each head's features are a row of the kernel,
+    // [rows, heads * G] viewed as [rows * heads, G].
+    int64_t group = rms.getNormalizedFeatures();
+    if (group != params.features) {
+      Value heads = splitHeads(b, op->getLoc(), input, params.features / group);
+      out.inputs[0] = tensor::CollapseShapeOp::create(
+          b, op->getLoc(), heads, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+      params.rows *= params.features / group;
+      params.features = group;
+      type = tensorType({params.rows, group}, type.getElementType());
+    }
+  } else {
+    params.norm = layerNorm(cast<LayerNormOp>(op));
+  }
   out.outputs.push_back(type);
   out.params = params;
   return out;
@@ -537,7 +549,7 @@ private:
     ExtractResult extracted = [&]() -> ExtractResult {
       switch (kind) {
       case hl::KernelKind::Norm:
-        return extractNorm(op);
+        return extractNorm(b, op);
       case hl::KernelKind::Projection:
         return extractProjection(cast<LinearOp>(op));
       case hl::KernelKind::LmHead:
@@ -595,10 +607,22 @@ private:
     for (auto [result, original] :
          llvm::zip(call.getResults(), op->getResults())) {
       Value value = result;
-      if (value.getType() != original.getType()) {
+      auto originalType = cast<RankedTensorType>(original.getType());
+      if (value.getType() != originalType &&
+          cast<RankedTensorType>(value.getType()).getRank() == 2) {
+        // [rows * heads, head_dim] (a norm per head) to [rows, heads,
+        // head_dim] first.
+        int64_t headDim = cast<RankedTensorType>(value.getType()).getDimSize(1);
+        auto split = tensorType({originalType.getDimSize(0),
+                                 originalType.getDimSize(1) / headDim, headDim},
+                                originalType.getElementType());
+        value = tensor::ExpandShapeOp::create(
+            b, loc, split, value, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+      }
+      if (value.getType() != originalType) {
         // [rows, heads, head_dim] back to [rows, heads * head_dim].
         value = tensor::CollapseShapeOp::create(
-            b, loc, original.getType(), value,
+            b, loc, originalType, value,
             ArrayRef<ReassociationIndices>{{0}, {1, 2}});
       }
       results.push_back(value);

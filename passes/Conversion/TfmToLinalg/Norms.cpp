@@ -56,6 +56,20 @@ struct RMSNormLowering : OpRewritePattern<RMSNormOp> {
                                 PatternRewriter &b) const override {
     Location loc = op.getLoc();
     Value x = op.getInput();
+    // Groups (one head each) become rows of their own: [rows, F] is viewed
+    // as [rows * F / G, G], normalised row by row, and viewed back.
+    int64_t group = op.getNormalizedFeatures();
+    ArrayRef<int64_t> original = shapeOf(x);
+    bool grouped = group != original[1];
+    SmallVector<ReassociationIndices> split = {{0}, {1, 2}};
+    SmallVector<ReassociationIndices> merge = {{0, 1}, {2}};
+    if (grouped) {
+      int64_t groups = original[1] / group;
+      auto split3 =
+          RankedTensorType::get({original[0], groups, group}, b.getF32Type());
+      x = tensor::ExpandShapeOp::create(b, loc, split3, x, split);
+      x = tensor::CollapseShapeOp::create(b, loc, x, merge);
+    }
     ArrayRef<int64_t> shape = shapeOf(x);
     float eps = op.getEps().convertToFloat();
     bool unitOffset = op.getUnitOffset();
@@ -81,6 +95,12 @@ struct RMSNormLowering : OpRewritePattern<RMSNormOp> {
               yield(nb, nloc, arith::MulFOp::create(nb, nloc, weight, normed));
             })
             .getResult(0);
+    if (grouped) {
+      auto split3 = RankedTensorType::get(
+          {original[0], original[1] / group, group}, b.getF32Type());
+      result = tensor::ExpandShapeOp::create(b, loc, split3, result, merge);
+      result = tensor::CollapseShapeOp::create(b, loc, result, split);
+    }
     b.replaceOp(op, result);
     return success();
   }

@@ -16,6 +16,8 @@ here from its documented behaviour, not from its code:
     merged into one [experts, out, in] tensor per matrix (`ffn_gate_exps`),
     or one tensor per expert with --split-experts (older files);
   - qwen2: Q/K/V biases, nothing permuted (llama.cpp rotates halves);
+  - qwen3: nothing permuted either, head size as key_length, the per-head
+    norms as attn_q_norm / attn_k_norm;
   - gemma: every norm weight stored as 1 + w, head size as key_length;
   - bloom: the per-head fused query_key_value reordered to all queries,
     then all keys, then all values; the tied head written as output.weight;
@@ -222,7 +224,7 @@ def convert_llama_layout(config, t, writer, family, split_experts):
     writer.f32(arch + ".rope.freq_base", rope_theta(config))
     convert_rope_scaling(config, writer, arch,
                          config.get("head_dim") or config["hidden_size"] // heads)
-    if family == "gemma":
+    if family in ("gemma", "qwen3"):
         writer.u32(arch + ".attention.key_length", config["head_dim"])
         writer.u32(arch + ".attention.value_length", config["head_dim"])
     if family == "mixtral":
@@ -246,6 +248,10 @@ def convert_llama_layout(config, t, writer, family, split_experts):
             bias = t.get(p + "self_attn.%s_proj.bias" % name)
             if bias is not None:
                 writer.tensor(b + "attn_%s.bias" % name, bias)
+        for name in ("q", "k"):
+            qk_norm = t.get(p + "self_attn.%s_norm.weight" % name)
+            if qk_norm is not None:
+                writer.tensor(b + "attn_%s_norm.weight" % name, qk_norm)
         writer.tensor(b + "attn_output.weight", t[p + "self_attn.o_proj.weight"])
         writer.tensor(b + "ffn_norm.weight", norm(t[p + "post_attention_layernorm.weight"]))
         if family == "mixtral":
@@ -492,7 +498,7 @@ def model(args):
     elif family == "t5":
         writer = Writer("t5")
         convert_t5(config, tensors, writer)
-    elif family in ("llama", "mixtral", "qwen2", "gemma"):
+    elif family in ("llama", "mixtral", "qwen2", "qwen3", "gemma"):
         writer = Writer("llama" if family in ("llama", "mixtral") else family)
         convert_llama_layout(config, tensors, writer, family, args.split_experts)
     else:

@@ -4,7 +4,8 @@ family into a directory, for the lit tests that compare tfm-tokenize --hf
 with @huggingface/tokenizers. There is no network to the Hugging Face hub, so
 the files are built the way the families' files are, from what exists:
 
-  gpt2, qwen2, bloom     GPT-2's vocab.json + merges.txt (MODELS_DIR/gpt2-tokenizer)
+  gpt2, qwen2, llama3, bloom
+                         GPT-2's vocab.json + merges.txt (MODELS_DIR/gpt2-tokenizer)
                          with GPT-2's, Qwen2's and BLOOM's normalizer,
                          pre-tokenizer, added tokens and post-processor
   llama, mistral, gemma  the Llama-2 SentencePiece vocabulary of MODELS_DIR/
@@ -118,6 +119,31 @@ def qwen2(models):
         post_processor=byte_level(use_regex=False), decoder=byte_level(),
         added_tokens=added), {
         "bos_token": None, "eos_token": "<|im_end|>",
+        "clean_up_tokenization_spaces": False}
+
+
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|"
+                  r" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def llama3(models):
+    """Llama 3's tokenizer.json over GPT-2's vocabulary: its digit-run
+    pattern, no normalizer, ignore_merges, <|begin_of_text|> added."""
+    vocab, merges = gpt2_files(models)
+    pairs = [line.split(" ") for line in merges]
+    added = [special("<|begin_of_text|>", 50257),
+             special("<|end_of_text|>", 50258), special("<|eot_id|>", 50259)]
+    split = {"type": "Split", "pattern": {"Regex": LLAMA3_PATTERN},
+             "behavior": "Isolated", "invert": False}
+    return tokenizer(
+        bpe_model(vocab, pairs, ignore_merges=True),
+        pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            split, byte_level(use_regex=False)]},
+        post_processor=template(["<|begin_of_text|>", "$A"], {"<|begin_of_text|>": 50257}),
+        decoder=byte_level(), added_tokens=added), {
+        "bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>",
+        # Llama 3's own says true; llama.cpp's GGUF reader never cleans up,
+        # and this one is compared with a GGUF.
         "clean_up_tokenization_spaces": False}
 
 
@@ -475,6 +501,7 @@ def main():
     builders = {
         "gpt2": lambda: gpt2(args.models),
         "qwen2": lambda: qwen2(args.models),
+        "llama3": lambda: llama3(args.models),
         "bloom": lambda: bloom(args.models),
         "llama": lambda: llama(args.models),
         "mistral": lambda: mistral(args.models),

@@ -91,6 +91,23 @@ func.func @rms_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> tensor<4x16xf32
 
 // -----
 
+// A norm per head: the [4, 16] rows viewed as 16 rows of one 4-wide head
+// each, normalised as rows, and viewed back.
+// CHECK-LABEL: func.func @rms_norm_groups
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<4xf32>)
+func.func @rms_norm_groups(%x: tensor<4x16xf32>, %w: tensor<4xf32>) -> tensor<4x16xf32> {
+  // CHECK: %[[HEADS:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [4, 4, 4] : tensor<4x16xf32> into tensor<4x4x4xf32>
+  // CHECK: %[[ROWS:.*]] = tensor.collapse_shape %[[HEADS]] {{\[}}[0, 1], [2]] : tensor<4x4x4xf32> into tensor<16x4xf32>
+  // CHECK: %[[SUMS:.*]] = linalg.generic {{.*}} ins(%[[ROWS]] : tensor<16x4xf32>) outs(%{{.*}} : tensor<16xf32>)
+  // CHECK: %[[NORMED:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %[[SUMS]], %[[W]] : tensor<16x4xf32>, tensor<16xf32>, tensor<4xf32>)
+  // CHECK: %[[BACK:.*]] = tensor.expand_shape %[[NORMED]] {{\[}}[0, 1], [2]] output_shape [4, 4, 4] : tensor<16x4xf32> into tensor<4x4x4xf32>
+  // CHECK: tensor.collapse_shape %[[BACK]] {{\[}}[0], [1, 2]] : tensor<4x4x4xf32> into tensor<4x16xf32>
+  %y = tfm.rms_norm %x, %w {eps = 1.0e-6 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<4xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 // Mean and variance reductions, then normalise, scale and shift.
 // CHECK-LABEL: func.func @layer_norm
 func.func @layer_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {

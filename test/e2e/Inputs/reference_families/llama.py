@@ -6,6 +6,8 @@ make-model:
            tokenizer.bin: a llama2.c-format tokenizer of vocab pieces)
   mistral  the same with a sliding window (--window)
   qwen2    the same with Q/K/V biases
+  qwen3    the same with --head-dim, an RMSNorm of each head's queries and
+           keys (self_attn.q_norm / k_norm) and no biases
   mixtral  the same with a mixture of --experts SwiGLU experts,
            --top-k per token
   gemma    the same with Gemma's head_dim (--head-dim), (1 + w)
@@ -20,6 +22,8 @@ The reference:
            attention with GQA/MQA by repeating kv heads, SwiGLU, tied or
            separate classifier.
   mistral  the query at position i sees keys (i - W, i] only.
+  qwen3    each head's queries and keys are RMS-normalised (their own
+           [head_dim] weights) before RoPE.
   qwen2    q/k/v projections add their biases; with use_sliding_window,
            the sliding_attention layers (layer_types, else those from
            max_window_layers on) see keys (i - W, i] only.
@@ -50,7 +54,8 @@ from reference_families.common import (Init, causal_attention, gelu_tanh, load_h
 
 ARCHITECTURES = {"llama": "LlamaForCausalLM", "mistral": "MistralForCausalLM",
                  "mixtral": "MixtralForCausalLM",
-                 "qwen2": "Qwen2ForCausalLM", "gemma": "GemmaForCausalLM"}
+                 "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM",
+                 "gemma": "GemmaForCausalLM"}
 
 
 def make_llama(args):
@@ -77,6 +82,9 @@ def make_llama(args):
                 (p + "self_attn.k_proj.bias", init.normal(kv * hd, scale=0.5)),
                 (p + "self_attn.v_proj.bias", init.normal(kv * hd, scale=0.5)),
             ]
+        if family == "qwen3":
+            tensors += [(p + "self_attn.q_norm.weight", init.norm(hd)),
+                        (p + "self_attn.k_norm.weight", init.norm(hd))]
         tensors += [
             (p + "self_attn.o_proj.weight", init.linear(d, args.heads * hd)),
             (p + "post_attention_layernorm.weight", norm(d)),
@@ -124,6 +132,10 @@ def make_llama(args):
             config["layer_types"] = [
                 "sliding_attention" if i >= args.max_window_layers else "full_attention"
                 for i in range(args.layers)]
+    if family == "qwen3":
+        config["head_dim"] = hd
+        config["attention_bias"] = False
+        config["use_sliding_window"] = False
     if family == "gemma":
         config["head_dim"] = hd
         config["hidden_act"] = "gelu"  # transformers runs hidden_activation
@@ -258,6 +270,10 @@ def llama_from_hf(config, t):
             bias = t.get(p + "self_attn.%s_proj.bias" % name)
             if bias is not None:
                 layers[-1]["b" + name] = bias
+        for name in ("q", "k"):
+            weight = t.get(p + "self_attn.%s_norm.weight" % name)
+            if weight is not None:
+                layers[-1][name + "_norm"] = weight
     family = config["model_type"]
     tied = (config.get("tie_word_embeddings", family == "gemma")
             or "lm_head.weight" not in t)
@@ -288,7 +304,7 @@ def llama_from_hf(config, t):
 # ---------------------------------------------------------------------------
 
 
-def rope_frequencies(theta, hd, scaling):
+def rope_frequencies(theta, hd, scaling, length):
     """Inverse frequency per pair and the factor on cos/sin of a RoPE scaled
     as config.json says (the formulas of the YaRN, LongRoPE and Llama 3.1
     papers, as transformers states them), in float64."""
@@ -345,7 +361,10 @@ def rope_frequencies(theta, hd, scaling):
             original = scaling.get("original_max_position_embeddings",
                                    scaling["max_position_embeddings"])
             factor = scaling.get("factor", 1.0)
-        out = freq / torch.tensor(scaling["short_factor"], dtype=torch.float64)
+        # transformers' choice per sequence: the long factors once it is
+        # longer than the original context.
+        factors = scaling["long_factor"] if length > original else scaling["short_factor"]
+        out = freq / torch.tensor(factors, dtype=torch.float64)
         attention = scaling.get("attention_factor",
                                 1.0 if factor <= 1 else
                                 math.sqrt(1 + math.log(factor) / math.log(original)))
@@ -356,7 +375,7 @@ def rope_frequencies(theta, hd, scaling):
 def rope(x, theta, interleaved, scaling=None):
     """x: [T, heads, hd]; rotates each head at positions 0..T-1."""
     T, _, hd = x.shape
-    freq, attention = rope_frequencies(theta, hd, scaling or {})
+    freq, attention = rope_frequencies(theta, hd, scaling or {}, T)
     angle = torch.arange(T, dtype=torch.float64)[:, None] * freq[None, :]
     cos = torch.cos(angle)[:, None, :] * attention
     sin = torch.sin(angle)[:, None, :] * attention
@@ -394,10 +413,13 @@ def llama_forward(cfg, embed, layers, final_norm, head, ids):
     used = set()
     for i, w in enumerate(layers):
         h = norm(x, w["attn_norm"])
-        q = rope(project(h, w, "wq").reshape(T, H, hd), cfg["theta"], cfg["interleaved"],
-                 cfg.get("rope_scaling"))
-        k = rope(project(h, w, "wk").reshape(T, KV, hd), cfg["theta"], cfg["interleaved"],
-                 cfg.get("rope_scaling"))
+        q = project(h, w, "wq").reshape(T, H, hd)
+        k = project(h, w, "wk").reshape(T, KV, hd)
+        if "q_norm" in w:
+            # Qwen3: every head's queries and keys by their own RMS.
+            q, k = norm(q, w["q_norm"]), norm(k, w["k_norm"])
+        q = rope(q, cfg["theta"], cfg["interleaved"], cfg.get("rope_scaling"))
+        k = rope(k, cfg["theta"], cfg["interleaved"], cfg.get("rope_scaling"))
         v = project(h, w, "wv").reshape(T, KV, hd)
         if cfg.get("kv_cache", "f32") != "f32":
             # What an f16 KV cache holds: keys (after RoPE) and values rounded.

@@ -23,6 +23,27 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 
 // -----
 
+// A norm per head is the norm kernel over one row per head: [8, 64] as
+// [32, 16] in, and back.
+// CHECK: tfm_halide.kernel @norm_0 {
+// CHECK-SAME: \22rows\22: 32,\22features\22: 16
+// CHECK-LABEL: func.func @norm_per_head(
+// CHECK-SAME: %[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<16xf32>
+// CHECK: %[[HEADS:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [8, 4, 16]
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %[[HEADS]] {{\[}}[0, 1], [2]] : tensor<8x4x16xf32> into tensor<32x16xf32>
+// CHECK: %[[Y:.*]] = tfm_halide.call @norm_0(%[[ROWS]], %[[W]] : tensor<32x16xf32>, tensor<16xf32>) outs(%{{.*}} : tensor<32x16xf32>)
+// CHECK: %[[BACK:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [8, 4, 16]
+// CHECK: %[[OUT:.*]] = tensor.collapse_shape %[[BACK]] {{\[}}[0], [1, 2]] : tensor<8x4x16xf32> into tensor<8x64xf32>
+// CHECK: return %[[OUT]]
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @norm_per_head(%x: tensor<8x64xf32>, %w: tensor<16xf32>) -> tensor<8x64xf32> {
+    %y = tfm.rms_norm %x, %w {eps = 1.0e-06 : f32, group_size = 16 : i64} : tensor<8x64xf32>, tensor<16xf32>
+    return %y : tensor<8x64xf32>
+  }
+}
+
+// -----
+
 // Ops with one description share a kernel; another shape is another one.
 // CHECK: tfm_halide.kernel @projection_0
 // CHECK-SAME: \22rows\22: 4,{{.*}}\22weight\22: \22f16\22,{{.*}}\22bias\22: true
