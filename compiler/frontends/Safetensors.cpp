@@ -174,13 +174,24 @@ llvm::Error tfmc::frontends::addSafetensorsFile(const std::string &path,
   }
   if (llvm::Error error = checkDisjoint(std::move(ranges), name))
     return error;
-  for (auto &[tensor, entry] : entries) {
+  for (auto &[stored, entry] : entries) {
+    // Legacy checkpoints (the original bert-base-uncased) name LayerNorm
+    // parameters gamma and beta; transformers renames them on load.
+    std::string tensor = stored;
+    llvm::StringRef legacy(stored);
+    if (legacy.consume_back("LayerNorm.gamma") &&
+        !entries.count((legacy + "LayerNorm.weight").str()))
+      tensor = (legacy + "LayerNorm.weight").str();
+    legacy = stored;
+    if (legacy.consume_back("LayerNorm.beta") &&
+        !entries.count((legacy + "LayerNorm.bias").str()))
+      tensor = (legacy + "LayerNorm.bias").str();
     TensorEntry added{tensor, entry.shape, name, {}, ""};
     if (std::optional<ElementType> type = elementType(entry.dtype))
       added.view = weights::TensorView(
           *type, entry.shape, buffer->getBufferStart() + entry.begin, buffer);
     else
-      added.unreadable = name + ": tensor '" + tensor + "' has dtype " +
+      added.unreadable = name + ": tensor '" + stored + "' has dtype " +
                          entry.dtype + " (supported: F32, F16, BF16)";
     table.add(std::move(added));
   }

@@ -60,6 +60,10 @@ public:
   const TensorEntry *leftover() const;
 
 private:
+  /// "; the closest it holds is 'x' [shape]" for the untaken tensor nearest
+  /// to `name` by edits, or "" when none is close.
+  std::string closestTo(llvm::StringRef name) const;
+
   std::string description_;
   std::vector<TensorEntry> entries_;
   llvm::StringMap<size_t> index_;

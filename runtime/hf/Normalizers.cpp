@@ -1,8 +1,8 @@
 //===- Normalizers.cpp - tokenizer.json "normalizer" components -----------===//
 //
-// Sequence, NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents, Replace,
-// Prepend, BertNormalizer and Precompiled (Precompiled.cpp), with the Rust
-// tokenizers' semantics: Lowercase maps each code point on its own (no
+// Sequence, NFC, NFD, NFKC, NFKD, Nmt, Lowercase, Strip, StripAccents,
+// Replace, Prepend, BertNormalizer and Precompiled (Precompiled.cpp), with the
+// Rust tokenizers' semantics: Lowercase maps each code point on its own (no
 // final-sigma rule), StripAccents removes all marks, Strip and
 // BertNormalizer's clean-up use Unicode's White_Space.
 //
@@ -62,6 +62,28 @@ private:
   std::unique_ptr<Pattern> pattern_;
   std::u32string content_;
 };
+
+/// SentencePiece's NMT normalization as the Rust tokenizers' `Nmt`: ASCII
+/// and C1 control characters removed, other whitespace-like code points
+/// (tab, line breaks, Ogham space, zero-width and directional marks, line
+/// and paragraph separators, U+2581, BOM, U+FFFD) to a space.
+void nmt(std::u32string &text) {
+  std::u32string out;
+  out.reserve(text.size());
+  for (char32_t cp : text) {
+    bool control = (cp >= 0x01 && cp <= 0x08) || cp == 0x0B ||
+                   (cp >= 0x0E && cp <= 0x1F) || cp == 0x7F || cp == 0x8F ||
+                   cp == 0x9F;
+    if (control)
+      continue;
+    bool space = cp == 0x09 || cp == 0x0A || cp == 0x0C || cp == 0x0D ||
+                 cp == 0x1680 || (cp >= 0x200B && cp <= 0x200F) ||
+                 cp == 0x2028 || cp == 0x2029 || cp == 0x2581 || cp == 0xFEFF ||
+                 cp == 0xFFFD;
+    out.push_back(space ? U' ' : cp);
+  }
+  text = std::move(out);
+}
 
 void lowercase(std::u32string &text) {
   std::u32string out;
@@ -214,6 +236,8 @@ std::unique_ptr<Normalizer> createNormalizer(const JsonValue &config,
     return unicodeForm(NormalForm::NFKD);
   if (type == "Lowercase")
     return function(lowercase);
+  if (type == "Nmt")
+    return function(nmt);
   if (type == "StripAccents")
     return function([](std::u32string &text) {
       removeCategories(text, GeneralCategory::Mn, GeneralCategory::Me);

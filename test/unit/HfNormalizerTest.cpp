@@ -82,6 +82,26 @@ TEST(HfNormalizer, StripPrependReplace) {
             "b");
 }
 
+// SentencePiece's NMT rules (transformers 5.x writes them into T5's
+// tokenizer.json as Sequence[Nmt, NFKC, Replace]): the table is the Rust
+// tokenizers' definition, each rule checked.
+TEST(HfNormalizer, Nmt) {
+  // Controls removed: U+0001, U+0008, U+000B, U+000E, U+001F, U+007F,
+  // U+008F, U+009F; U+0000, U+0080 and U+0090 are kept.
+  std::string controls = std::string("a\x01\x08\x0B\x0E\x1F\x7F") +
+                         "\xC2\x8F\xC2\x9F" + "b" + std::string(1, '\0') +
+                         "\xC2\x80\xC2\x90";
+  EXPECT_EQ(normalized(R"({"type": "Nmt"})", controls),
+            "ab" + std::string(1, '\0') + "\xC2\x80\xC2\x90");
+  // To a space: tab, LF, FF, CR, U+1680, U+200B..U+200F, U+2028, U+2029,
+  // U+2581, U+FEFF, U+FFFD; U+2010 and U+00A0 are left.
+  EXPECT_EQ(normalized(R"({"type": "Nmt"})",
+                       "\t\n\x0C\r\xE1\x9A\x80\xE2\x80\x8B\xE2\x80\x8F"
+                       "\xE2\x80\xA8\xE2\x80\xA9\xE2\x96\x81\xEF\xBB\xBF"
+                       "\xEF\xBF\xBDx\xE2\x80\x90\xC2\xA0"),
+            std::string(12, ' ') + "x\xE2\x80\x90\xC2\xA0");
+}
+
 // A Replace that would grow a text without bound is an error, found before
 // the text is built: one character to 10,000 over a 20,000-character prompt
 // would be 200 million characters (800 MB).
