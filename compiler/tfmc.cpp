@@ -76,6 +76,10 @@ static cl::opt<bool> showProgress(
              "when stderr is not a terminal (on a terminal they are printed "
              "anyway)"),
     cl::cat(compileCategory));
+static cl::opt<bool>
+    quiet("quiet",
+          cl::desc("Print no stage or progress lines, not even on a terminal"),
+          cl::cat(compileCategory));
 static cl::opt<uint64_t>
     presetSeed("seed", cl::desc("Weight seed for preset:NAME models"),
                cl::init(42), cl::cat(compileCategory));
@@ -254,6 +258,9 @@ int main(int argc, char **argv) {
   options.tokenizer = tokenizerPath;
   options.weightsFrom = weightsFrom;
   options.progress = showProgress;
+  options.quiet = quiet;
+  if (showProgress && quiet)
+    return error("--progress and --quiet contradict each other");
   options.output = outputPath;
   options.presetSeed = presetSeed;
   if (emitKind != "exe" && emitKind != "lib")

@@ -191,7 +191,7 @@ public:
               const mlir::tfm::TfmTransformOptions &transform,
               TargetBackend &backend)
       : options(options), transform(transform), backend(backend),
-        progress(options.progress) {
+        progress(options.progress, options.quiet) {
     mlir::DialectRegistry registry;
     mlir::registerAllDialects(registry);
     mlir::registerAllExtensions(registry);
@@ -367,7 +367,10 @@ public:
     if (auto error = writeArtifact(
             options.library ? ArtifactKind::Library : ArtifactKind::Executable,
             options.output, *code, backend.linkInputs(), spec, layout,
-            backend.targetMetadata(target)))
+            backend.targetMetadata(target),
+            [&](uint64_t written, uint64_t total) {
+              progress.bytes("writing weights", written, total);
+            }))
       return error;
     progress.step(options.library ? "library and package" : "link and package");
     progress.wrote(options.output);

@@ -23,6 +23,7 @@ struct DriverOptions {
   std::string stopAfter; ///< --compile-to stage; empty: the executable
   bool library = false;  ///< --emit=lib: a static library and C header
   bool progress = false; ///< --progress: stage lines even off a terminal
+  bool quiet = false;    ///< --quiet: no stage or progress lines at all
   uint64_t presetSeed = 42;
 };
 

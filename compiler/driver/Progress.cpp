@@ -6,6 +6,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace tfmc;
 
 namespace {
@@ -53,9 +55,40 @@ std::string tfmc::formatSize(uint64_t bytes) {
   return text;
 }
 
-Progress::Progress(bool forced)
-    : enabled(forced || llvm::sys::Process::StandardErrIsDisplayed()),
-      start(Clock::now()), last(start) {}
+Progress::Progress(bool forced, bool quiet)
+    : enabled(!quiet &&
+              (forced || llvm::sys::Process::StandardErrIsDisplayed())),
+      live(!quiet && llvm::sys::Process::StandardErrIsDisplayed()),
+      start(Clock::now()), last(start), lastBytes(start) {}
+
+void Progress::bytes(llvm::StringRef what, uint64_t done, uint64_t total) {
+  if (!live)
+    return;
+  Clock::time_point now = Clock::now();
+  if (!bytesStart)
+    bytesStart = now;
+  if (done < total && secondsBetween(lastBytes, now) < 0.25)
+    return;
+  lastBytes = now;
+  double seconds = std::max(secondsBetween(*bytesStart, now), 1e-3);
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os << "tfmc: " << what << " " << formatSize(done) << " / "
+     << formatSize(total) << " ("
+     << formatSize(static_cast<uint64_t>(double(done) / seconds)) << "/s)";
+  os.flush();
+  size_t width = line.size();
+  line.append(liveWidth > width ? liveWidth - width : 0, ' ');
+  llvm::errs() << "\r" << line;
+  liveWidth = width;
+  if (done >= total) {
+    // The stage's own line follows on a clean one.
+    llvm::errs() << "\r" << std::string(liveWidth, ' ') << "\r";
+    liveWidth = 0;
+    bytesStart.reset();
+  }
+  llvm::errs().flush();
+}
 
 void Progress::step(const llvm::Twine &what) {
   Clock::time_point now = Clock::now();

@@ -8,22 +8,23 @@
 
 using namespace tfmc;
 
-llvm::Error
-tfmc::writeArtifact(ArtifactKind kind, const std::string &output,
-                    const ObjectSet &code, const LinkInputs &inputs,
-                    const ModelSpec &spec,
-                    const mlir::tfm::WeightLayout &layout,
-                    const tfm::rt::PackageMetadata &targetMetadata) {
+llvm::Error tfmc::writeArtifact(ArtifactKind kind, const std::string &output,
+                                const ObjectSet &code, const LinkInputs &inputs,
+                                const ModelSpec &spec,
+                                const mlir::tfm::WeightLayout &layout,
+                                const tfm::rt::PackageMetadata &targetMetadata,
+                                const PackageProgress &progress) {
   if (kind == ArtifactKind::Library)
-    return writeModelLibrary(code, output, inputs, spec, layout,
-                             targetMetadata);
+    return writeModelLibrary(code, output, inputs, spec, layout, targetMetadata,
+                             progress);
   auto file = OutputFile::beside(output);
   if (!file)
     return file.takeError();
   const std::string &written = file->temporaryPath();
   if (auto error = linkExecutable(code, written, inputs))
     return error;
-  if (auto error = appendModelPackage(written, spec, layout, targetMetadata))
+  if (auto error =
+          appendModelPackage(written, spec, layout, targetMetadata, progress))
     return error;
   return file->commit();
 }

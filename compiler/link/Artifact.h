@@ -11,6 +11,7 @@
 #define TFMC_COMPILER_LINK_ARTIFACT_H
 
 #include "compiler/link/LinkInputs.h"
+#include "compiler/link/ModelPackage.h"
 #include "compiler/spec/ModelSpec.h"
 #include "compiler/weights/WeightLayout.h"
 #include "runtime/Package.h"
@@ -34,7 +35,8 @@ llvm::Error writeArtifact(ArtifactKind kind, const std::string &output,
                           const ObjectSet &code, const LinkInputs &inputs,
                           const ModelSpec &spec,
                           const mlir::tfm::WeightLayout &layout,
-                          const tfm::rt::PackageMetadata &targetMetadata);
+                          const tfm::rt::PackageMetadata &targetMetadata,
+                          const PackageProgress &progress = nullptr);
 
 } // namespace tfmc
 

@@ -141,7 +141,8 @@ llvm::Error
 tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
                         const LinkInputs &inputs, const ModelSpec &spec,
                         const mlir::tfm::WeightLayout &layout,
-                        const tfm::rt::PackageMetadata &targetMetadata) {
+                        const tfm::rt::PackageMetadata &targetMetadata,
+                        const PackageProgress &progress) {
   std::string name = libraryName(outputDir);
   if (name.empty())
     return makeError("--emit=lib needs -o DIR, a directory whose name names "
@@ -177,8 +178,8 @@ tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
   // The package: a file of its own (tfmc_context_create(path)), also
   // linked into the library (tfmc_context_create(NULL)).
   const std::string &packagePath = packageFile->temporaryPath();
-  if (auto error =
-          appendModelPackage(packagePath, spec, layout, targetMetadata))
+  if (auto error = appendModelPackage(packagePath, spec, layout, targetMetadata,
+                                      progress))
     return error;
   llvm::SmallString<128> packageObject;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(

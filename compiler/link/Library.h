@@ -3,6 +3,7 @@
 #define TFMC_COMPILER_LINK_LIBRARY_H
 
 #include "compiler/link/LinkInputs.h"
+#include "compiler/link/ModelPackage.h"
 #include "compiler/spec/ModelSpec.h"
 #include "compiler/weights/WeightLayout.h"
 #include "runtime/Package.h"
@@ -23,7 +24,8 @@ llvm::Error
 writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
                   const LinkInputs &inputs, const ModelSpec &spec,
                   const mlir::tfm::WeightLayout &layout,
-                  const tfm::rt::PackageMetadata &targetMetadata = {});
+                  const tfm::rt::PackageMetadata &targetMetadata = {},
+                  const PackageProgress &progress = nullptr);
 
 /// The NAME of the library `--emit=lib -o outputDir` writes: the
 /// directory's name with every character but letters, digits and '_'

@@ -14,7 +14,8 @@ static llvm::Error makeError(const llvm::Twine &message) {
 llvm::Error
 tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
                          const mlir::tfm::WeightLayout &layout,
-                         const tfm::rt::PackageMetadata &targetMetadata) {
+                         const tfm::rt::PackageMetadata &targetMetadata,
+                         const PackageProgress &progress) {
   tfm::rt::PackageWriter writer;
   std::string error;
   if (!writer.begin(path, layout.totalBytes, error))
@@ -27,6 +28,8 @@ tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
     if (!writer.writeZeros(slot.offset - writer.written(), error) ||
         !writer.write(contents->data(), contents->size(), error))
       return makeError(error);
+    if (progress)
+      progress(writer.written(), layout.totalBytes);
   }
   if (!writer.writeZeros(layout.totalBytes - writer.written(), error))
     return makeError(error);

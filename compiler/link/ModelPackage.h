@@ -8,9 +8,15 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 namespace tfmc {
+
+/// Told the bytes of the weights blob written so far and in all, after
+/// each weight (a progress line on a terminal).
+using PackageProgress = std::function<void(uint64_t written, uint64_t total)>;
 
 /// Appends the package (weights in `layout` order, tokenizer, metadata) that
 /// the executable maps at run time (runtime/Package.h) to `path` (created
@@ -21,7 +27,8 @@ namespace tfmc {
 llvm::Error
 appendModelPackage(const std::string &path, const ModelSpec &spec,
                    const mlir::tfm::WeightLayout &layout,
-                   const tfm::rt::PackageMetadata &targetMetadata = {});
+                   const tfm::rt::PackageMetadata &targetMetadata = {},
+                   const PackageProgress &progress = nullptr);
 
 } // namespace tfmc
 
