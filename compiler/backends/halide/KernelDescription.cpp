@@ -211,42 +211,17 @@ public:
     return ok_ = nested.finish();
   }
   void numbers(const char *key, std::vector<double> &out) {
-    seen_.insert(key);
-    const JsonValue *array = nullptr;
-    if (!ok_ || !reader_.readArray(key, array, error_)) {
-      ok_ = false;
-      return;
-    }
-    if (!array)
-      return;
-    for (const JsonValue &item : array->array) {
-      if (item.kind != JsonValue::Kind::Number) {
-        error_ = "'" + reader_.pathOf(key) + "' must hold numbers";
-        ok_ = false;
-        return;
-      }
-      out.push_back(item.number);
-    }
+    readArray(key, out, "numbers", [](const JsonValue &item, double &value) {
+      value = item.number;
+      return item.kind == JsonValue::Kind::Number;
+    });
   }
   void integers(const char *key, std::vector<int64_t> &out) {
-    seen_.insert(key);
-    const JsonValue *array = nullptr;
-    if (!ok_ || !reader_.readArray(key, array, error_)) {
-      ok_ = false;
-      return;
-    }
-    if (!array)
-      return;
-    for (const JsonValue &item : array->array) {
-      int64_t value = static_cast<int64_t>(item.number);
-      if (item.kind != JsonValue::Kind::Number ||
-          static_cast<double>(value) != item.number) {
-        error_ = "'" + reader_.pathOf(key) + "' must hold integers";
-        ok_ = false;
-        return;
-      }
-      out.push_back(value);
-    }
+    readArray(key, out, "integers", [](const JsonValue &item, int64_t &value) {
+      value = static_cast<int64_t>(item.number);
+      return item.kind == JsonValue::Kind::Number &&
+             static_cast<double>(value) == item.number;
+    });
   }
 
   /// Fails on members no field read.
@@ -262,6 +237,30 @@ public:
   }
 
 private:
+  /// Reads the array `key` (absent: nothing) into `out`, each item by
+  /// `convert`, which says whether it is one of the `what` the key holds.
+  template <typename T, typename F>
+  void readArray(const char *key, std::vector<T> &out, const char *what,
+                 F &&convert) {
+    seen_.insert(key);
+    const JsonValue *array = nullptr;
+    if (!ok_ || !reader_.readArray(key, array, error_)) {
+      ok_ = false;
+      return;
+    }
+    if (!array)
+      return;
+    for (const JsonValue &item : array->array) {
+      T value{};
+      if (!convert(item, value)) {
+        error_ = "'" + reader_.pathOf(key) + "' must hold " + what;
+        ok_ = false;
+        return;
+      }
+      out.push_back(value);
+    }
+  }
+
   JsonReader reader_;
   const JsonValue &object_;
   std::string &error_;
