@@ -1,10 +1,12 @@
 //===- HfConfigFuzzer.cpp - Fuzz the config.json reader -------------------===//
 //
 // Input: a config.json. Opens it as the Hugging Face frontend does and reads
-// the keys the gpt2 and llama families read, as every kind of value.
+// the keys the gpt2 and llama families read, as every kind of value, and
+// turns LongRoPE factor lists into frequencies (compiler/spec/RopeScaling.h).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/frontends/HfConfig.h"
+#include "compiler/spec/RopeScaling.h"
 #include "test/fuzz/FuzzSupport.h"
 
 #include "llvm/Support/Error.h"
@@ -39,6 +41,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                           "rope_theta",
                           "rope_parameters",
                           "rope_scaling",
+                          "rope_scaling.rope_type",
+                          "rope_scaling.factor",
+                          "rope_scaling.short_factor",
+                          "rope_scaling.long_factor",
+                          "rope_scaling.original_max_position_embeddings",
                           "rms_norm_eps",
                           "layer_norm_epsilon",
                           "tie_word_embeddings",
@@ -55,6 +62,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::consumeError(hf.positiveReal(key, 1.0).takeError());
     llvm::consumeError(hf.string(key, "x").takeError());
     llvm::consumeError(hf.flag(key, false).takeError());
+    llvm::consumeError(hf.reals(key).takeError());
+  }
+  // LongRoPE's factor lists, through the check and the frequencies.
+  auto shortFactors = hf.reals("rope_scaling.short_factor");
+  auto longFactors = hf.reals("rope_scaling.long_factor");
+  if (shortFactors && longFactors) {
+    RopeScaling scaling;
+    scaling.kind = RopeScalingKind::LongRope;
+    scaling.shortFactors = std::move(*shortFactors);
+    scaling.longFactors = std::move(*longFactors);
+    scaling.originalContext = 4096;
+    scaling.factor = 2.0;
+    int64_t rotary = 2 * int64_t(scaling.shortFactors.size());
+    if (rotary > 0 && rotary <= 4096 &&
+        !checkRopeScaling(scaling, rotary, 10000.0, 8192))
+      (void)ropeFrequencies(10000.0, rotary, scaling, 8192);
+  } else {
+    llvm::consumeError(shortFactors.takeError());
+    llvm::consumeError(longFactors.takeError());
   }
   return 0;
 }

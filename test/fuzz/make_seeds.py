@@ -160,6 +160,28 @@ def package_metadata(exe):
     return records
 
 
+def rope_scaling_seeds():
+    """config.json rope_scaling objects of every kind tfmc applies."""
+    return [
+        ("rope-llama3.json", {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                              "high_freq_factor": 4.0, "original_max_position_embeddings": 8}),
+        ("rope-yarn.json", {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8,
+                            "beta_fast": 32, "beta_slow": 1, "mscale": 0.7, "mscale_all_dim": 0.7}),
+        ("rope-longrope.json", {"type": "longrope", "short_factor": [1.0, 1.5],
+                                "long_factor": [2.0, 3.0], "factor": 4.0}),
+    ]
+
+
+def normalizer_seeds():
+    return [
+        ("nmt.json", {"type": "Sequence", "normalizers": [
+            {"type": "Nmt"}, {"type": "NFKC"},
+            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}),
+        ("replace-grows.json", {"type": "Replace", "pattern": {"String": "a"},
+                                "content": "b" * 1000}),
+    ]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models"))
@@ -195,6 +217,10 @@ def main():
             "rope_parameters": {"rope_theta": 10000.0, "rope_type": "default"},
             "dtype": "bfloat16", "tie_word_embeddings": True, "bos_token_id": [1, 2],
             "eos_token_id": None, "rms_norm_eps": 1e-6}).encode())
+        for name, scaling in rope_scaling_seeds():
+            put("fuzz-hf-config", name, json.dumps(dict(
+                json.loads(read(os.path.join(tmp, "llama/config.json"))),
+                rope_scaling=scaling, original_max_position_embeddings=16)).encode())
         single = read(os.path.join(tmp, "llama/model.safetensors"))
         put("fuzz-safetensors", "single.safetensors", single)
         (head_len,) = struct.unpack_from("<Q", single)
@@ -218,6 +244,15 @@ def main():
         index = json.dumps({"metadata": {"total_size": len(data)},
                             "weight_map": weight_map}, indent=2).encode()
         put("fuzz-safetensors", "sharded", SEP.join([index] + parts))
+
+        # A tokenizer.json normalised as transformers 5.x writes T5's
+        # (Sequence[Nmt, NFKC, Replace]), and one whose Replace grows text.
+        for name, normalizer in normalizer_seeds():
+            put("fuzz-hf-tokenizer", name, json.dumps({
+                "model": {"type": "WordLevel", "unk_token": "[UNK]",
+                          "vocab": {"[UNK]": 0, "a": 1, "b": 2, " ": 3}},
+                "normalizer": normalizer}).encode() + SEP + b"{}" + SEP +
+                TEXT + b"aaaa" * 64)
 
         # llama2.c tokenizers.
         make_model(tmp, "tokenizer", "tok.bin", "--count", "40")
