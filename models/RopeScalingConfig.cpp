@@ -3,8 +3,6 @@
 
 #include "compiler/spec/RopeScaling.h"
 
-#include <cmath>
-
 using namespace tfmc;
 
 namespace {
@@ -179,8 +177,7 @@ llvm::Error tfmc::readGgufRopeScaling(const Checkpoint &file,
     auto attention = config.positiveReal(key("rope.scaling.attn_factor"), 1.0);
     if (!attention)
       return attention.takeError();
-    s.attentionFactor =
-        *attention * (factor <= 1.0 ? 1.0 : 0.1 * std::log(factor) + 1.0);
+    s.attentionMultiplier = *attention;
   } else if (*type == "linear") {
     if (factor != 1.0) {
       s.kind = RopeScalingKind::Linear;

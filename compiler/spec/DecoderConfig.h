@@ -91,6 +91,9 @@ struct RopeScaling {
   bool truncate = true;
   /// YaRN, LongRoPE: the factor on cos and sin, when the file states it.
   std::optional<double> attentionFactor;
+  /// YaRN: a multiplier on the factor on cos and sin, whether stated or
+  /// computed (llama.cpp's rope.scaling.attn_factor).
+  double attentionMultiplier = 1.0;
   /// LongRoPE: per-pair divisors up to the original context, and beyond.
   std::vector<double> shortFactors;
   std::vector<double> longFactors;

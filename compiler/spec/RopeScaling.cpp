@@ -122,6 +122,9 @@ std::optional<std::string> tfmc::checkRopeScaling(const RopeScaling &s,
     if (!(theta > 1.0))
       return std::string("YaRN needs a RoPE base (rope_theta) > 1");
   }
+  if (!positiveFinite(s.attentionMultiplier))
+    return "attn_factor " + std::to_string(s.attentionMultiplier) +
+           " must be a finite number > 0";
   if (s.attentionFactor && !positiveFinite(*s.attentionFactor))
     return "attention_factor " + std::to_string(*s.attentionFactor) +
            " must be a finite number > 0";
@@ -221,6 +224,7 @@ RopeFrequencies tfmc::ropeFrequencies(double theta, int64_t rotaryDim,
   }
   if (s.attentionFactor)
     attention = *s.attentionFactor;
+  attention *= s.attentionMultiplier;
   out.attentionFactor = static_cast<float>(attention);
   return out;
 }
