@@ -227,17 +227,23 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
                          inferred);
 }
 
+/// A projection's optional bias holds one number per output.
+static LogicalResult verifyProjectionBias(Operation *op, Value weight,
+                                          Value bias) {
+  if (!bias)
+    return success();
+  int64_t outputs = dim(weight, 0);
+  if (dim(bias, 0) != outputs)
+    return op->emitOpError()
+           << "bias has " << dim(bias, 0) << " elements but the layer has "
+           << outputs << " outputs";
+  return success();
+}
+
 LogicalResult LinearOp::verify() {
   if (failed(verifyProjection(*this, getInput(), getWeight())))
     return failure();
-  if (!getBias())
-    return success();
-  int64_t outputs = dim(getWeight(), 0);
-  if (dim(getBias(), 0) != outputs)
-    return emitOpError() << "bias has " << dim(getBias(), 0)
-                         << " elements but the layer has " << outputs
-                         << " outputs";
-  return success();
+  return verifyProjectionBias(*this, getWeight(), getBias());
 }
 
 LogicalResult LMHeadOp::inferReturnTypes(MLIRContext *context,
@@ -249,7 +255,9 @@ LogicalResult LMHeadOp::inferReturnTypes(MLIRContext *context,
 }
 
 LogicalResult LMHeadOp::verify() {
-  return verifyProjection(*this, getInput(), getWeight());
+  if (failed(verifyProjection(*this, getInput(), getWeight())))
+    return failure();
+  return verifyProjectionBias(*this, getWeight(), getBias());
 }
 
 //===----------------------------------------------------------------------===//
@@ -304,11 +312,16 @@ LogicalResult RopeOp::verify() {
     return emitOpError() << "input features (" << dim(getInput(), 1)
                          << ") are not a multiple of head_dim (" << headDim
                          << ")";
+  int64_t rotated = getRotatedFeatures();
+  if (rotated % 2 != 0 || rotated > headDim)
+    return emitOpError() << "rotary_dim (" << rotated
+                         << ") must be even and at most head_dim (" << headDim
+                         << ")";
   if (std::optional<ArrayRef<float>> frequencies = getFrequencies()) {
-    if (static_cast<int64_t>(frequencies->size()) != headDim / 2)
+    if (static_cast<int64_t>(frequencies->size()) != rotated / 2)
       return emitOpError() << "has " << frequencies->size()
-                           << " frequencies but head_dim " << headDim
-                           << " forms " << headDim / 2 << " pairs";
+                           << " frequencies but rotates " << rotated
+                           << " features, " << rotated / 2 << " pairs";
     for (float frequency : *frequencies)
       if (!std::isfinite(frequency) || frequency < 0)
         return emitOpError()

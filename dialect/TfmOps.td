@@ -251,16 +251,20 @@ def Tfm_LinearOp : Tfm_Op<"linear", [Pure, InferTypeOpAdaptor]> {
 def Tfm_LMHeadOp : Tfm_Op<"lm_head", [Pure, InferTypeOpAdaptor]> {
   let summary = "Projection from hidden states to vocabulary logits";
   let description = [{
-    `logits = input * transpose(weight)` with `weight : [vocab, dim]`: either
-    its own tensor or, for tied embeddings, the token embedding table.
+    `logits = input * transpose(weight) + bias` with `weight : [vocab, dim]`:
+    either its own tensor or, for tied embeddings, the token embedding table.
+    The bias (Phi-2, GPT-J) is optional.
     ```mlir
     %logits = tfm.lm_head %x, %wte : tensor<8x64xf32>, tensor<512x64xf32> -> tensor<8x512xf32>
+    %biased = tfm.lm_head %x, %w, %b : tensor<8x64xf32>, tensor<512x64xf32>, tensor<512xf32> -> tensor<8x512xf32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$input, Tfm_WeightMatrix:$weight);
+  let arguments = (ins Tfm_Activation:$input, Tfm_WeightMatrix:$weight,
+                       Optional<Tfm_Vector>:$bias);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
-    $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->` type($result)
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -375,10 +379,14 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, InferTypeOpAdaptor]> {
     by the angle `(offset + s) * theta^(-2i / head_dim)` for pair `i`. The
     `layout` names the pairing: `interleaved` rotates `(2i, 2i + 1)` (llama2.c,
     GGUF), `half_split` rotates `(i, i + head_dim / 2)` (Hugging Face LLaMA).
+    A partial RoPE (GPT-NeoX, Phi-2, GPT-J) sets `rotary_dim` < `head_dim`:
+    only each head's first `rotary_dim` features rotate, paired within them
+    (`(i, i + rotary_dim / 2)` for `half_split`), at the angles
+    `theta^(-2i / rotary_dim)`; the others pass through.
     A scaled RoPE (linear, llama3, YaRN, LongRoPE: compiler/spec/RopeScaling.h)
-    states its `frequencies`, one per pair, which replace
-    `theta^(-2i / head_dim)`, and may scale cos and sin by `attention_factor`
-    (YaRN's and LongRoPE's magnitude correction).
+    states its `frequencies`, one per rotated pair, which replace
+    `theta^(-2i / rotary_dim)`, and may scale cos and sin by
+    `attention_factor` (YaRN's and LongRoPE's magnitude correction).
     ```mlir
     %q2 = tfm.rope %q[%pos] {head_dim = 8 : i64, theta = 1.0e+04 : f32,
                              layout = #tfm.rope_layout<interleaved>} : tensor<8x64xf32>
@@ -386,16 +394,26 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure, InferTypeOpAdaptor]> {
                              layout = #tfm.rope_layout<half_split>,
                              frequencies = array<f32: 1.0, 0.0125>,
                              attention_factor = 1.1 : f32} : tensor<8x16xf32>
+    %k3 = tfm.rope %k[%pos] {head_dim = 8 : i64, rotary_dim = 4 : i64,
+                             theta = 1.0e+04 : f32,
+                             layout = #tfm.rope_layout<half_split>} : tensor<8x16xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$input, Index:$offset,
                        ConfinedAttr<I64Attr, [IntPositive]>:$head_dim,
                        F32Attr:$theta, Tfm_RopeLayoutAttr:$layout,
                        OptionalAttr<DenseF32ArrayAttr>:$frequencies,
-                       OptionalAttr<F32Attr>:$attention_factor);
+                       OptionalAttr<F32Attr>:$attention_factor,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$rotary_dim);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = "$input `[` $offset `]` attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The features of each head that rotate: `rotary_dim`, else all.
+    int64_t getRotatedFeatures() {
+      return getRotaryDim().value_or(getHeadDim());
+    }
+  }];
 }
 
 // Accessors shared by the attention ops.

@@ -115,6 +115,14 @@ func.func @linear_bias(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<4x
 
 // -----
 
+func.func @lm_head_bias(%x: tensor<4x8xf32>, %w: tensor<32x8xf32>, %b: tensor<16xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{bias has 16 elements but the layer has 32 outputs}}
+  %y = tfm.lm_head %x, %w, %b : tensor<4x8xf32>, tensor<32x8xf32>, tensor<16xf32> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
 func.func @lm_head_features(%x: tensor<4x16xf32>, %w: tensor<32x8xf32>) -> tensor<4x32xf32> {
   // expected-error @+1 {{weight has 8 input features but the input has 16}}
   %y = tfm.lm_head %x, %w : tensor<4x16xf32>, tensor<32x8xf32> -> tensor<4x32xf32>
@@ -181,8 +189,32 @@ func.func @rms_norm_group_weight(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> te
 // -----
 
 func.func @rope_frequencies_count(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
-  // expected-error @+1 {{has 3 frequencies but head_dim 4 forms 2 pairs}}
+  // expected-error @+1 {{has 3 frequencies but rotates 4 features, 2 pairs}}
   %y = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 1.0, 0.5, 0.25>} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @rope_partial_frequencies_count(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{has 4 frequencies but rotates 4 features, 2 pairs}}
+  %y = tfm.rope %x[%pos] {head_dim = 8 : i64, rotary_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 1.0, 0.5, 0.25, 0.125>} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @rope_rotary_dim_odd(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{rotary_dim (3) must be even and at most head_dim (8)}}
+  %y = tfm.rope %x[%pos] {head_dim = 8 : i64, rotary_dim = 3 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @rope_rotary_dim_wide(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{rotary_dim (16) must be even and at most head_dim (8)}}
+  %y = tfm.rope %x[%pos] {head_dim = 8 : i64, rotary_dim = 16 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<interleaved>} : tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
 

@@ -113,6 +113,22 @@ func.func @rope_scaled(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
   return %a : tensor<4x16xf32>
 }
 
+// A partial RoPE rotates the first rotary_dim features of each head.
+// CHECK-LABEL: func @rope_partial
+func.func @rope_partial(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.rope %{{.*}}[%{{.*}}] {head_dim = 8 : i64, layout = #tfm.rope_layout<half_split>, rotary_dim = 4 : i64, theta = 1.000000e+04 : f32} : tensor<4x16xf32>
+  %a = tfm.rope %x[%pos] {head_dim = 8 : i64, rotary_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>} : tensor<4x16xf32>
+  return %a : tensor<4x16xf32>
+}
+
+// A head with a bias (Phi-2, GPT-J).
+// CHECK-LABEL: func @lm_head_bias
+func.func @lm_head_bias(%x: tensor<4x8xf32>, %w: tensor<32x8xf32>, %b: tensor<32xf32>) -> tensor<4x32xf32> {
+  // CHECK: tfm.lm_head %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<32x8xf32>, tensor<32xf32> -> tensor<4x32xf32>
+  %y = tfm.lm_head %x, %w, %b : tensor<4x8xf32>, tensor<32x8xf32>, tensor<32xf32> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
 // -----
 
 // CHECK-LABEL: func @attention_gqa

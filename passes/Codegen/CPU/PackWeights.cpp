@@ -163,6 +163,7 @@ struct TfmCpuPackWeights
         auto head = cast<LMHeadOp>(op);
         input = head.getInput();
         weight = head.getWeight();
+        bias = head.getBias();
       }
       GlobalWeightOp matrix = unpackedMatrix(module, weight);
       if (!matrix) {

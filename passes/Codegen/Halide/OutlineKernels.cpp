@@ -149,6 +149,20 @@ ExtractResult extractProjection(LinearOp op) {
 }
 
 ExtractResult extractLmHead(LMHeadOp op) {
+  // A biased head (Phi-2, GPT-J) is a projection kernel with a bias.
+  if (op.getBias()) {
+    hl::ProjectionParams params;
+    if (!productShape(op.getInput(), op.getResult(), op.getWeight(),
+                      params.rows, params.inFeatures, params.outFeatures,
+                      params.weight))
+      return Unsupported{"its rows are not static"};
+    params.bias = true;
+    Extraction out;
+    out.inputs = {op.getInput(), op.getWeight(), op.getBias()};
+    out.outputs.push_back(cast<RankedTensorType>(op.getType()));
+    out.params = params;
+    return out;
+  }
   hl::LmHeadParams params;
   if (!productShape(op.getInput(), op.getResult(), op.getWeight(), params.rows,
                     params.inFeatures, params.vocab, params.weight))
@@ -324,6 +338,8 @@ ExtractResult extractPositional(OpBuilder &b, Operation *op) {
   if (auto rope = dyn_cast<RopeOp>(op)) {
     params.op = hl::PositionalOp::Rope;
     params.headDim = rope.getHeadDim();
+    if (std::optional<uint64_t> rotaryDim = rope.getRotaryDim())
+      params.rotaryDim = static_cast<int64_t>(*rotaryDim);
     params.heads = result.getDimSize(1) / params.headDim;
     params.theta = rope.getThetaAttr().getValueAsDouble();
     if (std::optional<ArrayRef<float>> frequencies = rope.getFrequencies())

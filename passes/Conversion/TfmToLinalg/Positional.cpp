@@ -166,17 +166,43 @@ struct RopeLowering : OpRewritePattern<RopeOp> {
     MLIRContext *context = b.getContext();
     ArrayRef<int64_t> shape = shapeOf(op.getInput());
     int64_t rows = shape[0], headDim = op.getHeadDim();
-    int64_t heads = shape[1] / headDim, half = headDim / 2;
+    int64_t heads = shape[1] / headDim;
+    int64_t rotatedFeatures = op.getRotatedFeatures();
+    int64_t half = rotatedFeatures / 2;
+    bool partial = rotatedFeatures < headDim;
     bool interleaved = op.getLayout() == RopeLayout::interleaved;
     // The dimension of the 4-d view that tells a pair's elements apart.
     int64_t pairDim = interleaved ? 3 : 2;
     SmallVector<int64_t> pairShape = {rows, heads, 2, half};
     if (interleaved)
       std::swap(pairShape[2], pairShape[3]);
-    SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2, 3}};
     auto pairType = RankedTensorType::get(pairShape, b.getF32Type());
-    Value pairs = tensor::ExpandShapeOp::create(b, loc, pairType, op.getInput(),
-                                                splitHeads);
+    // A partial RoPE rotates the [rows, heads, rotary_dim] corner of the
+    // [rows, heads, head_dim] view and keeps the rest.
+    SmallVector<ReassociationIndices> splitHeads = {{0}, {1, 2, 3}};
+    SmallVector<ReassociationIndices> splitFeatures = {{0}, {1, 2}};
+    SmallVector<ReassociationIndices> splitPairs = {{0}, {1}, {2, 3}};
+    SmallVector<int64_t> headShape = {rows, heads, headDim};
+    SmallVector<OpFoldResult> cornerOffsets(3, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> cornerSizes = {b.getIndexAttr(rows),
+                                             b.getIndexAttr(heads),
+                                             b.getIndexAttr(rotatedFeatures)};
+    SmallVector<OpFoldResult> cornerStrides(3, b.getIndexAttr(1));
+    Value byHead, pairs;
+    if (partial) {
+      byHead = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(headShape, b.getF32Type()),
+          op.getInput(), splitFeatures);
+      Value corner = tensor::ExtractSliceOp::create(
+          b, loc,
+          RankedTensorType::get({rows, heads, rotatedFeatures}, b.getF32Type()),
+          byHead, cornerOffsets, cornerSizes, cornerStrides);
+      pairs =
+          tensor::ExpandShapeOp::create(b, loc, pairType, corner, splitPairs);
+    } else {
+      pairs = tensor::ExpandShapeOp::create(b, loc, pairType, op.getInput(),
+                                            splitHeads);
+    }
     Value rotated = emptyTensor(b, loc, pairShape);
 
     // Element 0 or 1 of every pair: a [rows, heads, half] slice.
@@ -220,13 +246,21 @@ struct RopeLowering : OpRewritePattern<RopeOp> {
       rotated = tensor::InsertSliceOp::create(
           b, loc, generic.getResult(element), rotated, sliceOffsets(element),
           sliceSizes, unitStrides);
-    b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, op.getType(), rotated,
-                                                  splitHeads);
+    if (!partial) {
+      b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, op.getType(), rotated,
+                                                    splitHeads);
+      return success();
+    }
+    Value corner = tensor::CollapseShapeOp::create(b, loc, rotated, splitPairs);
+    Value merged = tensor::InsertSliceOp::create(
+        b, loc, corner, byHead, cornerOffsets, cornerSizes, cornerStrides);
+    b.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, op.getType(), merged,
+                                                  splitFeatures);
     return success();
   }
 
 private:
-  /// cos and sin of `(offset + s) * theta^(-2i / head_dim)` (or the op's
+  /// cos and sin of `(offset + s) * theta^(-2i / rotary_dim)` (or the op's
   /// `frequencies[i]`), times its `attention_factor`, for row `s` and
   /// pair `i`: two [rows, pairs] tables from one generic. The frequencies
   /// are compile-time constants, in f32 as llama2.c computes them.
@@ -240,8 +274,8 @@ private:
       frequencies.assign(scaled->begin(), scaled->end());
     } else {
       for (int64_t pair = 0; pair < pairs; ++pair) {
-        float exponent =
-            static_cast<float>(2 * pair) / static_cast<float>(op.getHeadDim());
+        float exponent = static_cast<float>(2 * pair) /
+                         static_cast<float>(op.getRotatedFeatures());
         frequencies.push_back(1.0f / std::pow(theta, exponent));
       }
     }

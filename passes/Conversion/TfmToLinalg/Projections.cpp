@@ -73,7 +73,7 @@ struct LMHeadLowering : OpRewritePattern<LMHeadOp> {
   LogicalResult matchAndRewrite(LMHeadOp op,
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, project(rewriter, op.getLoc(), op.getInput(),
-                                   op.getWeight(), Value()));
+                                   op.getWeight(), op.getBias()));
     return success();
   }
 };

@@ -97,8 +97,9 @@ private:
           return isa<func::ReturnOp>(user);
         })) {
       Value row = lastRow(head.getLoc(), mapping.lookup(head.getInput()));
-      auto clone = LMHeadOp::create(builder, head.getLoc(), row,
-                                    mapping.lookup(head.getWeight()));
+      auto clone = LMHeadOp::create(
+          builder, head.getLoc(), row, mapping.lookup(head.getWeight()),
+          head.getBias() ? mapping.lookup(head.getBias()) : Value());
       mapping.map(head.getResult(), clone.getResult());
       return success();
     }

@@ -145,6 +145,18 @@ func.func @lm_head(%x: tensor<4x16xf32>, %w: tensor<32x16xf32>) -> tensor<4x32xf
 
 // -----
 
+// A biased head starts its products from the broadcast bias.
+// CHECK-LABEL: func.func @lm_head_bias
+// CHECK-SAME: %[[B:[a-z0-9]+]]: tensor<32xf32>
+func.func @lm_head_bias(%x: tensor<4x16xf32>, %w: tensor<32x16xf32>, %b: tensor<32xf32>) -> tensor<4x32xf32> {
+  // CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<32xf32>)
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]{{.*}} outs(%[[INIT]] : tensor<4x32xf32>)
+  %y = tfm.lm_head %x, %w, %b : tensor<4x16xf32>, tensor<32x16xf32>, tensor<32xf32> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
 // Token ids are clamped into the table before the gather.
 // CHECK-LABEL: func.func @embedding
 func.func @embedding(%t: tensor<4xi32>, %table: tensor<32x16xf32>) -> tensor<4x16xf32> {
@@ -258,6 +270,24 @@ func.func @rope_scaled(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
   // CHECK: %[[SCALEDSIN:.*]] = arith.mulf %[[SIN]], %[[FACTOR]]
   // CHECK: linalg.yield %[[SCALEDCOS]], %[[SCALEDSIN]]
   %a = tfm.rope %x[%pos] {head_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>, frequencies = array<f32: 0.5, 0.025>, attention_factor = 1.25 : f32} : tensor<4x16xf32>
+  return %a : tensor<4x16xf32>
+}
+
+// -----
+
+// A partial RoPE rotates the [rows, heads, rotary_dim] corner of each
+// head's features, at theta^(-2i / rotary_dim), and keeps the rest.
+// CHECK-LABEL: func.func @rope_partial
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>,
+func.func @rope_partial(%x: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: %[[HEADS:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [4, 2, 8] : tensor<4x16xf32> into tensor<4x2x8xf32>
+  // CHECK: %[[CORNER:.*]] = tensor.extract_slice %[[HEADS]][0, 0, 0] [4, 2, 4] [1, 1, 1] : tensor<4x2x8xf32> to tensor<4x2x4xf32>
+  // CHECK: tensor.expand_shape %[[CORNER]] {{\[}}[0], [1], [2, 3]] output_shape [4, 2, 2, 2] : tensor<4x2x4xf32> into tensor<4x2x2x2xf32>
+  // CHECK: arith.constant dense<[1.000000e+00, 0.00999999977]> : tensor<2xf32>
+  // CHECK: %[[ROTATED:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<4x2x2x2xf32> into tensor<4x2x4xf32>
+  // CHECK: %[[MERGED:.*]] = tensor.insert_slice %[[ROTATED]] into %[[HEADS]][0, 0, 0] [4, 2, 4] [1, 1, 1] : tensor<4x2x4xf32> into tensor<4x2x8xf32>
+  // CHECK: tensor.collapse_shape %[[MERGED]] {{\[}}[0], [1, 2]] : tensor<4x2x8xf32> into tensor<4x16xf32>
+  %a = tfm.rope %x[%pos] {head_dim = 8 : i64, rotary_dim = 4 : i64, theta = 1.0e4 : f32, layout = #tfm.rope_layout<half_split>} : tensor<4x16xf32>
   return %a : tensor<4x16xf32>
 }
 

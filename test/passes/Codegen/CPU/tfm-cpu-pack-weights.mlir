@@ -40,6 +40,26 @@ func.func @padded_with_bias(%x: tensor<2x4xf32>) -> tensor<2x20xf32> {
 
 // -----
 
+// -----
+
+// A head with a bias (Phi-2) keeps it on its packed product.
+// CHECK-LABEL: module
+// CHECK: tfm.global_weight @head.panels : tensor<2x4x16xf32> {layout = #tfm_cpu.panels<f32>, stacked = ["head"]}
+tfm.global_weight @head : tensor<20x4xf32>
+tfm.global_weight @head_bias : tensor<20xf32>
+// CHECK-LABEL: func.func @head_with_bias
+func.func @head_with_bias(%x: tensor<2x4xf32>) -> tensor<2x20xf32> {
+  // CHECK: %[[B:.*]] = tfm.weight @head_bias : tensor<20xf32>
+  // CHECK: %[[W:.*]] = tfm.weight @head.panels : tensor<2x4x16xf32>
+  // CHECK: tfm_cpu.packed_linear %{{.*}}, %[[W]], %[[B]] {config = #tfm_cpu.projection<panels = f32, {{.*}}>, out_features = 20 : i64}
+  %w = tfm.weight @head : tensor<20x4xf32>
+  %b = tfm.weight @head_bias : tensor<20xf32>
+  %y = tfm.lm_head %x, %w, %b : tensor<2x4xf32>, tensor<20x4xf32>, tensor<20xf32> -> tensor<2x20xf32>
+  return %y : tensor<2x20xf32>
+}
+
+// -----
+
 // Tied embeddings: the lm_head reads panels of the table, the embedding
 // keeps reading the table itself, so the blob holds both.
 // CHECK-LABEL: module

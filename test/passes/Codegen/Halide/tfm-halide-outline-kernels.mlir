@@ -117,6 +117,35 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 
 // -----
 
+// A partial RoPE's rotary_dim travels in the description.
+// CHECK: tfm_halide.kernel @positional_0
+// CHECK-SAME: \22op\22: \22rope\22,{{.*}}\22head_dim\22: 16,\22rotary_dim\22: 6,
+// CHECK-LABEL: func.func @rope_partial(
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @rope_partial(%q: tensor<8x64xf32>, %pos: index) -> tensor<8x64xf32> {
+    %r = tfm.rope %q[%pos] {head_dim = 16 : i64, rotary_dim = 6 : i64, theta = 1.0e+04 : f32, layout = #tfm.rope_layout<half_split>} : tensor<8x64xf32>
+    return %r : tensor<8x64xf32>
+  }
+}
+
+// -----
+
+// A head with a bias is a projection kernel with a bias (the LM head
+// kernel has none).
+// CHECK: tfm_halide.kernel @projection_0
+// CHECK-SAME: \22kind\22: \22projection\22
+// CHECK-SAME: \22bias\22: true
+// CHECK-LABEL: func.func @lm_head_bias(
+// CHECK: tfm_halide.call @projection_0(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<32x64xf32>, tensor<32xf32>)
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @lm_head_bias(%x: tensor<4x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<4x32xf32> {
+    %0 = tfm.lm_head %x, %w, %b : tensor<4x64xf32>, tensor<32x64xf32>, tensor<32xf32> -> tensor<4x32xf32>
+    return %0 : tensor<4x32xf32>
+  }
+}
+
+// -----
+
 // A scaled RoPE's frequencies and attention factor travel in the
 // description.
 // CHECK: tfm_halide.kernel @positional_0
