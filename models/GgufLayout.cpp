@@ -130,11 +130,12 @@ llvm::Error tfmc::readGgufDecoderConfig(const Checkpoint &file,
     std::string ropeKey = key(arch, "rope.dimension_count");
     if (auto err = config.read(ropeKey, ropeDim, a.headDim))
       return err;
-    if (ropeDim != a.headDim)
+    // Fewer than the head's features: a partial RoPE (GPT-NeoX, Phi-2).
+    if (ropeDim > a.headDim || ropeDim % 2 != 0)
       return fail(config, ropeKey + " " + llvm::Twine(ropeDim) +
-                              " differs from the head size " +
-                              llvm::Twine(a.headDim) +
-                              "; partial rotary embeddings are not supported");
+                              " must be even and at most the head size " +
+                              llvm::Twine(a.headDim));
+    a.rotaryDim = ropeDim == a.headDim ? 0 : ropeDim;
     if (auto err = readGgufRopeScaling(file, arch, ropeDim, c))
       return err;
   }
@@ -234,6 +235,8 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
     global.push_back(m);
   if (!config.tiedEmbeddings)
     global.push_back({"output.weight", {R::LmHead}});
+  if (config.lmHeadBias)
+    global.push_back({"output.bias", {R::LmHeadBias}});
 
   std::vector<TensorMapping> layer =
       norm(config, "blk.{layer}.attn_norm.weight", "blk.{layer}.attn_norm.bias",
@@ -259,12 +262,14 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
   layer.push_back({"blk.{layer}.attn_output.weight", {R::Wo}});
   if (a.outputBias)
     layer.push_back({"blk.{layer}.attn_output.bias", {R::Bo}});
-  for (TensorMapping &m :
-       norm(config, "blk.{layer}.ffn_norm.weight", "blk.{layer}.ffn_norm.bias",
-            R::FfnNormWeight, R::FfnNormBias))
-    layer.push_back(m);
+  // One norm feeds both branches of a shared-norm parallel layer (Phi-2).
+  if (config.blockLayout != BlockLayout::ParallelSharedNorm)
+    for (TensorMapping &m :
+         norm(config, "blk.{layer}.ffn_norm.weight",
+              "blk.{layer}.ffn_norm.bias", R::FfnNormWeight, R::FfnNormBias))
+      layer.push_back(m);
   if (config.moe.experts == 0) {
-    bool gated = config.mlp != MlpKind::GeluTanh;
+    bool gated = config.mlp == MlpKind::SwiGLU || config.mlp == MlpKind::GeGLU;
     if (gated)
       layer.push_back({"blk.{layer}.ffn_gate.weight", {R::WGate}});
     layer.push_back({"blk.{layer}.ffn_up.weight", {R::WUp}});

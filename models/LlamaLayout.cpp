@@ -11,10 +11,6 @@ using namespace tfmc;
 
 namespace {
 
-llvm::Error fail(const ConfigSource &config, const llvm::Twine &message) {
-  return llvm::createStringError(message + " in " + config.describe());
-}
-
 /// The RoPE base: transformers 5.x nests it in `rope_parameters`, 4.x
 /// keeps `rope_theta` at the top. Read in f32, the type the network uses.
 llvm::Error readRopeTheta(const ConfigSource &config, DecoderConfig &c,

@@ -3,6 +3,9 @@
 
 #include "compiler/spec/RopeScaling.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
 using namespace tfmc;
 
 namespace {
@@ -19,6 +22,36 @@ llvm::Error checkScaling(const DecoderConfig &c, int64_t rotaryDim,
 }
 
 } // namespace
+
+llvm::Error tfmc::readHfPartialRotary(const ConfigSource &config,
+                                      llvm::ArrayRef<const char *> keys,
+                                      double fallback, DecoderConfig &c) {
+  double fraction = fallback;
+  llvm::StringRef key = keys.front();
+  for (const char *candidate : keys)
+    if (config.isSet(candidate)) {
+      key = candidate;
+      auto value = config.positiveReal(candidate);
+      if (!value)
+        return value.takeError();
+      fraction = *value;
+      break;
+    }
+  int64_t headDim = c.attention.headDim;
+  // transformers truncates: int(head_dim * fraction).
+  auto rotary = static_cast<int64_t>(static_cast<double>(headDim) * fraction);
+  if (fraction > 1.0 || rotary < 2 || rotary % 2 != 0) {
+    std::string stated;
+    llvm::raw_string_ostream(stated) << llvm::format("%g", fraction);
+    return llvm::createStringError(
+        key + " " + stated + " in " + config.describe() + " rotates " +
+        llvm::Twine(rotary) + " of the head's " + llvm::Twine(headDim) +
+        " features; RoPE needs an even number of them, at least 2 and at "
+        "most the head size");
+  }
+  c.attention.rotaryDim = rotary == headDim ? 0 : rotary;
+  return llvm::Error::success();
+}
 
 llvm::Error tfmc::readHfRopeScaling(const ConfigSource &config,
                                     int64_t rotaryDim, DecoderConfig &c) {

@@ -22,6 +22,17 @@ namespace tfmc {
 llvm::Error readHfRopeScaling(const ConfigSource &config, int64_t rotaryDim,
                               DecoderConfig &c);
 
+/// Reads the fraction of each head's features that RoPE rotates (GPT-NeoX's
+/// `rotary_pct`, Phi's `partial_rotary_factor`) from the first of `keys`
+/// config.json sets, `fallback` when it sets none, into
+/// `c.attention.rotaryDim` as transformers sizes it: int(head_dim *
+/// fraction). `c.attention.headDim` must be read. A fraction outside
+/// (0, 1], or one that leaves an odd or empty rotation, is an error naming
+/// the key.
+llvm::Error readHfPartialRotary(const ConfigSource &config,
+                                llvm::ArrayRef<const char *> keys,
+                                double fallback, DecoderConfig &c);
+
 /// Reads a GGUF's RoPE scaling of `architecture` (`rope.scaling.type` none,
 /// linear or yarn with `rope.scaling.factor`, `rope.scale_linear`,
 /// `rope.scaling.original_context_length`, `rope.scaling.attn_factor`), and

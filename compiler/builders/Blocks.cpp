@@ -103,13 +103,13 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
   };
   std::optional<RopeFrequencies> scaled;
   if (c.position == PositionKind::Rope && scalesFrequencies(c.ropeScaling))
-    scaled = ropeFrequencies(c.ropeTheta, a.headDim, c.ropeScaling,
+    scaled = ropeFrequencies(c.ropeTheta, a.rotatedFeatures(), c.ropeScaling,
                              net.contextLength());
   auto rotate = [&](Value x, llvm::StringRef name) {
     if (c.position != PositionKind::Rope)
       return x;
-    return net.rope(net.at(name), x, a.headDim, c.ropeTheta, c.ropeLayout,
-                    scaled ? &*scaled : nullptr);
+    return net.rope(net.at(name), x, a.headDim, a.rotaryDim, c.ropeTheta,
+                    c.ropeLayout, scaled ? &*scaled : nullptr);
   };
   // Qwen3 normalises each head's queries and keys before rotating them.
   auto headNorm = [&](Value x, WeightRole role, llvm::StringRef name) {
@@ -191,11 +191,35 @@ Value tfmc::residual(NetworkBuilder &net, Value x, NormSite site,
   llvm_unreachable("unknown norm placement");
 }
 
+Value tfmc::decoderLayer(NetworkBuilder &net, Value x) {
+  auto attention = [&](Value h) { return attentionBlock(net, h); };
+  auto mlp = [&](Value h) { return mlpBlock(net, h); };
+  switch (net.config().blockLayout) {
+  case BlockLayout::Sequential:
+    x = residual(net, x, NormSite::Attention, "attn", attention);
+    return residual(net, x, NormSite::Mlp, "ffn", mlp);
+  case BlockLayout::Parallel:
+  case BlockLayout::ParallelSharedNorm: {
+    // Both branches read the layer's input; their outputs join the stream
+    // together, as (x + attn) + mlp, the order GPT-NeoX and Phi sum them.
+    Value normed = norm(net, x, NormSite::Attention);
+    Value attended = attention(normed);
+    bool shared = net.config().blockLayout == BlockLayout::ParallelSharedNorm;
+    Value fed = mlp(shared ? normed : norm(net, x, NormSite::Mlp));
+    x = net.add(net.at("attn.residual"), x, attended);
+    return net.add(net.at("ffn.residual"), x, fed);
+  }
+  }
+  llvm_unreachable("unknown block layout");
+}
+
 Value tfmc::head(NetworkBuilder &net, Value x, Value table) {
+  const DecoderConfig &c = net.config();
   x = norm(net, x, NormSite::Final);
-  if (!net.config().tiedEmbeddings)
+  if (!c.tiedEmbeddings)
     table = net.weight(WeightRole::LmHead);
-  return net.lmHead(net.at("lm_head"), x, table);
+  Value bias = c.lmHeadBias ? net.weight(WeightRole::LmHeadBias) : Value();
+  return net.lmHead(net.at("lm_head"), x, table, bias);
 }
 
 Value tfmc::maskedLmHead(NetworkBuilder &net, Value x, Value table) {

@@ -49,7 +49,12 @@ mlir::Value residual(NetworkBuilder &net, mlir::Value x, NormSite site,
                      llvm::StringRef name,
                      llvm::function_ref<mlir::Value(mlir::Value)> sublayer);
 
-/// The final norm and the LM head (reading `table` when tied).
+/// One decoder layer over the residual stream `x`: attention and MLP
+/// sequentially or in parallel, as the config's block layout says.
+mlir::Value decoderLayer(NetworkBuilder &net, mlir::Value x);
+
+/// The final norm and the LM head (reading `table` when tied, plus the
+/// head's bias where the model has one).
 mlir::Value head(NetworkBuilder &net, mlir::Value x, mlir::Value table);
 
 /// An encoder's masked-LM head over the final hidden states `x`: dense,

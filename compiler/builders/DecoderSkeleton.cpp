@@ -39,6 +39,18 @@ llvm::Error tfmc::checkDecoderConfig(const DecoderConfig &c,
   if (c.position == PositionKind::Rope && a.headDim % 2 != 0)
     return fail("head size " + llvm::Twine(a.headDim) +
                 " must be even for rotary embeddings");
+  if (a.rotaryDim != 0 &&
+      (c.position != PositionKind::Rope || a.rotaryDim < 0 ||
+       a.rotaryDim % 2 != 0 || a.rotaryDim > a.headDim))
+    return fail("rotary dimension " + llvm::Twine(a.rotaryDim) +
+                " must be even and within the head size " +
+                llvm::Twine(a.headDim) + " of a rotary model");
+  if (c.blockLayout != BlockLayout::Sequential &&
+      (c.kind != ModelKind::DecoderOnly || c.moe.experts > 0))
+    return fail("parallel attention and MLP are built for dense decoders "
+                "only");
+  if (c.lmHeadBias && c.kind != ModelKind::DecoderOnly)
+    return fail("an LM head bias is built for decoders only");
   const ExpertSettings &moe = c.moe;
   if (moe.experts > 0) {
     if (moe.topK <= 0 || moe.topK > moe.experts)
@@ -83,10 +95,13 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
     add(WeightRole::EmbeddingNormBias);
   }
   for (int64_t l = 0; l < c.numLayers; ++l) {
-    for (WeightRole role :
-         {WeightRole::AttnNormWeight, WeightRole::Wq, WeightRole::Wk,
-          WeightRole::Wv, WeightRole::Wo, WeightRole::FfnNormWeight})
+    for (WeightRole role : {WeightRole::AttnNormWeight, WeightRole::Wq,
+                            WeightRole::Wk, WeightRole::Wv, WeightRole::Wo})
       add(role, l);
+    // One norm feeds both branches of a shared-norm parallel layer.
+    bool ffnNorm = c.blockLayout != BlockLayout::ParallelSharedNorm;
+    if (ffnNorm)
+      add(WeightRole::FfnNormWeight, l);
     if (c.moe.experts > 0) {
       add(WeightRole::Router, l);
       for (int64_t e = 0; e < c.moe.experts; ++e)
@@ -99,7 +114,8 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
     }
     if (layerNorm) {
       add(WeightRole::AttnNormBias, l);
-      add(WeightRole::FfnNormBias, l);
+      if (ffnNorm)
+        add(WeightRole::FfnNormBias, l);
     }
     if (c.attention.qkvBias)
       for (WeightRole role : {WeightRole::Bq, WeightRole::Bk, WeightRole::Bv})
@@ -135,6 +151,8 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
   }
   if (!c.tiedEmbeddings)
     add(WeightRole::LmHead);
+  if (c.lmHeadBias)
+    add(WeightRole::LmHeadBias);
   return shapes;
 }
 
@@ -143,10 +161,7 @@ void tfmc::buildDecoderOnly(NetworkBuilder &net) {
   Value x = embedTokens(net, table);
   for (int64_t layer = 0; layer < net.config().numLayers; ++layer) {
     net.setLayer(layer);
-    x = residual(net, x, NormSite::Attention, "attn",
-                 [&](Value h) { return attentionBlock(net, h); });
-    x = residual(net, x, NormSite::Mlp, "ffn",
-                 [&](Value h) { return mlpBlock(net, h); });
+    x = decoderLayer(net, x);
   }
   net.setLayer(-1);
   net.finish(net.at("logits"), head(net, x, table));

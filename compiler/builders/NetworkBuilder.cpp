@@ -143,8 +143,9 @@ Value NetworkBuilder::linear(Location loc, Value x, Value weight, Value bias) {
   return mlir::tfm::LinearOp::create(builder_, loc, x, weight, bias);
 }
 
-Value NetworkBuilder::rope(Location loc, Value x, int64_t headDim, float theta,
-                           RopeLayout layout, const RopeFrequencies *scaled) {
+Value NetworkBuilder::rope(Location loc, Value x, int64_t headDim,
+                           int64_t rotaryDim, float theta, RopeLayout layout,
+                           const RopeFrequencies *scaled) {
   mlir::tfm::RopeLayout attr = layout == RopeLayout::Interleaved
                                    ? mlir::tfm::RopeLayout::interleaved
                                    : mlir::tfm::RopeLayout::half_split;
@@ -159,7 +160,10 @@ Value NetworkBuilder::rope(Location loc, Value x, int64_t headDim, float theta,
       builder_, loc, x, offset_, builder_.getI64IntegerAttr(headDim),
       builder_.getF32FloatAttr(theta),
       mlir::tfm::RopeLayoutAttr::get(builder_.getContext(), attr), frequencies,
-      attentionFactor);
+      attentionFactor,
+      rotaryDim > 0 && rotaryDim < headDim
+          ? builder_.getI64IntegerAttr(rotaryDim)
+          : mlir::IntegerAttr());
 }
 
 Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
@@ -227,8 +231,8 @@ Value NetworkBuilder::gelu(Location loc, Value x, bool exact) {
       mlir::tfm::GeluApproximationAttr::get(builder_.getContext(), form));
 }
 
-Value NetworkBuilder::lmHead(Location loc, Value x, Value table) {
-  return mlir::tfm::LMHeadOp::create(builder_, loc, x, table);
+Value NetworkBuilder::lmHead(Location loc, Value x, Value table, Value bias) {
+  return mlir::tfm::LMHeadOp::create(builder_, loc, x, table, bias);
 }
 
 void NetworkBuilder::finish(Location loc, ValueRange results) {

@@ -92,10 +92,11 @@ public:
   /// `bias` may be null.
   mlir::Value linear(mlir::Location loc, mlir::Value x, mlir::Value weight,
                      mlir::Value bias);
-  /// With `scaled`, the rotation's frequencies and cos/sin factor are
-  /// those of a scaled RoPE (compiler/spec/RopeScaling.h).
+  /// `rotaryDim` > 0 rotates only each head's first rotaryDim features. With
+  /// `scaled`, the rotation's frequencies and cos/sin factor are those of a
+  /// scaled RoPE (compiler/spec/RopeScaling.h).
   mlir::Value rope(mlir::Location loc, mlir::Value x, int64_t headDim,
-                   float theta, RopeLayout layout,
+                   int64_t rotaryDim, float theta, RopeLayout layout,
                    const RopeFrequencies *scaled = nullptr);
   /// Causal self-attention (bidirectional and uncached in an encoder);
   /// `window` > 0 makes it a sliding window, `slopes` (may be null) adds
@@ -115,7 +116,9 @@ public:
   mlir::Value relu(mlir::Location loc, mlir::Value x);
   /// `exact`: the erf form; else the tanh approximation.
   mlir::Value gelu(mlir::Location loc, mlir::Value x, bool exact = false);
-  mlir::Value lmHead(mlir::Location loc, mlir::Value x, mlir::Value table);
+  /// `bias` may be null.
+  mlir::Value lmHead(mlir::Location loc, mlir::Value x, mlir::Value table,
+                     mlir::Value bias = {});
   mlir::Value moe(mlir::Location loc, mlir::Value x, mlir::Value router,
                   mlir::Value gate, mlir::Value up, mlir::Value down,
                   const ExpertSettings &experts);

@@ -79,6 +79,8 @@ RoleName roleName(WeightRole role) {
     return {false, "final_norm.bias"};
   case WeightRole::LmHead:
     return {false, "lm_head"};
+  case WeightRole::LmHeadBias:
+    return {false, "lm_head.bias"};
   case WeightRole::MlmDense:
     return {false, "mlm_head.dense"};
   case WeightRole::MlmDenseBias:
@@ -170,6 +172,7 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
   case WeightRole::MlmDense:
     return {c.dim, c.dim};
   case WeightRole::MlmBias:
+  case WeightRole::LmHeadBias:
     return {c.vocabSize};
   case WeightRole::Wq:
   case WeightRole::CrossWq:

@@ -53,6 +53,7 @@ enum class WeightRole {
   FinalNormWeight,
   FinalNormBias,
   LmHead,
+  LmHeadBias,    ///< a bias on the vocabulary logits, [vocab] (Phi-2, GPT-J)
   MlmDense,      ///< the masked-LM head's transform, [dim, dim]
   MlmDenseBias,  ///< its bias, [dim]
   MlmNormWeight, ///< its LayerNorm, [dim]

@@ -257,7 +257,7 @@ public:
     // original context, which the network's context must then stay within.
     if (spec.config.position == PositionKind::Rope)
       if (std::optional<std::string> why = checkRopeScaling(
-              spec.config.ropeScaling, spec.config.attention.headDim,
+              spec.config.ropeScaling, spec.config.attention.rotatedFeatures(),
               spec.config.ropeTheta, contextLength))
         return fail("RoPE scaling '" +
                     llvm::Twine(ropeScalingName(spec.config.ropeScaling.kind)) +

@@ -184,9 +184,22 @@ llvm::Expected<ModelSpec> loadGguf(const std::string &path,
     return tokenizer.takeError();
   if (!tokenizerPath.empty()) {
     // An explicit tokenizer replaces the embedded one (same special ids).
+    // A file without one may still state its special ids.
     SpecialTokens ids = family->specialTokens();
-    if (!tokenizer->kind.empty())
+    if (!tokenizer->kind.empty()) {
       ids = {tokenizer->bos, tokenizer->eos};
+    } else {
+      for (auto [key, id] :
+           {std::pair("tokenizer.ggml.bos_token_id", &ids.bos),
+            std::pair("tokenizer.ggml.eos_token_id", &ids.eos)}) {
+        if (!(*file)->isSet(key))
+          continue;
+        int64_t stated = 0;
+        if (llvm::Error error = (*file)->readCount(key, stated))
+          return std::move(error);
+        *id = static_cast<int>(stated);
+      }
+    }
     int pad = tokenizer->pad;
     tokenizer = readTokenizerFile(tokenizerPath, spec->config.vocabSize, ids);
     if (!tokenizer)

@@ -34,6 +34,19 @@ enum class NormKind {
   LayerNorm, ///< (x - mean) / std * weight + bias
 };
 
+/// How a decoder layer combines its attention and its MLP with the residual
+/// stream.
+enum class BlockLayout {
+  /// x += attn(norm1(x)); x += mlp(norm2(x))
+  Sequential,
+  /// x += attn(norm1(x)) + mlp(norm2(x)), both norms of the same x
+  /// (GPT-NeoX's use_parallel_residual, Falcon's new decoder architecture)
+  Parallel,
+  /// x += attn(norm1(x)) + mlp(norm1(x)): one norm feeds both (GPT-J,
+  /// Phi-2, Falcon-7B); the layer has no second norm
+  ParallelSharedNorm,
+};
+
 /// Where a block's norm sits relative to its residual.
 enum class NormPlacement {
   PreNorm,  ///< x + f(norm(x)), and a final norm before the head
@@ -124,8 +137,11 @@ struct ExpertSettings {
 
 struct AttentionSettings {
   int64_t numHeads = 0;
-  int64_t numKVHeads = 0;    ///< < numHeads: grouped-query attention
-  int64_t headDim = 0;       ///< may differ from dim / numHeads (Gemma)
+  int64_t numKVHeads = 0; ///< < numHeads: grouped-query attention
+  int64_t headDim = 0;    ///< may differ from dim / numHeads (Gemma)
+  /// > 0: RoPE rotates only each head's first rotaryDim features (GPT-NeoX's
+  /// rotary_pct, Phi's partial_rotary_factor, GPT-J's rotary_dim); 0: all.
+  int64_t rotaryDim = 0;
   int64_t slidingWindow = 0; ///< > 0: each query sees that many positions
   /// Layers that attend to every earlier position although slidingWindow
   /// is set (Qwen2's layers below max_window_layers); empty: none.
@@ -151,6 +167,10 @@ struct AttentionSettings {
                 fullAttentionLayers[std::size_t(layer)];
     return full ? 0 : slidingWindow;
   }
+  /// The features of each head that RoPE rotates.
+  int64_t rotatedFeatures() const {
+    return rotaryDim > 0 ? rotaryDim : headDim;
+  }
 };
 
 struct DecoderConfig {
@@ -167,6 +187,7 @@ struct DecoderConfig {
 
   NormKind norm = NormKind::RMSNorm;
   NormPlacement normPlacement = NormPlacement::PreNorm;
+  BlockLayout blockLayout = BlockLayout::Sequential;
   float normEps = 1e-5f;
   /// RMSNorm scales by (1 + weight) (Gemma).
   bool normUnitOffset = false;
@@ -193,6 +214,8 @@ struct DecoderConfig {
 
   /// The LM head reads the token embedding instead of a weight of its own.
   bool tiedEmbeddings = true;
+  /// A bias on the vocabulary logits (Phi-2, GPT-J).
+  bool lmHeadBias = false;
 
   /// An encoder's masked-LM head (BERT's cls.predictions): dense + GELU (the
   /// MLP's form) + LayerNorm, then the token embedding (tied) plus a bias.

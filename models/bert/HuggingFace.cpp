@@ -11,6 +11,7 @@
 // folded into the position table once, at compile time.
 //
 //===----------------------------------------------------------------------===//
+#include "models/ActivationConfig.h"
 #include "models/TensorMap.h"
 #include "models/bert/Bert.h"
 
@@ -91,16 +92,8 @@ tfmc::bert::readHuggingFaceConfig(const Checkpoint &file) {
   if (auto types = config.positive("type_vocab_size", 2); !types)
     return types.takeError();
 
-  auto activation = config.string("hidden_act", std::string("gelu"));
-  if (!activation)
-    return activation.takeError();
-  if (*activation == "gelu")
-    c.mlp = MlpKind::GeluErf;
-  else if (*activation == "gelu_new" || *activation == "gelu_pytorch_tanh")
-    c.mlp = MlpKind::GeluTanh;
-  else
-    return unsupported(config, "hidden_act", *activation,
-                       "gelu, gelu_new, gelu_pytorch_tanh");
+  if (auto err = readHfGelu(config, "hidden_act", "gelu", c.mlp))
+    return err;
   auto positions =
       config.string("position_embedding_type", std::string("absolute"));
   if (!positions)

@@ -8,7 +8,7 @@
       [--unset KEY]...
 
 `model` writes the f32 weights and hyperparameters of a llama, mixtral,
-qwen2, gemma or bloom directory (as torch_reference.py make-model writes
+qwen2, qwen3, gemma, bloom, gpt_neox, phi, bert or t5 directory (as torch_reference.py make-model writes
 them) under llama.cpp's names and with its converter's conventions, written
 here from its documented behaviour, not from its code:
   - llama/mixtral (architecture `llama`): Q and K rows permuted from the
@@ -21,6 +21,11 @@ here from its documented behaviour, not from its code:
   - gemma: every norm weight stored as 1 + w, head size as key_length;
   - bloom: the per-head fused query_key_value reordered to all queries,
     then all keys, then all values; the tied head written as output.weight;
+  - gpt_neox (architecture `gptneox`): query_key_value reordered as BLOOM's,
+    rope.dimension_count = int(rotary_pct * head size), the
+    use_parallel_residual flag, no RoPE base;
+  - phi (architecture `phi2`): separate q/k/v with biases, one norm per
+    layer, the head's bias as output.bias;
   - bert (BertModel or BertForMaskedLM): the encoder only, "bert." stripped,
     the masked-LM head, the pooler and position_ids dropped; token_types,
     position_embd, token_embd_norm, attn_output_norm (post-attention
@@ -303,6 +308,63 @@ def convert_bloom(config, t, writer):
     writer.tensor("output.weight", t["word_embeddings.weight"])
 
 
+def convert_gpt_neox(config, t, writer):
+    """llama.cpp's GPTNeoXModel: the per-head query_key_value reordered as
+    BLOOM's is, rotary_pct as rope.dimension_count, use_parallel_residual
+    as a flag, and no RoPE base (Pythia's 10000)."""
+    t = {k[len("gpt_neox."):] if k.startswith("gpt_neox.") else k: v for k, v in t.items()}
+    d, heads = config["hidden_size"], config["num_attention_heads"]
+    hd = d // heads
+    decoder_metadata(writer, "gptneox", config, heads, heads, "layer_norm_epsilon",
+                     config.get("layer_norm_eps", 1e-5))
+    writer.u32("gptneox.feed_forward_length", config["intermediate_size"])
+    writer.u32("gptneox.rope.dimension_count", int(config.get("rotary_pct", 0.25) * hd))
+    writer.flag("gptneox.use_parallel_residual", config.get("use_parallel_residual", True))
+    writer.tensor("token_embd.weight", t["embed_in.weight"])
+    names = [("input_layernorm", "attn_norm"), ("attention.dense", "attn_output"),
+             ("post_attention_layernorm", "ffn_norm"), ("mlp.dense_h_to_4h", "ffn_up"),
+             ("mlp.dense_4h_to_h", "ffn_down")]
+    for layer in range(config["num_hidden_layers"]):
+        p, b = "layers.%d." % layer, "blk.%d." % layer
+        qkv = t[p + "attention.query_key_value.weight"].reshape(heads, 3, hd, d)
+        qkv_bias = t[p + "attention.query_key_value.bias"].reshape(heads, 3, hd)
+        writer.tensor(b + "attn_qkv.weight",
+                      np.concatenate([qkv[:, i].reshape(d, d) for i in range(3)]))
+        writer.tensor(b + "attn_qkv.bias",
+                      np.concatenate([qkv_bias[:, i].reshape(d) for i in range(3)]))
+        for theirs, ours in names:
+            writer.tensor(b + ours + ".weight", t[p + theirs + ".weight"])
+            writer.tensor(b + ours + ".bias", t[p + theirs + ".bias"])
+    writer.tensor("output_norm.weight", t["final_layer_norm.weight"])
+    writer.tensor("output_norm.bias", t["final_layer_norm.bias"])
+    writer.tensor("output.weight", t["embed_out.weight"])
+
+
+def convert_phi(config, t, writer):
+    """llama.cpp's Phi2Model over PhiForCausalLM names: separate q/k/v,
+    one norm per layer (no ffn_norm), the head and its bias as output."""
+    d, heads = config["hidden_size"], config["num_attention_heads"]
+    hd = d // heads
+    decoder_metadata(writer, "phi2", config, heads, config.get("num_key_value_heads") or heads,
+                     "layer_norm_epsilon", config.get("layer_norm_eps", 1e-5))
+    writer.u32("phi2.feed_forward_length", config["intermediate_size"])
+    writer.u32("phi2.rope.dimension_count", int(config.get("partial_rotary_factor", 0.5) * hd))
+    writer.f32("phi2.rope.freq_base", rope_theta(config))
+    writer.tensor("token_embd.weight", t["model.embed_tokens.weight"])
+    names = [("input_layernorm", "attn_norm"), ("self_attn.q_proj", "attn_q"),
+             ("self_attn.k_proj", "attn_k"), ("self_attn.v_proj", "attn_v"),
+             ("self_attn.dense", "attn_output"), ("mlp.fc1", "ffn_up"), ("mlp.fc2", "ffn_down")]
+    for layer in range(config["num_hidden_layers"]):
+        p, b = "model.layers.%d." % layer, "blk.%d." % layer
+        for theirs, ours in names:
+            writer.tensor(b + ours + ".weight", t[p + theirs + ".weight"])
+            writer.tensor(b + ours + ".bias", t[p + theirs + ".bias"])
+    writer.tensor("output_norm.weight", t["model.final_layernorm.weight"])
+    writer.tensor("output_norm.bias", t["model.final_layernorm.bias"])
+    writer.tensor("output.weight", t["lm_head.weight"])
+    writer.tensor("output.bias", t["lm_head.bias"])
+
+
 def convert_bert(config, t, writer, pooling):
     t = {k[len("bert."):] if k.startswith("bert.") else k: v for k, v in t.items()}
     decoder_metadata(writer, "bert", config, config["num_attention_heads"],
@@ -492,6 +554,12 @@ def model(args):
     if family == "bloom":
         writer = Writer("bloom")
         convert_bloom(config, tensors, writer)
+    elif family == "gpt_neox":
+        writer = Writer("gptneox")
+        convert_gpt_neox(config, tensors, writer)
+    elif family == "phi":
+        writer = Writer("phi2")
+        convert_phi(config, tensors, writer)
     elif family == "bert":
         writer = Writer("bert")
         convert_bert(config, tensors, writer, args.pooling)
