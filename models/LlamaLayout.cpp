@@ -2,28 +2,12 @@
 #include "models/LlamaLayout.h"
 
 #include "models/GgufLayout.h"
-
+#include "models/HfConfigKeys.h"
 #include "models/RopeScalingConfig.h"
 #include "models/TensorMap.h"
 #include "models/llama/Llama.h"
 
 using namespace tfmc;
-
-namespace {
-
-/// The RoPE base: transformers 5.x nests it in `rope_parameters`, 4.x
-/// keeps `rope_theta` at the top. Read in f32, the type the network uses.
-llvm::Error readRopeTheta(const ConfigSource &config, DecoderConfig &c,
-                          double fallbackTheta) {
-  c.ropeTheta = static_cast<float>(fallbackTheta);
-  for (const char *key : {"rope_theta", "rope_parameters.rope_theta"})
-    if (config.isSet(key))
-      if (auto err = config.read(key, c.ropeTheta))
-        return err;
-  return llvm::Error::success();
-}
-
-} // namespace
 
 llvm::Error tfmc::expectActivation(const ConfigSource &config,
                                    llvm::StringRef key,
@@ -59,9 +43,16 @@ llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
   if (auto err =
           config.readContextLength("max_position_embeddings", c.contextLength))
     return err;
-  if (auto err = config.read("rms_norm_eps", c.normEps, defaults.normEps))
+  // A family with LayerNorms (StableLM) spells its epsilon as they do.
+  if (auto err = config.read(c.norm == NormKind::LayerNorm ? "layer_norm_eps"
+                                                           : "rms_norm_eps",
+                             c.normEps, defaults.normEps))
     return err;
-  if (auto err = readRopeTheta(config, c, defaults.ropeTheta))
+  // transformers 5.x nests the base in rope_parameters, 4.x keeps
+  // rope_theta at the top.
+  if (auto err =
+          readHfRopeBase(config, {"rope_parameters.rope_theta", "rope_theta"},
+                         defaults.ropeTheta, c))
     return err;
   // A checkpoint without a head of its own ties it, unless config.json
   // says explicitly that it does not: then the head is missing.
@@ -90,7 +81,14 @@ llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
   }
   if (auto err = config.read("head_dim", a.headDim, fallbackHeadDim))
     return err;
-  return readHfRopeScaling(config, a.headDim, c);
+  // transformers rotates part of each head wherever the config sets
+  // partial_rotary_factor (StableLM's 0.25).
+  if (auto err = readHfPartialRotary(
+          config,
+          {"partial_rotary_factor", "rope_parameters.partial_rotary_factor"},
+          defaults.partialRotaryFactor, c))
+    return err;
+  return readHfRopeScaling(config, a.rotatedFeatures(), c);
 }
 
 llvm::Error tfmc::readQwenSlidingWindow(const ConfigSource &config,
@@ -179,8 +177,18 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
       {"model.layers.{layer}.self_attn.k_proj.weight", {WeightRole::Wk}},
       {"model.layers.{layer}.self_attn.v_proj.weight", {WeightRole::Wv}},
       {"model.layers.{layer}.self_attn.o_proj.weight", {WeightRole::Wo}},
+  };
+  static const TensorMapping kFfnNorm[] = {
       {"model.layers.{layer}.post_attention_layernorm.weight",
        {WeightRole::FfnNormWeight}},
+  };
+  // LayerNorm families (StableLM) store biases beside the norm weights.
+  static const TensorMapping kNormBiases[] = {
+      {"model.layers.{layer}.input_layernorm.bias", {WeightRole::AttnNormBias}},
+  };
+  static const TensorMapping kFfnNormBias[] = {
+      {"model.layers.{layer}.post_attention_layernorm.bias",
+       {WeightRole::FfnNormBias}},
   };
   static const TensorMapping kMlp[] = {
       {"model.layers.{layer}.mlp.gate_proj.weight", {WeightRole::WGate}},
@@ -200,6 +208,7 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
   };
   WeightMap weights;
   TensorTable &table = file.tensors;
+  bool layerNorm = config.norm == NormKind::LayerNorm;
   if (auto err = takeWeights(
           table, config,
           {{"model.embed_tokens.weight", {WeightRole::TokenEmbedding}}}, -1,
@@ -208,6 +217,18 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
   for (int64_t layer = 0; layer < config.numLayers; ++layer) {
     if (auto err = takeWeights(table, config, kLayer, layer, weights))
       return err;
+    // A layer whose one norm feeds attention and MLP has no second norm.
+    bool ffnNorm = config.blockLayout != BlockLayout::ParallelSharedNorm;
+    if (ffnNorm)
+      if (auto err = takeWeights(table, config, kFfnNorm, layer, weights))
+        return err;
+    if (layerNorm) {
+      if (auto err = takeWeights(table, config, kNormBiases, layer, weights))
+        return err;
+      if (ffnNorm)
+        if (auto err = takeWeights(table, config, kFfnNormBias, layer, weights))
+          return err;
+    }
     if (config.moe.experts == 0) {
       if (auto err = takeWeights(table, config, kMlp, layer, weights))
         return err;
@@ -228,6 +249,11 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
           table, config, {{"model.norm.weight", {WeightRole::FinalNormWeight}}},
           -1, weights))
     return err;
+  if (layerNorm)
+    if (auto err = takeWeights(
+            table, config, {{"model.norm.bias", {WeightRole::FinalNormBias}}},
+            -1, weights))
+      return err;
   if (config.tiedEmbeddings) {
     table.ignore("lm_head.weight");
     return std::move(weights);
@@ -245,7 +271,8 @@ LlamaLayoutFamily::readConfig(const Checkpoint &file) const {
   if (file.format == CheckpointFormat::Gguf) {
     if (auto err = readGgufDecoderConfig(file, ggufArchitecture(), c))
       return std::move(err);
-    adaptToGguf(c);
+    if (auto err = adaptToGguf(file, c))
+      return std::move(err);
     return c;
   }
   if (auto err = readLlamaLayoutConfig(file, c, defaults()))

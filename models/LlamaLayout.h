@@ -22,6 +22,9 @@ struct LlamaLayoutDefaults {
   bool tiedEmbeddings = false;
   /// head_dim when config.json has none; 0: hidden_size / heads.
   int64_t headDim = 0;
+  /// The fraction of each head's features RoPE rotates when config.json
+  /// sets no partial_rotary_factor.
+  double partialRotaryFactor = 1.0;
 };
 
 /// Reads the sizes, RMSNorm epsilon, RoPE settings, head size and tied
@@ -66,9 +69,13 @@ protected:
   /// Reads the family's own keys into `c` (after the shared ones).
   virtual llvm::Error readOwnKeys(const ConfigSource &config,
                                   DecoderConfig &c) const = 0;
-  /// Adjusts `c`, read from a GGUF file, to what llama.cpp's converter wrote
-  /// for the family (after the shared keys).
-  virtual void adaptToGguf(DecoderConfig &c) const {}
+  /// Adjusts `c`, read from the GGUF `file`, to what llama.cpp's converter
+  /// wrote for the family (after the shared keys); an error for what tfmc
+  /// cannot build.
+  virtual llvm::Error adaptToGguf(const Checkpoint &file,
+                                  DecoderConfig &c) const {
+    return llvm::Error::success();
+  }
   /// A preset of the family's blocks at a size (a tiny test model).
   Preset preset(const char *name, int64_t dim, int64_t hidden, int64_t layers,
                 int64_t heads, int64_t kvHeads, int64_t headDim, int64_t vocab,

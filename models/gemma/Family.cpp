@@ -67,9 +67,10 @@ protected:
 
   // llama.cpp's converter stores Gemma's norm weights as 1 + w (a plain
   // RMSNorm then computes Gemma's); the embedding scale is not stored.
-  void adaptToGguf(DecoderConfig &c) const override {
+  llvm::Error adaptToGguf(const Checkpoint &, DecoderConfig &c) const override {
     c.normUnitOffset = false;
     c.embeddingScale = float(std::sqrt(double(c.dim)));
+    return llvm::Error::success();
   }
 };
 

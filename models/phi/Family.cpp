@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "models/ActivationConfig.h"
 #include "models/GgufLayout.h"
+#include "models/HfConfigKeys.h"
 #include "models/RopeScalingConfig.h"
 #include "models/TensorMap.h"
 #include "models/gpt2/Gpt2.h"
@@ -56,36 +57,11 @@ public:
                                        "untied and has a bias of its own)");
       return c;
     }
-    if (auto err = config.read("hidden_size", c.dim))
+    if (auto err = readHfSizes(config, c, 2048, 1e-5))
       return std::move(err);
-    if (auto err = config.read("num_hidden_layers", c.numLayers))
+    if (auto err = readHfRopeBase(
+            config, {"rope_parameters.rope_theta", "rope_theta"}, 10000.0, c))
       return std::move(err);
-    if (auto err = config.read("num_attention_heads", a.numHeads))
-      return std::move(err);
-    if (auto err = config.read("num_key_value_heads", a.numKVHeads, a.numHeads))
-      return std::move(err);
-    if (auto err = config.read("intermediate_size", c.hiddenDim, 4 * c.dim))
-      return std::move(err);
-    if (auto err = config.read("vocab_size", c.vocabSize))
-      return std::move(err);
-    if (auto err = config.readContextLength("max_position_embeddings",
-                                            c.contextLength, 2048))
-      return std::move(err);
-    if (auto err = config.read("layer_norm_eps", c.normEps, 1e-5))
-      return std::move(err);
-    if (c.dim % a.numHeads != 0)
-      return llvm::createStringError(
-          config.describe() + ": hidden_size " + llvm::Twine(c.dim) +
-          " is not divisible by num_attention_heads " +
-          llvm::Twine(a.numHeads));
-    a.headDim = c.dim / a.numHeads;
-    c.ropeTheta = 10000.0f;
-    for (const char *key : {"rope_theta", "rope_parameters.rope_theta"})
-      if (config.isSet(key)) {
-        if (auto err = config.read(key, c.ropeTheta))
-          return std::move(err);
-        break;
-      }
     if (auto err = readHfPartialRotary(
             config,
             {"partial_rotary_factor", "rope_parameters.partial_rotary_factor"},

@@ -2,13 +2,13 @@
 
   hf_to_gguf.py model HF_DIR OUT.gguf [--split-experts] [--pooling P]
       [--tokenizer-json TOKENIZER_JSON --pre NAME] [--set KEY=TYPE:VALUE]...
-      [--unset KEY]...
+      [--unset KEY]... [--drop-tensor NAME]...
   hf_to_gguf.py vocab TOKENIZER_JSON OUT.gguf [--pre NAME] [--bos TEXT]
       [--eos TEXT] [--add-bos] [--add-eos] [--set KEY=TYPE:VALUE]...
       [--unset KEY]...
 
 `model` writes the f32 weights and hyperparameters of a llama, mixtral,
-qwen2, qwen3, gemma, bloom, gpt_neox, phi, bert or t5 directory (as torch_reference.py make-model writes
+qwen2, qwen3, gemma, bloom, gpt_neox, phi, stablelm, bert or t5 directory (as torch_reference.py make-model writes
 them) under llama.cpp's names and with its converter's conventions, written
 here from its documented behaviour, not from its code:
   - llama/mixtral (architecture `llama`): Q and K rows permuted from the
@@ -26,6 +26,9 @@ here from its documented behaviour, not from its code:
     use_parallel_residual flag, no RoPE base;
   - phi (architecture `phi2`): separate q/k/v with biases, one norm per
     layer, the head's bias as output.bias;
+  - stablelm: LLaMA's tensors unpermuted plus LayerNorm biases, the
+    partial rotation as rope.dimension_count, no ffn_norm in a parallel
+    layer;
   - bert (BertModel or BertForMaskedLM): the encoder only, "bert." stripped,
     the masked-LM head, the pooler and position_ids dropped; token_types,
     position_embd, token_embd_norm, attn_output_norm (post-attention
@@ -53,7 +56,8 @@ the model has beyond the tokenizer as [PAD<id>] (unused), and the ids of
 (no tensors).
 --set KEY=TYPE:VALUE (TYPE u32, f32, str, bool, bytes in hex or f32s
 comma-separated) replaces or adds a key,
---unset KEY leaves one out, for the error tests.
+--unset KEY leaves one out, and (model) --drop-tensor NAME a tensor, for
+the error tests.
 """
 import argparse
 import json
@@ -365,6 +369,40 @@ def convert_phi(config, t, writer):
     writer.tensor("output.bias", t["lm_head.bias"])
 
 
+def convert_stablelm(config, t, writer):
+    """llama.cpp's StableLMModel: LLaMA's tensors unpermuted (it rotates
+    halves) plus the LayerNorm biases; partial_rotary_factor as
+    rope.dimension_count; a parallel layer has no ffn_norm."""
+    d, heads = config["hidden_size"], config["num_attention_heads"]
+    hd = d // heads
+    decoder_metadata(writer, "stablelm", config, heads,
+                     config.get("num_key_value_heads") or heads, "layer_norm_epsilon",
+                     config.get("layer_norm_eps", 1e-5))
+    writer.u32("stablelm.feed_forward_length", config["intermediate_size"])
+    writer.u32("stablelm.rope.dimension_count",
+               int(config.get("partial_rotary_factor", 0.25) * hd))
+    writer.f32("stablelm.rope.freq_base", rope_theta(config))
+    writer.flag("stablelm.use_parallel_residual", config.get("use_parallel_residual", False))
+    writer.tensor("token_embd.weight", t["model.embed_tokens.weight"])
+    names = [("input_layernorm", "attn_norm", True), ("self_attn.q_proj", "attn_q", True),
+             ("self_attn.k_proj", "attn_k", True), ("self_attn.v_proj", "attn_v", True),
+             ("self_attn.o_proj", "attn_output", False),
+             ("post_attention_layernorm", "ffn_norm", True),
+             ("mlp.gate_proj", "ffn_gate", False), ("mlp.up_proj", "ffn_up", False),
+             ("mlp.down_proj", "ffn_down", False)]
+    for layer in range(config["num_hidden_layers"]):
+        p, b = "model.layers.%d." % layer, "blk.%d." % layer
+        for theirs, ours, biased in names:
+            if p + theirs + ".weight" not in t:
+                continue
+            writer.tensor(b + ours + ".weight", t[p + theirs + ".weight"])
+            if biased and p + theirs + ".bias" in t:
+                writer.tensor(b + ours + ".bias", t[p + theirs + ".bias"])
+    writer.tensor("output_norm.weight", t["model.norm.weight"])
+    writer.tensor("output_norm.bias", t["model.norm.bias"])
+    writer.tensor("output.weight", t["lm_head.weight"])
+
+
 def convert_bert(config, t, writer, pooling):
     t = {k[len("bert."):] if k.startswith("bert.") else k: v for k, v in t.items()}
     decoder_metadata(writer, "bert", config, config["num_attention_heads"],
@@ -560,6 +598,9 @@ def model(args):
     elif family == "phi":
         writer = Writer("phi2")
         convert_phi(config, tensors, writer)
+    elif family == "stablelm":
+        writer = Writer("stablelm")
+        convert_stablelm(config, tensors, writer)
     elif family == "bert":
         writer = Writer("bert")
         convert_bert(config, tensors, writer, args.pooling)
@@ -582,6 +623,7 @@ def model(args):
         writer.override(setting)
     for key in args.unset:
         writer.meta = [(k, v) for k, v in writer.meta if k != key]
+    writer.tensors = [(k, v) for k, v in writer.tensors if k not in args.drop_tensor]
     writer.write(args.out)
     return 0
 
@@ -615,6 +657,8 @@ def main():
     m.add_argument("--split-experts", action="store_true")
     m.add_argument("--tokenizer-json")
     m.add_argument("--pre", default="gpt-2")
+    m.add_argument("--drop-tensor", action="append", default=[],
+                   help="leave this tensor out (error tests)")
     m.add_argument("--pooling", choices=["none", "mean", "cls"],
                    help="bert: the bert.pooling_type to record")
     v = sub.add_parser("vocab")
