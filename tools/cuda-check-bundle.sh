@@ -32,6 +32,8 @@ cases=(
   "bloom-tiny|259|$ids||preset:bloom-tiny"
   "gpt-neox-tiny|259|$ids||preset:gpt-neox-tiny"
   "phi-tiny|257|$ids||preset:phi-tiny"
+  "gptj-tiny|257|$ids||preset:gptj-tiny"
+  "stablelm-tiny|259|$ids||preset:stablelm-tiny"
   "bert-tiny|512|2,17,30,45,12,99,25,4,51,7,3|encoder|preset:bert-tiny"
   "t5-tiny|512|$ids|--source-ids 5,9,1,44,23,8|preset:t5-tiny"
 )
