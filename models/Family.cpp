@@ -19,3 +19,18 @@ void ModelFamily::buildGraph(NetworkBuilder &net) const {
     return buildDecoderOnly(net);
   }
 }
+
+Preset tfmc::sizedPreset(const char *name, DecoderConfig blocks, int64_t dim,
+                         int64_t hidden, int64_t layers, int64_t heads,
+                         int64_t kvHeads, int64_t headDim, int64_t vocab,
+                         int64_t context) {
+  blocks.dim = dim;
+  blocks.hiddenDim = hidden;
+  blocks.numLayers = layers;
+  blocks.attention.numHeads = heads;
+  blocks.attention.numKVHeads = kvHeads;
+  blocks.attention.headDim = headDim;
+  blocks.vocabSize = vocab;
+  blocks.contextLength = context;
+  return {name, blocks};
+}

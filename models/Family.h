@@ -48,6 +48,12 @@ struct Preset {
   DecoderConfig config;
 };
 
+/// A preset of `blocks` (a family's architecture) at a size.
+Preset sizedPreset(const char *name, DecoderConfig blocks, int64_t dim,
+                   int64_t hidden, int64_t layers, int64_t heads,
+                   int64_t kvHeads, int64_t headDim, int64_t vocab,
+                   int64_t context);
+
 class ModelFamily {
 public:
   virtual ~ModelFamily();

@@ -298,14 +298,6 @@ Preset LlamaLayoutFamily::preset(const char *name, int64_t dim, int64_t hidden,
                                  int64_t layers, int64_t heads, int64_t kvHeads,
                                  int64_t headDim, int64_t vocab,
                                  int64_t context) const {
-  DecoderConfig c = architecture();
-  c.dim = dim;
-  c.hiddenDim = hidden;
-  c.numLayers = layers;
-  c.attention.numHeads = heads;
-  c.attention.numKVHeads = kvHeads;
-  c.attention.headDim = headDim;
-  c.vocabSize = vocab;
-  c.contextLength = context;
-  return {name, c};
+  return sizedPreset(name, architecture(), dim, hidden, layers, heads, kvHeads,
+                     headDim, vocab, context);
 }

@@ -184,16 +184,10 @@ public:
   SpecialTokens specialTokens() const override { return {0, 0}; }
 
   std::vector<Preset> presets() const override {
-    DecoderConfig c = architecture();
-    c.dim = 64;
-    c.hiddenDim = 4 * c.dim;
-    c.numLayers = 2;
-    c.attention.numHeads = c.attention.numKVHeads = 4;
-    c.attention.headDim = 16;
-    c.attention.rotaryDim = 4; // Pythia's rotary_pct 0.25
-    c.vocabSize = 259;
-    c.contextLength = 256;
-    return {{"gpt-neox-tiny", c}};
+    Preset tiny = sizedPreset("gpt-neox-tiny", architecture(), 64, 256, 2, 4, 4,
+                              16, 259, 256);
+    tiny.config.attention.rotaryDim = 4; // Pythia's rotary_pct 0.25
+    return {tiny};
   }
   TokenizerSpec presetTokenizer() const override {
     return llama::presetTokenizer();

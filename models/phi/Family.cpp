@@ -137,16 +137,10 @@ public:
   SpecialTokens specialTokens() const override { return {50256, 50256}; }
 
   std::vector<Preset> presets() const override {
-    DecoderConfig c = architecture();
-    c.dim = 64;
-    c.hiddenDim = 4 * c.dim;
-    c.numLayers = 2;
-    c.attention.numHeads = c.attention.numKVHeads = 4;
-    c.attention.headDim = 16;
-    c.attention.rotaryDim = 6; // Phi-2's partial_rotary_factor 0.4
-    c.vocabSize = 257;         // the preset tokenizer's bytes and <|endoftext|>
-    c.contextLength = 256;
-    return {{"phi-tiny", c}};
+    Preset tiny =
+        sizedPreset("phi-tiny", architecture(), 64, 256, 2, 4, 4, 16, 257, 256);
+    tiny.config.attention.rotaryDim = 6; // Phi-2's partial_rotary_factor 0.4
+    return {tiny};
   }
   TokenizerSpec presetTokenizer() const override {
     return gpt2::presetTokenizer();
