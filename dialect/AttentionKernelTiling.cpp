@@ -124,7 +124,7 @@ AttentionKernelOp::getTiledImplementation(OpBuilder &b,
       b, loc, slices[3].getType(), slices[0], slices[1], slices[2], offset,
       slopes, relativeBias, slices[3], b.getI64IntegerAttr(*heads),
       b.getI64IntegerAttr(kvHeads), getMaskAttr(), getWindowAttr(),
-      getRingAttr(), getMaxDistanceAttr(), getScaleAttr());
+      getRingAttr(), getMaxDistanceAttr(), getScaleAttr(), getSoftcapAttr());
   SmallVector<Operation *> generated;
   for (Value value : slices)
     generated.push_back(value.getDefiningOp());

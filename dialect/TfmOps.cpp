@@ -422,6 +422,9 @@ static LogicalResult verifyAttention(AttentionLike op) {
   if (std::optional<llvm::APFloat> scale = op.getScale())
     if (!scale->isFiniteNonZero() || scale->isNegative())
       return op.emitOpError("scale must be a positive finite number");
+  if (std::optional<llvm::APFloat> cap = op.getSoftcap())
+    if (!cap->isFiniteNonZero() || cap->isNegative())
+      return op.emitOpError("softcap must be a positive finite number");
   if (std::optional<uint64_t> ring = op.getRing()) {
     if (!window)
       return op.emitOpError("only a sliding_window mask reads a ring of keys");
@@ -437,6 +440,13 @@ static LogicalResult verifyAttention(AttentionLike op) {
              << *op.getWindow() << " positions for " << rows
              << " query rows (needs " << needed << ")";
   }
+  return success();
+}
+
+LogicalResult SoftCapOp::verify() {
+  llvm::APFloat cap = getCap();
+  if (!cap.isFiniteNonZero() || cap.isNegative())
+    return emitOpError("cap must be a positive finite number");
   return success();
 }
 

@@ -299,6 +299,22 @@ def Tfm_GeluOp : Tfm_Op<"gelu", [Pure, SameOperandsAndResultType]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Tfm_SoftCapOp : Tfm_Op<"soft_cap", [Pure, SameOperandsAndResultType]> {
+  let summary = "Soft-capping: cap * tanh(x / cap), elementwise";
+  let description = [{
+    Squashes every element into `(-cap, cap)` smoothly: `y = cap * tanh(x /
+    cap)`; nearly the identity well below the cap. Gemma 2 caps its
+    vocabulary logits so (`final_logit_softcapping`).
+    ```mlir
+    %y = tfm.soft_cap %logits {cap = 3.0e+01 : f32} : tensor<1x256000xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, F32Attr:$cap);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Tfm_SiluOp : Tfm_UnaryElementwiseOp<"silu", "x * sigmoid(x)"> {
   let summary = "SiLU / swish activation";
 }
@@ -433,6 +449,12 @@ defvar Tfm_AttentionAccessors = [{
         return scale->convertToDouble();
       return 1.0 / std::sqrt(double(getHeadDim()));
     }
+    /// The cap of the scaled scores (`softcap`), if they are capped.
+    std::optional<double> getScoreCap() {
+      if (std::optional<llvm::APFloat> cap = getSoftcap())
+        return cap->convertToDouble();
+      return std::nullopt;
+    }
 }];
 
 def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor,
@@ -445,7 +467,9 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor,
     (head-major, as `tfm-kv-cache` stores them: each head's keys are
     contiguous); query head `h` reads key/value head
     `h / (num_heads / num_kv_heads)`. Scores are scaled by `scale`,
-    `1 / sqrt(head_dim)` when absent (T5 sets `scale = 1.0`). Query row `s` sits at absolute position
+    `1 / sqrt(head_dim)` when absent (T5 sets `scale = 1.0`). With
+    `softcap = C` (Gemma 2), each scaled score `x` becomes
+    `C * tanh(x / C)` before any bias or mask applies. Query row `s` sits at absolute position
     `offset + s` and key row `j` at position `j`; `mask` says which keys a
     query sees (`#tfm.mask<causal>`: `j <= offset + s`;
     `#tfm.mask<bidirectional>`: all; `#tfm.mask<sliding_window>` with
@@ -487,6 +511,9 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor,
         {num_heads = 8 : i64, num_kv_heads = 8 : i64, max_distance = 128 : i64,
          scale = 1.0 : f32, mask = #tfm.mask<bidirectional>, cache = #tfm.cache_role<none>}
         : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+    %g = tfm.attention %q, %k, %v[%pos] {num_heads = 8 : i64, num_kv_heads = 4 : i64,
+        softcap = 5.0e+01 : f32, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>}
+        : tensor<8x64xf32>, tensor<8x32xf32>, tensor<8x32xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$query, Tfm_KeysOrValues:$key,
@@ -500,7 +527,8 @@ def Tfm_AttentionOp : Tfm_Op<"attention", [Pure, InferTypeOpAdaptor,
                        Tfm_CacheRoleAttr:$cache,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$ring,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$max_distance,
-                       OptionalAttr<F32Attr>:$scale);
+                       OptionalAttr<F32Attr>:$scale,
+                       OptionalAttr<F32Attr>:$softcap);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value `[` $offset `]`
@@ -524,8 +552,8 @@ def Tfm_AttentionKernelOp : Tfm_Op<"attention_kernel", [
   let summary = "Attention as one destination-style, tileable kernel";
   let description = [{
     Computes exactly `tfm.attention` (same operands, ALiBi `slopes`, T5's
-    `relative_bias` table and `max_distance`, `scale`, `mask`, `window` and
-    `ring`)
+    `relative_bias` table and `max_distance`, `scale`, `softcap`, `mask`,
+    `window` and `ring`)
     into `init`, in the form code generation schedules: it is
     destination-style and implements `TilingInterface` over its two
     parallel loops, query rows and heads (as `iree_linalg_ext.attention`),
@@ -556,7 +584,8 @@ def Tfm_AttentionKernelOp : Tfm_Op<"attention_kernel", [
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$ring,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$max_distance,
-                       OptionalAttr<F32Attr>:$scale);
+                       OptionalAttr<F32Attr>:$scale,
+                       OptionalAttr<F32Attr>:$softcap);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -18,6 +19,20 @@ namespace mlir::tfm {
 /// An f32 constant.
 inline Value f32Constant(OpBuilder &b, Location loc, double value) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// `cap * tanh(x / cap)` of an f32 scalar or vector `x` (soft-capping,
+/// Gemma 2's attention scores and logits).
+inline Value softCap(OpBuilder &b, Location loc, Value x, double cap) {
+  auto constant = [&](double value) -> Value {
+    if (auto vector = dyn_cast<VectorType>(x.getType()))
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vector, b.getF32FloatAttr(value)));
+    return f32Constant(b, loc, value);
+  };
+  Value squashed = math::TanhOp::create(
+      b, loc, arith::MulFOp::create(b, loc, x, constant(1.0 / cap)));
+  return arith::MulFOp::create(b, loc, constant(cap), squashed);
 }
 
 /// A tensor of `shape` filled with `value`, the init of a reduction.

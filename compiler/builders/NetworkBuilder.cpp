@@ -195,8 +195,9 @@ Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
       mlir::tfm::MaskKindAttr::get(context, kind.mask), optional(kind.window),
       mlir::tfm::CacheRoleAttr::get(context, kind.cache),
       /*ring=*/mlir::IntegerAttr(), optional(kind.maxDistance),
-      kind.scale > 0 ? builder_.getF32FloatAttr(kind.scale)
-                     : mlir::FloatAttr());
+      kind.scale > 0 ? builder_.getF32FloatAttr(kind.scale) : mlir::FloatAttr(),
+      kind.softcap > 0 ? builder_.getF32FloatAttr(kind.softcap)
+                       : mlir::FloatAttr());
 }
 
 Value NetworkBuilder::constantVector(Location loc,
@@ -229,6 +230,11 @@ Value NetworkBuilder::gelu(Location loc, Value x, bool exact) {
   return mlir::tfm::GeluOp::create(
       builder_, loc, x,
       mlir::tfm::GeluApproximationAttr::get(builder_.getContext(), form));
+}
+
+Value NetworkBuilder::softCap(Location loc, Value x, float cap) {
+  return mlir::tfm::SoftCapOp::create(builder_, loc, x,
+                                      builder_.getF32FloatAttr(cap));
 }
 
 Value NetworkBuilder::lmHead(Location loc, Value x, Value table, Value bias) {

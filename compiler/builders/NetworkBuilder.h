@@ -30,6 +30,7 @@ struct AttentionKind {
   mlir::Value relativeBias; ///< T5's [buckets, heads] table, or null
   int64_t maxDistance = 0;  ///< of the relative bias's buckets
   float scale = 0.0f;       ///< > 0: the score factor; 0: 1/sqrt(head_dim)
+  float softcap = 0.0f;     ///< > 0: scores become softcap * tanh(s / softcap)
 };
 
 class NetworkBuilder {
@@ -116,6 +117,8 @@ public:
   mlir::Value relu(mlir::Location loc, mlir::Value x);
   /// `exact`: the erf form; else the tanh approximation.
   mlir::Value gelu(mlir::Location loc, mlir::Value x, bool exact = false);
+  /// cap * tanh(x / cap), elementwise.
+  mlir::Value softCap(mlir::Location loc, mlir::Value x, float cap);
   /// `bias` may be null.
   mlir::Value lmHead(mlir::Location loc, mlir::Value x, mlir::Value table,
                      mlir::Value bias = {});

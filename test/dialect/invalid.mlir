@@ -452,6 +452,22 @@ func.func @attention_scale(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %table: t
 
 // -----
 
+func.func @attention_softcap(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %pos: index) -> tensor<4x16xf32> {
+  // expected-error @+1 {{softcap must be a positive finite number}}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 4 : i64, softcap = 0.0 : f32, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @soft_cap_cap(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{cap must be a positive finite number}}
+  %y = tfm.soft_cap %x {cap = -30.0 : f32} : tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @relative_bias_and_alibi(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %slopes: tensor<4xf32>, %table: tensor<32x4xf32>, %pos: index) -> tensor<4x16xf32> {
   // expected-error @+1 {{takes ALiBi slopes or a relative_bias, not both}}
   %o = tfm.attention %q, %k, %k[%pos] alibi(%slopes : tensor<4xf32>) relative_bias(%table : tensor<32x4xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 128 : i64, mask = #tfm.mask<causal>, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>

@@ -290,6 +290,21 @@ func.func @attention_relative_bias(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %
 
 // -----
 
+// Gemma 2's soft-capped attention scores and vocabulary logits.
+// CHECK-LABEL: func @soft_capping
+func.func @soft_capping(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: tfm.attention {{.*}} {cache = #tfm.cache_role<self>, mask = #tfm.mask<sliding_window>, num_heads = 4 : i64, num_kv_heads = 2 : i64, softcap = 5.000000e+01 : f32, window = 3 : i64}
+  %o = tfm.attention %q, %k, %k[%pos] {num_heads = 4 : i64, num_kv_heads = 2 : i64, softcap = 50.0 : f32, mask = #tfm.mask<sliding_window>, window = 3 : i64, cache = #tfm.cache_role<self>} : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  %init = tensor.empty() : tensor<4x16xf32>
+  // CHECK: tfm.attention_kernel {{.*}} {mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64, softcap = 5.000000e+01 : f32}
+  %r = tfm.attention_kernel ins(%o, %k, %k : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, softcap = 50.0 : f32, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  // CHECK: tfm.soft_cap %{{.*}} {cap = 3.000000e+01 : f32} : tensor<4x16xf32>
+  %c = tfm.soft_cap %r {cap = 30.0 : f32} : tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @moe
 func.func @moe(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
   // CHECK: tfm.moe %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {routing = #tfm.routing<softmax_top_k>, top_k = 2 : i64} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>

@@ -76,6 +76,7 @@ constexpr EnumName<ElementwiseOp> kElementwiseOps[] = {
     {ElementwiseOp::GeluErf, "gelu_erf"},
     {ElementwiseOp::SwiGlu, "swiglu"},
     {ElementwiseOp::GeGlu, "geglu"},
+    {ElementwiseOp::SoftCap, "soft_cap"},
 };
 constexpr EnumName<Routing> kRoutings[] = {
     {Routing::TopKSoftmax, "top_k_softmax"},
@@ -395,6 +396,7 @@ template <typename V> void fields(V &v, AttentionParams &p) {
   v.enumeration("mask", p.mask, kMasks);
   v.integer("window", p.window);
   v.optionalNumber("scale", p.scale);
+  v.optionalNumber("softcap", p.softcap);
   v.boolean("alibi", p.alibi);
   v.enumeration("cache", p.cache, kCacheTypes);
   v.boolean("key_count", p.keyCount);
@@ -447,6 +449,8 @@ template <typename V> void fields(V &v, ElementwiseParams &p) {
   v.enumeration("op", p.op, kElementwiseOps, true);
   v.integer("rows", p.rows, true);
   v.integer("features", p.features, true);
+  if (p.op == ElementwiseOp::SoftCap)
+    v.number("cap", p.cap);
 }
 
 template <typename V> void fields(V &v, MoeRoutingParams &p) {
@@ -803,6 +807,8 @@ void verify(Checker &check, const AttentionParams &p) {
                "relative_bias needs 1 <= exact <= side and at most side steps")
       .require(!p.scale || (std::isfinite(*p.scale) && *p.scale > 0),
                "scale must be a positive finite number")
+      .require(!p.softcap || (std::isfinite(*p.softcap) && *p.softcap > 0),
+               "softcap must be a positive finite number")
       .require(p.block >= 0 && p.block <= 4096,
                "block must be in [0, 4096] keys (0: chosen)");
 }
@@ -868,6 +874,9 @@ void verify(Checker &check, const PositionalParams &p) {
 void verify(Checker &check, const ElementwiseParams &p) {
   check.positive("rows", p.rows).positive("features", p.features);
   check.fitsInt32("the input", p.rows * p.features, 4);
+  check.require(p.op != ElementwiseOp::SoftCap ||
+                    (std::isfinite(p.cap) && p.cap > 0),
+                "soft_cap needs a positive finite cap");
 }
 
 void verify(Checker &check, const MoeRoutingParams &p) {

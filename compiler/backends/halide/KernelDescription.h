@@ -60,8 +60,9 @@ enum class ElementwiseOp : uint8_t {
   Silu,
   GeluTanh,
   GeluErf,
-  SwiGlu, ///< silu(lhs) * rhs
-  GeGlu,  ///< gelu_tanh(lhs) * rhs
+  SwiGlu,  ///< silu(lhs) * rhs
+  GeGlu,   ///< gelu_tanh(lhs) * rhs
+  SoftCap, ///< cap * tanh(lhs / cap)
 };
 
 enum class Routing : uint8_t { TopKSoftmax, SoftmaxTopK };
@@ -133,6 +134,8 @@ struct AttentionParams {
   int64_t window = 0;
   /// The score factor; 1/sqrt(head_dim) when absent.
   std::optional<double> scale;
+  /// Scaled scores `s` become `softcap * tanh(s / softcap)` (Gemma 2).
+  std::optional<double> softcap;
   /// Head `h` adds `slopes[h] * (key position - query position)`.
   bool alibi = false;
   CacheType cache = CacheType::F32;
@@ -183,6 +186,8 @@ struct PositionalParams {
 struct ElementwiseParams {
   ElementwiseOp op = ElementwiseOp::Add;
   int64_t rows = 0, features = 0;
+  /// soft_cap's cap.
+  double cap = 0.0;
 };
 
 /// Chooses `top_k` of `experts` per row from router logits, the lower

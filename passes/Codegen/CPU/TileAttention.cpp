@@ -31,13 +31,14 @@
 // Whole blocks (n = B) are unrolled: each key's dot product is kept as B
 // partial sums (head_dim / B multiply-adds of B lanes) and one tree of
 // shuffles and adds reduces all B of them at once into the block's score
-// vector, instead of a horizontal reduction and an insert per key; the
-// value products alternate between two accumulators so that consecutive
-// keys do not wait on each other's FMA. The whole-block loop is software-
-// pipelined (block i + 1's scores are computed while block i is folded),
-// which lets the next keys' loads overlap this block's exp and FMAs. The
-// last, partial block walks its keys in a loop. Keys and values of an f16
-// cache are widened to f32 as they are loaded.
+// vector (soft-capped, cap * tanh(scores / cap), when the op caps them),
+// instead of a horizontal reduction and an insert per key; the value
+// products alternate between two accumulators so that consecutive keys do
+// not wait on each other's FMA. The whole-block loop is software-pipelined
+// (block i + 1's scores are computed while block i is folded), which lets
+// the next keys' loads overlap this block's exp and FMAs. The last, partial
+// block walks its keys in a loop. Keys and values of an f16 cache are
+// widened to f32 as they are loaded.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/RelativeBuckets.h"
@@ -93,6 +94,7 @@ public:
         f32Constant(b, loc, 0.0), ArrayRef<bool>{true});
     kernel.query = arith::MulFOp::create(
         b, loc, q, splat(b, loc, kernel.rowType, op.getScoreScale()));
+    kernel.cap = op.getScoreCap();
     if (Value slopes = op.getSlopes())
       kernel.slope = vector::BroadcastOp::create(
           b, loc, kernel.blockType,
@@ -298,7 +300,7 @@ private:
         }
         partials.push_back(partial);
       }
-      return sumLanesOfEach(b, loc, partials);
+      return capped(b, loc, sumLanesOfEach(b, loc, partials));
     }
 
     /// Folds the whole block from `first`, whose scores are `scores`.
@@ -329,7 +331,10 @@ private:
             Value dot = vector::ReductionOp::create(
                 kb, kloc, vector::CombiningKind::ADD,
                 arith::MulFOp::create(kb, kloc, query, k));
-            return vector::InsertOp::create(kb, kloc, dot, partial, j);
+            // Capped key by key: the -inf of the lanes past `count` must
+            // stay -inf.
+            return vector::InsertOp::create(kb, kloc, capped(kb, kloc, dot),
+                                            partial, j);
           });
       // Not a structured binding: the lambda below captures the weights.
       SoftmaxState next;
@@ -444,6 +449,12 @@ private:
     Value relativeBias;     ///< the head's [buckets, 1] T5 bias; null: none
     std::optional<RelativeBuckets> buckets; ///< with relativeBias
     Value origin; ///< with a bias: row - origin = key - query position
+    std::optional<double> cap; ///< the scores' soft cap, if any
+
+    /// `scores` (a block's or one key's) soft-capped if the op caps them.
+    Value capped(OpBuilder &b, Location loc, Value scores) const {
+      return cap ? softCap(b, loc, scores, *cap) : scores;
+    }
   };
 
   /// Key rows [begin, end), each at position row - origin relative to the

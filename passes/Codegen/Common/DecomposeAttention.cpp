@@ -118,9 +118,10 @@ public:
             })
             .getResult(0);
 
-    // Masked, scaled scores (plus ALiBi or relative position biases); -inf
-    // where a key is hidden from the query.
+    // Masked, scaled (and soft-capped) scores, plus ALiBi or relative
+    // position biases; -inf where a key is hidden from the query.
     double scale = op.getScoreScale();
+    std::optional<double> cap = op.getScoreCap();
     MaskKind mask = op.getMask();
     int64_t window = op.getWindow().value_or(0);
     std::optional<uint64_t> ring = op.getRing();
@@ -133,6 +134,8 @@ public:
     auto maskedScore = [&](OpBuilder &nb, Location nloc, Value score) -> Value {
       Value scaled =
           arith::MulFOp::create(nb, nloc, score, f32Constant(nb, nloc, scale));
+      if (cap)
+        scaled = softCap(nb, nloc, scaled, *cap);
       if (mask == MaskKind::bidirectional && !slopes && !table)
         return scaled;
       Value query = linalg::IndexOp::create(nb, nloc, 1);

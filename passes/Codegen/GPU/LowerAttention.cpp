@@ -4,7 +4,8 @@
 // foralls on tensors whose warps walk keys one at a time, keeping the
 // online softmax state of their query row:
 //
-//   s   = q . k_j * scale (+ ALiBi / relative bias)
+//   s   = q . k_j * scale (soft-capped: C tanh(s / C)) (+ ALiBi / relative
+//         bias)
 //   m'  = max(m, s);  c = exp(m - m');  p = exp(s - m')
 //   l'  = l * c + p;  acc' = acc * c + p * v_j
 //
@@ -185,6 +186,8 @@ private:
     Value score =
         vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
                                     arith::MulFOp::create(b, loc, query, k));
+    if (std::optional<double> cap = op.getScoreCap())
+      score = softCap(b, loc, score, *cap);
     if (slope || op.getRelativeBias()) {
       // Key position minus query position.
       Value keyPosition = arith::AddIOp::create(b, loc, key, delta);

@@ -298,6 +298,7 @@ ExtractResult extractAttention(OpBuilder &b, AttentionOp op) {
   }
   if (op.getScale())
     params.scale = op.getScaleAttr().getValueAsDouble();
+  params.softcap = op.getScoreCap();
   params.alibi = bool(op.getSlopes());
   if (Value table = op.getRelativeBias()) {
     RelativeBuckets buckets =
@@ -435,6 +436,9 @@ ExtractResult extractElementwise(Operation *op, Operation *&fusedProducer) {
     params.op = hl::ElementwiseOp::Silu;
   } else if (isa<ReluOp>(op)) {
     params.op = hl::ElementwiseOp::Relu;
+  } else if (auto cap = dyn_cast<SoftCapOp>(op)) {
+    params.op = hl::ElementwiseOp::SoftCap;
+    params.cap = cap.getCap().convertToDouble();
   } else {
     params.op = cast<GeluOp>(op).getApproximation() == GeluApproximation::tanh
                     ? hl::ElementwiseOp::GeluTanh
@@ -475,7 +479,7 @@ std::optional<hl::KernelKind> kindOf(Operation *op) {
     return hl::KernelKind::Attention;
   if (isa<RopeOp, EmbeddingOp, PositionEmbeddingOp, SinusoidalPositionOp>(op))
     return hl::KernelKind::Positional;
-  if (isa<AddOp, MulOp, SiluOp, ReluOp, GeluOp>(op))
+  if (isa<AddOp, MulOp, SiluOp, ReluOp, GeluOp, SoftCapOp>(op))
     return hl::KernelKind::Elementwise;
   if (isa<MoEOp>(op))
     return hl::KernelKind::MoeRouting;

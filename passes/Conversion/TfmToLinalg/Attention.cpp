@@ -28,7 +28,7 @@ public:
         op.getOffset(), op.getSlopes(), op.getRelativeBias(), init,
         op.getNumHeadsAttr(), op.getNumKvHeadsAttr(), op.getMaskAttr(),
         op.getWindowAttr(), op.getRingAttr(), op.getMaxDistanceAttr(),
-        op.getScaleAttr());
+        op.getScaleAttr(), op.getSoftcapAttr());
     // What a target noted on the attention (its kernel configuration) is
     // about the kernel that computes it.
     kernel->setDiscardableAttrs(op->getDiscardableAttrDictionary());

@@ -84,6 +84,20 @@ Value relu(OpBuilder &b, Location loc, ValueRange args) {
   return arith::MaximumFOp::create(b, loc, args[0], f32Constant(b, loc, 0.0));
 }
 
+struct SoftCapLowering : OpRewritePattern<SoftCapOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftCapOp op,
+                                PatternRewriter &rewriter) const override {
+    double cap = op.getCap().convertToDouble();
+    rewriter.replaceOp(
+        op, mapElements(rewriter, op.getLoc(), ValueRange{op.getInput()},
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          return softCap(b, loc, args[0], cap);
+                        }));
+    return success();
+  }
+};
+
 template <typename SourceOp, typename ArithOp>
 struct BinaryLowering : OpRewritePattern<SourceOp> {
   using OpRewritePattern<SourceOp>::OpRewritePattern;
@@ -114,8 +128,9 @@ struct UnaryLowering : OpRewritePattern<SourceOp> {
 
 void mlir::tfm::populateTfmElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<BinaryLowering<AddOp, arith::AddFOp>,
-               BinaryLowering<MulOp, arith::MulFOp>, GeluLowering,
-               UnaryLowering<SiluOp, silu>, UnaryLowering<ReluOp, relu>>(
-      patterns.getContext());
+  patterns
+      .add<BinaryLowering<AddOp, arith::AddFOp>,
+           BinaryLowering<MulOp, arith::MulFOp>, GeluLowering, SoftCapLowering,
+           UnaryLowering<SiluOp, silu>, UnaryLowering<ReluOp, relu>>(
+          patterns.getContext());
 }

@@ -6,7 +6,8 @@
 
 namespace mlir::tfm {
 
-/// Elementwise ops: tfm.add, tfm.mul, tfm.gelu, tfm.silu.
+/// Elementwise ops: tfm.add, tfm.mul, tfm.gelu, tfm.silu, tfm.relu,
+/// tfm.soft_cap.
 void populateTfmElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.rms_norm, tfm.layer_norm.
 void populateTfmNormsToLinalgPatterns(RewritePatternSet &patterns);

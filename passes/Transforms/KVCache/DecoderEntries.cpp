@@ -91,10 +91,13 @@ private:
     if (auto attention = dyn_cast<AttentionOp>(op))
       return cloneAttention(attention);
     // Only one row of logits is returned: project only that row (the
-    // vocabulary projection is the largest GEMM of a small model).
+    // vocabulary projection is the largest GEMM of a small model). The
+    // logits may be soft-capped on their way out (Gemma 2).
     auto head = dyn_cast<LMHeadOp>(op);
-    if (count && head && llvm::all_of(head->getUsers(), [](Operation *user) {
-          return isa<func::ReturnOp>(user);
+    auto returned = [](Operation *user) { return isa<func::ReturnOp>(user); };
+    if (count && head && llvm::all_of(head->getUsers(), [&](Operation *user) {
+          return returned(user) || (isa<SoftCapOp>(user) &&
+                                    llvm::all_of(user->getUsers(), returned));
         })) {
       Value row = lastRow(head.getLoc(), mapping.lookup(head.getInput()));
       auto clone = LMHeadOp::create(

@@ -48,6 +48,6 @@ void mlir::tfm::cloneAttentionOver(OpBuilder &builder, IRMapping &mapping,
       attention.getNumHeadsAttr(), attention.getNumKvHeadsAttr(),
       attention.getMaskAttr(), attention.getWindowAttr(),
       attention.getCacheAttr(), ring, attention.getMaxDistanceAttr(),
-      attention.getScaleAttr());
+      attention.getScaleAttr(), attention.getSoftcapAttr());
   mapping.map(attention.getResult(), clone.getResult());
 }

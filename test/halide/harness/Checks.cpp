@@ -280,6 +280,8 @@ bool checkAttention(const AttentionParams &p, const Options &options,
           s += query[(r * heads + h) * dim + d] *
                keys[(kv * positions + slotOf(t)) * dim + d];
         s *= scale;
+        if (p.softcap)
+          s = *p.softcap * std::tanh(s / *p.softcap);
         if (p.alibi)
           s += slopes[h] * double(t - queryPos);
         if (p.relativeBias)
@@ -476,6 +478,9 @@ bool checkElementwise(const ElementwiseParams &p, const Options &options,
       break;
     case ElementwiseOp::GeGlu:
       want[i] = activate(Activation::GeluTanh, a) * b;
+      break;
+    case ElementwiseOp::SoftCap:
+      want[i] = p.cap * std::tanh(a / p.cap);
       break;
     }
   }

@@ -117,6 +117,8 @@ public:
     dot_(j, b, h, r) = 0.0f;
     dot_(j, b, h, r) += query(rd, head, row) * widen(keys(rd, readPos, kvHead));
     Expr score = dot_(j, b, h, r) * scale;
+    if (p.softcap)
+      score = softCap(score, static_cast<float>(*p.softcap));
     if (p.alibi)
       score += slopes(head) * cast<float>(keyPos - queryPos);
     if (p.relativeBias) {

@@ -50,6 +50,9 @@ public:
     case ElementwiseOp::GeGlu:
       y = activate(Activation::GeluTanh, a) * rhs(k, m);
       break;
+    case ElementwiseOp::SoftCap:
+      y = softCap(a, static_cast<float>(p.cap));
+      break;
     }
     output_(k, m) = y;
     output(output_, {p.rows, p.features});

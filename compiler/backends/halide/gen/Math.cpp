@@ -66,6 +66,10 @@ Expr tfmc::halide::activate(Activation activation, Expr x) {
   return x;
 }
 
+Expr tfmc::halide::softCap(Expr x, float cap) {
+  return cap * Halide::tanh(x / cap);
+}
+
 NormFuncs tfmc::halide::defineNorm(const NormDescription &norm, Func input,
                                    int64_t features, Func weight, Func bias) {
   NormFuncs f;

@@ -31,6 +31,11 @@ Halide::Expr erfcApprox(Halide::Expr x);
 /// `activation(x)` (none: x).
 Halide::Expr activate(Activation activation, Halide::Expr x);
 
+/// `cap * tanh(x / cap)`: soft-capping (Gemma 2's scores and logits), with
+/// the accurate tanh (a cancellation-prone exp form would lose the small
+/// scores' relative precision).
+Halide::Expr softCap(Halide::Expr x, float cap);
+
 /// Masked scores take this instead of -inf: Halide compiles float math
 /// without infinities (no-infs fast-math), and exp(kMaskedScore - m) is 0.
 constexpr float kMaskedScore = -1.0e30f;

@@ -228,3 +228,28 @@ func.func @flash_relative_bias(%q: tensor<4x16xf32>, %k: tensor<?x16xf32>, %tabl
   %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) offset(%pos) relative_bias(%table : tensor<16x4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 12 : i64, scale = 1.0 : f32, mask = #tfm.mask<causal>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// Soft-capped scores (Gemma 2): a whole block's score vector is capped at
+// once, cap * tanh(scores / cap); the last, partial block caps key by key
+// before inserting the score, so that its unread lanes stay -inf.
+// CHECK-LABEL: func.func @flash_softcap
+// CHECK: %[[INVERSE:.*]] = arith.constant dense<2.000000e-02> : vector<4xf32>
+// CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[INVERSE]] : vector<4xf32>
+// CHECK: %[[TANH:.*]] = math.tanh %[[SCALED]] : vector<4xf32>
+// CHECK: %[[CAP:.*]] = arith.constant dense<5.000000e+01> : vector<4xf32>
+// CHECK: arith.mulf %[[CAP]], %[[TANH]] : vector<4xf32>
+// CHECK: scf.for {{.*}} -> (vector<4xf32>) {
+// CHECK: %[[DOT:.*]] = vector.reduction <add>, %{{.*}} : vector<4xf32> into f32
+// CHECK-NEXT: arith.constant 2.000000e-02 : f32
+// CHECK-NEXT: %[[SHRUNK:.*]] = arith.mulf %[[DOT]], %{{.*}} : f32
+// CHECK-NEXT: %[[ONE:.*]] = math.tanh %[[SHRUNK]] : f32
+// CHECK-NEXT: arith.constant 5.000000e+01 : f32
+// CHECK-NEXT: %[[CAPPED:.*]] = arith.mulf %{{.*}}, %[[ONE]] : f32
+// CHECK-NEXT: vector.insert %[[CAPPED]]
+func.func @flash_softcap(%q: tensor<4x16xf32>, %k: tensor<?x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, softcap = 50.0 : f32, mask = #tfm.mask<causal>, tfm_cpu.config = #tfm_cpu.attention<block_keys = 4>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}

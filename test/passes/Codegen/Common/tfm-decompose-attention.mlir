@@ -167,3 +167,20 @@ func.func @attention_relative_bias(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %
   %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) offset(%pos) relative_bias(%table : tensor<8x4xf32>) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 4 : i64, max_distance = 6 : i64, scale = 1.0 : f32, mask = #tfm.mask<bidirectional>} -> tensor<4x16xf32>
   return %o : tensor<4x16xf32>
 }
+
+// -----
+
+// Soft-capping (Gemma 2) squashes each scaled score, cap * tanh(s / cap),
+// before the mask hides it.
+// CHECK-LABEL: func.func @attention_softcap
+func.func @attention_softcap(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: index) -> tensor<4x16xf32> {
+  // CHECK: linalg.generic
+  // CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %cst{{.*}} : f32
+  // CHECK: %[[SHRUNK:.*]] = arith.mulf %[[SCALED]], %cst{{.*}} : f32
+  // CHECK: %[[TANH:.*]] = math.tanh %[[SHRUNK]] : f32
+  // CHECK: %[[CAPPED:.*]] = arith.mulf %[[TANH]], %cst{{.*}} : f32
+  // CHECK: arith.select %{{.*}}, %cst{{.*}}, %[[CAPPED]] : f32
+  %init = tensor.empty() : tensor<4x16xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>) offset(%pos) outs(%init : tensor<4x16xf32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, softcap = 50.0 : f32, mask = #tfm.mask<causal>} -> tensor<4x16xf32>
+  return %o : tensor<4x16xf32>
+}

@@ -46,3 +46,21 @@ func.func @attention_prefill(%q: tensor<32x64xf32>, %cache: tensor<2x256x16xf32>
   %o = tfm.attention_kernel ins(%q, %k, %k : tensor<32x64xf32>, tensor<2x?x16xf32>, tensor<2x?x16xf32>) offset(%pos) outs(%init : tensor<32x64xf32>) {mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64, tfm_gpu.kernel = #tfm_gpu.kernel<attention_prefill, workgroup = [4, 1], block = [128, 1, 1], chunk = 1>} -> tensor<32x64xf32>
   return %o : tensor<32x64xf32>
 }
+
+// -----
+
+// Soft-capped scores (Gemma 2): each key's score, q . k scaled, becomes
+// cap * tanh(score / cap) before the online softmax takes it.
+// CHECK-LABEL: func.func @attention_softcap
+// CHECK: scf.for {{.*}} -> (f32, f32, vector<16xf32>)
+// CHECK:   %[[DOT:.*]] = vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
+// CHECK:   %[[SHRUNK:.*]] = arith.mulf %[[DOT]], %cst{{.*}} : f32
+// CHECK:   %[[TANH:.*]] = math.tanh %[[SHRUNK]] : f32
+// CHECK:   %[[SCORE:.*]] = arith.mulf %[[TANH]], %cst{{.*}} : f32
+// CHECK:   arith.maximumf %{{.*}}, %[[SCORE]] : f32
+func.func @attention_softcap(%q: tensor<32x64xf32>, %cache: tensor<2x256x16xf32>, %n: index, %pos: index) -> tensor<32x64xf32> {
+  %k = tensor.extract_slice %cache[0, 0, 0] [2, %n, 16] [1, 1, 1] : tensor<2x256x16xf32> to tensor<2x?x16xf32>
+  %init = tensor.empty() : tensor<32x64xf32>
+  %o = tfm.attention_kernel ins(%q, %k, %k : tensor<32x64xf32>, tensor<2x?x16xf32>, tensor<2x?x16xf32>) offset(%pos) outs(%init : tensor<32x64xf32>) {mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64, softcap = 50.0 : f32, tfm_gpu.kernel = #tfm_gpu.kernel<attention_prefill, workgroup = [4, 1], block = [128, 1, 1], chunk = 1>} -> tensor<32x64xf32>
+  return %o : tensor<32x64xf32>
+}

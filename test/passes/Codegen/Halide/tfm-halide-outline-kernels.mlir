@@ -216,6 +216,27 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 
 // -----
 
+// Gemma 2's soft caps: the attention kernel caps its scaled scores, and
+// the capped logits are an elementwise kernel with its cap.
+// CHECK: tfm_halide.kernel @attention_0 {{.*}}\22scale\22: 0.5,\22softcap\22: 5e+01,
+// CHECK: tfm_halide.kernel @elementwise_0 {{.*}}\22op\22: \22soft_cap\22,\22rows\22: 1,\22features\22: 64,\22cap\22: 3e+01}
+// CHECK-LABEL: func.func @soft_caps(
+// CHECK: tfm_halide.call @attention_0
+// CHECK: tfm_halide.call @elementwise_0
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @soft_caps(%q: tensor<1x64xf32>, %cache: tensor<2x2x128x16xf32>, %pos: index) -> tensor<1x64xf32> {
+    %c1 = arith.constant 1 : index
+    %n = arith.addi %pos, %c1 : index
+    %k = tensor.extract_slice %cache[0, 0, 0, 0] [1, 2, %n, 16] [1, 1, 1, 1] : tensor<2x2x128x16xf32> to tensor<2x?x16xf32>
+    %v = tensor.extract_slice %cache[1, 0, 0, 0] [1, 2, %n, 16] [1, 1, 1, 1] : tensor<2x2x128x16xf32> to tensor<2x?x16xf32>
+    %a = tfm.attention %q, %k, %v[%pos] {cache = #tfm.cache_role<self>, mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64, scale = 0.5 : f32, softcap = 50.0 : f32} : tensor<1x64xf32>, tensor<2x?x16xf32>, tensor<2x?x16xf32>
+    %c = tfm.soft_cap %a {cap = 30.0 : f32} : tensor<1x64xf32>
+    return %c : tensor<1x64xf32>
+  }
+}
+
+// -----
+
 // Kinds not named stay tfm ops, for the target's own code generator.
 // RUN: tfmc-opt %s -split-input-file -tfm-halide-outline-kernels="kinds=norm" | FileCheck %s --check-prefix=ONLY-NORM
 // ONLY-NORM-LABEL: func.func @others(
