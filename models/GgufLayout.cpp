@@ -93,14 +93,26 @@ llvm::Error tfmc::readGgufDecoderConfig(const Checkpoint &file,
   // Keys that change the math in llama.cpp and that tfmc does not apply to
   // these architectures: refused by name rather than ignored
   // (docs/gguf-metadata.md).
+  AttentionSettings &a = c.attention;
+  // Soft caps are read for the architectures that have them (Gemma 2's
+  // blocks come capped), as llama.cpp does, and refused elsewhere.
+  bool capped = a.softcap > 0 || c.finalLogitSoftcap > 0;
   for (const char *name :
        {"rope.scaling.yarn_log_multiplier", "attention.scale",
         "attn_logit_softcapping", "final_logit_softcapping", "logit_scale",
-        "embedding_scale", "residual_scale"})
-    if (config.isSet(key(arch, name)))
+        "embedding_scale", "residual_scale"}) {
+    bool softcap = llvm::StringRef(name).ends_with("softcapping");
+    if (config.isSet(key(arch, name)) && !(capped && softcap))
       return fail(config, "metadata key '" + key(arch, name) +
                               "' is set, which tfmc does not apply");
-  AttentionSettings &a = c.attention;
+  }
+  // Where the file does not state a cap, the architecture's stands.
+  if (auto err = config.read(key(arch, "attn_logit_softcapping"), a.softcap,
+                             double(a.softcap)))
+    return err;
+  if (auto err = config.read(key(arch, "final_logit_softcapping"),
+                             c.finalLogitSoftcap, double(c.finalLogitSoftcap)))
+    return err;
   if (auto err = config.read(key(arch, "embedding_length"), c.dim))
     return err;
   if (auto err = config.read(key(arch, "feed_forward_length"), c.hiddenDim))
@@ -238,9 +250,13 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
   if (config.lmHeadBias)
     global.push_back({"output.bias", {R::LmHeadBias}});
 
-  std::vector<TensorMapping> layer =
-      norm(config, "blk.{layer}.attn_norm.weight", "blk.{layer}.attn_norm.bias",
-           R::AttnNormWeight, R::AttnNormBias);
+  // OLMo-2 norms the sublayers' outputs only.
+  bool inputNorms = normsSublayerInputs(config.normPlacement);
+  std::vector<TensorMapping> layer;
+  if (inputNorms)
+    layer =
+        norm(config, "blk.{layer}.attn_norm.weight",
+             "blk.{layer}.attn_norm.bias", R::AttnNormWeight, R::AttnNormBias);
   if (fusedQkv) {
     layer.push_back({"blk.{layer}.attn_qkv.weight", {R::Wq, R::Wk, R::Wv}});
     if (a.qkvBias)
@@ -255,7 +271,7 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
       layer.push_back({"blk.{layer}.attn_v.bias", {R::Bv}});
     }
   }
-  if (a.qkNorm) {
+  if (a.qkNorm != QkNorm::None) {
     layer.push_back({"blk.{layer}.attn_q_norm.weight", {R::QNormWeight}});
     layer.push_back({"blk.{layer}.attn_k_norm.weight", {R::KNormWeight}});
   }
@@ -263,11 +279,23 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
   if (a.outputBias)
     layer.push_back({"blk.{layer}.attn_output.bias", {R::Bo}});
   // One norm feeds both branches of a shared-norm parallel layer (Phi-2).
-  if (config.blockLayout != BlockLayout::ParallelSharedNorm)
+  if (inputNorms && config.blockLayout != BlockLayout::ParallelSharedNorm)
     for (TensorMapping &m :
          norm(config, "blk.{layer}.ffn_norm.weight",
               "blk.{layer}.ffn_norm.bias", R::FfnNormWeight, R::FfnNormBias))
       layer.push_back(m);
+  // Gemma 2 and 3 and OLMo-2 norm each sublayer's output.
+  if (normsSublayerOutputs(config.normPlacement)) {
+    for (TensorMapping &m :
+         norm(config, "blk.{layer}.post_attention_norm.weight",
+              "blk.{layer}.post_attention_norm.bias", R::PostAttnNormWeight,
+              R::PostAttnNormBias))
+      layer.push_back(m);
+    for (TensorMapping &m : norm(config, "blk.{layer}.post_ffw_norm.weight",
+                                 "blk.{layer}.post_ffw_norm.bias",
+                                 R::PostFfnNormWeight, R::PostFfnNormBias))
+      layer.push_back(m);
+  }
   if (config.moe.experts == 0) {
     bool gated = config.mlp == MlpKind::SwiGLU || config.mlp == MlpKind::GeGLU;
     if (gated)

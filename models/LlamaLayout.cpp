@@ -91,6 +91,32 @@ llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
   return readHfRopeScaling(config, a.rotatedFeatures(), c);
 }
 
+llvm::Expected<bool> tfmc::readHfLayerTypes(const ConfigSource &config,
+                                            DecoderConfig &c) {
+  std::optional<uint64_t> listed = config.arraySize("layer_types");
+  if (!listed)
+    return false;
+  if (int64_t(*listed) != c.numLayers)
+    return llvm::createStringError("layer_types in " + config.describe() +
+                                   " lists " + llvm::Twine(*listed) +
+                                   " layers but num_hidden_layers is " +
+                                   llvm::Twine(c.numLayers));
+  std::vector<bool> &full = c.attention.fullAttentionLayers;
+  full.assign(size_t(c.numLayers), false);
+  for (int64_t layer = 0; layer < c.numLayers; ++layer) {
+    std::string key = "layer_types." + std::to_string(layer);
+    auto kind = config.string(key);
+    if (!kind)
+      return kind.takeError();
+    if (*kind != "full_attention" && *kind != "sliding_attention")
+      return llvm::createStringError(
+          "unsupported " + key + " '" + *kind + "' in " + config.describe() +
+          " (supported: full_attention, sliding_attention)");
+    full[size_t(layer)] = *kind == "full_attention";
+  }
+  return true;
+}
+
 llvm::Error tfmc::readQwenSlidingWindow(const ConfigSource &config,
                                         DecoderConfig &c) {
   auto windowed = config.flag("use_sliding_window", false);
@@ -106,26 +132,12 @@ llvm::Error tfmc::readQwenSlidingWindow(const ConfigSource &config,
         " needs a sliding_window (the window's positions)");
   if (auto err = config.read("sliding_window", a.slidingWindow))
     return err;
-  a.fullAttentionLayers.assign(size_t(c.numLayers), false);
-  if (std::optional<uint64_t> listed = config.arraySize("layer_types")) {
-    if (int64_t(*listed) != c.numLayers)
-      return llvm::createStringError("layer_types in " + config.describe() +
-                                     " lists " + llvm::Twine(*listed) +
-                                     " layers but num_hidden_layers is " +
-                                     llvm::Twine(c.numLayers));
-    for (int64_t layer = 0; layer < c.numLayers; ++layer) {
-      std::string key = "layer_types." + std::to_string(layer);
-      auto kind = config.string(key);
-      if (!kind)
-        return kind.takeError();
-      if (*kind != "full_attention" && *kind != "sliding_attention")
-        return llvm::createStringError(
-            "unsupported " + key + " '" + *kind + "' in " + config.describe() +
-            " (supported: full_attention, sliding_attention)");
-      a.fullAttentionLayers[size_t(layer)] = *kind == "full_attention";
-    }
+  auto listed = readHfLayerTypes(config, c);
+  if (!listed)
+    return listed.takeError();
+  if (*listed)
     return llvm::Error::success();
-  }
+  a.fullAttentionLayers.assign(size_t(c.numLayers), false);
   // Qwen2Config's default is 28; 0 windows every layer.
   auto fullLayers = config.nonNegative("max_window_layers", 28);
   if (!fullLayers)
@@ -167,29 +179,68 @@ static llvm::Error takeExperts(TensorTable &table, const DecoderConfig &config,
   return llvm::Error::success();
 }
 
+/// A LLaMA-layout layer's norm: its tensors (a LayerNorm's bias too) and
+/// their roles.
+struct LayerNormTensors {
+  TensorMapping weight, bias;
+};
+
+static std::vector<LayerNormTensors> layerNorms(const DecoderConfig &config) {
+  using R = WeightRole;
+  auto norm = [](const char *weight, R weightRole, const char *bias,
+                 R biasRole) {
+    return LayerNormTensors{{weight, {weightRole}}, {bias, {biasRole}}};
+  };
+  LayerNormTensors input =
+      norm("model.layers.{layer}.input_layernorm.weight", R::AttnNormWeight,
+           "model.layers.{layer}.input_layernorm.bias", R::AttnNormBias);
+  // Before the MLP in LLaMA; after attention in Gemma 2 and 3 and OLMo-2.
+  auto postAttention = [&](R weightRole, R biasRole) {
+    return norm("model.layers.{layer}.post_attention_layernorm.weight",
+                weightRole,
+                "model.layers.{layer}.post_attention_layernorm.bias", biasRole);
+  };
+  LayerNormTensors preFeedForward = norm(
+      "model.layers.{layer}.pre_feedforward_layernorm.weight", R::FfnNormWeight,
+      "model.layers.{layer}.pre_feedforward_layernorm.bias", R::FfnNormBias);
+  LayerNormTensors postFeedForward =
+      norm("model.layers.{layer}.post_feedforward_layernorm.weight",
+           R::PostFfnNormWeight,
+           "model.layers.{layer}.post_feedforward_layernorm.bias",
+           R::PostFfnNormBias);
+  switch (config.normPlacement) {
+  case NormPlacement::PreNorm:
+  case NormPlacement::PostNorm:
+    // A layer whose one norm feeds attention and MLP has no second norm.
+    if (config.blockLayout == BlockLayout::ParallelSharedNorm)
+      return {input};
+    return {input, postAttention(R::FfnNormWeight, R::FfnNormBias)};
+  case NormPlacement::Sandwich:
+    return {input, postAttention(R::PostAttnNormWeight, R::PostAttnNormBias),
+            preFeedForward, postFeedForward};
+  case NormPlacement::PostSublayer:
+    return {postAttention(R::PostAttnNormWeight, R::PostAttnNormBias),
+            postFeedForward};
+  }
+  return {};
+}
+
 llvm::Expected<WeightMap>
 tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
                             const DecoderConfig &config) {
   static const TensorMapping kLayer[] = {
-      {"model.layers.{layer}.input_layernorm.weight",
-       {WeightRole::AttnNormWeight}},
       {"model.layers.{layer}.self_attn.q_proj.weight", {WeightRole::Wq}},
       {"model.layers.{layer}.self_attn.k_proj.weight", {WeightRole::Wk}},
       {"model.layers.{layer}.self_attn.v_proj.weight", {WeightRole::Wv}},
       {"model.layers.{layer}.self_attn.o_proj.weight", {WeightRole::Wo}},
   };
-  static const TensorMapping kFfnNorm[] = {
-      {"model.layers.{layer}.post_attention_layernorm.weight",
-       {WeightRole::FfnNormWeight}},
-  };
   // LayerNorm families (StableLM) store biases beside the norm weights.
-  static const TensorMapping kNormBiases[] = {
-      {"model.layers.{layer}.input_layernorm.bias", {WeightRole::AttnNormBias}},
-  };
-  static const TensorMapping kFfnNormBias[] = {
-      {"model.layers.{layer}.post_attention_layernorm.bias",
-       {WeightRole::FfnNormBias}},
-  };
+  std::vector<TensorMapping> norms;
+  for (const LayerNormTensors &norm : layerNorms(config)) {
+    norms.push_back(norm.weight);
+    if (config.norm == NormKind::LayerNorm)
+      norms.push_back(norm.bias);
+  }
   static const TensorMapping kMlp[] = {
       {"model.layers.{layer}.mlp.gate_proj.weight", {WeightRole::WGate}},
       {"model.layers.{layer}.mlp.up_proj.weight", {WeightRole::WUp}},
@@ -217,18 +268,8 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
   for (int64_t layer = 0; layer < config.numLayers; ++layer) {
     if (auto err = takeWeights(table, config, kLayer, layer, weights))
       return err;
-    // A layer whose one norm feeds attention and MLP has no second norm.
-    bool ffnNorm = config.blockLayout != BlockLayout::ParallelSharedNorm;
-    if (ffnNorm)
-      if (auto err = takeWeights(table, config, kFfnNorm, layer, weights))
-        return err;
-    if (layerNorm) {
-      if (auto err = takeWeights(table, config, kNormBiases, layer, weights))
-        return err;
-      if (ffnNorm)
-        if (auto err = takeWeights(table, config, kFfnNormBias, layer, weights))
-          return err;
-    }
+    if (auto err = takeWeights(table, config, norms, layer, weights))
+      return err;
     if (config.moe.experts == 0) {
       if (auto err = takeWeights(table, config, kMlp, layer, weights))
         return err;
@@ -238,7 +279,7 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
     if (config.attention.qkvBias)
       if (auto err = takeWeights(table, config, kQkvBiases, layer, weights))
         return err;
-    if (config.attention.qkNorm)
+    if (config.attention.qkNorm != QkNorm::None)
       if (auto err = takeWeights(table, config, kQkNorms, layer, weights))
         return err;
     // Older exports store RoPE frequencies; the compiler derives them.

@@ -39,6 +39,12 @@ llvm::Error readLlamaLayoutConfig(const Checkpoint &file, DecoderConfig &c,
 llvm::Expected<WeightMap> mapLlamaLayoutWeights(const Checkpoint &file,
                                                 const DecoderConfig &config);
 
+/// transformers' `layer_types` (5.x; Gemma 2 and 3 from 4.5x): each
+/// layer's `full_attention` or `sliding_attention`, into
+/// `c.attention.fullAttentionLayers`. False when config.json lists none.
+llvm::Expected<bool> readHfLayerTypes(const ConfigSource &config,
+                                      DecoderConfig &c);
+
 /// Qwen's sliding window (Qwen2, Qwen3): with `use_sliding_window`,
 /// transformers gives the layers from `max_window_layers` (default 28) on a
 /// window of `sliding_window` positions and the others full attention (4.x);

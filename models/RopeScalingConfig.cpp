@@ -54,11 +54,12 @@ llvm::Error tfmc::readHfPartialRotary(const ConfigSource &config,
 }
 
 llvm::Error tfmc::readHfRopeScaling(const ConfigSource &config,
-                                    int64_t rotaryDim, DecoderConfig &c) {
+                                    int64_t rotaryDim, DecoderConfig &c,
+                                    llvm::ArrayRef<const char *> objects) {
   // transformers 4.x: `rope_scaling: {rope_type | type, ...}`; 5.x:
   // `rope_parameters: {rope_type, rope_theta, ...}`.
   std::string object, typeKey;
-  for (const char *candidate : {"rope_scaling", "rope_parameters"})
+  for (const char *candidate : objects)
     for (const char *type : {"rope_type", "type"})
       if (typeKey.empty() &&
           config.isSet(std::string(candidate) + "." + type)) {

@@ -18,9 +18,14 @@ namespace tfmc {
 /// Reads config.json's RoPE scaling of a RoPE over `rotaryDim` features
 /// into `c.ropeScaling`; `c.contextLength` (max_position_embeddings) and
 /// `c.ropeTheta` must be read. Types: default, linear, dynamic, llama3,
-/// yarn, longrope (and its older name su).
+/// yarn, longrope (and its older name su). `objects` are where it may be
+/// (the first that names a type counts): a family whose layer kinds rotate
+/// differently names its own (Gemma 3's
+/// `rope_parameters.full_attention`).
 llvm::Error readHfRopeScaling(const ConfigSource &config, int64_t rotaryDim,
-                              DecoderConfig &c);
+                              DecoderConfig &c,
+                              llvm::ArrayRef<const char *> objects = {
+                                  "rope_scaling", "rope_parameters"});
 
 /// Reads the fraction of each head's features that RoPE rotates (GPT-NeoX's
 /// `rotary_pct`, Phi's `partial_rotary_factor`) from the first of `keys`

@@ -25,6 +25,12 @@ NormRoles normRoles(NormSite site) {
     return {WeightRole::AttnNormWeight, WeightRole::AttnNormBias, "attn_norm"};
   case NormSite::Mlp:
     return {WeightRole::FfnNormWeight, WeightRole::FfnNormBias, "ffn_norm"};
+  case NormSite::PostAttention:
+    return {WeightRole::PostAttnNormWeight, WeightRole::PostAttnNormBias,
+            "post_attn_norm"};
+  case NormSite::PostMlp:
+    return {WeightRole::PostFfnNormWeight, WeightRole::PostFfnNormBias,
+            "post_ffn_norm"};
   case NormSite::Final:
     return {WeightRole::FinalNormWeight, WeightRole::FinalNormBias,
             "final_norm"};
@@ -101,30 +107,38 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
   auto bias = [&](WeightRole role) {
     return a.qkvBias ? std::optional<WeightRole>(role) : std::nullopt;
   };
+  int64_t window = a.windowOf(net.layer());
+  // Gemma 3's sliding-window layers rotate at a base of their own, never
+  // scaled.
+  bool local = window > 0 && c.localRopeTheta > 0;
+  float theta = local ? c.localRopeTheta : c.ropeTheta;
   std::optional<RopeFrequencies> scaled;
-  if (c.position == PositionKind::Rope && scalesFrequencies(c.ropeScaling))
+  if (c.position == PositionKind::Rope && !local &&
+      scalesFrequencies(c.ropeScaling))
     scaled = ropeFrequencies(c.ropeTheta, a.rotatedFeatures(), c.ropeScaling,
                              net.contextLength());
   auto rotate = [&](Value x, llvm::StringRef name) {
     if (c.position != PositionKind::Rope)
       return x;
-    return net.rope(net.at(name), x, a.headDim, a.rotaryDim, c.ropeTheta,
+    return net.rope(net.at(name), x, a.headDim, a.rotaryDim, theta,
                     c.ropeLayout, scaled ? &*scaled : nullptr);
   };
-  // Qwen3 normalises each head's queries and keys before rotating them.
-  auto headNorm = [&](Value x, WeightRole role, llvm::StringRef name) {
-    if (!a.qkNorm)
+  // Qwen3 normalises each head's queries and keys before rotating them,
+  // OLMo-2 all heads' at once.
+  auto normQk = [&](Value x, WeightRole role, llvm::StringRef name) {
+    if (a.qkNorm == QkNorm::None)
       return x;
+    int64_t group = a.qkNorm == QkNorm::PerHead ? a.headDim : 0;
     return net.rmsNorm(net.at(name), x, net.weight(role), c.normEps,
-                       c.normUnitOffset, a.headDim);
+                       c.normUnitOffset, group);
   };
   Value q =
-      rotate(headNorm(projection(net, h, WeightRole::Wq, bias(WeightRole::Bq)),
-                      WeightRole::QNormWeight, "attn.q_norm"),
+      rotate(normQk(projection(net, h, WeightRole::Wq, bias(WeightRole::Bq)),
+                    WeightRole::QNormWeight, "attn.q_norm"),
              "attn.rope_q");
   Value k =
-      rotate(headNorm(projection(net, h, WeightRole::Wk, bias(WeightRole::Bk)),
-                      WeightRole::KNormWeight, "attn.k_norm"),
+      rotate(normQk(projection(net, h, WeightRole::Wk, bias(WeightRole::Bk)),
+                    WeightRole::KNormWeight, "attn.k_norm"),
              "attn.rope_k");
   Value v = projection(net, h, WeightRole::Wv, bias(WeightRole::Bv));
   Value slopes;
@@ -132,7 +146,7 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
     slopes = net.constantVector(net.at("attn.alibi_slopes"),
                                 alibiSlopes(a.numHeads));
   Value attended = net.attention(net.at("attn"), q, k, v, a.numHeads,
-                                 a.numKVHeads, a.windowOf(net.layer()), slopes);
+                                 a.numKVHeads, window, slopes);
   return projection(net, attended, WeightRole::Wo,
                     a.outputBias ? std::optional(WeightRole::Bo)
                                  : std::nullopt);
@@ -179,16 +193,16 @@ Value tfmc::mlpBlock(NetworkBuilder &net, Value h) {
 Value tfmc::residual(NetworkBuilder &net, Value x, NormSite site,
                      llvm::StringRef name,
                      llvm::function_ref<Value(Value)> sublayer) {
-  switch (net.config().normPlacement) {
-  case NormPlacement::PreNorm:
-    return net.add(net.at((name + ".residual").str()), x,
-                   sublayer(norm(net, x, site)));
-  case NormPlacement::PostNorm: {
-    Value sum = net.add(net.at((name + ".residual").str()), x, sublayer(x));
-    return norm(net, sum, site);
-  }
-  }
-  llvm_unreachable("unknown norm placement");
+  NormPlacement placement = net.config().normPlacement;
+  std::string residualName = (name + ".residual").str();
+  if (placement == NormPlacement::PostNorm)
+    return norm(net, net.add(net.at(residualName), x, sublayer(x)), site);
+  Value out = sublayer(normsSublayerInputs(placement) ? norm(net, x, site) : x);
+  if (normsSublayerOutputs(placement))
+    out = norm(net, out,
+               site == NormSite::Attention ? NormSite::PostAttention
+                                           : NormSite::PostMlp);
+  return net.add(net.at(residualName), x, out);
 }
 
 Value tfmc::decoderLayer(NetworkBuilder &net, Value x) {
@@ -219,7 +233,11 @@ Value tfmc::head(NetworkBuilder &net, Value x, Value table) {
   if (!c.tiedEmbeddings)
     table = net.weight(WeightRole::LmHead);
   Value bias = c.lmHeadBias ? net.weight(WeightRole::LmHeadBias) : Value();
-  return net.lmHead(net.at("lm_head"), x, table, bias);
+  Value logits = net.lmHead(net.at("lm_head"), x, table, bias);
+  if (c.finalLogitSoftcap > 0)
+    logits =
+        net.softCap(net.at("logits.soft_cap"), logits, c.finalLogitSoftcap);
+  return logits;
 }
 
 Value tfmc::maskedLmHead(NetworkBuilder &net, Value x, Value table) {

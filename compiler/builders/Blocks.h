@@ -19,7 +19,13 @@
 namespace tfmc {
 
 /// Where a norm sits; picks its weights and its name.
-enum class NormSite { Attention, Mlp, Final };
+enum class NormSite {
+  Attention,     ///< before attention
+  Mlp,           ///< before the MLP
+  PostAttention, ///< after attention, before the residual adds it
+  PostMlp,       ///< after the MLP, before the residual adds it
+  Final,
+};
 
 /// Token embeddings of the sequence, plus learned or sinusoidal positions
 /// when the positions are either, normalised when the embeddings have a norm.
@@ -42,9 +48,11 @@ mlir::Value attentionBlock(NetworkBuilder &net, mlir::Value h);
 /// of SwiGLU experts) over `h`.
 mlir::Value mlpBlock(NetworkBuilder &net, mlir::Value h);
 
-/// `x` plus `sublayer` of `x`, normalised at `site` as the norm placement
-/// says (pre-norm: x + f(norm(x)); post-norm: norm(x + f(x))); `name`
-/// ("attn", "ffn") names the residual add.
+/// `x` plus `sublayer` of `x`, normalised at `site` (Attention or Mlp) as
+/// the norm placement says (pre-norm: x + f(norm(x)); post-norm:
+/// norm(x + f(x)); sandwich: x + post(f(norm(x))); post-sublayer:
+/// x + post(f(x)), post the norm after `site`); `name` ("attn", "ffn")
+/// names the residual add.
 mlir::Value residual(NetworkBuilder &net, mlir::Value x, NormSite site,
                      llvm::StringRef name,
                      llvm::function_ref<mlir::Value(mlir::Value)> sublayer);

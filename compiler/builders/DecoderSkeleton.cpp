@@ -4,6 +4,8 @@
 #include "compiler/builders/Blocks.h"
 #include "compiler/builders/EncoderDecoderSkeleton.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tfmc;
 
@@ -51,6 +53,21 @@ llvm::Error tfmc::checkDecoderConfig(const DecoderConfig &c,
                 "only");
   if (c.lmHeadBias && c.kind != ModelKind::DecoderOnly)
     return fail("an LM head bias is built for decoders only");
+  if (normsSublayerOutputs(c.normPlacement) &&
+      (c.kind != ModelKind::DecoderOnly ||
+       c.blockLayout != BlockLayout::Sequential))
+    return fail("norms after the sublayers are built for sequential "
+                "decoders only");
+  if (!(c.attention.softcap >= 0) || !(c.finalLogitSoftcap >= 0) ||
+      !std::isfinite(c.attention.softcap) ||
+      !std::isfinite(c.finalLogitSoftcap))
+    return fail("soft caps must be positive (0: none)");
+  if (c.finalLogitSoftcap > 0 && c.kind != ModelKind::DecoderOnly)
+    return fail("soft-capped logits are built for decoders only");
+  if (c.localRopeTheta != 0 &&
+      (c.position != PositionKind::Rope || !(c.localRopeTheta > 0) ||
+       !std::isfinite(c.localRopeTheta)))
+    return fail("a local RoPE base must be positive, in a rotary model");
   const ExpertSettings &moe = c.moe;
   if (moe.experts > 0) {
     if (moe.topK <= 0 || moe.topK > moe.experts)
@@ -94,14 +111,26 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
     add(WeightRole::EmbeddingNormWeight);
     add(WeightRole::EmbeddingNormBias);
   }
+  // attn_norm and ffn_norm: before the sublayers, or after the residual of
+  // a post-norm encoder; OLMo-2 has neither.
+  bool blockNorms = normsSublayerInputs(c.normPlacement) ||
+                    c.normPlacement == NormPlacement::PostNorm;
+  bool outputNorms = normsSublayerOutputs(c.normPlacement);
   for (int64_t l = 0; l < c.numLayers; ++l) {
-    for (WeightRole role : {WeightRole::AttnNormWeight, WeightRole::Wq,
-                            WeightRole::Wk, WeightRole::Wv, WeightRole::Wo})
+    for (WeightRole role :
+         {WeightRole::Wq, WeightRole::Wk, WeightRole::Wv, WeightRole::Wo})
       add(role, l);
+    if (blockNorms)
+      add(WeightRole::AttnNormWeight, l);
     // One norm feeds both branches of a shared-norm parallel layer.
-    bool ffnNorm = c.blockLayout != BlockLayout::ParallelSharedNorm;
+    bool ffnNorm =
+        blockNorms && c.blockLayout != BlockLayout::ParallelSharedNorm;
     if (ffnNorm)
       add(WeightRole::FfnNormWeight, l);
+    if (outputNorms)
+      for (WeightRole role :
+           {WeightRole::PostAttnNormWeight, WeightRole::PostFfnNormWeight})
+        add(role, l);
     if (c.moe.experts > 0) {
       add(WeightRole::Router, l);
       for (int64_t e = 0; e < c.moe.experts; ++e)
@@ -113,14 +142,19 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
       add(WeightRole::WDown, l);
     }
     if (layerNorm) {
-      add(WeightRole::AttnNormBias, l);
+      if (blockNorms)
+        add(WeightRole::AttnNormBias, l);
       if (ffnNorm)
         add(WeightRole::FfnNormBias, l);
+      if (outputNorms)
+        for (WeightRole role :
+             {WeightRole::PostAttnNormBias, WeightRole::PostFfnNormBias})
+          add(role, l);
     }
     if (c.attention.qkvBias)
       for (WeightRole role : {WeightRole::Bq, WeightRole::Bk, WeightRole::Bv})
         add(role, l);
-    if (c.attention.qkNorm)
+    if (c.attention.qkNorm != QkNorm::None)
       for (WeightRole role : {WeightRole::QNormWeight, WeightRole::KNormWeight})
         add(role, l);
     if (c.attention.outputBias)
@@ -136,7 +170,7 @@ tfmc::decoderWeightShapes(const DecoderConfig &c) {
         add(WeightRole::BGate, l);
     }
   }
-  if (c.normPlacement == NormPlacement::PreNorm) {
+  if (c.normPlacement != NormPlacement::PostNorm) {
     add(WeightRole::FinalNormWeight);
     if (layerNorm)
       add(WeightRole::FinalNormBias);

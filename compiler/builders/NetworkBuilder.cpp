@@ -172,6 +172,8 @@ Value NetworkBuilder::attention(Location loc, Value q, Value k, Value v,
   AttentionKind kind;
   kind.window = window;
   kind.slopes = slopes;
+  kind.scale = config_.attention.scoreScale;
+  kind.softcap = config_.attention.softcap;
   kind.mask = window > 0 ? mlir::tfm::MaskKind::sliding_window
                          : mlir::tfm::MaskKind::causal;
   if (config_.kind == ModelKind::EncoderOnly) {

@@ -49,10 +49,18 @@ RoleName roleName(WeightRole role) {
     return {true, "attn.q_norm.weight"};
   case WeightRole::KNormWeight:
     return {true, "attn.k_norm.weight"};
+  case WeightRole::PostAttnNormWeight:
+    return {true, "post_attn_norm.weight"};
+  case WeightRole::PostAttnNormBias:
+    return {true, "post_attn_norm.bias"};
   case WeightRole::FfnNormWeight:
     return {true, "ffn_norm.weight"};
   case WeightRole::FfnNormBias:
     return {true, "ffn_norm.bias"};
+  case WeightRole::PostFfnNormWeight:
+    return {true, "post_ffn_norm.weight"};
+  case WeightRole::PostFfnNormBias:
+    return {true, "post_ffn_norm.bias"};
   case WeightRole::WGate:
     return {true, "ffn.w_gate"};
   case WeightRole::BGate:
@@ -155,6 +163,10 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
   case WeightRole::AttnNormBias:
   case WeightRole::FfnNormWeight:
   case WeightRole::FfnNormBias:
+  case WeightRole::PostAttnNormWeight:
+  case WeightRole::PostAttnNormBias:
+  case WeightRole::PostFfnNormWeight:
+  case WeightRole::PostFfnNormBias:
   case WeightRole::FinalNormWeight:
   case WeightRole::FinalNormBias:
   case WeightRole::Bo:
@@ -165,8 +177,9 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
   case WeightRole::CrossAttnNormWeight:
     return {c.dim};
   case WeightRole::QNormWeight:
+    return {a.qkNorm == QkNorm::Whole ? qDim : a.headDim};
   case WeightRole::KNormWeight:
-    return {a.headDim};
+    return {a.qkNorm == QkNorm::Whole ? kvDim : a.headDim};
   case WeightRole::RelativeBias:
     return {a.relativeBuckets, a.numHeads};
   case WeightRole::MlmDense:

@@ -35,11 +35,18 @@ enum class WeightRole {
   Bv,
   Wo,
   Bo,
-  /// RMSNorm weights of each head's queries and keys, [head_dim] (Qwen3)
+  /// RMSNorm weights of the queries and keys: [head_dim] per head (Qwen3),
+  /// or [heads * head_dim] and [kv_heads * head_dim] for all (OLMo-2)
   QNormWeight,
   KNormWeight,
+  /// The norm of attention's output before the residual adds it (Gemma 2)
+  PostAttnNormWeight,
+  PostAttnNormBias,
   FfnNormWeight,
   FfnNormBias,
+  /// The norm of the MLP's output before the residual adds it (Gemma 2)
+  PostFfnNormWeight,
+  PostFfnNormBias,
   WGate,
   BGate,
   WUp,

@@ -31,6 +31,16 @@ HfConfig::open(const std::string &directory) {
 std::string HfConfig::describe() const { return "'" + path_ + "'"; }
 
 const llvm::json::Value *HfConfig::value(llvm::StringRef key) const {
+  const llvm::json::Value *found = stored(key);
+  return found && found->kind() != llvm::json::Value::Null ? found : nullptr;
+}
+
+bool HfConfig::isNull(llvm::StringRef key) const {
+  const llvm::json::Value *found = stored(key);
+  return found && found->kind() == llvm::json::Value::Null;
+}
+
+const llvm::json::Value *HfConfig::stored(llvm::StringRef key) const {
   // "a.b" is field b of the object in field a (transformers 5.x nests
   // e.g. rope_parameters.rope_theta); "a.3" is element 3 of the array in
   // field a (Qwen2's layer_types).
@@ -48,7 +58,7 @@ const llvm::json::Value *HfConfig::value(llvm::StringRef key) const {
     if (!found)
       return nullptr;
     if (tail.empty())
-      return found->kind() != llvm::json::Value::Null ? found : nullptr;
+      return found;
     object = found->getAsObject();
     array = found->getAsArray();
     rest = tail;

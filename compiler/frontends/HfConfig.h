@@ -24,6 +24,7 @@ public:
 
   std::string describe() const override;
   bool isSet(llvm::StringRef key) const override;
+  bool isNull(llvm::StringRef key) const override;
   llvm::Expected<int64_t>
   positive(llvm::StringRef key, std::optional<int64_t> fallback) const override;
   llvm::Expected<int64_t>
@@ -45,6 +46,8 @@ private:
   /// The value of `key` (dots separate the fields of nested objects), or
   /// null when it is absent or null.
   const llvm::json::Value *value(llvm::StringRef key) const;
+  /// The value of `key` as stored, a JSON null included; null when absent.
+  const llvm::json::Value *stored(llvm::StringRef key) const;
   /// The integer under `key`, at least `minimum` (`kind` names the bound in
   /// the message: "positive"); absent as for positive().
   llvm::Expected<int64_t> integerFrom(llvm::StringRef key,

@@ -31,6 +31,11 @@ public:
   /// null nor false).
   virtual bool isSet(llvm::StringRef key) const = 0;
 
+  /// True when `key` is there and explicitly null (config.json's way of
+  /// turning off what an absent key defaults to: Gemma 2's soft caps).
+  /// Formats without nulls (GGUF, llama2.c) never have one.
+  virtual bool isNull(llvm::StringRef key) const { return false; }
+
   /// A positive integer. An absent key gives `fallback`, or an error naming
   /// the file and the key when there is none.
   virtual llvm::Expected<int64_t>

@@ -47,10 +47,38 @@ enum class BlockLayout {
   ParallelSharedNorm,
 };
 
-/// Where a block's norm sits relative to its residual.
+/// Where a block's norms sit relative to its sublayer and residual.
 enum class NormPlacement {
   PreNorm,  ///< x + f(norm(x)), and a final norm before the head
   PostNorm, ///< norm(x + f(x)) (BERT); no final norm
+  /// x + post(f(pre(x))): a norm before and one after each sublayer, and a
+  /// final norm (Gemma 2 and 3)
+  Sandwich,
+  /// x + post(f(x)): a norm after each sublayer only, and a final norm
+  /// (OLMo-2)
+  PostSublayer,
+};
+
+/// Whether each sublayer's input passes a norm of its own first.
+inline bool normsSublayerInputs(NormPlacement placement) {
+  return placement == NormPlacement::PreNorm ||
+         placement == NormPlacement::Sandwich;
+}
+/// Whether each sublayer's output passes a norm before the residual adds it.
+inline bool normsSublayerOutputs(NormPlacement placement) {
+  return placement == NormPlacement::Sandwich ||
+         placement == NormPlacement::PostSublayer;
+}
+
+/// An RMSNorm of the queries and keys before RoPE, with the model's norm
+/// epsilon.
+enum class QkNorm {
+  None,
+  /// each head's features by their own RMS, weights [head_dim] (Qwen3)
+  PerHead,
+  /// all heads' features at once, weights [heads * head_dim] for the
+  /// queries and [kv_heads * head_dim] for the keys (OLMo-2)
+  Whole,
 };
 
 enum class PositionKind {
@@ -147,13 +175,15 @@ struct AttentionSettings {
   /// is set (Qwen2's layers below max_window_layers); empty: none.
   std::vector<bool> fullAttentionLayers;
   bool qkvBias = false; ///< biases on the Q, K and V projections
-  /// An RMSNorm of each head's queries and keys (weights [head_dim], the
-  /// model's norm epsilon) before RoPE (Qwen3).
-  bool qkNorm = false;
+  QkNorm qkNorm = QkNorm::None;
   bool outputBias = false; ///< a bias on the output projection
   /// > 0: the factor of the query-key products (T5: 1, its scale is folded
-  /// into the query weights); 0: 1/sqrt(head_dim).
+  /// into the query weights; Gemma 2: query_pre_attn_scalar^-1/2);
+  /// 0: 1/sqrt(head_dim).
   float scoreScale = 0.0f;
+  /// > 0: scaled scores s become softcap * tanh(s / softcap) (Gemma 2's
+  /// attn_logit_softcapping).
+  float softcap = 0.0f;
   /// > 0: T5's relative position bias, a [buckets, heads] table read in
   /// the first layer of each stack and added to every layer's scores of
   /// that stack's self-attention.
@@ -196,6 +226,10 @@ struct DecoderConfig {
   RopeLayout ropeLayout = RopeLayout::Interleaved;
   float ropeTheta = 10000.0f;
   RopeScaling ropeScaling;
+  /// > 0: the RoPE base of the sliding-window layers, whose frequencies are
+  /// never scaled (Gemma 3's rope_local_base_freq); 0: every layer uses
+  /// ropeTheta and ropeScaling.
+  float localRopeTheta = 0.0f;
   /// The base of the sinusoidal encodings' wavelengths (the paper's 10000).
   float sinusoidBase = 10000.0f;
 
@@ -216,6 +250,9 @@ struct DecoderConfig {
   bool tiedEmbeddings = true;
   /// A bias on the vocabulary logits (Phi-2, GPT-J).
   bool lmHeadBias = false;
+  /// > 0: the logits become cap * tanh(logits / cap) (Gemma 2's
+  /// final_logit_softcapping).
+  float finalLogitSoftcap = 0.0f;
 
   /// An encoder's masked-LM head (BERT's cls.predictions): dense + GELU (the
   /// MLP's form) + LayerNorm, then the token embedding (tied) plus a bias.

@@ -33,7 +33,7 @@ public:
 protected:
   DecoderConfig architecture() const override {
     DecoderConfig c = llama::architecture(RopeLayout::HalfSplit);
-    c.attention.qkNorm = true;
+    c.attention.qkNorm = QkNorm::PerHead;
     return c;
   }
 
