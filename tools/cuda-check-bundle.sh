@@ -34,6 +34,9 @@ cases=(
   "phi-tiny|257|$ids||preset:phi-tiny"
   "gptj-tiny|257|$ids||preset:gptj-tiny"
   "stablelm-tiny|259|$ids||preset:stablelm-tiny"
+  "gemma2-tiny|259|$window_ids||preset:gemma2-tiny"
+  "gemma3-tiny|259|$window_ids||preset:gemma3-tiny"
+  "olmo2-tiny|259|$ids||preset:olmo2-tiny"
   "bert-tiny|512|2,17,30,45,12,99,25,4,51,7,3|encoder|preset:bert-tiny"
   "t5-tiny|512|$ids|--source-ids 5,9,1,44,23,8|preset:t5-tiny"
 )

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "models/LlamaLayout.h"
-#include "models/llama/Llama.h"
+#include "models/gemma/Gemma.h"
 
 #include <cmath>
 
@@ -35,12 +35,7 @@ public:
   }
 
 protected:
-  DecoderConfig architecture() const override {
-    DecoderConfig c = llama::architecture(RopeLayout::HalfSplit);
-    c.mlp = MlpKind::GeGLU;
-    c.normUnitOffset = true;
-    return c;
-  }
+  DecoderConfig architecture() const override { return gemma::architecture(); }
 
   LlamaLayoutDefaults defaults() const override {
     LlamaLayoutDefaults d;
@@ -51,25 +46,11 @@ protected:
 
   llvm::Error readOwnKeys(const ConfigSource &config,
                           DecoderConfig &c) const override {
-    // transformers runs hidden_activation, gelu_pytorch_tanh when it is
-    // absent, whatever hidden_act says.
-    if (auto err = expectActivation(config, "hidden_activation",
-                                    "gelu_pytorch_tanh", "gelu_pytorch_tanh"))
-      return err;
-    // GemmaConfig's attention_bias adds Q/K/V/O biases tfmc does not map.
-    if (config.isSet("attention_bias"))
-      return llvm::createStringError("attention_bias in " + config.describe() +
-                                     " is not supported");
-    // Multiplied in the activations' precision: f32 here.
-    c.embeddingScale = float(std::sqrt(double(c.dim)));
-    return llvm::Error::success();
+    return gemma::readCommonKeys(config, c);
   }
 
-  // llama.cpp's converter stores Gemma's norm weights as 1 + w (a plain
-  // RMSNorm then computes Gemma's); the embedding scale is not stored.
   llvm::Error adaptToGguf(const Checkpoint &, DecoderConfig &c) const override {
-    c.normUnitOffset = false;
-    c.embeddingScale = float(std::sqrt(double(c.dim)));
+    gemma::adaptToGguf(c);
     return llvm::Error::success();
   }
 };

@@ -8,7 +8,8 @@
       [--unset KEY]...
 
 `model` writes the f32 weights and hyperparameters of a llama, mixtral,
-qwen2, qwen3, gemma, bloom, gpt_neox, phi, stablelm, bert or t5 directory (as torch_reference.py make-model writes
+qwen2, qwen3, gemma, gemma2, gemma3_text, olmo2, bloom, gpt_neox, phi,
+stablelm, bert or t5 directory (as torch_reference.py make-model writes
 them) under llama.cpp's names and with its converter's conventions, written
 here from its documented behaviour, not from its code:
   - llama/mixtral (architecture `llama`): Q and K rows permuted from the
@@ -19,6 +20,16 @@ here from its documented behaviour, not from its code:
   - qwen3: nothing permuted either, head size as key_length, the per-head
     norms as attn_q_norm / attn_k_norm;
   - gemma: every norm weight stored as 1 + w, head size as key_length;
+  - gemma2, gemma3_text (architecture `gemma3`): gemma's conventions (the
+    per-head query and key norms stored as 1 + w too), the norms after the
+    sublayers as post_attention_norm / post_ffw_norm and the one before the
+    MLP as ffn_norm, attention.sliding_window, gemma2's soft caps;
+    query_pre_attn_scalar, Gemma 3's window pattern and local RoPE base are
+    not written (llama.cpp derives them: the head size, every 6th layer,
+    10000);
+  - olmo2: nothing permuted, the norms as post_attention_norm /
+    post_ffw_norm, the whole-width query and key norms as attn_q_norm /
+    attn_k_norm;
   - bloom: the per-head fused query_key_value reordered to all queries,
     then all keys, then all values; the tied head written as output.weight;
   - gpt_neox (architecture `gptneox`): query_key_value reordered as BLOOM's,
@@ -278,6 +289,50 @@ def convert_llama_layout(config, t, writer, family, split_experts):
         else:
             for name in ("gate", "up", "down"):
                 writer.tensor(b + "ffn_%s.weight" % name, t[p + "mlp.%s_proj.weight" % name])
+    writer.tensor("output_norm.weight", norm(t["model.norm.weight"]))
+    if "lm_head.weight" in t and not config.get("tie_word_embeddings", False):
+        writer.tensor("output.weight", t["lm_head.weight"])
+
+
+def convert_sublayer_norms(config, t, writer, arch):
+    """Gemma 2, Gemma 3 and OLMo-2: norms after each sublayer."""
+    gemma = arch != "olmo2"
+    heads = config["num_attention_heads"]
+    kv = config.get("num_key_value_heads", heads)
+    decoder_metadata(writer, arch, config, heads, kv, "layer_norm_rms_epsilon",
+                     config.get("rms_norm_eps", 1e-6))
+    writer.u32(arch + ".feed_forward_length", config["intermediate_size"])
+    writer.f32(arch + ".rope.freq_base", rope_theta(config))
+    head_dim = config.get("head_dim") or config["hidden_size"] // heads
+    convert_rope_scaling(config, writer, arch, head_dim)
+    if gemma:
+        writer.u32(arch + ".attention.key_length", head_dim)
+        writer.u32(arch + ".attention.value_length", head_dim)
+        writer.u32(arch + ".attention.sliding_window", config["sliding_window"])
+    if arch == "gemma2":
+        for key in ("attn_logit_softcapping", "final_logit_softcapping"):
+            if config.get(key):
+                writer.f32(arch + "." + key, config[key])
+
+    def norm(w):
+        return w + 1.0 if gemma else w
+
+    writer.tensor("token_embd.weight", t["model.embed_tokens.weight"])
+    for layer in range(config["num_hidden_layers"]):
+        p, b = "model.layers.%d." % layer, "blk.%d." % layer
+        names = [("input_layernorm", "attn_norm"),
+                 ("self_attn.q_proj", "attn_q"), ("self_attn.k_proj", "attn_k"),
+                 ("self_attn.v_proj", "attn_v"), ("self_attn.o_proj", "attn_output"),
+                 ("self_attn.q_norm", "attn_q_norm"), ("self_attn.k_norm", "attn_k_norm"),
+                 ("post_attention_layernorm", "post_attention_norm"),
+                 ("pre_feedforward_layernorm", "ffn_norm"),
+                 ("mlp.gate_proj", "ffn_gate"), ("mlp.up_proj", "ffn_up"),
+                 ("mlp.down_proj", "ffn_down"),
+                 ("post_feedforward_layernorm", "post_ffw_norm")]
+        for theirs, ours in names:
+            w = t.get(p + theirs + ".weight")
+            if w is not None:
+                writer.tensor(b + ours + ".weight", norm(w) if "norm" in theirs else w)
     writer.tensor("output_norm.weight", norm(t["model.norm.weight"]))
     if "lm_head.weight" in t and not config.get("tie_word_embeddings", False):
         writer.tensor("output.weight", t["lm_head.weight"])
@@ -607,6 +662,10 @@ def model(args):
     elif family == "t5":
         writer = Writer("t5")
         convert_t5(config, tensors, writer)
+    elif family in ("gemma2", "gemma3_text", "olmo2"):
+        arch = {"gemma3_text": "gemma3"}.get(family, family)
+        writer = Writer(arch)
+        convert_sublayer_norms(config, tensors, writer, arch)
     elif family in ("llama", "mixtral", "qwen2", "qwen3", "gemma"):
         writer = Writer("llama" if family in ("llama", "mixtral") else family)
         convert_llama_layout(config, tensors, writer, family, args.split_experts)

@@ -160,6 +160,91 @@ def causal_attention(q, k, v, window=0):
     return torch.einsum("hts,shd->thd", probs, v).reshape(T, H * hd)
 
 
+def rope_frequencies(theta, hd, scaling, length):
+    """Inverse frequency per pair and the factor on cos/sin of a RoPE scaled
+    as config.json says (the formulas of the YaRN, LongRoPE and Llama 3.1
+    papers, as transformers states them), in float64."""
+    pairs = hd // 2
+    i = torch.arange(pairs, dtype=torch.float64)
+    freq = theta ** (-2.0 * i / hd)
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    if kind in ("default", "dynamic"):
+        return freq, 1.0
+    if kind == "linear":
+        return freq / scaling["factor"], 1.0
+    if kind == "llama3":
+        factor, original = scaling["factor"], scaling["original_max_position_embeddings"]
+        low, high = scaling["low_freq_factor"], scaling["high_freq_factor"]
+        out = freq.clone()
+        for j in range(pairs):
+            wavelength = 2 * math.pi / freq[j].item()
+            if wavelength > original / low:
+                out[j] = freq[j] / factor
+            elif wavelength >= original / high:
+                smooth = (original / wavelength - low) / (high - low)
+                out[j] = (1 - smooth) * freq[j] / factor + smooth * freq[j]
+        return out, 1.0
+    if kind == "yarn":
+        factor = scaling["factor"]
+        original = scaling.get("original_max_position_embeddings",
+                               scaling["max_position_embeddings"])
+        fast, slow = scaling.get("beta_fast", 32.0), scaling.get("beta_slow", 1.0)
+        def pair_turning(rotations):
+            return hd * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(theta))
+        lo, hi = pair_turning(fast), pair_turning(slow)
+        if scaling.get("truncate", True):
+            lo, hi = math.floor(lo), math.ceil(hi)
+        lo, hi = max(lo, 0), min(hi, hd - 1)
+        if lo == hi:
+            hi += 0.001
+        ramp = torch.clamp((i - lo) / (hi - lo), 0, 1)
+        keep = 1 - ramp
+        out = freq / factor * (1 - keep) + freq * keep
+        def magnitude(s, m=1.0):
+            return 1.0 if s <= 1 else 0.1 * m * math.log(s) + 1.0
+        if "attention_factor" in scaling:
+            attention = scaling["attention_factor"]
+        elif scaling.get("mscale") and scaling.get("mscale_all_dim"):
+            attention = magnitude(factor, scaling["mscale"]) / magnitude(factor, scaling["mscale_all_dim"])
+        else:
+            attention = magnitude(factor)
+        return out, attention
+    if kind in ("longrope", "su"):
+        if "top_original" in scaling:
+            original = scaling["top_original"]
+            factor = scaling["max_position_embeddings"] / original
+        else:
+            original = scaling.get("original_max_position_embeddings",
+                                   scaling["max_position_embeddings"])
+            factor = scaling.get("factor", 1.0)
+        # transformers' choice per sequence: the long factors once it is
+        # longer than the original context.
+        factors = scaling["long_factor"] if length > original else scaling["short_factor"]
+        out = freq / torch.tensor(factors, dtype=torch.float64)
+        attention = scaling.get("attention_factor",
+                                1.0 if factor <= 1 else
+                                math.sqrt(1 + math.log(factor) / math.log(original)))
+        return out, attention
+    raise ValueError("unknown RoPE scaling %r" % kind)
+
+
+def rope(x, theta, interleaved, scaling=None):
+    """x: [T, heads, hd]; rotates each head at positions 0..T-1."""
+    T, _, hd = x.shape
+    freq, attention = rope_frequencies(theta, hd, scaling or {}, T)
+    angle = torch.arange(T, dtype=torch.float64)[:, None] * freq[None, :]
+    cos = torch.cos(angle)[:, None, :] * attention
+    sin = torch.sin(angle)[:, None, :] * attention
+    if interleaved:
+        a, b = x[..., 0::2], x[..., 1::2]
+        out = torch.empty_like(x)
+        out[..., 0::2] = a * cos - b * sin
+        out[..., 1::2] = a * sin + b * cos
+        return out
+    a, b = x[..., :hd // 2], x[..., hd // 2:]
+    return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
+
+
 def gelu_tanh(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
