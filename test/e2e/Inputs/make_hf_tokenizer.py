@@ -24,11 +24,19 @@ the files are built the way the families' files are, from what exists:
                          (T5-like: Metaspace, scores, $A </s>; NFKC instead of
                          the Precompiled charsmap, which the npm package
                          approximates)
+  t5-v5                  t5 as transformers 5.x writes it: the normalizer
+                         Sequence[Nmt, NFKC, Replace(' {2,}', ' ')] (SentencePiece's
+                         nmt_nfkc with its whitespace squeezing) instead of
+                         the charsmap
   t5-charsmap            t5 with a Precompiled normalizer: a charsmap whose
                          rules rewrite the corpora as the npm package's
                          approximation does (for the GGUF t5 tokenizer)
 
-Usage: make_hf_tokenizer.py KIND OUT_DIR [--models MODELS_DIR] [CORPUS ...]
+Usage: make_hf_tokenizer.py [--models MODELS_DIR] [--nmt-as-replace] KIND
+           OUT_DIR [CORPUS ...]
+
+--nmt-as-replace writes each Nmt normalizer as the two Replace normalizers
+that define it, for the npm package, which has no Nmt.
 """
 import argparse
 import base64
@@ -344,7 +352,33 @@ def t5_normalize(text):
                                  .replace("\ufeff", " "))
 
 
-def t5(corpora):
+# tokenizers' Nmt normalizer: control characters dropped, other spaces and
+# separators (and U+2581 itself) made ' '.
+NMT_DROPPED = set(range(0x01, 0x09)) | {0x0B} | set(range(0x0E, 0x20)) | {0x7F, 0x8F, 0x9F}
+NMT_SPACES = ({0x09, 0x0A, 0x0C, 0x0D, 0x1680, 0x2028, 0x2029, 0x2581, 0xFEFF, 0xFFFD}
+              | set(range(0x200B, 0x2010)))
+
+
+def t5_v5_normalize(text):
+    text = "".join(" " if ord(c) in NMT_SPACES else c for c in text
+                   if ord(c) not in NMT_DROPPED)
+    text = unicodedata.normalize("NFKC", text)
+    while "  " in text:
+        text = text.replace("  ", " ")
+    return text
+
+
+def nmt_as_replace():
+    """Nmt by its definition, as Replace normalizers."""
+    def char_class(points):
+        return "[" + "".join("\\x{%X}" % p for p in sorted(points)) + "]"
+    return [{"type": "Replace", "pattern": {"Regex": char_class(NMT_DROPPED)},
+             "content": ""},
+            {"type": "Replace", "pattern": {"Regex": char_class(NMT_SPACES)},
+             "content": " "}]
+
+
+def t5(corpora, v5=False, nmt_as_replace_normalizers=False):
     pieces = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0), (SPIECE, -2.0)]
     seen = {p for p, _ in pieces}
 
@@ -355,13 +389,14 @@ def t5(corpora):
 
     # Scores are multiples of 1/64, so sums along any path are exact and
     # ties compare the same in every implementation.
-    words = corpus_words(corpora, t5_normalize)[:300]
+    normalize = t5_v5_normalize if v5 else t5_normalize
+    words = corpus_words(corpora, normalize)[:300]
     for rank, word in enumerate(words):
         add(SPIECE + word, -3.0 - rank / 64)
         if len(word) > 3:
             add(SPIECE + word[:2], -6.0 - rank / 64)
             add(word[2:], -6.5 - rank / 64)
-    for ch in corpus_chars(corpora, t5_normalize):
+    for ch in corpus_chars(corpora, normalize):
         if not ch.isspace() and not is_emoji(ch) and ch != SPIECE:
             add(ch, -12.0)
     model = {"type": "Unigram", "unk_id": 2, "byte_fallback": False,
@@ -370,11 +405,16 @@ def t5(corpora):
                  "prepend_scheme": "always", "split": True}
     added = [special("<pad>", 0), special("</s>", 1), special("<unk>", 2),
              special("<extra_id_0>", len(pieces))]
+    normalizers = [{"type": "Replace", "pattern": {"Regex": "[\\x{200B}\\x{FEFF}]"},
+                    "content": " "}, {"type": "NFKC"}]
+    if v5:
+        nmt = nmt_as_replace() if nmt_as_replace_normalizers else [{"type": "Nmt"}]
+        normalizers = nmt + [{"type": "NFKC"},
+                       {"type": "Replace", "pattern": {"Regex": " {2,}"},
+                        "content": " "}]
     return tokenizer(
         model,
-        normalizer={"type": "Sequence", "normalizers": [
-            {"type": "Replace", "pattern": {"Regex": "[\\x{200B}\\x{FEFF}]"},
-             "content": " "}, {"type": "NFKC"}]},
+        normalizer={"type": "Sequence", "normalizers": normalizers},
         pre_tokenizer={"type": "Sequence", "pretokenizers": [
             {"type": "WhitespaceSplit"}, metaspace]},
         post_processor=template(["$A", "</s>"], {"</s>": 1}),
@@ -495,6 +535,7 @@ def main():
     parser.add_argument("--spm-file", default="tokenizer.bin",
                         help="the llama2.c tokenizer in --models that the "
                         "SentencePiece-style kinds convert")
+    parser.add_argument("--nmt-as-replace", action="store_true")
     parser.add_argument("corpora", nargs="*")
     args = parser.parse_args()
     SPM_FILE = args.spm_file
@@ -509,6 +550,8 @@ def main():
         "gemma": lambda: gemma(args.models),
         "bert": lambda: bert(args.corpora),
         "t5": lambda: t5(args.corpora),
+        "t5-v5": lambda: t5(args.corpora, v5=True,
+                            nmt_as_replace_normalizers=args.nmt_as_replace),
         "t5-charsmap": lambda: t5_charsmap(args.corpora),
     }
     tok, config = builders[args.kind]()
