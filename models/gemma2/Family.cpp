@@ -87,8 +87,8 @@ protected:
     // on even layers; the 27B model (46 layers) scales by
     // 1/sqrt(hidden / heads).
     int64_t window = 0;
-    if (auto err = file.config.read("gemma2.attention.sliding_window", window,
-                                    4096))
+    if (auto err =
+            file.config.read("gemma2.attention.sliding_window", window, 4096))
       return err;
     gemma::slideLayers(c, window, 2);
     gemma::ggufQueryScale(c, 46);

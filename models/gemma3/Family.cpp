@@ -69,14 +69,14 @@ protected:
     if (auto err = gemma::readQueryScale(config, c))
       return err;
     // Gemma3TextConfig leaves both caps off; a config that sets one gets it.
-    if (auto err = config.read("attn_logit_softcapping", c.attention.softcap,
-                               0.0))
+    if (auto err =
+            config.read("attn_logit_softcapping", c.attention.softcap, 0.0))
       return err;
     if (auto err =
             config.read("final_logit_softcapping", c.finalLogitSoftcap, 0.0))
       return err;
-    if (auto err = gemma::readSlidingLayers(config, c, 6,
-                                            "sliding_window_pattern"))
+    if (auto err =
+            gemma::readSlidingLayers(config, c, 6, "sliding_window_pattern"))
       return err;
     if (config.isSet(kGlobalRope) || config.isSet(kLocalRope))
       return readRopesPerLayerKind(config, c);
@@ -90,8 +90,8 @@ protected:
     // global one, the sliding ones at base 1e4 unscaled; the 27B model (62
     // layers) scales by 1/sqrt(hidden / heads).
     int64_t window = 0;
-    if (auto err = file.config.read("gemma3.attention.sliding_window", window,
-                                    4096))
+    if (auto err =
+            file.config.read("gemma3.attention.sliding_window", window, 4096))
       return err;
     gemma::slideLayers(c, window, 6);
     gemma::ggufQueryScale(c, 62);
@@ -105,9 +105,9 @@ private:
   /// RoPE must be unscaled (as every released Gemma 3 has it).
   static llvm::Error readRopesPerLayerKind(const ConfigSource &config,
                                            DecoderConfig &c) {
-    if (auto err = readHfRopeBase(
-            config, {"rope_parameters.full_attention.rope_theta"}, 1000000.0,
-            c))
+    if (auto err = readHfRopeBase(config,
+                                  {"rope_parameters.full_attention.rope_theta"},
+                                  1000000.0, c))
       return err;
     if (auto err = readHfRopeScaling(config, c.attention.rotatedFeatures(), c,
                                      {kGlobalRope}))
