@@ -232,7 +232,7 @@ std::vector<TensorMapping> norm(const DecoderConfig &config, const char *weight,
 
 llvm::Expected<WeightMap>
 tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
-                            bool fusedQkv) {
+                            FusedProjections fused) {
   using R = WeightRole;
   const AttentionSettings &a = config.attention;
   std::vector<TensorMapping> global = {
@@ -257,7 +257,7 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
     layer =
         norm(config, "blk.{layer}.attn_norm.weight",
              "blk.{layer}.attn_norm.bias", R::AttnNormWeight, R::AttnNormBias);
-  if (fusedQkv) {
+  if (fused.qkv) {
     layer.push_back({"blk.{layer}.attn_qkv.weight", {R::Wq, R::Wk, R::Wv}});
     if (a.qkvBias)
       layer.push_back({"blk.{layer}.attn_qkv.bias", {R::Bq, R::Bk, R::Bv}});
@@ -298,14 +298,24 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
   }
   if (config.moe.experts == 0) {
     bool gated = config.mlp == MlpKind::SwiGLU || config.mlp == MlpKind::GeGLU;
-    if (gated)
-      layer.push_back({"blk.{layer}.ffn_gate.weight", {R::WGate}});
-    layer.push_back({"blk.{layer}.ffn_up.weight", {R::WUp}});
+    // Phi-3's ffn_up holds the gate's rows, then the up projection's.
+    bool fusedGateUp = gated && fused.gateUp;
+    if (fusedGateUp) {
+      layer.push_back({"blk.{layer}.ffn_up.weight", {R::WGate, R::WUp}});
+    } else {
+      if (gated)
+        layer.push_back({"blk.{layer}.ffn_gate.weight", {R::WGate}});
+      layer.push_back({"blk.{layer}.ffn_up.weight", {R::WUp}});
+    }
     layer.push_back({"blk.{layer}.ffn_down.weight", {R::WDown}});
     if (config.mlpBias) {
-      if (gated)
-        layer.push_back({"blk.{layer}.ffn_gate.bias", {R::BGate}});
-      layer.push_back({"blk.{layer}.ffn_up.bias", {R::BUp}});
+      if (fusedGateUp) {
+        layer.push_back({"blk.{layer}.ffn_up.bias", {R::BGate, R::BUp}});
+      } else {
+        if (gated)
+          layer.push_back({"blk.{layer}.ffn_gate.bias", {R::BGate}});
+        layer.push_back({"blk.{layer}.ffn_up.bias", {R::BUp}});
+      }
       layer.push_back({"blk.{layer}.ffn_down.bias", {R::BDown}});
     }
   }

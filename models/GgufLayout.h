@@ -13,6 +13,7 @@
 #define TFMC_MODELS_GGUFLAYOUT_H
 
 #include "models/Family.h"
+#include "models/TensorMap.h"
 
 namespace tfmc {
 
@@ -27,13 +28,14 @@ llvm::Error readGgufDecoderConfig(const Checkpoint &file,
 
 /// The canonical weights of a GGUF decoder of `config` in llama.cpp's
 /// tensor names: biases, norm biases, the embedding norm and the experts
-/// where `config` has them. With `fusedQkv`, each layer's Q, K and V are
-/// one `attn_qkv` tensor (and bias), Q's rows then K's then V's (llama.cpp's
-/// BLOOM). Experts are `ffn_{gate,up,down}_exps` ([experts, out, in]) or,
-/// in older files, one `ffn_{gate,up,down}.{expert}` tensor each.
+/// where `config` has them. With `fused.qkv`, each layer's Q, K and V are
+/// one `attn_qkv` tensor (and bias); with `fused.gateUp`, its gate and up
+/// projections are one `ffn_up`. Experts are `ffn_{gate,up,down}_exps`
+/// ([experts, out, in]) or, in older files, one `ffn_{gate,up,down}.{expert}`
+/// tensor each.
 llvm::Expected<WeightMap> mapGgufDecoderWeights(const Checkpoint &file,
                                                 const DecoderConfig &config,
-                                                bool fusedQkv = false);
+                                                FusedProjections fused = {});
 
 } // namespace tfmc
 

@@ -226,12 +226,18 @@ static std::vector<LayerNormTensors> layerNorms(const DecoderConfig &config) {
 }
 
 llvm::Expected<WeightMap>
-tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
-                            const DecoderConfig &config) {
-  static const TensorMapping kLayer[] = {
+tfmc::mapLlamaLayoutWeights(const Checkpoint &file, const DecoderConfig &config,
+                            FusedProjections fused) {
+  static const TensorMapping kAttention[] = {
       {"model.layers.{layer}.self_attn.q_proj.weight", {WeightRole::Wq}},
       {"model.layers.{layer}.self_attn.k_proj.weight", {WeightRole::Wk}},
       {"model.layers.{layer}.self_attn.v_proj.weight", {WeightRole::Wv}},
+      {"model.layers.{layer}.self_attn.o_proj.weight", {WeightRole::Wo}},
+  };
+  // Phi-3: Q's rows, then K's, then V's.
+  static const TensorMapping kFusedAttention[] = {
+      {"model.layers.{layer}.self_attn.qkv_proj.weight",
+       {WeightRole::Wq, WeightRole::Wk, WeightRole::Wv}},
       {"model.layers.{layer}.self_attn.o_proj.weight", {WeightRole::Wo}},
   };
   // LayerNorm families (StableLM) store biases beside the norm weights.
@@ -244,6 +250,12 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
   static const TensorMapping kMlp[] = {
       {"model.layers.{layer}.mlp.gate_proj.weight", {WeightRole::WGate}},
       {"model.layers.{layer}.mlp.up_proj.weight", {WeightRole::WUp}},
+      {"model.layers.{layer}.mlp.down_proj.weight", {WeightRole::WDown}},
+  };
+  // Phi-3: the gate's rows, then the up projection's.
+  static const TensorMapping kFusedMlp[] = {
+      {"model.layers.{layer}.mlp.gate_up_proj.weight",
+       {WeightRole::WGate, WeightRole::WUp}},
       {"model.layers.{layer}.mlp.down_proj.weight", {WeightRole::WDown}},
   };
   static const TensorMapping kQkvBiases[] = {
@@ -266,12 +278,18 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file,
           weights))
     return err;
   for (int64_t layer = 0; layer < config.numLayers; ++layer) {
-    if (auto err = takeWeights(table, config, kLayer, layer, weights))
+    if (auto err = takeWeights(table, config,
+                               fused.qkv ? llvm::ArrayRef(kFusedAttention)
+                                         : llvm::ArrayRef(kAttention),
+                               layer, weights))
       return err;
     if (auto err = takeWeights(table, config, norms, layer, weights))
       return err;
     if (config.moe.experts == 0) {
-      if (auto err = takeWeights(table, config, kMlp, layer, weights))
+      if (auto err = takeWeights(table, config,
+                                 fused.gateUp ? llvm::ArrayRef(kFusedMlp)
+                                              : llvm::ArrayRef(kMlp),
+                                 layer, weights))
         return err;
     } else if (auto err = takeExperts(table, config, layer, weights)) {
       return err;
@@ -327,8 +345,8 @@ llvm::Expected<WeightMap>
 LlamaLayoutFamily::mapWeights(const Checkpoint &file,
                               const DecoderConfig &config) const {
   if (file.format == CheckpointFormat::Gguf)
-    return mapGgufDecoderWeights(file, config);
-  return mapLlamaLayoutWeights(file, config);
+    return mapGgufDecoderWeights(file, config, fusedProjections());
+  return mapLlamaLayoutWeights(file, config, fusedProjections());
 }
 
 TokenizerSpec LlamaLayoutFamily::presetTokenizer() const {

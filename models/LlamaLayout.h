@@ -11,6 +11,7 @@
 #define TFMC_MODELS_LLAMALAYOUT_H
 
 #include "models/Family.h"
+#include "models/TensorMap.h"
 
 namespace tfmc {
 
@@ -35,9 +36,11 @@ llvm::Error readLlamaLayoutConfig(const Checkpoint &file, DecoderConfig &c,
                                   const LlamaLayoutDefaults &defaults);
 
 /// The canonical weights of a LLaMA-layout checkpoint of `config`: Q/K/V
-/// biases when `config.attention.qkvBias`.
+/// biases when `config.attention.qkvBias`; `fused` projections as Phi-3
+/// stores them (`self_attn.qkv_proj`, `mlp.gate_up_proj`).
 llvm::Expected<WeightMap> mapLlamaLayoutWeights(const Checkpoint &file,
-                                                const DecoderConfig &config);
+                                                const DecoderConfig &config,
+                                                FusedProjections fused = {});
 
 /// transformers' `layer_types` (5.x; Gemma 2 and 3 from 4.5x): each
 /// layer's `full_attention` or `sliding_attention`, into
@@ -72,6 +75,8 @@ protected:
   /// The family's blocks before any key is read.
   virtual DecoderConfig architecture() const = 0;
   virtual LlamaLayoutDefaults defaults() const { return {}; }
+  /// The projections the family's files store fused (both formats).
+  virtual FusedProjections fusedProjections() const { return {}; }
   /// Reads the family's own keys into `c` (after the shared ones).
   virtual llvm::Error readOwnKeys(const ConfigSource &config,
                                   DecoderConfig &c) const = 0;

@@ -25,6 +25,7 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
       rows.push_back(weightShape(config, role)[0]);
       shape[0] += rows.back();
     }
+    shape[0] += mapping.skippedRows;
     if (mapping.transposed)
       std::swap(shape[0], shape[1]);
     if (mapping.stackedOverLayers)
@@ -38,7 +39,7 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
                   name);
     if (mapping.transposed)
       stored = stored.then(Transform::transpose());
-    int64_t begin = 0;
+    int64_t begin = mapping.skippedRows;
     int64_t headDim = config.attention.headDim;
     int64_t headRows = headDim * int64_t(mapping.roles.size());
     for (size_t i = 0; i < mapping.roles.size(); ++i) {
@@ -47,7 +48,7 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
       if (mapping.perHead)
         weight = stored.then(
             Transform::rowGroups(int64_t(i) * headDim, headDim, headRows));
-      else if (mapping.roles.size() > 1)
+      else if (mapping.roles.size() > 1 || mapping.skippedRows > 0)
         weight = stored.then(Transform::rows(begin, rows[i]));
       begin += rows[i];
       weights[weightName(role, isLayerRole(role) ? layer : -1)] =

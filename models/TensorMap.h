@@ -21,6 +21,15 @@
 
 namespace tfmc {
 
+/// Projections a checkpoint stores as one tensor, split exactly by rows.
+struct FusedProjections {
+  /// Q's rows, then K's, then V's (llama.cpp's BLOOM, Phi-3's qkv_proj).
+  bool qkv = false;
+  /// The gate's rows, then the up projection's (Phi-3's gate_up_proj;
+  /// llama.cpp's phi3 `ffn_up`).
+  bool gateUp = false;
+};
+
 struct TensorMapping {
   /// The tensor's name in the file; "{layer}" stands for the layer index.
   const char *source;
@@ -35,6 +44,10 @@ struct TensorMapping {
   /// head_dim] (BLOOM's query_key_value), instead of one role after the
   /// other.
   bool perHead = false;
+  /// Rows stored before the canonical ones, which are not used (OPT's
+  /// learned positions start at row 2); for a tensor neither transposed nor
+  /// stacked over layers.
+  int64_t skippedRows = 0;
 };
 
 /// `pattern` with "{layer}" replaced by `layer`.

@@ -92,7 +92,7 @@ public:
   mapWeights(const Checkpoint &file,
              const DecoderConfig &config) const override {
     if (file.format == CheckpointFormat::Gguf)
-      return mapGgufDecoderWeights(file, config, /*fusedQkv=*/true);
+      return mapGgufDecoderWeights(file, config, {/*qkv=*/true});
     using R = WeightRole;
     static const TensorMapping kLayer[] = {
         {"layers.{layer}.input_layernorm.weight", {R::AttnNormWeight}},

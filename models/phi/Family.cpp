@@ -95,7 +95,7 @@ public:
     // original Phi-2 layout), attn_q/k/v otherwise.
     if (file.format == CheckpointFormat::Gguf)
       return mapGgufDecoderWeights(
-          file, config, file.tensors.contains("blk.0.attn_qkv.weight"));
+          file, config, {file.tensors.contains("blk.0.attn_qkv.weight")});
     using R = WeightRole;
     static const TensorMapping kLayer[] = {
         {"model.layers.{layer}.input_layernorm.weight", {R::AttnNormWeight}},
