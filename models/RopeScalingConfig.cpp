@@ -240,5 +240,45 @@ llvm::Error tfmc::readGgufRopeScaling(const Checkpoint &file,
     for (int64_t i = 0; i < pairs; ++i)
       s.divisors.push_back(weights::elementAsFloat(*view, i));
   }
+
+  // Phi-3's LongRoPE, converted by llama.cpp: the short and long factors
+  // as tensors, the pre-trained context and the factor on cos and sin as
+  // keys.
+  bool longFactors = file.tensors.contains("rope_factors_long.weight");
+  bool shortFactors = file.tensors.contains("rope_factors_short.weight");
+  if (longFactors || shortFactors) {
+    if (s.kind != RopeScalingKind::None)
+      return llvm::createStringError(
+          file.tensors.describe() +
+          " holds LongRoPE factors and another RoPE scaling: tfmc applies "
+          "one or the other, not both");
+    if (!longFactors || !shortFactors)
+      return llvm::createStringError(file.tensors.describe() + " holds '" +
+                                     (longFactors
+                                          ? "rope_factors_long.weight"
+                                          : "rope_factors_short.weight") +
+                                     "' without its other half");
+    int64_t pairs = rotaryDim / 2;
+    for (auto [name, factors] :
+         {std::pair("rope_factors_short.weight", &s.shortFactors),
+          std::pair("rope_factors_long.weight", &s.longFactors)}) {
+      auto view = file.tensors.take(name, {pairs});
+      if (!view)
+        return view.takeError();
+      for (int64_t i = 0; i < pairs; ++i)
+        factors->push_back(weights::elementAsFloat(*view, i));
+    }
+    s.kind = RopeScalingKind::LongRope;
+    if (auto err = config.read(key("rope.scaling.original_context_length"),
+                               s.originalContext))
+      return err;
+    s.factor = double(c.contextLength) / double(s.originalContext);
+    if (config.isSet(key("rope.scaling.attn_factor"))) {
+      auto attention = config.positiveReal(key("rope.scaling.attn_factor"));
+      if (!attention)
+        return attention.takeError();
+      s.attentionFactor = *attention;
+    }
+  }
   return checkScaling(c, rotaryDim, config.describe());
 }

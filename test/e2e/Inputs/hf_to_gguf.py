@@ -8,7 +8,7 @@
       [--unset KEY]...
 
 `model` writes the f32 weights and hyperparameters of a llama, mixtral,
-qwen2, qwen3, gemma, gemma2, gemma3_text, olmo2, bloom, gpt_neox, phi,
+qwen2, qwen3, gemma, gemma2, gemma3_text, olmo2, phi3, bloom, gpt_neox, phi,
 stablelm, bert or t5 directory (as torch_reference.py make-model writes
 them) under llama.cpp's names and with its converter's conventions, written
 here from its documented behaviour, not from its code:
@@ -27,6 +27,10 @@ here from its documented behaviour, not from its code:
     query_pre_attn_scalar, Gemma 3's window pattern and local RoPE base are
     not written (llama.cpp derives them: the head size, every 6th layer,
     10000);
+  - phi3: attn_qkv and ffn_up (gate and up) kept fused as stored, LongRoPE
+    as rope_factors_short / rope_factors_long tensors with
+    rope.scaling.original_context_length and attn_factor, the partial
+    rotation as rope.dimension_count, attention.sliding_window;
   - olmo2: nothing permuted, the norms as post_attention_norm /
     post_ffw_norm, the whole-width query and key norms as attn_q_norm /
     attn_k_norm;
@@ -336,6 +340,45 @@ def convert_sublayer_norms(config, t, writer, arch):
     writer.tensor("output_norm.weight", norm(t["model.norm.weight"]))
     if "lm_head.weight" in t and not config.get("tie_word_embeddings", False):
         writer.tensor("output.weight", t["lm_head.weight"])
+
+
+def convert_phi3(config, t, writer):
+    """Phi-3 (architecture `phi3`): the fused attn_qkv and ffn_up (gate and
+    up) kept as stored, LongRoPE's factors as rope_factors_short/long
+    tensors with the original context and the factor on cos and sin as
+    keys, the partial rotation as rope.dimension_count."""
+    heads = config["num_attention_heads"]
+    kv = config.get("num_key_value_heads") or heads
+    head_dim = config["hidden_size"] // heads
+    decoder_metadata(writer, "phi3", config, heads, kv, "layer_norm_rms_epsilon",
+                     config.get("rms_norm_eps", 1e-5))
+    writer.u32("phi3.feed_forward_length", config["intermediate_size"])
+    writer.f32("phi3.rope.freq_base", rope_theta(config))
+    writer.u32("phi3.rope.dimension_count",
+               int(head_dim * config.get("partial_rotary_factor", 1.0)))
+    if config.get("sliding_window"):
+        writer.u32("phi3.attention.sliding_window", config["sliding_window"])
+    scaling = rope_scaling(config)
+    if scaling.get("rope_type", scaling.get("type")) in ("longrope", "su"):
+        original = config["original_max_position_embeddings"]
+        scale = config["max_position_embeddings"] / original
+        writer.u32("phi3.rope.scaling.original_context_length", original)
+        writer.f32("phi3.rope.scaling.attn_factor",
+                   1.0 if scale <= 1 else math.sqrt(1 + math.log(scale) / math.log(original)))
+        writer.tensor("rope_factors_long.weight", np.array(scaling["long_factor"]))
+        writer.tensor("rope_factors_short.weight", np.array(scaling["short_factor"]))
+    writer.tensor("token_embd.weight", t["model.embed_tokens.weight"])
+    for layer in range(config["num_hidden_layers"]):
+        p, b = "model.layers.%d." % layer, "blk.%d." % layer
+        for theirs, ours in (("input_layernorm", "attn_norm"),
+                             ("self_attn.qkv_proj", "attn_qkv"),
+                             ("self_attn.o_proj", "attn_output"),
+                             ("post_attention_layernorm", "ffn_norm"),
+                             ("mlp.gate_up_proj", "ffn_up"),
+                             ("mlp.down_proj", "ffn_down")):
+            writer.tensor(b + ours + ".weight", t[p + theirs + ".weight"])
+    writer.tensor("output_norm.weight", t["model.norm.weight"])
+    writer.tensor("output.weight", t["lm_head.weight"])
 
 
 def convert_bloom(config, t, writer):
@@ -662,6 +705,9 @@ def model(args):
     elif family == "t5":
         writer = Writer("t5")
         convert_t5(config, tensors, writer)
+    elif family == "phi3":
+        writer = Writer("phi3")
+        convert_phi3(config, tensors, writer)
     elif family in ("gemma2", "gemma3_text", "olmo2"):
         arch = {"gemma3_text": "gemma3"}.get(family, family)
         writer = Writer(arch)
