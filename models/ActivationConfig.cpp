@@ -5,9 +5,20 @@ using namespace tfmc;
 
 llvm::Error tfmc::readHfGelu(const ConfigSource &config, llvm::StringRef key,
                              llvm::StringRef fallback, MlpKind &mlp) {
+  return readHfActivation(config, key, fallback, mlp, /*relu=*/false);
+}
+
+llvm::Error tfmc::readHfActivation(const ConfigSource &config,
+                                   llvm::StringRef key,
+                                   llvm::StringRef fallback, MlpKind &mlp,
+                                   bool relu) {
   auto activation = config.string(key, fallback.str());
   if (!activation)
     return activation.takeError();
+  if (relu && *activation == "relu") {
+    mlp = MlpKind::Relu;
+    return llvm::Error::success();
+  }
   if (*activation == "gelu") {
     mlp = MlpKind::GeluErf;
     return llvm::Error::success();
@@ -19,5 +30,6 @@ llvm::Error tfmc::readHfGelu(const ConfigSource &config, llvm::StringRef key,
   }
   return llvm::createStringError(
       "unsupported " + key + " '" + *activation + "' in " + config.describe() +
-      " (supported: gelu, gelu_new, gelu_pytorch_tanh, gelu_fast)");
+      " (supported: " + (relu ? "relu, " : "") +
+      "gelu, gelu_new, gelu_pytorch_tanh, gelu_fast)");
 }

@@ -20,6 +20,10 @@ namespace tfmc {
 llvm::Error readHfGelu(const ConfigSource &config, llvm::StringRef key,
                        llvm::StringRef fallback, MlpKind &mlp);
 
+/// As readHfGelu, also taking `relu` (Relu) where `relu` is set (OPT).
+llvm::Error readHfActivation(const ConfigSource &config, llvm::StringRef key,
+                             llvm::StringRef fallback, MlpKind &mlp, bool relu);
+
 } // namespace tfmc
 
 #endif // TFMC_MODELS_ACTIVATIONCONFIG_H
