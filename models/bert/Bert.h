@@ -14,6 +14,21 @@ llvm::Expected<DecoderConfig> readHuggingFaceConfig(const Checkpoint &file);
 llvm::Expected<WeightMap> mapHuggingFaceWeights(const Checkpoint &file,
                                                 const DecoderConfig &config);
 
+/// The encoder's keys of a BertConfig-shaped config.json (sizes, epsilon,
+/// activation, position kind; BertConfig's defaults) into `c`: shared with
+/// RoBERTa, whose config class keeps them.
+llvm::Error readHuggingFaceEncoder(const ConfigSource &config,
+                                   DecoderConfig &c);
+
+/// The embeddings (segment 0 folded into the positions) and layers of a
+/// BertModel-shaped checkpoint whose tensors start with `prefix` ("bert.",
+/// "roberta.") into `weights`; the position table's first
+/// `positionOffset` rows are not used (RoBERTa's padding_idx + 1).
+llvm::Error mapHuggingFaceEncoder(const Checkpoint &file,
+                                  const DecoderConfig &config,
+                                  llvm::StringRef prefix,
+                                  int64_t positionOffset, WeightMap &weights);
+
 /// llama.cpp's `bert` GGUF files: the encoder without a masked-LM head.
 llvm::Expected<DecoderConfig> readGgufConfig(const Checkpoint &file);
 llvm::Expected<WeightMap> mapGgufWeights(const Checkpoint &file,

@@ -62,10 +62,8 @@ llvm::Error tfmc::bert::foldFirstSegment(const weights::TensorView &segments,
   return llvm::Error::success();
 }
 
-llvm::Expected<DecoderConfig>
-tfmc::bert::readHuggingFaceConfig(const Checkpoint &file) {
-  const ConfigSource &config = file.config;
-  DecoderConfig c = architecture();
+llvm::Error tfmc::bert::readHuggingFaceEncoder(const ConfigSource &config,
+                                               DecoderConfig &c) {
   AttentionSettings &a = c.attention;
   // BertConfig's defaults (bert-base-uncased).
   if (auto err = config.read("hidden_size", c.dim, 768))
@@ -109,13 +107,23 @@ tfmc::bert::readHuggingFaceConfig(const Checkpoint &file) {
     return llvm::createStringError(
         "unsupported is_decoder = true in " + config.describe() +
         " (tfmc compiles BERT as a bidirectional encoder)");
+  return llvm::Error::success();
+}
+
+llvm::Expected<DecoderConfig>
+tfmc::bert::readHuggingFaceConfig(const Checkpoint &file) {
+  DecoderConfig c = architecture();
+  if (auto err = readHuggingFaceEncoder(file.config, c))
+    return std::move(err);
   c.maskedLmHead = file.tensors.contains(kMlmBias);
   return c;
 }
 
-llvm::Expected<WeightMap>
-tfmc::bert::mapHuggingFaceWeights(const Checkpoint &file,
-                                  const DecoderConfig &config) {
+llvm::Error tfmc::bert::mapHuggingFaceEncoder(const Checkpoint &file,
+                                              const DecoderConfig &config,
+                                              llvm::StringRef prefix,
+                                              int64_t positionOffset,
+                                              WeightMap &weights) {
   using R = WeightRole;
   static const TensorMapping kLayer[] = {
       {"encoder.layer.{layer}.attention.self.query.weight", {R::Wq}},
@@ -138,12 +146,13 @@ tfmc::bert::mapHuggingFaceWeights(const Checkpoint &file,
       {"encoder.layer.{layer}.output.LayerNorm.bias", {R::FfnNormBias}},
   };
   TensorTable &table = file.tensors;
-  std::string prefix = modelPrefix(table);
-  WeightMap weights;
+  TensorMapping positions = {"embeddings.position_embeddings.weight",
+                             {R::PositionEmbedding}};
+  positions.skippedRows = positionOffset;
   if (auto err = takeWeights(
           table, config,
           {{"embeddings.word_embeddings.weight", {R::TokenEmbedding}},
-           {"embeddings.position_embeddings.weight", {R::PositionEmbedding}},
+           positions,
            {"embeddings.LayerNorm.weight", {R::EmbeddingNormWeight}},
            {"embeddings.LayerNorm.bias", {R::EmbeddingNormBias}}},
           -1, weights, prefix))
@@ -153,8 +162,9 @@ tfmc::bert::mapHuggingFaceWeights(const Checkpoint &file,
   auto types = file.config.positive("type_vocab_size", 2);
   if (!types)
     return types.takeError();
-  auto segments = table.take(prefix + "embeddings.token_type_embeddings.weight",
-                             {*types, config.dim});
+  auto segments =
+      table.take(prefix.str() + "embeddings.token_type_embeddings.weight",
+                 {*types, config.dim});
   if (!segments)
     return segments.takeError();
   if (auto err = bert::foldFirstSegment(*segments, config, weights))
@@ -169,6 +179,18 @@ tfmc::bert::mapHuggingFaceWeights(const Checkpoint &file,
       table,
       {"embeddings.position_ids", "pooler.dense.weight", "pooler.dense.bias"},
       -1, prefix);
+  return llvm::Error::success();
+}
+
+llvm::Expected<WeightMap>
+tfmc::bert::mapHuggingFaceWeights(const Checkpoint &file,
+                                  const DecoderConfig &config) {
+  using R = WeightRole;
+  TensorTable &table = file.tensors;
+  WeightMap weights;
+  if (auto err =
+          mapHuggingFaceEncoder(file, config, modelPrefix(table), 0, weights))
+    return std::move(err);
   ignoreTensors(
       table, {"cls.seq_relationship.weight", "cls.seq_relationship.bias"}, -1);
   if (!config.maskedLmHead)
