@@ -43,10 +43,12 @@ llvm::Error tfmc::readLlamaLayoutConfig(const Checkpoint &file,
   if (auto err =
           config.readContextLength("max_position_embeddings", c.contextLength))
     return err;
-  // A family with LayerNorms (StableLM) spells its epsilon as they do.
-  if (auto err = config.read(c.norm == NormKind::LayerNorm ? "layer_norm_eps"
-                                                           : "rms_norm_eps",
-                             c.normEps, defaults.normEps))
+  // A family with LayerNorms (StableLM) spells its epsilon as they do,
+  // unless it has a spelling of its own (StarCoder2's norm_epsilon).
+  const char *epsKey = defaults.normEpsKey             ? defaults.normEpsKey
+                       : c.norm == NormKind::LayerNorm ? "layer_norm_eps"
+                                                       : "rms_norm_eps";
+  if (auto err = config.read(epsKey, c.normEps, defaults.normEps))
     return err;
   // transformers 5.x nests the base in rope_parameters, 4.x keeps
   // rope_theta at the top.
@@ -258,6 +260,26 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file, const DecoderConfig &config,
        {WeightRole::WGate, WeightRole::WUp}},
       {"model.layers.{layer}.mlp.down_proj.weight", {WeightRole::WDown}},
   };
+  static const TensorMapping kGatedMlpBiases[] = {
+      {"model.layers.{layer}.mlp.gate_proj.bias", {WeightRole::BGate}},
+      {"model.layers.{layer}.mlp.up_proj.bias", {WeightRole::BUp}},
+      {"model.layers.{layer}.mlp.down_proj.bias", {WeightRole::BDown}},
+  };
+  // An ungated MLP (StarCoder2's): c_fc, the activation, c_proj.
+  static const TensorMapping kPlainMlp[] = {
+      {"model.layers.{layer}.mlp.c_fc.weight", {WeightRole::WUp}},
+      {"model.layers.{layer}.mlp.c_proj.weight", {WeightRole::WDown}},
+  };
+  static const TensorMapping kPlainMlpBiases[] = {
+      {"model.layers.{layer}.mlp.c_fc.bias", {WeightRole::BUp}},
+      {"model.layers.{layer}.mlp.c_proj.bias", {WeightRole::BDown}},
+  };
+  bool gated = config.mlp == MlpKind::SwiGLU || config.mlp == MlpKind::GeGLU;
+  llvm::ArrayRef<TensorMapping> mlp = !gated         ? llvm::ArrayRef(kPlainMlp)
+                                      : fused.gateUp ? llvm::ArrayRef(kFusedMlp)
+                                                     : llvm::ArrayRef(kMlp);
+  llvm::ArrayRef<TensorMapping> mlpBiases =
+      gated ? llvm::ArrayRef(kGatedMlpBiases) : llvm::ArrayRef(kPlainMlpBiases);
   static const TensorMapping kQkvBiases[] = {
       {"model.layers.{layer}.self_attn.q_proj.bias", {WeightRole::Bq}},
       {"model.layers.{layer}.self_attn.k_proj.bias", {WeightRole::Bk}},
@@ -286,16 +308,22 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file, const DecoderConfig &config,
     if (auto err = takeWeights(table, config, norms, layer, weights))
       return err;
     if (config.moe.experts == 0) {
-      if (auto err = takeWeights(table, config,
-                                 fused.gateUp ? llvm::ArrayRef(kFusedMlp)
-                                              : llvm::ArrayRef(kMlp),
-                                 layer, weights))
+      if (auto err = takeWeights(table, config, mlp, layer, weights))
         return err;
+      if (config.mlpBias)
+        if (auto err = takeWeights(table, config, mlpBiases, layer, weights))
+          return err;
     } else if (auto err = takeExperts(table, config, layer, weights)) {
       return err;
     }
     if (config.attention.qkvBias)
       if (auto err = takeWeights(table, config, kQkvBiases, layer, weights))
+        return err;
+    if (config.attention.outputBias)
+      if (auto err = takeWeights(table, config,
+                                 {{"model.layers.{layer}.self_attn.o_proj.bias",
+                                   {WeightRole::Bo}}},
+                                 layer, weights))
         return err;
     if (config.attention.qkNorm != QkNorm::None)
       if (auto err = takeWeights(table, config, kQkNorms, layer, weights))

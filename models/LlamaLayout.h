@@ -19,6 +19,9 @@ namespace tfmc {
 /// defaults for each config class).
 struct LlamaLayoutDefaults {
   double normEps = 1e-6;
+  /// The epsilon's key; null: rms_norm_eps, or layer_norm_eps for a
+  /// LayerNorm family.
+  const char *normEpsKey = nullptr;
   double ropeTheta = 10000.0;
   bool tiedEmbeddings = false;
   /// head_dim when config.json has none; 0: hidden_size / heads.
@@ -36,8 +39,9 @@ llvm::Error readLlamaLayoutConfig(const Checkpoint &file, DecoderConfig &c,
                                   const LlamaLayoutDefaults &defaults);
 
 /// The canonical weights of a LLaMA-layout checkpoint of `config`: Q/K/V
-/// biases when `config.attention.qkvBias`; `fused` projections as Phi-3
-/// stores them (`self_attn.qkv_proj`, `mlp.gate_up_proj`).
+/// and output biases where `config` has them; `fused` projections as Phi-3
+/// stores them (`self_attn.qkv_proj`, `mlp.gate_up_proj`); an ungated MLP
+/// as StarCoder2 names it (`mlp.c_fc`, `mlp.c_proj`, biased or not).
 llvm::Expected<WeightMap> mapLlamaLayoutWeights(const Checkpoint &file,
                                                 const DecoderConfig &config,
                                                 FusedProjections fused = {});
