@@ -42,14 +42,25 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
     int64_t begin = mapping.skippedRows;
     int64_t headDim = config.attention.headDim;
     int64_t headRows = headDim * int64_t(mapping.roles.size());
+    // Per KV group: heads / kv_heads query heads, then a key and a value.
+    const AttentionSettings &a = config.attention;
+    int64_t groupQueries = a.numHeads / a.numKVHeads;
+    int64_t groupRows = (groupQueries + 2) * headDim;
+    int64_t groupBegin = 0;
     for (size_t i = 0; i < mapping.roles.size(); ++i) {
       WeightRole role = mapping.roles[i];
       Weight weight = stored;
-      if (mapping.perHead)
+      if (mapping.perHead) {
         weight = stored.then(
             Transform::rowGroups(int64_t(i) * headDim, headDim, headRows));
-      else if (mapping.roles.size() > 1 || mapping.skippedRows > 0)
+      } else if (mapping.perKvGroup) {
+        int64_t count = i == 0 ? groupQueries * headDim : headDim;
+        weight =
+            stored.then(Transform::rowGroups(groupBegin, count, groupRows));
+        groupBegin += count;
+      } else if (mapping.roles.size() > 1 || mapping.skippedRows > 0) {
         weight = stored.then(Transform::rows(begin, rows[i]));
+      }
       begin += rows[i];
       weights[weightName(role, isLayerRole(role) ? layer : -1)] =
           std::move(weight);

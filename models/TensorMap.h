@@ -44,6 +44,10 @@ struct TensorMapping {
   /// head_dim] (BLOOM's query_key_value), instead of one role after the
   /// other.
   bool perHead = false;
+  /// The roles (Q, K, V) are interleaved per KV head, [kv_heads, (heads /
+  /// kv_heads queries, one key, one value), head_dim] (Falcon's new decoder
+  /// architecture).
+  bool perKvGroup = false;
   /// Rows stored before the canonical ones, which are not used (OPT's
   /// learned positions start at row 2); for a tensor neither transposed nor
   /// stacked over layers.

@@ -8,9 +8,9 @@
       [--unset KEY]...
 
 `model` writes the f32 weights and hyperparameters of a llama, mixtral,
-qwen2, qwen3, gemma, gemma2, gemma3_text, olmo2, phi3, bloom, gpt_neox, phi,
-stablelm, bert or t5 directory (as torch_reference.py make-model writes
-them) under llama.cpp's names and with its converter's conventions, written
+qwen2, qwen3, gemma, gemma2, gemma3_text, olmo2, phi3, starcoder2, falcon,
+bloom, gpt_neox, phi, stablelm, bert or t5 directory (as torch_reference.py
+make-model writes them) under llama.cpp's names and with its converter's conventions, written
 here from its documented behaviour, not from its code:
   - llama/mixtral (architecture `llama`): Q and K rows permuted from the
     Hugging Face rotate-halves order to adjacent pairs; Mixtral's experts
@@ -31,6 +31,11 @@ here from its documented behaviour, not from its code:
     as rope_factors_short / rope_factors_long tensors with
     rope.scaling.original_context_length and attn_factor, the partial
     rotation as rope.dimension_count, attention.sliding_window;
+  - starcoder2: LLaMA's names unpermuted with LayerNorm and projection
+    biases, c_fc / c_proj as ffn_up / ffn_down, attention.sliding_window;
+  - falcon: query_key_value reordered from its layout's grouping to all
+    queries, then keys, then values; the new decoder architecture's second
+    norm as attn_norm_2;
   - olmo2: nothing permuted, the norms as post_attention_norm /
     post_ffw_norm, the whole-width query and key norms as attn_q_norm /
     attn_k_norm;
@@ -381,6 +386,86 @@ def convert_phi3(config, t, writer):
     writer.tensor("output.weight", t["lm_head.weight"])
 
 
+def convert_starcoder2(config, t, writer):
+    """StarCoder2: LLaMA's tensors unpermuted with LayerNorm and projection
+    biases, the MLP's c_fc / c_proj as ffn_up / ffn_down."""
+    heads = config["num_attention_heads"]
+    kv = config.get("num_key_value_heads") or heads
+    decoder_metadata(writer, "starcoder2", config, heads, kv, "layer_norm_epsilon",
+                     config.get("norm_epsilon", 1e-5))
+    writer.u32("starcoder2.feed_forward_length", config["intermediate_size"])
+    writer.f32("starcoder2.rope.freq_base", rope_theta(config))
+    if config.get("sliding_window"):
+        writer.u32("starcoder2.attention.sliding_window", config["sliding_window"])
+    writer.tensor("token_embd.weight", t["model.embed_tokens.weight"])
+    names = (("input_layernorm", "attn_norm"), ("self_attn.q_proj", "attn_q"),
+             ("self_attn.k_proj", "attn_k"), ("self_attn.v_proj", "attn_v"),
+             ("self_attn.o_proj", "attn_output"), ("post_attention_layernorm", "ffn_norm"),
+             ("mlp.c_fc", "ffn_up"), ("mlp.c_proj", "ffn_down"))
+    for layer in range(config["num_hidden_layers"]):
+        p, b = "model.layers.%d." % layer, "blk.%d." % layer
+        for theirs, ours in names:
+            for kind in ("weight", "bias"):
+                if p + theirs + "." + kind in t:
+                    writer.tensor(b + ours + "." + kind, t[p + theirs + "." + kind])
+    writer.tensor("output_norm.weight", t["model.norm.weight"])
+    writer.tensor("output_norm.bias", t["model.norm.bias"])
+    if "lm_head.weight" in t and not config.get("tie_word_embeddings", True):
+        writer.tensor("output.weight", t["lm_head.weight"])
+
+
+def convert_falcon(config, t, writer):
+    """Falcon: query_key_value reordered to all queries, then the keys, then
+    the values (from each layout's grouping), the new architecture's second
+    norm as attn_norm_2, the tied head written as output.weight only when
+    untied."""
+    d, heads = config["hidden_size"], config["num_attention_heads"]
+    hd = d // heads
+    new = config.get("new_decoder_architecture", False)
+    kv = (config.get("num_kv_heads") or heads) if new else (
+        1 if config.get("multi_query", True) else heads)
+    decoder_metadata(writer, "falcon", config, heads, kv, "layer_norm_epsilon",
+                     config.get("layer_norm_epsilon", 1e-5))
+    writer.u32("falcon.feed_forward_length", config.get("ffn_hidden_size") or 4 * d)
+    writer.f32("falcon.rope.freq_base", rope_theta(config))
+
+    def reorder(w):
+        if new:
+            g = w.reshape(kv, heads // kv + 2, hd, *w.shape[1:])
+            q, k, v = g[:, :-2], g[:, -2], g[:, -1]
+        elif kv == 1:
+            return w
+        else:
+            g = w.reshape(heads, 3, hd, *w.shape[1:])
+            q, k, v = g[:, 0], g[:, 1], g[:, 2]
+        return np.concatenate([x.reshape(-1, *w.shape[1:]) for x in (q, k, v)])
+
+    p0 = "transformer."
+    writer.tensor("token_embd.weight", t[p0 + "word_embeddings.weight"])
+    for layer in range(config["num_hidden_layers"]):
+        p, b = p0 + "h.%d." % layer, "blk.%d." % layer
+        norms = (("ln_attn", "attn_norm"), ("ln_mlp", "attn_norm_2")) if new and \
+            p + "ln_attn.weight" in t else (("input_layernorm", "attn_norm"),
+                                              ("post_attention_layernorm", "ffn_norm"))
+        for theirs, ours in norms:
+            for kind in ("weight", "bias"):
+                if p + theirs + "." + kind in t:
+                    writer.tensor(b + ours + "." + kind, t[p + theirs + "." + kind])
+        for kind in ("weight", "bias"):
+            name = p + "self_attention.query_key_value." + kind
+            if name in t:
+                writer.tensor(b + "attn_qkv." + kind, reorder(np.asarray(t[name])))
+        for theirs, ours in (("self_attention.dense", "attn_output"),
+                             ("mlp.dense_h_to_4h", "ffn_up"), ("mlp.dense_4h_to_h", "ffn_down")):
+            for kind in ("weight", "bias"):
+                if p + theirs + "." + kind in t:
+                    writer.tensor(b + ours + "." + kind, t[p + theirs + "." + kind])
+    writer.tensor("output_norm.weight", t[p0 + "ln_f.weight"])
+    writer.tensor("output_norm.bias", t[p0 + "ln_f.bias"])
+    if "lm_head.weight" in t and not config.get("tie_word_embeddings", True):
+        writer.tensor("output.weight", t["lm_head.weight"])
+
+
 def convert_bloom(config, t, writer):
     t = {k[len("transformer."):] if k.startswith("transformer.") else k: v
          for k, v in t.items()}
@@ -705,6 +790,12 @@ def model(args):
     elif family == "t5":
         writer = Writer("t5")
         convert_t5(config, tensors, writer)
+    elif family == "falcon":
+        writer = Writer("falcon")
+        convert_falcon(config, tensors, writer)
+    elif family == "starcoder2":
+        writer = Writer("starcoder2")
+        convert_starcoder2(config, tensors, writer)
     elif family == "phi3":
         writer = Writer("phi3")
         convert_phi3(config, tensors, writer)
