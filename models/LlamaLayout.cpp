@@ -341,13 +341,7 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file, const DecoderConfig &config,
             table, config, {{"model.norm.bias", {WeightRole::FinalNormBias}}},
             -1, weights))
       return err;
-  if (config.tiedEmbeddings) {
-    table.ignore("lm_head.weight");
-    return std::move(weights);
-  }
-  if (auto err =
-          takeWeights(table, config, {{"lm_head.weight", {WeightRole::LmHead}}},
-                      -1, weights))
+  if (auto err = takeLmHead(table, config, weights))
     return err;
   return std::move(weights);
 }

@@ -69,6 +69,16 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
   return llvm::Error::success();
 }
 
+llvm::Error tfmc::takeLmHead(TensorTable &table, const DecoderConfig &config,
+                             WeightMap &weights) {
+  if (config.tiedEmbeddings) {
+    table.ignore("lm_head.weight");
+    return llvm::Error::success();
+  }
+  return takeWeights(table, config, {{"lm_head.weight", {WeightRole::LmHead}}},
+                     -1, weights);
+}
+
 void tfmc::ignoreTensors(TensorTable &table,
                          llvm::ArrayRef<const char *> sources, int64_t layer,
                          llvm::StringRef prefix) {

@@ -63,6 +63,11 @@ llvm::Error takeWeights(TensorTable &table, const DecoderConfig &config,
                         llvm::ArrayRef<TensorMapping> mappings, int64_t layer,
                         WeightMap &weights, llvm::StringRef prefix = "");
 
+/// Hugging Face's `lm_head.weight` as the head, or, when `config` ties the
+/// head to the token embedding, ignored (a stored copy adds nothing).
+llvm::Error takeLmHead(TensorTable &table, const DecoderConfig &config,
+                       WeightMap &weights);
+
 /// Marks the tensors named `prefix` + each of `sources` (for `layer`) as
 /// known and not needed.
 void ignoreTensors(TensorTable &table, llvm::ArrayRef<const char *> sources,

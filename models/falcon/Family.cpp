@@ -167,12 +167,7 @@ public:
       if (auto err =
               takeWeights(table, config, layer, i, weights, "transformer."))
         return std::move(err);
-    if (config.tiedEmbeddings) {
-      table.ignore("lm_head.weight");
-      return std::move(weights);
-    }
-    if (auto err = takeWeights(table, config, {{"lm_head.weight", {R::LmHead}}},
-                               -1, weights))
+    if (auto err = takeLmHead(table, config, weights))
       return std::move(err);
     return std::move(weights);
   }

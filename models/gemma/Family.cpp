@@ -8,41 +8,25 @@
 // GGUF files, architecture gemma.
 //
 //===----------------------------------------------------------------------===//
-#include "models/LlamaLayout.h"
 #include "models/gemma/Gemma.h"
-
-#include <cmath>
 
 using namespace tfmc;
 
 namespace {
 
-class GemmaFamily final : public LlamaLayoutFamily {
+class GemmaFamily final : public gemma::GemmaLayoutFamily {
 public:
   llvm::StringRef name() const override { return "gemma"; }
   llvm::StringRef huggingFaceModelType() const override { return "gemma"; }
   llvm::StringRef ggufArchitecture() const override { return "gemma"; }
 
-  // Gemma's tokenizer: <eos> 1, <bos> 2. The byte tokenizer of the presets
-  // has <s> and </s> at 1 and 2.
-  SpecialTokens specialTokens() const override { return {1, 2}; }
-
   std::vector<Preset> presets() const override {
     // head_dim 24 with 4 heads of a 64-wide model: Q is 96 wide.
-    Preset tiny = preset("gemma-tiny", 64, 172, 2, 4, 1, 24, 259, 256);
-    tiny.config.embeddingScale = float(std::sqrt(64.0));
-    return {tiny};
+    return {gemmaPreset("gemma-tiny", 64, 172, 2, 4, 1, 24, 259, 256)};
   }
 
 protected:
   DecoderConfig architecture() const override { return gemma::architecture(); }
-
-  LlamaLayoutDefaults defaults() const override {
-    LlamaLayoutDefaults d;
-    d.tiedEmbeddings = true;
-    d.headDim = 256;
-    return d;
-  }
 
   llvm::Error readOwnKeys(const ConfigSource &config,
                           DecoderConfig &c) const override {

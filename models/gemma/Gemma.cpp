@@ -8,6 +8,24 @@
 
 using namespace tfmc;
 
+LlamaLayoutDefaults gemma::GemmaLayoutFamily::defaults() const {
+  LlamaLayoutDefaults d;
+  d.tiedEmbeddings = true;
+  d.headDim = 256;
+  return d;
+}
+
+Preset gemma::GemmaLayoutFamily::gemmaPreset(const char *name, int64_t dim,
+                                             int64_t hidden, int64_t layers,
+                                             int64_t heads, int64_t kvHeads,
+                                             int64_t headDim, int64_t vocab,
+                                             int64_t context) const {
+  Preset tiny = preset(name, dim, hidden, layers, heads, kvHeads, headDim,
+                       vocab, context);
+  tiny.config.embeddingScale = float(std::sqrt(double(dim)));
+  return tiny;
+}
+
 DecoderConfig gemma::architecture() {
   DecoderConfig c = llama::architecture(RopeLayout::HalfSplit);
   c.mlp = MlpKind::GeGLU;

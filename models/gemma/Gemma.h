@@ -11,12 +11,29 @@
 #ifndef TFMC_MODELS_GEMMA_GEMMA_H
 #define TFMC_MODELS_GEMMA_GEMMA_H
 
-#include "models/Family.h"
+#include "models/LlamaLayout.h"
 
 namespace tfmc::gemma {
 
 /// Gemma's blocks before any key is read.
 DecoderConfig architecture();
+
+/// A Gemma generation as a LLaMA-layout family: Gemma's tokenizer ids,
+/// GemmaConfig's defaults (a tied head, head_dim 256) and presets with the
+/// embedding scale.
+class GemmaLayoutFamily : public LlamaLayoutFamily {
+public:
+  // Gemma's tokenizer: <eos> 1, <bos> 2. The byte tokenizer of the presets
+  // has <s> and </s> at 1 and 2.
+  SpecialTokens specialTokens() const final { return {1, 2}; }
+
+protected:
+  LlamaLayoutDefaults defaults() const override;
+  /// preset() with the embeddings scaled by sqrt(dim), as the keys say.
+  Preset gemmaPreset(const char *name, int64_t dim, int64_t hidden,
+                     int64_t layers, int64_t heads, int64_t kvHeads,
+                     int64_t headDim, int64_t vocab, int64_t context) const;
+};
 
 /// The keys every generation reads alike: hidden_activation (transformers
 /// runs gelu_pytorch_tanh whatever hidden_act says), attention_bias (not

@@ -10,10 +10,7 @@
 // architecture gemma2.
 //
 //===----------------------------------------------------------------------===//
-#include "models/LlamaLayout.h"
 #include "models/gemma/Gemma.h"
-
-#include <cmath>
 
 using namespace tfmc;
 
@@ -29,20 +26,15 @@ llvm::Error readSoftcap(const ConfigSource &config, const char *key,
   return config.read(key, out, fallback);
 }
 
-class Gemma2Family final : public LlamaLayoutFamily {
+class Gemma2Family final : public gemma::GemmaLayoutFamily {
 public:
   llvm::StringRef name() const override { return "gemma2"; }
   llvm::StringRef huggingFaceModelType() const override { return "gemma2"; }
   llvm::StringRef ggufArchitecture() const override { return "gemma2"; }
 
-  // Gemma's tokenizer: <eos> 1, <bos> 2. The byte tokenizer of the presets
-  // has <s> and </s> at 1 and 2.
-  SpecialTokens specialTokens() const override { return {1, 2}; }
-
   std::vector<Preset> presets() const override {
     // Four layers, windows of 16 in layers 0 and 2; head_dim 24.
-    Preset tiny = preset("gemma2-tiny", 64, 172, 4, 4, 2, 24, 259, 256);
-    tiny.config.embeddingScale = float(std::sqrt(64.0));
+    Preset tiny = gemmaPreset("gemma2-tiny", 64, 172, 4, 4, 2, 24, 259, 256);
     gemma::slideLayers(tiny.config, 16, 2);
     return {tiny};
   }
@@ -55,13 +47,6 @@ protected:
     c.attention.softcap = 50.0f;
     c.finalLogitSoftcap = 30.0f;
     return c;
-  }
-
-  LlamaLayoutDefaults defaults() const override {
-    LlamaLayoutDefaults d;
-    d.tiedEmbeddings = true;
-    d.headDim = 256;
-    return d;
   }
 
   llvm::Error readOwnKeys(const ConfigSource &config,

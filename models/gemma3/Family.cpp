@@ -11,11 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "models/HfConfigKeys.h"
-#include "models/LlamaLayout.h"
 #include "models/RopeScalingConfig.h"
 #include "models/gemma/Gemma.h"
-
-#include <cmath>
 
 using namespace tfmc;
 
@@ -25,7 +22,7 @@ namespace {
 constexpr const char *kGlobalRope = "rope_parameters.full_attention";
 constexpr const char *kLocalRope = "rope_parameters.sliding_attention";
 
-class Gemma3Family final : public LlamaLayoutFamily {
+class Gemma3Family final : public gemma::GemmaLayoutFamily {
 public:
   llvm::StringRef name() const override { return "gemma3"; }
   llvm::StringRef huggingFaceModelType() const override {
@@ -33,14 +30,9 @@ public:
   }
   llvm::StringRef ggufArchitecture() const override { return "gemma3"; }
 
-  // Gemma's tokenizer: <eos> 1, <bos> 2. The byte tokenizer of the presets
-  // has <s> and </s> at 1 and 2.
-  SpecialTokens specialTokens() const override { return {1, 2}; }
-
   std::vector<Preset> presets() const override {
     // Six layers, the last global; windows of 16; head_dim 24.
-    Preset tiny = preset("gemma3-tiny", 64, 172, 6, 4, 2, 24, 259, 256);
-    tiny.config.embeddingScale = float(std::sqrt(64.0));
+    Preset tiny = gemmaPreset("gemma3-tiny", 64, 172, 6, 4, 2, 24, 259, 256);
     gemma::slideLayers(tiny.config, 16, 6);
     return {tiny};
   }
@@ -55,9 +47,7 @@ protected:
   }
 
   LlamaLayoutDefaults defaults() const override {
-    LlamaLayoutDefaults d;
-    d.tiedEmbeddings = true;
-    d.headDim = 256;
+    LlamaLayoutDefaults d = GemmaLayoutFamily::defaults();
     d.ropeTheta = 1000000.0;
     return d;
   }

@@ -137,12 +137,7 @@ public:
                 takeWeights(table, config, kBiases, layer, weights, prefix))
           return std::move(err);
     }
-    if (config.tiedEmbeddings) {
-      table.ignore("lm_head.weight");
-      return std::move(weights);
-    }
-    if (auto err = takeWeights(table, config, {{"lm_head.weight", {R::LmHead}}},
-                               -1, weights))
+    if (auto err = takeLmHead(table, config, weights))
       return std::move(err);
     return std::move(weights);
   }
