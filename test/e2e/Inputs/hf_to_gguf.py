@@ -303,6 +303,18 @@ def convert_llama_layout(config, t, writer, family, split_experts):
         writer.tensor("output.weight", t["lm_head.weight"])
 
 
+def copy_tensors(writer, t, source, target, names, transform=None):
+    """Writes each tensor `source` + theirs + .weight / .bias that `t` holds
+    as `target` + ours + the same suffix (through transform(theirs, tensor)
+    when given), for (theirs, ours) in `names`."""
+    for theirs, ours in names:
+        for kind in ("weight", "bias"):
+            tensor = t.get(source + theirs + "." + kind)
+            if tensor is not None:
+                writer.tensor(target + ours + "." + kind,
+                              transform(theirs, tensor) if transform else tensor)
+
+
 def convert_sublayer_norms(config, t, writer, arch):
     """Gemma 2, Gemma 3 and OLMo-2: norms after each sublayer."""
     gemma = arch != "olmo2"
@@ -338,10 +350,8 @@ def convert_sublayer_norms(config, t, writer, arch):
                  ("mlp.gate_proj", "ffn_gate"), ("mlp.up_proj", "ffn_up"),
                  ("mlp.down_proj", "ffn_down"),
                  ("post_feedforward_layernorm", "post_ffw_norm")]
-        for theirs, ours in names:
-            w = t.get(p + theirs + ".weight")
-            if w is not None:
-                writer.tensor(b + ours + ".weight", norm(w) if "norm" in theirs else w)
+        copy_tensors(writer, t, p, b, names,
+                     lambda theirs, w: norm(w) if "norm" in theirs else w)
     writer.tensor("output_norm.weight", norm(t["model.norm.weight"]))
     if "lm_head.weight" in t and not config.get("tie_word_embeddings", False):
         writer.tensor("output.weight", t["lm_head.weight"])
@@ -374,14 +384,12 @@ def convert_phi3(config, t, writer):
         writer.tensor("rope_factors_short.weight", np.array(scaling["short_factor"]))
     writer.tensor("token_embd.weight", t["model.embed_tokens.weight"])
     for layer in range(config["num_hidden_layers"]):
-        p, b = "model.layers.%d." % layer, "blk.%d." % layer
-        for theirs, ours in (("input_layernorm", "attn_norm"),
-                             ("self_attn.qkv_proj", "attn_qkv"),
-                             ("self_attn.o_proj", "attn_output"),
-                             ("post_attention_layernorm", "ffn_norm"),
-                             ("mlp.gate_up_proj", "ffn_up"),
-                             ("mlp.down_proj", "ffn_down")):
-            writer.tensor(b + ours + ".weight", t[p + theirs + ".weight"])
+        copy_tensors(writer, t, "model.layers.%d." % layer, "blk.%d." % layer,
+                     (("input_layernorm", "attn_norm"),
+                      ("self_attn.qkv_proj", "attn_qkv"),
+                      ("self_attn.o_proj", "attn_output"),
+                      ("post_attention_layernorm", "ffn_norm"),
+                      ("mlp.gate_up_proj", "ffn_up"), ("mlp.down_proj", "ffn_down")))
     writer.tensor("output_norm.weight", t["model.norm.weight"])
     writer.tensor("output.weight", t["lm_head.weight"])
 
@@ -403,13 +411,8 @@ def convert_starcoder2(config, t, writer):
              ("self_attn.o_proj", "attn_output"), ("post_attention_layernorm", "ffn_norm"),
              ("mlp.c_fc", "ffn_up"), ("mlp.c_proj", "ffn_down"))
     for layer in range(config["num_hidden_layers"]):
-        p, b = "model.layers.%d." % layer, "blk.%d." % layer
-        for theirs, ours in names:
-            for kind in ("weight", "bias"):
-                if p + theirs + "." + kind in t:
-                    writer.tensor(b + ours + "." + kind, t[p + theirs + "." + kind])
-    writer.tensor("output_norm.weight", t["model.norm.weight"])
-    writer.tensor("output_norm.bias", t["model.norm.bias"])
+        copy_tensors(writer, t, "model.layers.%d." % layer, "blk.%d." % layer, names)
+    copy_tensors(writer, t, "model.", "", (("norm", "output_norm"),))
     if "lm_head.weight" in t and not config.get("tie_word_embeddings", True):
         writer.tensor("output.weight", t["lm_head.weight"])
 
@@ -447,21 +450,12 @@ def convert_falcon(config, t, writer):
         norms = (("ln_attn", "attn_norm"), ("ln_mlp", "attn_norm_2")) if new and \
             p + "ln_attn.weight" in t else (("input_layernorm", "attn_norm"),
                                               ("post_attention_layernorm", "ffn_norm"))
-        for theirs, ours in norms:
-            for kind in ("weight", "bias"):
-                if p + theirs + "." + kind in t:
-                    writer.tensor(b + ours + "." + kind, t[p + theirs + "." + kind])
-        for kind in ("weight", "bias"):
-            name = p + "self_attention.query_key_value." + kind
-            if name in t:
-                writer.tensor(b + "attn_qkv." + kind, reorder(np.asarray(t[name])))
-        for theirs, ours in (("self_attention.dense", "attn_output"),
-                             ("mlp.dense_h_to_4h", "ffn_up"), ("mlp.dense_4h_to_h", "ffn_down")):
-            for kind in ("weight", "bias"):
-                if p + theirs + "." + kind in t:
-                    writer.tensor(b + ours + "." + kind, t[p + theirs + "." + kind])
-    writer.tensor("output_norm.weight", t[p0 + "ln_f.weight"])
-    writer.tensor("output_norm.bias", t[p0 + "ln_f.bias"])
+        copy_tensors(writer, t, p, b, norms + (
+            ("self_attention.query_key_value", "attn_qkv"),
+            ("self_attention.dense", "attn_output"),
+            ("mlp.dense_h_to_4h", "ffn_up"), ("mlp.dense_4h_to_h", "ffn_down")),
+            lambda theirs, w: reorder(np.asarray(w)) if "query_key_value" in theirs else w)
+    copy_tensors(writer, t, p0, "", (("ln_f", "output_norm"),))
     if "lm_head.weight" in t and not config.get("tie_word_embeddings", True):
         writer.tensor("output.weight", t["lm_head.weight"])
 

@@ -37,8 +37,8 @@ import os
 import numpy as np
 import torch
 
-from reference_families.common import (Init, gelu_tanh, layer_norm, load_hf,
-                                       write_safetensors)
+from reference_families.common import (Init, bert_layer_tensors, gelu_tanh, layer_norm,
+                                       load_hf, write_safetensors)
 
 # ---------------------------------------------------------------------------
 # Writers
@@ -56,21 +56,7 @@ def make_bert(args):
                (p0 + "embeddings.LayerNorm.bias", init.normal(d, scale=0.1))]
     for layer in range(args.layers):
         p = p0 + "encoder.layer.%d." % layer
-        for name in ("query", "key", "value"):
-            tensors += [(p + "attention.self.%s.weight" % name, init.linear(d, d)),
-                        (p + "attention.self.%s.bias" % name, init.normal(d, scale=0.3))]
-        tensors += [
-            (p + "attention.output.dense.weight", init.linear(d, d)),
-            (p + "attention.output.dense.bias", init.normal(d, scale=0.1)),
-            (p + "attention.output.LayerNorm.weight", init.norm(d)),
-            (p + "attention.output.LayerNorm.bias", init.normal(d, scale=0.1)),
-            (p + "intermediate.dense.weight", init.linear(f, d)),
-            (p + "intermediate.dense.bias", init.normal(f, scale=0.1)),
-            (p + "output.dense.weight", init.linear(d, f)),
-            (p + "output.dense.bias", init.normal(d, scale=0.1)),
-            (p + "output.LayerNorm.weight", init.norm(d)),
-            (p + "output.LayerNorm.bias", init.normal(d, scale=0.1)),
-        ]
+        tensors += bert_layer_tensors(init, p, d, f)
     if args.mlm_head:
         tensors += [
             ("cls.predictions.transform.dense.weight", init.linear(d, d)),

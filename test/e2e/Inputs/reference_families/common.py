@@ -95,6 +95,28 @@ class Init:
         return (1.0 + 0.1 * self.rng.standard_normal(dim)).astype(np.float32)
 
 
+def bert_layer_tensors(init, p, d, f):
+    """One BertLayer's seeded tensors under prefix `p` (BERT's and RoBERTa's
+    names): Q/K/V, the attention output and its LayerNorm, the MLP and its
+    LayerNorm, with biases."""
+    tensors = []
+    for name in ("query", "key", "value"):
+        tensors += [(p + "attention.self.%s.weight" % name, init.linear(d, d)),
+                    (p + "attention.self.%s.bias" % name, init.normal(d, scale=0.3))]
+    return tensors + [
+        (p + "attention.output.dense.weight", init.linear(d, d)),
+        (p + "attention.output.dense.bias", init.normal(d, scale=0.1)),
+        (p + "attention.output.LayerNorm.weight", init.norm(d)),
+        (p + "attention.output.LayerNorm.bias", init.normal(d, scale=0.1)),
+        (p + "intermediate.dense.weight", init.linear(f, d)),
+        (p + "intermediate.dense.bias", init.normal(f, scale=0.1)),
+        (p + "output.dense.weight", init.linear(d, f)),
+        (p + "output.dense.bias", init.normal(d, scale=0.1)),
+        (p + "output.LayerNorm.weight", init.norm(d)),
+        (p + "output.LayerNorm.bias", init.normal(d, scale=0.1)),
+    ]
+
+
 # ---------------------------------------------------------------------------
 # Readers (independent of the writers' in-memory state: the files are the truth)
 # ---------------------------------------------------------------------------
