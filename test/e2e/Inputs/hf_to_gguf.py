@@ -766,33 +766,20 @@ def model(args):
         config = json.load(fh)
     tensors = read_safetensors(os.path.join(args.hf_dir, "model.safetensors"))
     family = config["model_type"]
-    if family == "bloom":
-        writer = Writer("bloom")
-        convert_bloom(config, tensors, writer)
-    elif family == "gpt_neox":
-        writer = Writer("gptneox")
-        convert_gpt_neox(config, tensors, writer)
-    elif family == "phi":
-        writer = Writer("phi2")
-        convert_phi(config, tensors, writer)
-    elif family == "stablelm":
-        writer = Writer("stablelm")
-        convert_stablelm(config, tensors, writer)
+    # model_type: (GGUF architecture, converter of config, tensors, writer).
+    converters = {"bloom": ("bloom", convert_bloom),
+                  "gpt_neox": ("gptneox", convert_gpt_neox),
+                  "phi": ("phi2", convert_phi), "stablelm": ("stablelm", convert_stablelm),
+                  "t5": ("t5", convert_t5), "falcon": ("falcon", convert_falcon),
+                  "starcoder2": ("starcoder2", convert_starcoder2),
+                  "phi3": ("phi3", convert_phi3)}
+    if family in converters:
+        arch, convert = converters[family]
+        writer = Writer(arch)
+        convert(config, tensors, writer)
     elif family == "bert":
         writer = Writer("bert")
         convert_bert(config, tensors, writer, args.pooling)
-    elif family == "t5":
-        writer = Writer("t5")
-        convert_t5(config, tensors, writer)
-    elif family == "falcon":
-        writer = Writer("falcon")
-        convert_falcon(config, tensors, writer)
-    elif family == "starcoder2":
-        writer = Writer("starcoder2")
-        convert_starcoder2(config, tensors, writer)
-    elif family == "phi3":
-        writer = Writer("phi3")
-        convert_phi3(config, tensors, writer)
     elif family in ("gemma2", "gemma3_text", "olmo2"):
         arch = {"gemma3_text": "gemma3"}.get(family, family)
         writer = Writer(arch)
