@@ -142,9 +142,13 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
              "attn.rope_k");
   Value v = projection(net, h, WeightRole::Wv, bias(WeightRole::Bv));
   Value slopes;
-  if (c.position == PositionKind::Alibi)
-    slopes = net.constantVector(net.at("attn.alibi_slopes"),
-                                alibiSlopes(a.numHeads));
+  if (c.position == PositionKind::Alibi) {
+    std::vector<float> perHead = alibiSlopes(a.numHeads);
+    if (a.alibiSlopeScale != 1.0f)
+      for (float &slope : perHead)
+        slope *= a.alibiSlopeScale;
+    slopes = net.constantVector(net.at("attn.alibi_slopes"), perHead);
+  }
   Value attended = net.attention(net.at("attn"), q, k, v, a.numHeads,
                                  a.numKVHeads, window, slopes);
   return projection(net, attended, WeightRole::Wo,

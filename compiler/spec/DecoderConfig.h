@@ -184,6 +184,10 @@ struct AttentionSettings {
   /// > 0: scaled scores s become softcap * tanh(s / softcap) (Gemma 2's
   /// attn_logit_softcapping).
   float softcap = 0.0f;
+  /// ALiBi's slopes are multiplied by this: Falcon adds its biases before
+  /// the score scale, so they are scaled with the scores (1/sqrt(head_dim));
+  /// BLOOM adds them after (1).
+  float alibiSlopeScale = 1.0f;
   /// > 0: T5's relative position bias, a [buckets, heads] table read in
   /// the first layer of each stack and added to every layer's scores of
   /// that stack's self-attention.

@@ -13,10 +13,11 @@
 //     its value;
 //   - neither (Falcon-RW): each head's query, key and value rows in turn,
 //     sequential blocks unless parallel_attn.
-// ALiBi (Falcon-RW-1B) is refused. Hugging Face directories, model_type
-// falcon, and GGUF files, architecture falcon, whose converter stores Q, K
-// and V one after the other and the new architecture's second norm as
-// attn_norm_2.
+// With alibi (Falcon-RW-1B), ALiBi replaces RoPE; Falcon adds its biases
+// before scaling the scores, so its slopes are BLOOM's times
+// 1/sqrt(head_dim). Hugging Face directories, model_type falcon, and GGUF
+// files, architecture falcon, whose converter stores Q, K and V one after
+// the other and the new architecture's second norm as attn_norm_2.
 //
 //===----------------------------------------------------------------------===//
 #include "models/ActivationConfig.h"
@@ -25,6 +26,8 @@
 #include "models/RopeScalingConfig.h"
 #include "models/TensorMap.h"
 #include "models/llama/Llama.h"
+
+#include <cmath>
 
 using namespace tfmc;
 
@@ -71,11 +74,12 @@ public:
     auto alibi = config.flag("alibi", false);
     if (!alibi)
       return alibi.takeError();
-    if (*alibi)
-      return llvm::createStringError(
-          "alibi true in " + config.describe() +
-          " (Falcon-RW's ALiBi, added before the score scale) is not "
-          "supported");
+    if (*alibi) {
+      // Falcon-RW: ALiBi instead of RoPE, added to the scores before they
+      // are scaled by 1/sqrt(head_dim).
+      c.position = PositionKind::Alibi;
+      a.alibiSlopeScale = float(1.0 / std::sqrt(double(a.headDim)));
+    }
     if (auto err = readLayout(config, c))
       return std::move(err);
     auto bias = config.flag("bias", false);
@@ -84,11 +88,13 @@ public:
     a.qkvBias = a.outputBias = c.mlpBias = *bias;
     if (auto err = readHfGelu(config, "activation", "gelu", c.mlp))
       return std::move(err);
-    if (auto err = readHfRopeBase(
-            config, {"rope_parameters.rope_theta", "rope_theta"}, 10000.0, c))
-      return std::move(err);
-    if (auto err = readHfRopeScaling(config, a.rotatedFeatures(), c))
-      return std::move(err);
+    if (c.position == PositionKind::Rope) {
+      if (auto err = readHfRopeBase(
+              config, {"rope_parameters.rope_theta", "rope_theta"}, 10000.0, c))
+        return std::move(err);
+      if (auto err = readHfRopeScaling(config, a.rotatedFeatures(), c))
+        return std::move(err);
+    }
     auto tied = config.flag("tie_word_embeddings", true);
     if (!tied)
       return tied.takeError();

@@ -17,7 +17,7 @@ import os
 import numpy as np
 import torch
 
-from reference_families.common import (Init, gelu_tanh, layer_norm, load_hf,
+from reference_families.common import (alibi_slopes, Init, gelu_tanh, layer_norm, load_hf,
                                        write_llama2c_tokenizer, write_safetensors)
 
 # ---------------------------------------------------------------------------
@@ -72,15 +72,6 @@ def make_bloom(args):
 # ---------------------------------------------------------------------------
 # The reference (float64)
 # ---------------------------------------------------------------------------
-
-
-def alibi_slopes(heads):
-    """The ALiBi paper's slopes: 2^(-8i/n) for the largest power of two n <=
-    heads, then every other slope of 2n for the remaining heads."""
-    def geometric(n):
-        return [2.0 ** (-8.0 * i / n) for i in range(1, n + 1)]
-    n = 2 ** int(math.floor(math.log2(heads)))
-    return geometric(n) + geometric(2 * n)[0::2][:heads - n]
 
 
 def bloom_forward(config, t, ids):

@@ -267,6 +267,15 @@ def rope(x, theta, interleaved, scaling=None):
     return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
 
 
+def alibi_slopes(heads):
+    """The ALiBi paper's slopes: 2^(-8i/n) for the largest power of two n <=
+    heads, then every other slope of 2n for the remaining heads."""
+    def geometric(n):
+        return [2.0 ** (-8.0 * i / n) for i in range(1, n + 1)]
+    n = 2 ** int(math.floor(math.log2(heads)))
+    return geometric(n) + geometric(2 * n)[0::2][:heads - n]
+
+
 def gelu_tanh(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 

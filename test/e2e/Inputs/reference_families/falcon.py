@@ -9,21 +9,24 @@ make-model:
                its queries, its key, its value; two norms (ln_attn, ln_mlp)
           rw   neither, parallel_attn false: per head its query, key and
                value rows, sequential blocks with post_attention_layernorm,
-               biases (as Falcon-RW without its ALiBi)
+               biases (Falcon-RW; with --falcon-alibi, its ALiBi)
 
 The reference:
   falcon  x + attn(ln(x)) + mlp(ln(x)) (7b), x + attn(ln_attn(x)) +
           mlp(ln_mlp(x)) (new), or x += attn(ln1(x)); x += mlp(ln2(x)) (rw);
-          RoPE over whole heads rotating halves; GELU (erf); the final
-          LayerNorm and the tied head.
+          RoPE over whole heads rotating halves, or with alibi
+          (q.k + slope_h * key position) / sqrt(head_dim) as Falcon adds
+          its biases before the scale; GELU (erf); the final LayerNorm and
+          the tied head.
 """
 import json
 import os
 
 import torch
 
-from reference_families.common import (Init, causal_attention, layer_norm, load_hf, rope,
-                                       write_llama2c_tokenizer, write_safetensors)
+from reference_families.common import (Init, alibi_slopes, causal_attention, layer_norm,
+                                       load_hf, rope, write_llama2c_tokenizer,
+                                       write_safetensors)
 
 DEFAULT_HIDDEN = 0  # 4 x dim
 
@@ -31,6 +34,8 @@ DEFAULT_HIDDEN = 0  # 4 x dim
 def add_make_arguments(parser):
     parser.add_argument("--falcon-layout", choices=["7b", "new", "rw"], default="7b",
                         help="falcon: FalconConfig's layout")
+    parser.add_argument("--falcon-alibi", action="store_true",
+                        help="falcon: ALiBi instead of RoPE (Falcon-RW-1B)")
 
 
 def gelu_erf(x):
@@ -71,7 +76,7 @@ def make_falcon(args):
         "vocab_size": args.vocab, "max_position_embeddings": args.context,
         "layer_norm_epsilon": args.eps, "rope_theta": args.rope_theta,
         "multi_query": layout == "7b", "new_decoder_architecture": layout == "new",
-        "parallel_attn": layout != "rw", "bias": bias, "alibi": False,
+        "parallel_attn": layout != "rw", "bias": bias, "alibi": args.falcon_alibi,
         "num_ln_in_parallel_attn": 2 if layout == "new" else None,
         "activation": "gelu", "tie_word_embeddings": True,
         "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32",
@@ -116,8 +121,11 @@ def forward(config, t, ids):
         else:
             g = qkv.reshape(T, H, 3, hd)
             q, k, v = g[:, :, 0], g[:, :, 1], g[:, :, 2]
-        attended = proj("self_attention.dense",
-                        causal_attention(rope(q, theta, False), rope(k, theta, False), v))
+        if config.get("alibi", False):
+            attended = proj("self_attention.dense", alibi_attention(q, k, v))
+        else:
+            attended = proj("self_attention.dense",
+                            causal_attention(rope(q, theta, False), rope(k, theta, False), v))
         if new or parallel:
             fed_input = ln("ln_mlp", x) if new else h
             x = x + attended + proj("mlp.dense_4h_to_h", gelu_erf(proj("mlp.dense_h_to_4h", fed_input)))
@@ -127,6 +135,18 @@ def forward(config, t, ids):
                          gelu_erf(proj("mlp.dense_h_to_4h", ln("post_attention_layernorm", x))))
     x = layer_norm(x, t[p0 + "ln_f.weight"], t[p0 + "ln_f.bias"], eps)
     return x @ t[p0 + "word_embeddings.weight"].T
+
+
+def alibi_attention(q, k, v):
+    """Falcon's ALiBi: slope_h * key position added to q.k, then both
+    scaled by 1/sqrt(head_dim); causal. q, k, v: [T, H, hd]."""
+    T, H, hd = q.shape
+    slopes = torch.tensor(alibi_slopes(H), dtype=torch.float64)
+    scores = torch.einsum("thd,shd->hts", q, k)
+    scores = (scores + slopes[:, None, None] * torch.arange(T, dtype=torch.float64)) / hd ** 0.5
+    mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    probs = torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+    return torch.einsum("hts,shd->thd", probs, v).reshape(T, H * hd)
 
 
 MAKES = {"falcon": make_falcon}
