@@ -5,6 +5,7 @@
 #include "compiler/weights/Quantized.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -180,11 +181,11 @@ Halide::Runtime::Buffer<> &Arguments::addMatrix(const std::string &name,
   return buffer;
 }
 
-bool Arguments::call(int (*kernel)(void **),
-                     const halide_filter_metadata_t *metadata, int &status,
-                     std::string &error) {
-  std::vector<void *> args;
-  std::vector<int32_t> scalarStorage(metadata->num_arguments);
+bool Arguments::collect(const halide_filter_metadata_t *metadata,
+                        bool inputsChanged, std::vector<void *> &args,
+                        std::vector<int32_t> &scalars, std::string &error) {
+  args.clear();
+  scalars.assign(metadata->num_arguments, 0);
   for (int i = 0; i < metadata->num_arguments; ++i) {
     const halide_filter_argument_t &arg = metadata->arguments[i];
     if (arg.kind == halide_argument_kind_input_scalar) {
@@ -194,8 +195,8 @@ bool Arguments::call(int (*kernel)(void **),
                 "' the harness does not provide";
         return false;
       }
-      scalarStorage[i] = found->second;
-      args.push_back(&scalarStorage[i]);
+      scalars[i] = found->second;
+      args.push_back(&scalars[i]);
       continue;
     }
     auto found = buffers_.find(arg.name);
@@ -210,11 +211,14 @@ bool Arguments::call(int (*kernel)(void **),
               "' has another type or rank than the kernel's";
       return false;
     }
-    if (arg.kind == halide_argument_kind_input_buffer)
+    if (inputsChanged && arg.kind == halide_argument_kind_input_buffer)
       buffer.set_host_dirty();
     args.push_back(buffer.raw_buffer());
   }
-  status = kernel(args.data());
+  return true;
+}
+
+void Arguments::finish(const halide_filter_metadata_t *metadata) {
   for (int i = 0; i < metadata->num_arguments; ++i) {
     const halide_filter_argument_t &arg = metadata->arguments[i];
     if (arg.kind == halide_argument_kind_output_buffer)
@@ -223,6 +227,65 @@ bool Arguments::call(int (*kernel)(void **),
   // Free device copies now, while the device interface is alive.
   for (auto &entry : buffers_)
     entry.second.device_free();
+}
+
+bool Arguments::call(int (*kernel)(void **),
+                     const halide_filter_metadata_t *metadata, int &status,
+                     std::string &error) {
+  std::vector<void *> args;
+  std::vector<int32_t> scalars;
+  if (!collect(metadata, /*inputsChanged=*/true, args, scalars, error))
+    return false;
+  status = kernel(args.data());
+  finish(metadata);
+  return true;
+}
+
+bool Arguments::bench(int (*kernel)(void **),
+                      const halide_filter_metadata_t *metadata, int calls,
+                      std::vector<double> &seconds, int64_t &inputBytes,
+                      std::string &error) {
+  std::vector<void *> args;
+  std::vector<int32_t> scalars;
+  inputBytes = 0;
+  std::vector<Halide::Runtime::Buffer<> *> outputs;
+  for (int i = 0; i < metadata->num_arguments; ++i) {
+    const halide_filter_argument_t &arg = metadata->arguments[i];
+    auto found = buffers_.find(arg.name);
+    if (found == buffers_.end())
+      continue;
+    if (arg.kind == halide_argument_kind_input_buffer)
+      inputBytes += found->second.size_in_bytes();
+    else if (arg.kind == halide_argument_kind_output_buffer)
+      outputs.push_back(&found->second);
+  }
+  auto callAndWait = [&]() {
+    int status = kernel(args.data());
+    for (Halide::Runtime::Buffer<> *output : outputs)
+      if (status == 0)
+        status = output->device_sync();
+    if (status != 0)
+      error = std::string("kernel ") + metadata->name + " returned " +
+              std::to_string(status) + " while timed";
+    return status == 0;
+  };
+  // The untimed first call copies the inputs to the device.
+  if (!collect(metadata, /*inputsChanged=*/true, args, scalars, error) ||
+      !callAndWait())
+    return false;
+  if (!collect(metadata, /*inputsChanged=*/false, args, scalars, error))
+    return false;
+  seconds.clear();
+  for (int i = 0; i < calls; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (!callAndWait())
+      return false;
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  finish(metadata);
   return true;
 }
 

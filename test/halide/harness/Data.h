@@ -83,7 +83,27 @@ public:
   bool call(int (*kernel)(void **), const halide_filter_metadata_t *metadata,
             int &status, std::string &error);
 
+  /// Times `calls` calls of the kernel with its data resident where it
+  /// runs: inputs are copied to the device once (an untimed first call)
+  /// and each timed call ends when its outputs are ready
+  /// (halide_device_sync), so a GPU kernel's time is its launch and its
+  /// work, not the copies. `seconds` gets each call's time, sorted;
+  /// `inputBytes` the bytes of the input buffers (what one call reads at
+  /// least once). False and a message as for call().
+  bool bench(int (*kernel)(void **), const halide_filter_metadata_t *metadata,
+             int calls, std::vector<double> &seconds, int64_t &inputBytes,
+             std::string &error);
+
 private:
+  /// The kernel's argument vector in its metadata's order; input buffers
+  /// are marked host-dirty (copied to a device on the next call) when
+  /// `inputsChanged`.
+  bool collect(const halide_filter_metadata_t *metadata, bool inputsChanged,
+               std::vector<void *> &args, std::vector<int32_t> &scalars,
+               std::string &error);
+  /// Copies the outputs back and frees every device copy.
+  void finish(const halide_filter_metadata_t *metadata);
+
   std::map<std::string, Halide::Runtime::Buffer<>> buffers_;
   std::map<std::string, int32_t> scalars_;
 };

@@ -24,7 +24,10 @@ const char kUsage[] =
     "usage: HARNESS DESCRIPTION.json [--kernel NAME] [--seed N] [--pos N]\n"
     "               [--tolerance T] [--exact-weights] [--ties] [--threads]\n"
     "               [--print-abi] [--bench N]\n"
-    "Checks each kernel linked in (or NAME) against DESCRIPTION.json.\n";
+    "Checks each kernel linked in (or NAME) against DESCRIPTION.json.\n"
+    "--bench N also times N calls with the data resident where the kernel\n"
+    "runs (inputs copied to a GPU once) and prints the median and the\n"
+    "input bytes over it.\n";
 
 std::atomic<int> parForCalls{0}, parForTasks{0};
 
@@ -102,17 +105,19 @@ bool runKernel(const std::vector<KernelDescription> &kernels,
       std::exit(1);
     }
     if (bench > 0) {
-      std::vector<double> times;
-      for (int i = 0; i < bench; ++i) {
-        auto start = std::chrono::steady_clock::now();
-        args.call(entry.argv, metadata, status, message);
-        times.push_back(std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
+      std::vector<double> seconds;
+      int64_t inputBytes = 0;
+      if (!args.bench(entry.argv, metadata, bench, seconds, inputBytes,
+                      message)) {
+        std::printf("%s: FAIL\n", message.c_str());
+        std::exit(1);
       }
-      std::sort(times.begin(), times.end());
-      std::printf("bench: %s median %.3f us over %d calls\n", metadata->name,
-                  times[times.size() / 2] * 1e6, bench);
+      double median = seconds[seconds.size() / 2];
+      std::printf("bench: %s median %.3f us over %d calls, %lld input bytes, "
+                  "%.1f GB/s\n",
+                  metadata->name, median * 1e6, bench,
+                  static_cast<long long>(inputBytes),
+                  inputBytes / median / 1e9);
     }
   };
   bool ok = check(*description, options, invoke);

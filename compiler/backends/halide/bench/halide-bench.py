@@ -13,8 +13,20 @@ checking the values), and prints per kernel the median time and its rate:
     bandwidth.
 Halide's thread pool gets --threads threads (HL_NUM_THREADS).
 
+With --device=cuda the kernels are CUDA kernels and the limits the GPU's:
+the machine that builds them has no GPU and the GPU machine no Halide, so
+--bundle DIR writes the kernels, the harness, bench/cuda_bandwidth.c built
+and this script into DIR, and `python3 DIR/halide-bench.py --run-bundle DIR`
+on the GPU machine measures them (the harness keeps each kernel's data on
+the device while timed): GB/s against the device-to-device copy rate
+cuda_bandwidth measures (bytes read and written), GFLOP/s against
+PyTorch's f32 matmul on the GPU (TF32 off) where python3 has torch with CUDA.
+
 usage: halide-bench.py [--build DIR] [--threads T] [--features F1,F2,...]
                        [--schedules hand,adams2019,...] [--calls N]
+       halide-bench.py --device=cuda [--cuda-capability N]
+                       [--schedules hand,li2018] --bundle DIR
+       halide-bench.py --run-bundle DIR [--calls N]
 """
 import argparse
 import json
@@ -47,8 +59,9 @@ def host_features():
     return features
 
 
-def kernels(features, threads):
+def kernels(features, threads, device):
     target = {"features": features, "threads": threads}
+    gpu = device != "none"
     out = []
     # Decode: one row through a matrix well beyond the last-level cache.
     for weight, rows in (("f32", 8192), ("f16", 16384), ("bf16", 16384),
@@ -57,15 +70,18 @@ def kernels(features, threads):
         out.append({"name": "gemv_" + weight, "kind": "projection",
                     "target": target, "rows": 1, "in_features": 4096,
                     "out_features": rows, "weight": weight})
-    # Prefill: a chunk of 32 rows (tfmc's default), llama-110m's widths.
-    for weight in ("f32", "q4_0"):
+    # Prefill: a chunk of 32 rows (tfmc's default), llama-110m's widths; on
+    # a GPU a 512-token prompt through TinyLlama-1.1B's FFN.
+    rows, k, n = (512, 2048, 5632) if gpu else (32, 768, 3072)
+    for weight in ("f32", "f16", "q4_0") if gpu else ("f32", "q4_0"):
         out.append({"name": "gemm_" + weight, "kind": "projection",
-                    "target": target, "rows": 32, "in_features": 768,
-                    "out_features": 3072, "weight": weight})
-    # Decode attention at the end of a 4096-position f32 cache, 32 heads.
-    out.append({"name": "attention_decode", "kind": "attention",
-                "target": target, "rows": 1, "heads": 32, "kv_heads": 8,
-                "head_dim": 128, "positions": 4096})
+                    "target": target, "rows": rows, "in_features": k,
+                    "out_features": n, "weight": weight})
+    # Decode attention at the end of a 4096-position cache, 32 heads.
+    for cache in ("f32", "f16") if gpu else ("f32",):
+        out.append({"name": "attention_decode_" + cache, "kind": "attention",
+                    "target": target, "rows": 1, "heads": 32, "kv_heads": 8,
+                    "head_dim": 128, "positions": 4096, "cache": cache})
     return out
 
 
@@ -85,7 +101,7 @@ def read_bandwidth(work, threads):
     return json.loads(out.strip().splitlines()[-1])["read_gb_per_s"]
 
 
-def sgemm_rate(threads, m, k, n):
+def sgemm_rate(threads, m, k, n, device="cpu"):
     code = """
 import ctypes, time, torch
 torch.set_num_threads(%d)
@@ -93,16 +109,22 @@ try:
     ctypes.CDLL("libopenblas.so.0").openblas_set_num_threads(%d)
 except OSError:
     pass
-a, b = torch.randn(%d, %d), torch.randn(%d, %d)
+device = "%s"
+torch.backends.cuda.matmul.allow_tf32 = False
+a = torch.randn(%d, %d, device=device)
+b = torch.randn(%d, %d, device=device)
+sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
 for _ in range(3): a @ b
+sync()
 best = 1e9
 for _ in range(20):
-    t = time.perf_counter(); a @ b; best = min(best, time.perf_counter() - t)
+    t = time.perf_counter(); a @ b; sync(); best = min(best, time.perf_counter() - t)
 print(2 * %d * %d * %d / best / 1e9)
-""" % (threads, threads, m, k, k, n, m, k, n)
+""" % (threads, threads, device, m, k, k, n, m, k, n)
     try:
         out = subprocess.check_output(
-            ["/usr/bin/python3", "-c", code], text=True,
+            [sys.executable if device == "cuda" else "/usr/bin/python3",
+             "-c", code], text=True,
             env=dict(os.environ, OMP_WAIT_POLICY="PASSIVE"),
             stderr=subprocess.DEVNULL)
         return float(out.strip())
@@ -110,75 +132,150 @@ print(2 * %d * %d * %d / best / 1e9)
         return None
 
 
+def cache_bytes(kernel):
+    element = 2 if kernel.get("cache") == "f16" else 4
+    return (2 * kernel["kv_heads"] * kernel["positions"] *
+            kernel["head_dim"] * element)
+
+
+def build(gen, cfg, description, out, schedule, device_flags):
+    os.makedirs(out)
+    subprocess.check_call(
+        [gen, description, "--halide-autoschedule=" + schedule,
+         "--runtime=" + os.path.join(out, "runtime.o"), "-o", out] +
+        device_flags, stderr=subprocess.DEVNULL)
+    subprocess.check_call(
+        [sys.executable, os.path.join(ROOT, "test", "halide", "Inputs",
+                                      "build-harness.py"),
+         cfg, description, out])
+
+
+def measure(directory, described, schedules, calls, bandwidth, gemm, env):
+    """Runs each schedule's harness over the kernels and prints the table."""
+    description = os.path.join(directory, "kernels.json")
+    print("%-20s %-14s %12s %12s %8s" % ("kernel", "schedule", "us/call",
+                                         "rate", "of limit"))
+    for schedule in schedules:
+        harness = os.path.join(directory, schedule, "harness")
+        for kernel in described:
+            log = subprocess.run(
+                [harness, description, "--kernel", kernel["name"], "--bench",
+                 str(calls), "--pos", str(kernel.get("positions", 1) - 1)],
+                capture_output=True, text=True, env=env).stdout
+            match = re.search(r"median ([0-9.]+) us", log)
+            if "PASS" not in log or not match:
+                print("%-20s %-14s failed:\n%s" % (kernel["name"], schedule,
+                                                   log))
+                continue
+            seconds = float(match.group(1)) * 1e-6
+            if kernel["kind"] == "attention":
+                rate = cache_bytes(kernel) / seconds / 1e9
+                limit, unit = bandwidth, "GB/s"
+            elif kernel["rows"] == 1:
+                rate = stored_bytes(kernel) / seconds / 1e9
+                limit, unit = bandwidth, "GB/s"
+            else:
+                rate = (2 * kernel["rows"] * kernel["in_features"] *
+                        kernel["out_features"] / seconds / 1e9)
+                limit, unit = gemm, "GFLOP/s"
+            share = "%7.0f%%" % (100 * rate / limit) if limit else "      -"
+            print("%-20s %-14s %12.1f %9.1f %-7s %s" % (
+                kernel["name"], schedule, seconds * 1e6, rate, unit, share))
+
+
+def gemm_shape(described):
+    for kernel in described:
+        if kernel["kind"] == "projection" and kernel["rows"] > 1:
+            return kernel["rows"], kernel["in_features"], kernel["out_features"]
+    return None
+
+
+def run_bundle(directory, calls):
+    """On the GPU machine: the limits, then every kernel of the bundle."""
+    with open(os.path.join(directory, "kernels.json")) as f:
+        bundle = json.load(f)
+    out = subprocess.check_output(
+        [os.path.join(directory, "cuda_bandwidth")], text=True)
+    bandwidth = json.loads(out.strip().splitlines()[-1])["moved_gb_per_s"]
+    shape = gemm_shape(bundle["kernels"])
+    gemm = sgemm_rate(1, *shape, device="cuda") if shape else None
+    print("device-to-device copy: %.1f GB/s moved (read + written)"
+          % bandwidth)
+    if gemm:
+        print("PyTorch f32 matmul %dx%dx%d on the GPU: %.1f GFLOP/s"
+              % (shape + (gemm,)))
+    schedules = sorted(name for name in os.listdir(directory) if
+                       os.path.exists(os.path.join(directory, name,
+                                                   "harness")))
+    measure(directory, bundle["kernels"], schedules, calls, bandwidth, gemm,
+            dict(os.environ))
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--features", default=",".join(host_features()))
-    parser.add_argument("--schedules", default="hand,adams2019")
+    parser.add_argument("--schedules")
     parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--device", choices=("none", "cuda"), default="none")
+    parser.add_argument("--cuda-capability", type=int, default=80)
+    parser.add_argument("--bundle", metavar="DIR")
+    parser.add_argument("--run-bundle", metavar="DIR")
     args = parser.parse_args(argv[1:])
+    if args.run_bundle:
+        run_bundle(os.path.abspath(args.run_bundle), args.calls)
+        return
+    gpu = args.device != "none"
+    if gpu != bool(args.bundle):
+        sys.exit("--device=cuda builds a bundle for a GPU machine: give it "
+                 "--bundle DIR (and only it)")
+    schedules = (args.schedules or ("hand" if gpu else "hand,adams2019")
+                 ).split(",")
     gen = os.path.join(args.build, "bin", "tfmc-halide-gen")
     cfg = os.path.join(args.build, "test", "halide", "harness.cfg")
     for path in (gen, cfg):
         if not os.path.exists(path):
             sys.exit("missing %s: build tfmc-halide-gen and TfmHalideHarness"
                      % path)
-    work = tempfile.mkdtemp(prefix="halide-bench-")
+    described = kernels(args.features.split(","), args.threads, args.device)
+    if gpu:
+        work = os.path.abspath(args.bundle)
+        if os.path.exists(work):
+            shutil.rmtree(work)
+        os.makedirs(work)
+    else:
+        work = tempfile.mkdtemp(prefix="halide-bench-")
     try:
-        bandwidth = read_bandwidth(work, args.threads)
-        gemm = sgemm_rate(args.threads, 32, 768, 3072)
-        print("read bandwidth: %.1f GB/s (%d threads)" % (bandwidth,
-                                                         args.threads))
-        if gemm:
-            print("PyTorch sgemm 32x768x3072: %.1f GFLOP/s" % gemm)
-        described = kernels(args.features.split(","), args.threads)
         description = os.path.join(work, "kernels.json")
         with open(description, "w") as f:
             json.dump({"kernels": described}, f, indent=1)
-        env = dict(os.environ, HL_NUM_THREADS=str(args.threads))
-        print("%-18s %-14s %12s %12s %8s" % ("kernel", "schedule", "us/call",
-                                             "rate", "of limit"))
-        for schedule in args.schedules.split(","):
-            out = os.path.join(work, schedule)
-            os.makedirs(out)
+        device_flags = (["--device=cuda", "--cuda-capability=%d"
+                         % args.cuda_capability] if gpu else [])
+        for schedule in schedules:
+            build(gen, cfg, description, os.path.join(work, schedule),
+                  schedule, device_flags)
+        if gpu:
             subprocess.check_call(
-                [gen, description, "--halide-autoschedule=" + schedule,
-                 "--runtime=" + os.path.join(out, "runtime.o"), "-o", out],
-                stderr=subprocess.DEVNULL)
-            subprocess.check_call(
-                ["/usr/bin/python3", os.path.join(ROOT, "test", "halide",
-                                                  "Inputs",
-                                                  "build-harness.py"),
-                 cfg, description, out])
-            for kernel in described:
-                log = subprocess.run(
-                    [os.path.join(out, "harness"), description, "--kernel",
-                     kernel["name"], "--bench", str(args.calls), "--pos",
-                     "4095"], capture_output=True, text=True, env=env).stdout
-                match = re.search(r"median ([0-9.]+) us", log)
-                if "PASS" not in log or not match:
-                    print("%-18s %-14s failed:\n%s" % (kernel["name"],
-                                                       schedule, log))
-                    continue
-                seconds = float(match.group(1)) * 1e-6
-                if kernel["kind"] == "attention":
-                    read = (2 * kernel["kv_heads"] * kernel["positions"] *
-                            kernel["head_dim"] * 4)
-                    rate, limit, unit = read / seconds / 1e9, bandwidth, "GB/s"
-                elif kernel["rows"] == 1:
-                    rate = stored_bytes(kernel) / seconds / 1e9
-                    limit, unit = bandwidth, "GB/s"
-                else:
-                    rate = (2 * kernel["rows"] * kernel["in_features"] *
-                            kernel["out_features"] / seconds / 1e9)
-                    limit, unit = gemm, "GFLOP/s"
-                share = "%7.0f%%" % (100 * rate / limit) if limit else "      -"
-                print("%-18s %-14s %12.1f %7.1f %-4s %s" % (
-                    kernel["name"], schedule, seconds * 1e6, rate, unit,
-                    share))
+                ["gcc", "-O2", os.path.join(ROOT, "bench", "cuda_bandwidth.c"),
+                 "-o", os.path.join(work, "cuda_bandwidth"), "-ldl"])
+            shutil.copy(os.path.abspath(__file__),
+                        os.path.join(work, "halide-bench.py"))
+            print("wrote %s: run `python3 %s/halide-bench.py --run-bundle %s`"
+                  " on the GPU machine" % (work, work, work))
+            return
+        bandwidth = read_bandwidth(work, args.threads)
+        shape = gemm_shape(described)
+        gemm = sgemm_rate(args.threads, *shape) if shape else None
+        print("read bandwidth: %.1f GB/s (%d threads)" % (bandwidth,
+                                                         args.threads))
+        if gemm:
+            print("PyTorch sgemm %dx%dx%d: %.1f GFLOP/s" % (shape + (gemm,)))
+        measure(work, described, schedules, args.calls, bandwidth, gemm,
+                dict(os.environ, HL_NUM_THREADS=str(args.threads)))
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not gpu:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
