@@ -173,9 +173,26 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
 
 LogicalResult LayerNormOp::verify() {
   int64_t features = dim(getInput(), 1);
-  if (failed(verifyFeatureVector(*this, getWeight(), "weight", features)))
-    return failure();
-  return verifyFeatureVector(*this, getBias(), "bias", features);
+  int64_t group = getNormalizedFeatures();
+  if (features % group != 0)
+    return emitOpError() << "input features (" << features
+                         << ") are not a multiple of group_size (" << group
+                         << ")";
+  int64_t weights = dim(getWeight(), 0);
+  if (group == features) {
+    if (failed(verifyFeatureVector(*this, getWeight(), "weight", features)))
+      return failure();
+  } else if (weights != group && weights != features) {
+    // Grouped: a weight per feature of a group, shared, or one per feature.
+    return emitOpError() << "weight has " << weights
+                         << " elements but neither a group's features ("
+                         << group << ") nor the input's (" << features << ")";
+  }
+  Value bias = getBias();
+  if (bias && dim(bias, 0) != weights)
+    return emitOpError() << "bias has " << dim(bias, 0)
+                         << " elements but weight has " << weights;
+  return success();
 }
 
 LogicalResult RMSNormOp::inferReturnTypes(MLIRContext *,

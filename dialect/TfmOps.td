@@ -175,18 +175,34 @@ def Tfm_LayerNormOp : Tfm_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
   let summary = "Layer normalisation over the feature dimension";
   let description = [{
     `y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias`, with the biased
-    variance, over the last dimension.
+    variance, over the last dimension; without `bias`, nothing is added.
+    With `group_size = G`, each run of `G` consecutive features (one
+    attention head's queries or keys) is normalised by its own mean and
+    variance; `weight` and `bias` then have either `G` elements, shared by
+    every group, or one per feature, each group its own (StableLM 2 12B's
+    per-head norms).
     ```mlir
     %y = tfm.layer_norm %x, %w, %b {eps = 1.0e-05 : f32} : tensor<8x768xf32>, tensor<768xf32>, tensor<768xf32>
+    %q = tfm.layer_norm %x, %w {eps = 1.0e-05 : f32, group_size = 32 : i64} : tensor<8x256xf32>, tensor<256xf32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$input, Tfm_Vector:$weight,
-                       Tfm_Vector:$bias, F32Attr:$eps);
+                       Optional<Tfm_Vector>:$bias, F32Attr:$eps,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$group_size);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
-    $input `,` $weight `,` $bias attr-dict `:` type($input) `,` type($weight) `,` type($bias)
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight) (`,` type($bias)^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The features each mean and variance is taken over: `group_size`,
+    /// else all of them.
+    int64_t getNormalizedFeatures() {
+      if (std::optional<uint64_t> group = getGroupSize())
+        return int64_t(*group);
+      return cast<RankedTensorType>(getInput().getType()).getDimSize(1);
+    }
+  }];
 }
 
 def Tfm_RMSNormOp : Tfm_Op<"rms_norm", [Pure, InferTypeOpAdaptor]> {

@@ -134,9 +134,11 @@ Value NetworkBuilder::rmsNorm(Location loc, Value x, Value weight, float eps,
 }
 
 Value NetworkBuilder::layerNorm(Location loc, Value x, Value weight, Value bias,
-                                float eps) {
-  return mlir::tfm::LayerNormOp::create(builder_, loc, x, weight, bias,
-                                        builder_.getF32FloatAttr(eps));
+                                float eps, int64_t groupSize) {
+  return mlir::tfm::LayerNormOp::create(
+      builder_, loc, x, weight, bias, builder_.getF32FloatAttr(eps),
+      groupSize > 0 ? builder_.getI64IntegerAttr(groupSize)
+                    : mlir::IntegerAttr());
 }
 
 Value NetworkBuilder::linear(Location loc, Value x, Value weight, Value bias) {

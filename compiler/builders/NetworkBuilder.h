@@ -88,8 +88,11 @@ public:
   /// (a norm per head), with a weight of that size.
   mlir::Value rmsNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
                       float eps, bool unitOffset, int64_t groupSize = 0);
+  /// `bias` may be null. `groupSize` > 0 normalises each run of that many
+  /// features by itself, with a weight (and bias) of that size or one of
+  /// every feature's.
   mlir::Value layerNorm(mlir::Location loc, mlir::Value x, mlir::Value weight,
-                        mlir::Value bias, float eps);
+                        mlir::Value bias, float eps, int64_t groupSize = 0);
   /// `bias` may be null.
   mlir::Value linear(mlir::Location loc, mlir::Value x, mlir::Value weight,
                      mlir::Value bias);

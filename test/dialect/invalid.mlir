@@ -92,8 +92,32 @@ func.func @rms_norm_weight(%x: tensor<4x16xf32>, %w: tensor<8xf32>) -> tensor<4x
 // -----
 
 func.func @layer_norm_bias(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<8xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{bias has 8 elements but the input has 16 features}}
+  // expected-error @+1 {{bias has 8 elements but weight has 16}}
   %y = tfm.layer_norm %x, %w, %b {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>, tensor<8xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @layer_norm_weight(%x: tensor<4x16xf32>, %w: tensor<8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{weight has 8 elements but the input has 16 features}}
+  %y = tfm.layer_norm %x, %w {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<8xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @layer_norm_group(%x: tensor<4x16xf32>, %w: tensor<6xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{input features (16) are not a multiple of group_size (6)}}
+  %y = tfm.layer_norm %x, %w {eps = 1.0e-5 : f32, group_size = 6 : i64} : tensor<4x16xf32>, tensor<6xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @layer_norm_group_weight(%x: tensor<4x16xf32>, %w: tensor<8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{weight has 8 elements but neither a group's features (4) nor the input's (16)}}
+  %y = tfm.layer_norm %x, %w {eps = 1.0e-5 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<8xf32>
   return %y : tensor<4x16xf32>
 }
 

@@ -39,7 +39,9 @@ func.func @norms(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>) -
   %r = tfm.rms_norm %x, %w {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>
   // CHECK: tfm.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {eps = 9.99999974E-6 : f32} : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>
   %l = tfm.layer_norm %r, %w, %b {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>
-  return %l : tensor<4x16xf32>
+  // CHECK: tfm.layer_norm %{{.*}}, %{{.*}} {eps = 9.99999974E-6 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<16xf32>
+  %h = tfm.layer_norm %l, %w {eps = 1.0e-5 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<16xf32>
+  return %h : tensor<4x16xf32>
 }
 
 // -----

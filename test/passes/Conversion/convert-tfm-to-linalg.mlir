@@ -119,6 +119,57 @@ func.func @layer_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>, %b: tensor<16xf3
 
 // -----
 
+// Without a bias, nothing is added after the scale.
+// CHECK-LABEL: func.func @layer_norm_no_bias
+func.func @layer_norm_no_bias(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> tensor<4x16xf32> {
+  // CHECK-COUNT-2: iterator_types = ["parallel", "reduction"]
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16xf32>)
+  // CHECK: arith.subf
+  // CHECK-NEXT: arith.mulf
+  // CHECK-NEXT: %[[SCALED:.*]] = arith.mulf
+  // CHECK-NEXT: linalg.yield %[[SCALED]]
+  %y = tfm.layer_norm %x, %w {eps = 1.0e-5 : f32} : tensor<4x16xf32>, tensor<16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// A LayerNorm per head with weights shared by the heads: each head a row,
+// scaled there, as rms_norm's groups.
+// CHECK-LABEL: func.func @layer_norm_per_head_shared
+// CHECK-SAME: %[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>
+func.func @layer_norm_per_head_shared(%x: tensor<4x16xf32>, %w: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4x16xf32> {
+  // CHECK: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<4x4x4xf32> into tensor<16x4xf32>
+  // CHECK: %[[NORMED:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %{{.*}}, %{{.*}}, %[[W]], %[[B]] : tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>, tensor<4xf32>, tensor<4xf32>)
+  // CHECK: %[[BACK:.*]] = tensor.expand_shape %[[NORMED]]
+  // CHECK: %[[OUT:.*]] = tensor.collapse_shape %[[BACK]] {{\[}}[0], [1, 2]] : tensor<4x4x4xf32> into tensor<4x16xf32>
+  // CHECK: return %[[OUT]]
+  %y = tfm.layer_norm %x, %w, %b {eps = 1.0e-5 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<4xf32>, tensor<4xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// A LayerNorm per head whose heads have weights of their own (StableLM 2
+// 12B): each head a row, normalised unscaled; the features, viewed back,
+// are scaled by their own weights.
+// CHECK-LABEL: func.func @layer_norm_per_head_weights
+// CHECK-SAME: %[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<16xf32>
+func.func @layer_norm_per_head_weights(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> tensor<4x16xf32> {
+  // CHECK: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<4x4x4xf32> into tensor<16x4xf32>
+  // CHECK: %[[NORMED:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %{{.*}}, %{{.*}} : tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>)
+  // CHECK: %[[BACK:.*]] = tensor.expand_shape %[[NORMED]]
+  // CHECK: %[[FEATURES:.*]] = tensor.collapse_shape %[[BACK]] {{\[}}[0], [1, 2]] : tensor<4x4x4xf32> into tensor<4x16xf32>
+  // CHECK: %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[FEATURES]], %[[W]] : tensor<4x16xf32>, tensor<16xf32>)
+  // CHECK: arith.mulf
+  // CHECK-NEXT: linalg.yield
+  // CHECK: return %[[OUT]]
+  %y = tfm.layer_norm %x, %w {eps = 1.0e-5 : f32, group_size = 4 : i64} : tensor<4x16xf32>, tensor<16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 // out[s, o] = sum_i x[s, i] * w[o, i] + b[o]: the bias broadcast is the init;
 // loops are (o, s, i) so each weight row is reused by every token.
 // CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
