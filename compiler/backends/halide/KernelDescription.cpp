@@ -135,6 +135,10 @@ public:
     if (ok_ && !reader_.readInteger(key, out, error_, required))
       ok_ = false;
   }
+  /// An integer whose absence means `fallback` (the field's initial value).
+  void defaultedInteger(const char *key, int64_t &out, int64_t) {
+    integer(key, out);
+  }
   void number(const char *key, double &out) {
     seen_.insert(key);
     if (ok_ && !reader_.readNumber(key, out, error_))
@@ -295,6 +299,12 @@ public:
   void integer(const char *key, const int64_t &value, bool = false) {
     member(key) += std::to_string(value);
   }
+  /// Left out at its default, so descriptions without it stay as they were.
+  void defaultedInteger(const char *key, const int64_t &value,
+                        int64_t fallback) {
+    if (value != fallback)
+      integer(key, value);
+  }
   void number(const char *key, const double &value) {
     member(key) += shortestNumber(value);
   }
@@ -412,6 +422,7 @@ template <typename V> void fields(V &v, NormParams &p) {
   v.number("eps", p.norm.eps);
   v.boolean("unit_offset", p.norm.unitOffset);
   v.boolean("bias", p.norm.bias);
+  v.defaultedInteger("weight_groups", p.weightGroups, 1);
 }
 
 template <typename V> void fields(V &v, PositionalParams &p) {
@@ -526,6 +537,9 @@ class KeyCollector {
 public:
   std::set<std::string> keys;
   void integer(const char *key, int64_t &, bool = false) { keys.insert(key); }
+  void defaultedInteger(const char *key, int64_t &, int64_t) {
+    keys.insert(key);
+  }
   void number(const char *key, double &) { keys.insert(key); }
   void numbers(const char *key, std::vector<double> &) { keys.insert(key); }
   void optionalNumber(const char *key, std::optional<double> &) {
@@ -815,6 +829,11 @@ void verify(Checker &check, const AttentionParams &p) {
 
 void verify(Checker &check, const NormParams &p) {
   check.positive("rows", p.rows).positive("features", p.features);
+  check.positive("weight_groups", p.weightGroups)
+      .require(p.weightGroups <= 0 || p.rows % p.weightGroups == 0,
+               "rows (" + std::to_string(p.rows) +
+                   ") must be a multiple of weight_groups (" +
+                   std::to_string(p.weightGroups) + ")");
   check.norm(p.norm, true).fitsInt32("the input", p.rows * p.features, 4);
 }
 

@@ -160,6 +160,11 @@ struct AttentionParams {
 struct NormParams {
   int64_t rows = 0, features = 0;
   NormDescription norm;
+  /// The weight (and bias) hold this many vectors of `features`; row m is
+  /// scaled by vector m % weightGroups. A norm per attention head whose
+  /// heads are the rows and whose weights differ per head (StableLM 2
+  /// 12B) has one per head; 1: one vector for every row.
+  int64_t weightGroups = 1;
 };
 
 struct PositionalParams {

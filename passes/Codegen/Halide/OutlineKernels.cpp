@@ -83,7 +83,7 @@ hl::NormDescription layerNorm(LayerNormOp op) {
   hl::NormDescription norm;
   norm.type = hl::NormType::LayerNorm;
   norm.eps = op.getEpsAttr().getValueAsDouble();
-  norm.bias = true;
+  norm.bias = bool(op.getBias());
   return norm;
 }
 
@@ -97,21 +97,35 @@ ExtractResult extractNorm(OpBuilder &b, Operation *op) {
   params.rows = type.getDimSize(0);
   params.features = type.getDimSize(1);
   out.inputs.append(op->operand_begin(), op->operand_end());
+  int64_t group = params.features;
   if (auto rms = dyn_cast<RMSNormOp>(op)) {
     params.norm = rmsNorm(rms);
-    // A norm per head: each head's features are a row of the kernel,
-    // [rows, heads * G] viewed as [rows * heads, G].
-    int64_t group = rms.getNormalizedFeatures();
-    if (group != params.features) {
-      Value heads = splitHeads(b, op->getLoc(), input, params.features / group);
-      out.inputs[0] = tensor::CollapseShapeOp::create(
-          b, op->getLoc(), heads, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-      params.rows *= params.features / group;
-      params.features = group;
-      type = tensorType({params.rows, group}, type.getElementType());
-    }
+    group = rms.getNormalizedFeatures();
   } else {
-    params.norm = layerNorm(cast<LayerNormOp>(op));
+    auto layer = cast<LayerNormOp>(op);
+    params.norm = layerNorm(layer);
+    group = layer.getNormalizedFeatures();
+  }
+  // A norm per head: each head's features are a row of the kernel,
+  // [rows, heads * G] viewed as [rows * heads, G]; weights per feature
+  // (each head its own) are the kernel's weight groups, [heads, G].
+  if (group != params.features) {
+    Location loc = op->getLoc();
+    int64_t heads = params.features / group;
+    out.inputs[0] = tensor::CollapseShapeOp::create(
+        b, loc, splitHeads(b, loc, input, heads),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    if (cast<RankedTensorType>(op->getOperand(1).getType()).getDimSize(0) !=
+        group) {
+      params.weightGroups = heads;
+      for (size_t i = 1; i < out.inputs.size(); ++i)
+        out.inputs[i] = tensor::ExpandShapeOp::create(
+            b, loc, tensorType({heads, group}, b.getF32Type()), out.inputs[i],
+            ArrayRef<ReassociationIndices>{{0, 1}});
+    }
+    params.rows *= heads;
+    params.features = group;
+    type = tensorType({params.rows, group}, type.getElementType());
   }
   out.outputs.push_back(type);
   out.params = params;

@@ -312,20 +312,37 @@ bool checkNorm(const NormParams &p, const Options &options,
   Random random(options.seed);
   Arguments args;
   std::vector<float> x = randomTensor(random, p.rows * p.features, -2, 3);
-  std::vector<float> weight = randomTensor(random, p.features, 0.5f, 1.5f);
+  // weight_groups vectors, row m scaled by vector m % weight_groups.
+  const int64_t groups = p.weightGroups;
+  std::vector<int64_t> vectorShape = {p.features};
+  if (groups > 1)
+    vectorShape = {groups, p.features};
+  std::vector<float> weight =
+      randomTensor(random, groups * p.features, 0.5f, 1.5f);
   std::vector<float> bias;
   args.addFloats("input", {p.rows, p.features}, x);
-  args.addFloats("weight", {p.features}, weight);
+  args.addFloats("weight", vectorShape, weight);
   if (p.norm.bias) {
-    bias = randomTensor(random, p.features, -0.5f, 0.5f);
-    args.addFloats("bias", {p.features}, bias);
+    bias = randomTensor(random, groups * p.features, -0.5f, 0.5f);
+    args.addFloats("bias", vectorShape, bias);
   }
   args.add("output", halide_type_t(halide_type_float, 32),
            {p.rows, p.features});
   invoke(args);
-  return compare("output", args.floats("output"),
-                 normalize(p.norm, x, p.rows, p.features, weight, bias),
-                 options.tolerance);
+  std::vector<double> want;
+  for (int64_t m = 0; m < p.rows; ++m) {
+    int64_t begin = (m % groups) * p.features, end = begin + p.features;
+    std::vector<float> row(x.begin() + m * p.features,
+                           x.begin() + (m + 1) * p.features);
+    std::vector<float> rowWeight(weight.begin() + begin, weight.begin() + end);
+    std::vector<float> rowBias;
+    if (p.norm.bias)
+      rowBias.assign(bias.begin() + begin, bias.begin() + end);
+    std::vector<double> normed =
+        normalize(p.norm, row, 1, p.features, rowWeight, rowBias);
+    want.insert(want.end(), normed.begin(), normed.end());
+  }
+  return compare("output", args.floats("output"), want, options.tolerance);
 }
 
 bool checkPositional(const PositionalParams &p, const Options &options,

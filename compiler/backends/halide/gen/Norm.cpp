@@ -1,7 +1,8 @@
 //===- Norm.cpp - RMSNorm and LayerNorm over each row ---------------------===//
 //
 // C ABI: input [rows, features], weight [features], [bias [features]]
-// (layer_norm with bias) -> output [rows, features].
+// (layer_norm with bias) -> output [rows, features]. With weight_groups G
+// > 1, weight and bias are [G, features] and row m takes vector m % G.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/backends/halide/gen/Kernel.h"
@@ -17,18 +18,40 @@ class Norm : public Kernel {
 public:
   explicit Norm(const NormParams &p) : params_(p) {
     ImageParam in = input(Float(32), "input", {p.rows, p.features});
-    ImageParam weight = input(Float(32), "weight", {p.features});
     Func source("source"), scale("scale"), shift("shift");
     source(k, m) = in(k, m);
-    scale(k) = weight(k);
-    if (p.norm.bias) {
-      ImageParam bias = input(Float(32), "bias", {p.features});
-      shift(k) = bias(k);
+    if (p.weightGroups == 1) {
+      ImageParam weight = input(Float(32), "weight", {p.features});
+      scale(k) = weight(k);
+      if (p.norm.bias) {
+        ImageParam bias = input(Float(32), "bias", {p.features});
+        shift(k) = bias(k);
+      } else {
+        shift(k) = 0.0f;
+      }
+      funcs_ = defineNorm(p.norm, source, p.features, scale, shift);
+      output_(k, m) = funcs_.normalized(k, m);
     } else {
+      // Each row's own weights: normalised unscaled, then scaled per row.
+      ImageParam weight =
+          input(Float(32), "weight", {p.weightGroups, p.features});
+      Expr group = m % int(p.weightGroups);
+      NormDescription plain = p.norm;
+      plain.unitOffset = false;
+      scale(k) = 1.0f;
       shift(k) = 0.0f;
+      funcs_ = defineNorm(plain, source, p.features, scale, shift);
+      Expr w = weight(k, group);
+      if (p.norm.unitOffset)
+        w = w + 1.0f;
+      Expr y = funcs_.normalized(k, m) * w;
+      if (p.norm.bias) {
+        ImageParam bias =
+            input(Float(32), "bias", {p.weightGroups, p.features});
+        y = y + bias(k, group);
+      }
+      output_(k, m) = y;
     }
-    funcs_ = defineNorm(p.norm, source, p.features, scale, shift);
-    output_(k, m) = funcs_.normalized(k, m);
     output(output_, {p.rows, p.features});
   }
 

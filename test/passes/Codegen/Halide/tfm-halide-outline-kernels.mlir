@@ -44,6 +44,42 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
 
 // -----
 
+// A LayerNorm per head whose heads have weights of their own, without bias
+// (StableLM 2 12B): one row per head, and the weights as [heads, 16], one
+// vector per row of a head (weight_groups).
+// CHECK: tfm_halide.kernel @norm_0 {
+// CHECK-SAME: \22rows\22: 32,\22features\22: 16,\22norm\22: \22layer_norm\22
+// CHECK-SAME: \22bias\22: false,\22weight_groups\22: 4
+// CHECK-LABEL: func.func @layer_norm_heads(
+// CHECK-SAME: %[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<64xf32>
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<8x4x16xf32> into tensor<32x16xf32>
+// CHECK: %[[WEIGHTS:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1]] output_shape [4, 16] : tensor<64xf32> into tensor<4x16xf32>
+// CHECK: tfm_halide.call @norm_0(%[[ROWS]], %[[WEIGHTS]] : tensor<32x16xf32>, tensor<4x16xf32>) outs(%{{.*}} : tensor<32x16xf32>)
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @layer_norm_heads(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32> {
+    %y = tfm.layer_norm %x, %w {eps = 1.0e-05 : f32, group_size = 16 : i64} : tensor<8x64xf32>, tensor<64xf32>
+    return %y : tensor<8x64xf32>
+  }
+}
+
+// -----
+
+// A LayerNorm per head with weights and bias shared by the heads: the
+// same kernel as any row's.
+// CHECK: tfm_halide.kernel @norm_0 {
+// CHECK-SAME: \22rows\22: 32,\22features\22: 16,\22norm\22: \22layer_norm\22
+// CHECK-SAME: \22bias\22: true}
+// CHECK-LABEL: func.func @layer_norm_shared(
+// CHECK: tfm_halide.call @norm_0(%{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<16xf32>, tensor<16xf32>)
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @layer_norm_shared(%x: tensor<8x64xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<8x64xf32> {
+    %y = tfm.layer_norm %x, %w, %b {eps = 1.0e-05 : f32, group_size = 16 : i64} : tensor<8x64xf32>, tensor<16xf32>, tensor<16xf32>
+    return %y : tensor<8x64xf32>
+  }
+}
+
+// -----
+
 // Ops with one description share a kernel; another shape is another one.
 // CHECK: tfm_halide.kernel @projection_0
 // CHECK-SAME: \22rows\22: 4,{{.*}}\22weight\22: \22f16\22,{{.*}}\22bias\22: true
