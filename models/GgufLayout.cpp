@@ -272,8 +272,12 @@ tfmc::mapGgufDecoderWeights(const Checkpoint &file, const DecoderConfig &config,
     }
   }
   if (a.qkNorm != QkNorm::None) {
-    layer.push_back({"blk.{layer}.attn_q_norm.weight", {R::QNormWeight}});
-    layer.push_back({"blk.{layer}.attn_k_norm.weight", {R::KNormWeight}});
+    // StableLM 2 12B's per-head norms are stored [heads, head_dim].
+    TensorMapping q{"blk.{layer}.attn_q_norm.weight", {R::QNormWeight}};
+    TensorMapping k{"blk.{layer}.attn_k_norm.weight", {R::KNormWeight}};
+    q.headRows = k.headRows = a.qkNorm == QkNorm::PerHeadLayerNorm;
+    layer.push_back(q);
+    layer.push_back(k);
   }
   layer.push_back({"blk.{layer}.attn_output.weight", {R::Wo}});
   if (a.outputBias)

@@ -325,9 +325,22 @@ tfmc::mapLlamaLayoutWeights(const Checkpoint &file, const DecoderConfig &config,
                                    {WeightRole::Bo}}},
                                  layer, weights))
         return err;
-    if (config.attention.qkNorm != QkNorm::None)
+    if (config.attention.qkNorm == QkNorm::PerHeadLayerNorm) {
+      // StableLM 2 12B: a LayerNorm module per head.
+      if (auto err = takeHeadParts(
+              table, config,
+              "model.layers.{layer}.self_attn.q_layernorm.norms.{head}.weight",
+              WeightRole::QNormWeight, layer, weights))
+        return err;
+      if (auto err = takeHeadParts(
+              table, config,
+              "model.layers.{layer}.self_attn.k_layernorm.norms.{head}.weight",
+              WeightRole::KNormWeight, layer, weights))
+        return err;
+    } else if (config.attention.qkNorm != QkNorm::None) {
       if (auto err = takeWeights(table, config, kQkNorms, layer, weights))
         return err;
+    }
     // Older exports store RoPE frequencies; the compiler derives them.
     ignoreTensors(table, {"model.layers.{layer}.self_attn.rotary_emb.inv_freq"},
                   layer);

@@ -1,6 +1,8 @@
 //===- TensorMap.cpp - File tensor names -> canonical weights -------------===//
 #include "models/TensorMap.h"
 
+#include <cstring>
+
 using namespace tfmc;
 using tfmc::weights::Transform;
 using tfmc::weights::Weight;
@@ -26,6 +28,8 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
       shape[0] += rows.back();
     }
     shape[0] += mapping.skippedRows;
+    if (mapping.headRows)
+      shape = {shape[0] / config.attention.headDim, config.attention.headDim};
     if (mapping.transposed)
       std::swap(shape[0], shape[1]);
     if (mapping.stackedOverLayers)
@@ -35,8 +39,11 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
     auto view = table.take(name, shape);
     if (!view)
       return view.takeError();
-    Weight stored(mapping.stackedOverLayers ? view->select(layer) : *view,
-                  name);
+    weights::TensorView source =
+        mapping.stackedOverLayers ? view->select(layer) : *view;
+    if (mapping.headRows)
+      source = source.reshaped({source.shape()[0] * source.shape()[1]});
+    Weight stored(source, name);
     if (mapping.transposed)
       stored = stored.then(Transform::transpose());
     int64_t begin = mapping.skippedRows;
@@ -66,6 +73,47 @@ llvm::Error tfmc::takeWeights(TensorTable &table, const DecoderConfig &config,
           std::move(weight);
     }
   }
+  return llvm::Error::success();
+}
+
+llvm::Error tfmc::takeHeadParts(TensorTable &table, const DecoderConfig &config,
+                                llvm::StringRef pattern, WeightRole role,
+                                int64_t layer, WeightMap &weights) {
+  weights::Shape shape = weightShape(config, role);
+  assert(shape.size() == 1 && "a vector of every head's values");
+  int64_t headDim = config.attention.headDim, heads = shape[0] / headDim;
+  std::string layerPattern = tensorName(pattern, layer);
+  auto partName = [&](int64_t head) {
+    std::string name = layerPattern;
+    size_t at = name.find("{head}");
+    assert(at != std::string::npos && "the pattern names the head");
+    return name.replace(at, 6, std::to_string(head));
+  };
+  std::vector<weights::TensorView> parts;
+  for (int64_t head = 0; head < heads; ++head) {
+    auto view = table.take(partName(head), {headDim});
+    if (!view)
+      return view.takeError();
+    if (!parts.empty() && view->type() != parts.front().type())
+      return llvm::createStringError(
+          "tensor '" + partName(head) + "' is " +
+          weights::elementTypeName(view->type()).str() + " but '" +
+          partName(0) + "' is " +
+          weights::elementTypeName(parts.front().type()).str() +
+          ": the heads' parts of one weight must share a type");
+    parts.push_back(*view);
+  }
+  weights::TensorView joined =
+      weights::TensorView::create(parts.front().type(), shape, [&](char *out) {
+        for (const weights::TensorView &part : parts) {
+          std::memcpy(out, part.data(), part.bytes());
+          out += part.bytes();
+        }
+      });
+  std::string origin = layerPattern;
+  origin.replace(origin.find("{head}"), 6,
+                 "{0.." + std::to_string(heads - 1) + "}");
+  weights[weightName(role, layer)] = Weight(joined, origin);
   return llvm::Error::success();
 }
 

@@ -52,6 +52,9 @@ struct TensorMapping {
   /// learned positions start at row 2); for a tensor neither transposed nor
   /// stacked over layers.
   int64_t skippedRows = 0;
+  /// A vector of one role stored as `[heads, head_dim]` (llama.cpp's
+  /// per-head query and key norms of StableLM 2 12B), read as one.
+  bool headRows = false;
 };
 
 /// `pattern` with "{layer}" replaced by `layer`.
@@ -62,6 +65,13 @@ std::string tensorName(llvm::StringRef pattern, int64_t layer);
 llvm::Error takeWeights(TensorTable &table, const DecoderConfig &config,
                         llvm::ArrayRef<TensorMapping> mappings, int64_t layer,
                         WeightMap &weights, llvm::StringRef prefix = "");
+
+/// The vector `role` of `layer` from one tensor per attention head,
+/// `pattern` with "{layer}" and "{head}" replaced, in head order (Hugging
+/// Face's StableLM 2 12B: `self_attn.q_layernorm.norms.{head}.weight`).
+llvm::Error takeHeadParts(TensorTable &table, const DecoderConfig &config,
+                          llvm::StringRef pattern, WeightRole role,
+                          int64_t layer, WeightMap &weights);
 
 /// Hugging Face's `lm_head.weight` as the head, or, when `config` ties the
 /// head to the token embedding, ignored (a stored copy adds nothing).

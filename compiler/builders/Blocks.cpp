@@ -124,10 +124,19 @@ Value tfmc::attentionBlock(NetworkBuilder &net, Value h) {
                     c.ropeLayout, scaled ? &*scaled : nullptr);
   };
   // Qwen3 normalises each head's queries and keys before rotating them,
-  // OLMo-2 all heads' at once.
+  // OLMo-2 all heads' at once, StableLM 2 12B each head's by a LayerNorm of
+  // its own.
   auto normQk = [&](Value x, WeightRole role, llvm::StringRef name) {
-    if (a.qkNorm == QkNorm::None)
+    switch (a.qkNorm) {
+    case QkNorm::None:
       return x;
+    case QkNorm::PerHeadLayerNorm:
+      return net.layerNorm(net.at(name), x, net.weight(role), Value(),
+                           c.normEps, a.headDim);
+    case QkNorm::PerHead:
+    case QkNorm::Whole:
+      break;
+    }
     int64_t group = a.qkNorm == QkNorm::PerHead ? a.headDim : 0;
     return net.rmsNorm(net.at(name), x, net.weight(role), c.normEps,
                        c.normUnitOffset, group);

@@ -177,9 +177,9 @@ weights::Shape tfmc::weightShape(const DecoderConfig &c, WeightRole role) {
   case WeightRole::CrossAttnNormWeight:
     return {c.dim};
   case WeightRole::QNormWeight:
-    return {a.qkNorm == QkNorm::Whole ? qDim : a.headDim};
+    return {a.qkNorm == QkNorm::PerHead ? a.headDim : qDim};
   case WeightRole::KNormWeight:
-    return {a.qkNorm == QkNorm::Whole ? kvDim : a.headDim};
+    return {a.qkNorm == QkNorm::PerHead ? a.headDim : kvDim};
   case WeightRole::RelativeBias:
     return {a.relativeBuckets, a.numHeads};
   case WeightRole::MlmDense:

@@ -70,15 +70,20 @@ inline bool normsSublayerOutputs(NormPlacement placement) {
          placement == NormPlacement::PostSublayer;
 }
 
-/// An RMSNorm of the queries and keys before RoPE, with the model's norm
+/// A norm of the queries and keys before RoPE, with the model's norm
 /// epsilon.
 enum class QkNorm {
   None,
-  /// each head's features by their own RMS, weights [head_dim] (Qwen3)
+  /// an RMSNorm of each head's features, weights [head_dim] shared by the
+  /// heads (Qwen3)
   PerHead,
-  /// all heads' features at once, weights [heads * head_dim] for the
-  /// queries and [kv_heads * head_dim] for the keys (OLMo-2)
+  /// an RMSNorm of all heads' features at once, weights [heads * head_dim]
+  /// for the queries and [kv_heads * head_dim] for the keys (OLMo-2)
   Whole,
+  /// a LayerNorm without bias of each head's features, each head with
+  /// weights of its own: [heads * head_dim] and [kv_heads * head_dim]
+  /// (StableLM 2 12B)
+  PerHeadLayerNorm,
 };
 
 enum class PositionKind {

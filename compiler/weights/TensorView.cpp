@@ -76,6 +76,12 @@ TensorView TensorView::rows(int64_t begin, int64_t count) const {
   return TensorView(type_, std::move(result), data_ + begin * stride, owner_);
 }
 
+TensorView TensorView::reshaped(Shape shape) const {
+  assert(weights::numElements(shape) == numElements() &&
+         "a reshape keeps the number of elements");
+  return TensorView(type_, std::move(shape), data_, owner_);
+}
+
 namespace {
 
 /// The first element whose exponent bits (`mask`) are all set: an infinity

@@ -59,6 +59,9 @@ public:
   TensorView select(int64_t index) const;
   /// Entries [begin, begin + count) of dimension 0 (no copy).
   TensorView rows(int64_t begin, int64_t count) const;
+  /// The same elements in the same order as a tensor of `shape` (no
+  /// copy); `shape` holds as many elements.
+  TensorView reshaped(Shape shape) const;
 
 private:
   ElementType type_ = ElementType::F32;

@@ -4,10 +4,13 @@
 // LLaMA's tensor names and SwiGLU MLP, but LayerNorms with biases, RoPE on
 // each head's first partial_rotary_factor (0.25) of features (rotate_half
 // pairing within them), optional Q/K/V biases (`use_qkv_bias`, StableLM 2)
-// and, with `use_parallel_residual` (StableLM 2 12B), one norm feeding
-// attention and MLP side by side. Hugging Face directories, model_type
-// stablelm, and GGUF files, architecture stablelm, where a layer without
-// `ffn_norm` is a parallel one, as llama.cpp reads it.
+// and, as in StableLM 2 12B, one norm feeding attention and MLP side by
+// side (`use_parallel_residual`) and a LayerNorm without bias of each
+// head's queries and keys, with weights per head (`qk_layernorm`). Hugging
+// Face directories, model_type stablelm, and GGUF files, architecture
+// stablelm, where a layer without `ffn_norm` is a parallel one and
+// `attn_q_norm` ([heads, head_dim]) the per-head norms, as llama.cpp reads
+// them.
 //
 //===----------------------------------------------------------------------===//
 #include "models/LlamaLayout.h"
@@ -55,14 +58,11 @@ protected:
     if (!qkvBias)
       return qkvBias.takeError();
     c.attention.qkvBias = *qkvBias;
-    // A LayerNorm of each head's queries and keys with weights per head.
     auto qkNorm = config.flag("qk_layernorm", false);
     if (!qkNorm)
       return qkNorm.takeError();
     if (*qkNorm)
-      return llvm::createStringError(
-          "qk_layernorm true in " + config.describe() +
-          " is not supported (a LayerNorm of each head's queries and keys)");
+      c.attention.qkNorm = QkNorm::PerHeadLayerNorm;
     auto parallel = config.flag("use_parallel_residual", false);
     if (!parallel)
       return parallel.takeError();
@@ -75,10 +75,7 @@ protected:
                           DecoderConfig &c) const override {
     const TensorTable &tensors = file.tensors;
     if (tensors.contains("blk.0.attn_q_norm.weight"))
-      return llvm::createStringError(
-          file.config.describe() +
-          " has blk.0.attn_q_norm.weight: a LayerNorm of each head's queries "
-          "and keys is not supported");
+      c.attention.qkNorm = QkNorm::PerHeadLayerNorm;
     c.attention.qkvBias = tensors.contains("blk.0.attn_q.bias");
     // llama.cpp runs a layer without ffn_norm in parallel; the converter's
     // flag, where written, must say the same.

@@ -48,7 +48,8 @@ here from its documented behaviour, not from its code:
     layer, the head's bias as output.bias;
   - stablelm: LLaMA's tensors unpermuted plus LayerNorm biases, the
     partial rotation as rope.dimension_count, no ffn_norm in a parallel
-    layer;
+    layer, per-head query and key norms stacked [heads, head_dim] as
+    attn_q_norm / attn_k_norm;
   - bert (BertModel or BertForMaskedLM): the encoder only, "bert." stripped,
     the masked-LM head, the pooler and position_ids dropped; token_types,
     position_embd, token_embd_norm, attn_output_norm (post-attention
@@ -575,6 +576,13 @@ def convert_stablelm(config, t, writer):
             writer.tensor(b + ours + ".weight", t[p + theirs + ".weight"])
             if biased and p + theirs + ".bias" in t:
                 writer.tensor(b + ours + ".bias", t[p + theirs + ".bias"])
+        for which in ("q", "k"):
+            part = p + "self_attn.%s_layernorm.norms.%%d.weight" % which
+            norms = []
+            while part % len(norms) in t:
+                norms.append(t[part % len(norms)])
+            if norms:
+                writer.tensor(b + "attn_%s_norm.weight" % which, np.stack(norms))
     writer.tensor("output_norm.weight", t["model.norm.weight"])
     writer.tensor("output_norm.bias", t["model.norm.bias"])
     writer.tensor("output.weight", t["lm_head.weight"])

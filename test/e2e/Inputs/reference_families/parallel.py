@@ -12,7 +12,9 @@ make-model:
   stablelm  a Hugging Face directory (StableLmForCausalLM: LLaMA's names
             plus LayerNorm biases, Q/K/V biases, --kv-heads);
             --rotary-pct is its partial_rotary_factor, --parallel sets
-            use_parallel_residual
+            use_parallel_residual, --qk-layernorm qk_layernorm (a
+            q_layernorm.norms.{head} and k_layernorm.norms.{head} weight
+            per head, as StableLM 2 12B)
 
 The reference:
   gpt_neox  LayerNorm blocks with biases; x + attn(ln1(x)) + mlp(ln2(x))
@@ -27,7 +29,9 @@ The reference:
             output projection have no biases.
   stablelm  LLaMA's blocks (SwiGLU, GQA) with LayerNorms, Q/K/V biases and
             RoPE on the first partial_rotary_factor features
-            (rotate_half); with use_parallel_residual, phi's layer.
+            (rotate_half); with use_parallel_residual, phi's layer; with
+            qk_layernorm, each head's queries and keys pass a LayerNorm
+            without bias, with that head's weights, before RoPE.
 """
 import json
 import math
@@ -50,6 +54,8 @@ def add_make_arguments(parser):
                         help="gpt_neox use_parallel_residual false")
     parser.add_argument("--parallel", action="store_true",
                         help="stablelm use_parallel_residual true")
+    parser.add_argument("--qk-layernorm", action="store_true",
+                        help="stablelm qk_layernorm true (per-head norms)")
 
 
 # ---------------------------------------------------------------------------
@@ -194,6 +200,10 @@ def make_stablelm(args):
         for name, rows in (("q_proj", H * hd), ("k_proj", KV * hd), ("v_proj", KV * hd)):
             tensors += [(p + "self_attn.%s.weight" % name, init.linear(rows, d)),
                         (p + "self_attn.%s.bias" % name, init.normal(rows, scale=0.2))]
+        if args.qk_layernorm:
+            for which, heads in (("q", H), ("k", KV)):
+                tensors += [(p + "self_attn.%s_layernorm.norms.%d.weight" % (which, h),
+                             init.norm(hd)) for h in range(heads)]
         tensors += [
             (p + "self_attn.o_proj.weight", init.linear(d, H * hd)),
             (p + "mlp.gate_proj.weight", init.linear(hidden, d)),
@@ -211,7 +221,7 @@ def make_stablelm(args):
         "max_position_embeddings": args.context,
         "partial_rotary_factor": args.rotary_pct, "rope_theta": args.rope_theta,
         "layer_norm_eps": args.eps, "hidden_act": "silu", "use_qkv_bias": True,
-        "qk_layernorm": False, "use_parallel_residual": args.parallel,
+        "qk_layernorm": args.qk_layernorm, "use_parallel_residual": args.parallel,
         "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2,
     }
     _write(args, config, tensors)
@@ -367,9 +377,18 @@ def stablelm_forward(config, t, ids):
             return proj("mlp.down_proj", gate * torch.sigmoid(gate) * proj("mlp.up_proj", y, False),
                         False)
 
+        def head_norms(which, y):
+            """StableLmLayerNormPerHead: head h's LayerNorm, no bias."""
+            if not config.get("qk_layernorm", False):
+                return y
+            weights = torch.stack([t[p + "self_attn.%s_layernorm.norms.%d.weight" % (which, h)]
+                                   for h in range(y.shape[1])])
+            return layer_norm(y, weights, 0.0, eps)
+
         h = ln("input_layernorm", x)
-        q = partial_rope(proj("self_attn.q_proj", h).reshape(T, H, hd), rotary, theta)
-        k = partial_rope(proj("self_attn.k_proj", h).reshape(T, KV, hd), rotary, theta)
+        q = head_norms("q", proj("self_attn.q_proj", h).reshape(T, H, hd))
+        k = head_norms("k", proj("self_attn.k_proj", h).reshape(T, KV, hd))
+        q, k = partial_rope(q, rotary, theta), partial_rope(k, rotary, theta)
         v = proj("self_attn.v_proj", h).reshape(T, KV, hd)
         attended = proj("self_attn.o_proj", causal_attention(q, k, v), False)
         if config.get("use_parallel_residual", False):
