@@ -36,13 +36,13 @@ static void *symbol(void *driver, const char *name) {
   return address;
 }
 
-#define CHECK(call)                                                           \
-  do {                                                                        \
-    CUresult status = (call);                                                 \
-    if (status != 0) {                                                        \
-      fprintf(stderr, "%s failed: CUDA error %d\n", #call, status);           \
-      return 1;                                                               \
-    }                                                                         \
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    CUresult status = (call);                                                  \
+    if (status != 0) {                                                         \
+      fprintf(stderr, "%s failed: CUDA error %d\n", #call, status);            \
+      return 1;                                                                \
+    }                                                                          \
   } while (0)
 
 int main(int argc, char **argv) {
