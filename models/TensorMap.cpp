@@ -90,26 +90,33 @@ llvm::Error tfmc::takeHeadParts(TensorTable &table, const DecoderConfig &config,
     return name.replace(at, 6, std::to_string(head));
   };
   std::vector<weights::TensorView> parts;
+  bool sameType = true;
   for (int64_t head = 0; head < heads; ++head) {
     auto view = table.take(partName(head), {headDim});
     if (!view)
       return view.takeError();
     if (!parts.empty() && view->type() != parts.front().type())
-      return llvm::createStringError(
-          "tensor '" + partName(head) + "' is " +
-          weights::elementTypeName(view->type()).str() + " but '" +
-          partName(0) + "' is " +
-          weights::elementTypeName(parts.front().type()).str() +
-          ": the heads' parts of one weight must share a type");
+      sameType = false;
     parts.push_back(*view);
   }
-  weights::TensorView joined =
-      weights::TensorView::create(parts.front().type(), shape, [&](char *out) {
-        for (const weights::TensorView &part : parts) {
-          std::memcpy(out, part.data(), part.bytes());
-          out += part.bytes();
-        }
-      });
+  // The parts' bytes one after the other; parts stored in different types
+  // are joined in f32.
+  weights::TensorView joined;
+  if (sameType) {
+    joined = weights::TensorView::create(
+        parts.front().type(), shape, [&](char *out) {
+          for (const weights::TensorView &part : parts) {
+            std::memcpy(out, part.data(), part.bytes());
+            out += part.bytes();
+          }
+        });
+  } else {
+    std::vector<float> values;
+    for (const weights::TensorView &part : parts)
+      for (uint64_t i = 0; i < part.numElements(); ++i)
+        values.push_back(weights::elementAsFloat(part, i));
+    joined = weights::TensorView::fromF32(shape, std::move(values));
+  }
   std::string origin = layerPattern;
   origin.replace(origin.find("{head}"), 6,
                  "{0.." + std::to_string(heads - 1) + "}");

@@ -3,6 +3,8 @@
   edit_safetensors.py FILE fill NAME=VALUE...    every element of f32 tensor
                                                  NAME becomes VALUE
   edit_safetensors.py FILE rename OLD=NEW...     tensor OLD is named NEW
+  edit_safetensors.py FILE f16 NAME...           f32 tensor NAME is stored
+                                                 as f16 (rounded)
 
 A model whose weights are finite but whose arithmetic overflows f32 (3e38
 everywhere in a projection) is made with `fill` from one that works; the
@@ -15,6 +17,24 @@ import sys
 import numpy as np
 
 
+def to_f16(header, body, names):
+    """The tensors `names` as f16, every tensor's data moved to fit."""
+    tensors = sorted((info["data_offsets"][0], name) for name, info in header.items()
+                     if name != "__metadata__")
+    out = bytearray()
+    for _, name in tensors:
+        info = header[name]
+        begin, end = info["data_offsets"]
+        data = bytes(body[begin:end])
+        if name in names:
+            assert info["dtype"] == "F32", (name, info["dtype"])
+            data = np.frombuffer(data, dtype="<f4").astype("<f2").tobytes()
+            info["dtype"] = "F16"
+        info["data_offsets"] = [len(out), len(out) + len(data)]
+        out += data
+    return header, out
+
+
 def main():
     path, action, settings = sys.argv[1], sys.argv[2], sys.argv[3:]
     with open(path, "rb") as fh:
@@ -22,6 +42,9 @@ def main():
     (length,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8:8 + length])
     body = bytearray(data[8 + length:])
+    if action == "f16":
+        header, body = to_f16(header, body, settings)
+        settings = []
     for setting in settings:
         name, value = setting.split("=", 1)
         if action == "fill":
