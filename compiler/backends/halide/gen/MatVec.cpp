@@ -188,6 +188,33 @@ void MatVecKernel::scheduleMatVecGpu(Func out, const ScheduleTarget &target) {
     }
     return;
   }
+  if (target.warpLanes) {
+    // CUDA, a prefill chunk: each thread keeps a tile of 4 outputs x 8 rows
+    // (x 2 halves when gated) in registers and streams its 4 weight rows
+    // along k, which L1 serves a line at a time; the inputs it reads are
+    // the same for every thread of the block (a broadcast). A block is 32
+    // threads, 128 outputs x 8 rows.
+    const int perThread = 4, threads = 32, tileRows = 8;
+    Var ob("ob"), mb("mb"), oi("oi"), ot("ot"), ou("ou"), mu("mu");
+    out.split(o, ob, oi, perThread * threads, TailStrategy::GuardWithIf)
+        .split(oi, ot, ou, perThread)
+        .split(m, mb, mu, tileRows, TailStrategy::GuardWithIf)
+        .reorder(ou, mu, ot, ob, mb)
+        .gpu_blocks(ob, mb)
+        .gpu_threads(ot)
+        .unroll(ou)
+        .unroll(mu);
+    acc.compute_at(out, ot)
+        .unroll(o, perThread, TailStrategy::GuardWithIf)
+        .unroll(m, tileRows, TailStrategy::GuardWithIf)
+        .unroll(g);
+    acc.update()
+        .reorder(g, o, m, r)
+        .unroll(o, perThread, TailStrategy::GuardWithIf)
+        .unroll(m, tileRows, TailStrategy::GuardWithIf)
+        .unroll(g);
+    return;
+  }
   // A prefill chunk: a block computes 32 outputs x 8 rows, one output per
   // thread, over k-chunks of 32 dequantized weights and inputs in shared
   // memory.

@@ -19,9 +19,10 @@
 // row tiles. Threads take panels of outputs.
 // GPU schedule: a decode step gives each output a warp whose lanes stride
 // along k (coalesced), reduced with warp shuffles on CUDA and through
-// shared memory on OpenCL; a prefill chunk tiles outputs x rows over
-// threads, with a k-chunk of dequantized weights and inputs staged in
-// shared memory.
+// shared memory on OpenCL; a prefill chunk on CUDA gives each thread a
+// register tile of 4 outputs x 8 rows that streams its weight rows along
+// k, and on OpenCL tiles outputs x rows over threads with a k-chunk of
+// dequantized weights and inputs staged in shared memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_BACKENDS_HALIDE_GEN_MATVEC_H
