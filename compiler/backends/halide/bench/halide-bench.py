@@ -37,6 +37,9 @@ import subprocess
 import sys
 import tempfile
 
+# The schedulers tfmc-halide-gen knows (--halide-autoschedule).
+SCHEDULES = ("hand", "adams2019", "li2018", "mullapudi2016")
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..",
                                     "..", ".."))
 
@@ -204,7 +207,8 @@ def run_bundle(directory, calls):
     if gemm:
         print("PyTorch f32 matmul %dx%dx%d on the GPU: %.1f GFLOP/s"
               % (shape + (gemm,)))
-    schedules = sorted(name for name in os.listdir(directory) if
+    schedules = sorted(name for name in os.listdir(directory)
+                       if name in SCHEDULES and
                        os.path.exists(os.path.join(directory, name,
                                                    "harness")))
     measure(directory, bundle["kernels"], schedules, calls, bandwidth, gemm,
