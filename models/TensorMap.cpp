@@ -1,8 +1,6 @@
 //===- TensorMap.cpp - File tensor names -> canonical weights -------------===//
 #include "models/TensorMap.h"
 
-#include <cstring>
-
 using namespace tfmc;
 using tfmc::weights::Transform;
 using tfmc::weights::Weight;
@@ -89,34 +87,20 @@ llvm::Error tfmc::takeHeadParts(TensorTable &table, const DecoderConfig &config,
     assert(at != std::string::npos && "the pattern names the head");
     return name.replace(at, 6, std::to_string(head));
   };
-  std::vector<weights::TensorView> parts;
-  bool sameType = true;
+  // Norm weights are f32 in the network whatever the file stores, so the
+  // heads are joined as f32 values (exact from f16 and bf16), also when
+  // they are stored in different types.
+  std::vector<float> values;
+  values.reserve(size_t(shape[0]));
   for (int64_t head = 0; head < heads; ++head) {
-    auto view = table.take(partName(head), {headDim});
-    if (!view)
-      return view.takeError();
-    if (!parts.empty() && view->type() != parts.front().type())
-      sameType = false;
-    parts.push_back(*view);
+    auto part = table.take(partName(head), {headDim});
+    if (!part)
+      return part.takeError();
+    for (uint64_t i = 0; i < part->numElements(); ++i)
+      values.push_back(weights::elementAsFloat(*part, i));
   }
-  // The parts' bytes one after the other; parts stored in different types
-  // are joined in f32.
-  weights::TensorView joined;
-  if (sameType) {
-    joined = weights::TensorView::create(
-        parts.front().type(), shape, [&](char *out) {
-          for (const weights::TensorView &part : parts) {
-            std::memcpy(out, part.data(), part.bytes());
-            out += part.bytes();
-          }
-        });
-  } else {
-    std::vector<float> values;
-    for (const weights::TensorView &part : parts)
-      for (uint64_t i = 0; i < part.numElements(); ++i)
-        values.push_back(weights::elementAsFloat(part, i));
-    joined = weights::TensorView::fromF32(shape, std::move(values));
-  }
+  weights::TensorView joined =
+      weights::TensorView::fromF32(shape, std::move(values));
   std::string origin = layerPattern;
   origin.replace(origin.find("{head}"), 6,
                  "{0.." + std::to_string(heads - 1) + "}");
