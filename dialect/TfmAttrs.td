@@ -201,6 +201,23 @@ def Tfm_ModelAttr : Tfm_Attr<"Model", "model"> {
   let genVerifyDecl = 1;
 }
 
+def Tfm_EncodeBucketAttr : Tfm_Attr<"EncodeBucket", "encode_bucket"> {
+  let summary = "An encode entry over the first `rows` positions only";
+  let description = [{
+    One of an encoder's (or encoder-decoder's) shorter encode entries in
+    `#tfm.entries`' `encode_buckets`: `entry` is `encode` compiled for a
+    sequence of `rows` tokens instead of `context_length`. A call whose
+    `length` fits `rows` runs it, so that encoding a short prompt costs its
+    rows, not the whole context's.
+    ```mlir
+    #tfm.encode_bucket<rows = 32, entry = @encode_32>
+    ```
+  }];
+  let parameters = (ins "int64_t":$rows, "FlatSymbolRefAttr":$entry);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tfm_EntriesAttr : Tfm_Attr<"Entries", "entries"> {
   let summary = "The entry points of a compiled model (module attribute tfm.entries)";
   let description = [{
@@ -213,24 +230,33 @@ def Tfm_EntriesAttr : Tfm_Attr<"Entries", "entries"> {
     `encode` runs the `context_length` source tokens once and stores each
     decoder layer's cross-attention keys and values in the cache, `prefill`
     and `decode` run the target tokens.
+    `encode_buckets` (with `encode` only) lists shorter copies of `encode`,
+    `#tfm.encode_bucket`s with strictly increasing `rows` below
+    `context_length`: a call runs the first whose rows hold its `length`,
+    and `encode` when none does.
     Later stages find the entries by these symbols, never by their names.
     ```mlir
     module attributes {tfm.entries = #tfm.entries<prefill = @prefill,
         decode = @decode, prefill_chunk = 32, context_length = 512>} { ... }
     module attributes {tfm.entries = #tfm.entries<encode = @encode,
-        context_length = 128>} { ... }
+        context_length = 128, encode_buckets = [
+          #tfm.encode_bucket<rows = 32, entry = @encode_32>]>} { ... }
     ```
   }];
   let parameters = (ins OptionalParameter<"FlatSymbolRefAttr">:$prefill,
                         OptionalParameter<"FlatSymbolRefAttr">:$decode,
                         OptionalParameter<"FlatSymbolRefAttr">:$encode,
                         OptionalParameter<"int64_t">:$prefill_chunk,
-                        "int64_t":$context_length);
+                        "int64_t":$context_length,
+                        OptionalParameter<"ArrayAttr">:$encode_buckets);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Every entry point the module has, in a fixed order.
+    /// Every entry point the module has, in a fixed order (the buckets'
+    /// after the others).
     ::llvm::SmallVector<::mlir::FlatSymbolRefAttr, 3> getEntryPoints() const;
+    /// The shorter encode entries, by increasing rows (none: empty).
+    ::llvm::SmallVector<EncodeBucketAttr> getEncodeBucketList() const;
   }];
 }
 

@@ -27,14 +27,54 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+EncodeBucketAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t rows, FlatSymbolRefAttr entry) {
+  if (rows <= 0)
+    return emitError() << "an encode bucket's rows must be positive, got "
+                       << rows;
+  return success();
+}
+
+/// `buckets`, #tfm.entries' encode_buckets: #tfm.encode_bucket's of
+/// strictly increasing rows below the context.
+static LogicalResult
+verifyEncodeBuckets(function_ref<InFlightDiagnostic()> emitError,
+                    ArrayAttr buckets, int64_t contextLength) {
+  int64_t previous = 0;
+  for (Attribute attribute : buckets) {
+    auto bucket = dyn_cast<EncodeBucketAttr>(attribute);
+    if (!bucket)
+      return emitError() << "encode_buckets holds " << attribute
+                         << ", which is not a #tfm.encode_bucket";
+    if (bucket.getRows() <= previous)
+      return emitError() << "encode_buckets' rows must increase, but "
+                         << bucket.getRows() << " follows " << previous;
+    if (bucket.getRows() >= contextLength)
+      return emitError() << "an encode bucket of " << bucket.getRows()
+                         << " rows is not shorter than context_length = "
+                         << contextLength << ", which `encode` runs";
+    previous = bucket.getRows();
+  }
+  return success();
+}
+
 LogicalResult EntriesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   FlatSymbolRefAttr prefill,
                                   FlatSymbolRefAttr decode,
                                   FlatSymbolRefAttr encode,
-                                  int64_t prefillChunk, int64_t contextLength) {
+                                  int64_t prefillChunk, int64_t contextLength,
+                                  ArrayAttr encodeBuckets) {
   if (contextLength <= 0)
     return emitError() << "context_length must be positive, got "
                        << contextLength;
+  if (encodeBuckets) {
+    if (!encode)
+      return emitError() << "encode_buckets are shorter copies of encode, "
+                            "but the entries have no encode";
+    if (failed(verifyEncodeBuckets(emitError, encodeBuckets, contextLength)))
+      return failure();
+  }
   // An encoder-decoder has all three: encode runs the source once, prefill
   // and decode the target.
   if (encode && !prefill && !decode) {
@@ -57,7 +97,17 @@ SmallVector<FlatSymbolRefAttr, 3> EntriesAttr::getEntryPoints() const {
   for (FlatSymbolRefAttr symbol : {getPrefill(), getDecode(), getEncode()})
     if (symbol)
       entries.push_back(symbol);
+  for (EncodeBucketAttr bucket : getEncodeBucketList())
+    entries.push_back(bucket.getEntry());
   return entries;
+}
+
+SmallVector<EncodeBucketAttr> EntriesAttr::getEncodeBucketList() const {
+  SmallVector<EncodeBucketAttr> buckets;
+  if (ArrayAttr list = getEncodeBuckets())
+    for (Attribute bucket : list)
+      buckets.push_back(cast<EncodeBucketAttr>(bucket));
+  return buckets;
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -190,6 +240,10 @@ LogicalResult TfmDialect::verifyOperationAttribute(Operation *op,
                               std::pair{entries.getDecode(), "decode"},
                               std::pair{entries.getEncode(), "encode"}})
     if (symbol && failed(verifySymbol(module, name, symbol, role)))
+      return failure();
+  for (EncodeBucketAttr bucket : entries.getEncodeBucketList())
+    if (failed(
+            verifySymbol(module, name, bucket.getEntry(), "an encode bucket")))
       return failure();
   // The kind is decided once, by the builder in tfm.model; the entries
   // follow from it, so a reader of either sees the same kind.

@@ -18,6 +18,7 @@ void mlir::tfm::buildTfmKVCachePipeline(OpPassManager &pm,
   kvOptions.contextLength = options.contextLength;
   kvOptions.prefillChunk = options.prefillChunk;
   kvOptions.kvCache = options.kvCache;
+  kvOptions.encodeMinRows = options.encodeMinRows;
   pm.addPass(createTfmKVCache(kvOptions));
   pm.addPass(createCanonicalizerPass());
 }

@@ -27,6 +27,14 @@ struct TfmTransformOptions : public PhaseOptions<TfmTransformOptions> {
   Option<int64_t> prefillChunk{*this, "prefill-chunk",
                                llvm::cl::desc("tokens per prefill call"),
                                llvm::cl::init(32)};
+  Option<int64_t> encodeMinRows{
+      *this, "encode-min-rows",
+      llvm::cl::desc("An encoder's shortest encode entry: entries of N, 4N, "
+                     "16N, ... rows below the context as well, each call "
+                     "running the shortest that holds its tokens (0: one "
+                     "entry over the whole context; compile time grows with "
+                     "each entry)"),
+      llvm::cl::init(32)};
   Option<KVCacheType> kvCache{
       *this, "kv-cache",
       llvm::cl::desc("Element type of the KV cache: f32 or f16 (half the "

@@ -110,7 +110,9 @@ void tfm_decode(const uint8_t *weights, const int32_t *token, int64_t pos,
  * final hidden states, [context_length][hidden_size], and, when
  * encode_logits is 1, the masked-LM logits, [context_length][vocab_size].
  * With encode_logits 0 `logits` is not used: pass NULL. Rows of padding
- * positions hold meaningless values. */
+ * positions hold meaningless values: a model compiled with encode buckets
+ * computes only the shortest bucket that holds `length` rows, and leaves
+ * the rows after it as they were. */
 void tfm_encode(const uint8_t *weights, const int32_t *tokens, int64_t length,
                 float *hidden, float *logits, uint8_t *scratch, void *stream);
 

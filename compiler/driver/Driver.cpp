@@ -271,6 +271,9 @@ public:
       return fail(std::move(error));
     if (transform.prefillChunk <= 0)
       return fail("--prefill-chunk must be positive");
+    if (transform.encodeMinRows < 0)
+      return fail("--encode-min-rows must be >= 0 (0: one encode entry over "
+                  "the whole context)");
     int64_t chunk = std::min<int64_t>(transform.prefillChunk, contextLength);
     const ModelFamily *family = findFamily(spec.family);
     if (!family)

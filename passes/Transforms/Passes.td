@@ -73,6 +73,16 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     `[0, length)` only (a head-major `[H, length, D]` slice), so that no
     real row attends to padding.
 
+    A prompt shorter than the context would still pay for every row, so
+    with `encode-min-rows=N` (32 by default) the encoder also gets copies
+    of `encode` over `N`, `4N`, `16N`, ... rows below `T`, named in
+    `encode_buckets`:
+    `#tfm.entries<encode = @encode, context_length = 512, encode_buckets =
+    [#tfm.encode_bucket<rows = 32, entry = @encode_32>, ...]>`. The runtime's
+    call runs the shortest one that holds its `length`: encoding costs at
+    most four times a prompt's rows (rounded up to `N`), at the price of
+    compiling the encoder once per bucket.
+
     An encoder-decoder's network (`kind = encoder_decoder`,
     `@forward(%source, %target)`) gets all three: `encode(%source, %length,
     %cache) -> cache` runs the encoder once and stores every
@@ -80,7 +90,9 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
     self-attention layers; `prefill` and `decode` take the source's
     `%length` before the cache and run the decoder over the target, its
     cross-attention reading rows `[0, length)` of the stored keys and
-    values.
+    values. Its `encode` gets buckets as an encoder's does (a bucket
+    stores the keys and values of its rows only, which hold every real
+    one).
 
     The cache's layout is one implementation of `CacheLayout`
     (`passes/Transforms/KVCache/CacheLayout.h`), the head-major one
@@ -92,6 +104,11 @@ def TfmKVCache : Pass<"tfm-kv-cache", "mlir::ModuleOp"> {
            "KV-cache positions, or an encoder's sequence length (0: the context_length of the module's tfm.model)">,
     Option<"prefillChunk", "prefill-chunk", "int64_t", /*default=*/"32",
            "tokens per prefill call (capped at the context length)">,
+    Option<"encodeMinRows", "encode-min-rows", "int64_t", /*default=*/"32",
+           "an encoder's (and encoder-decoder's source) shortest encode "
+           "bucket: encode entries of N, 4N, 16N, ... rows below the "
+           "context too, the shortest that holds a call's tokens running "
+           "it (0: encode alone, over the whole context)">,
     Option<"kvCache", "kv-cache", "::mlir::tfm::KVCacheType",
            /*default=*/"::mlir::tfm::KVCacheType::f32",
            "element type of the cached keys and values: f32 or f16 (rounded "

@@ -60,6 +60,24 @@ module attributes {tfm.entries = #tfm.entries<encode = @encode, context_length =
 
 // -----
 
+// Encode buckets: shorter copies of encode, by increasing rows.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tfm.entries = #tfm.entries<encode = @encode, context_length = 8, encode_buckets = [#tfm.encode_bucket<rows = 2, entry = @encode_2>, #tfm.encode_bucket<rows = 4, entry = @encode_4>]>
+module attributes {tfm.entries = #tfm.entries<encode = @encode, context_length = 8, encode_buckets = [#tfm.encode_bucket<rows = 2, entry = @encode_2>, #tfm.encode_bucket<rows = 4, entry = @encode_4>]>,
+                   tfm.model = #tfm.model<context_length = 8, kind = encoder>} {
+  func.func @encode() {
+    return
+  }
+  func.func @encode_2() {
+    return
+  }
+  func.func @encode_4() {
+    return
+  }
+}
+
+// -----
+
 // An encoder-decoder's entries: encode (the source, once) and prefill and
 // decode (the target) share one cache.
 // CHECK-LABEL: module attributes

@@ -116,6 +116,46 @@ module attributes {tfm.entries = #tfm.entries<encode = @e, context_length = 8>} 
 
 // -----
 
+// expected-error @+2 {{an encode bucket's rows must be positive, got 0}}
+// expected-error @+1 {{failed to parse Tfm_EntriesAttr parameter 'encode_buckets'}}
+module attributes {tfm.entries = #tfm.entries<encode = @e, context_length = 8, encode_buckets = [#tfm.encode_bucket<rows = 0, entry = @b>]>} {
+}
+
+// -----
+
+// expected-error @+1 {{encode_buckets are shorter copies of encode, but the entries have no encode}}
+module attributes {tfm.entries = #tfm.entries<prefill = @p, decode = @d, prefill_chunk = 4, context_length = 8, encode_buckets = [#tfm.encode_bucket<rows = 2, entry = @b>]>} {
+}
+
+// -----
+
+// expected-error @+1 {{encode_buckets holds @b, which is not a #tfm.encode_bucket}}
+module attributes {tfm.entries = #tfm.entries<encode = @e, context_length = 8, encode_buckets = [@b]>} {
+}
+
+// -----
+
+// expected-error @+1 {{encode_buckets' rows must increase, but 2 follows 4}}
+module attributes {tfm.entries = #tfm.entries<encode = @e, context_length = 8, encode_buckets = [#tfm.encode_bucket<rows = 4, entry = @b4>, #tfm.encode_bucket<rows = 2, entry = @b2>]>} {
+}
+
+// -----
+
+// expected-error @+1 {{an encode bucket of 8 rows is not shorter than context_length = 8, which `encode` runs}}
+module attributes {tfm.entries = #tfm.entries<encode = @e, context_length = 8, encode_buckets = [#tfm.encode_bucket<rows = 8, entry = @b>]>} {
+}
+
+// -----
+
+// expected-error @+1 {{tfm.entries names @b as an encode bucket, but the module has no such function}}
+module attributes {tfm.entries = #tfm.entries<encode = @e, context_length = 8, encode_buckets = [#tfm.encode_bucket<rows = 2, entry = @b>]>} {
+  func.func @e() {
+    return
+  }
+}
+
+// -----
+
 // expected-error @+1 {{'tfm.entries' must be a #tfm.entries, got #tfm.model<context_length = 8, kind = decoder>}}
 module attributes {tfm.entries = #tfm.model<context_length = 8, kind = decoder>} {
 }

@@ -146,6 +146,17 @@ struct LoweredEntry {
   const AbiEntry *abi;
   std::string symbol;
   std::vector<std::optional<EntryArg>> marks;
+  /// An encode bucket's rows: it runs calls of `length` up to these; 0 for
+  /// the entry that runs every call.
+  int64_t rows = 0;
+};
+
+/// A lowered entry that an ABI entry calls, with the lowered argument each
+/// ABI parameter is passed as (matchParameters).
+struct WrappedCall {
+  llvm::Function *lowered;
+  std::vector<std::optional<unsigned>> passedAs;
+  int64_t rows;
 };
 
 /// The arguments of `lowered` that the ABI entry's parameters feed, in
@@ -205,11 +216,23 @@ void markPointersNoAlias(llvm::Function &function) {
       argument.addAttr(llvm::Attribute::NoAlias);
 }
 
-/// Defines `void NAME(<the ABI's parameters>)` calling `lowered` with the
-/// arguments `passedAs` says, inlined wherever LLVM optimises.
+/// Emits at `builder` the call of `call.lowered` with the wrapper's
+/// arguments that `call.passedAs` says.
+llvm::CallInst *emitCall(llvm::IRBuilderBase &builder, llvm::Function &wrapper,
+                         const WrappedCall &call) {
+  llvm::SmallVector<llvm::Value *> arguments(call.lowered->arg_size());
+  for (auto [index, from] : llvm::enumerate(call.passedAs))
+    if (from)
+      arguments[*from] = wrapper.getArg(index);
+  return builder.CreateCall(call.lowered, arguments);
+}
+
+/// Defines `void NAME(<the ABI's parameters>)`. With one call, it calls it
+/// inlined wherever LLVM optimises; with encode buckets (each call's rows
+/// set but the last's), the first whose rows hold `length`, the last
+/// otherwise.
 void defineWrapper(llvm::Module &module, const AbiEntry &abi,
-                   llvm::Function &lowered,
-                   llvm::ArrayRef<std::optional<unsigned>> passedAs) {
+                   llvm::ArrayRef<WrappedCall> calls) {
   llvm::LLVMContext &context = module.getContext();
   llvm::SmallVector<llvm::Type *> types;
   for (const AbiParam &param : abi.params)
@@ -220,23 +243,46 @@ void defineWrapper(llvm::Module &module, const AbiEntry &abi,
       llvm::FunctionType::get(llvm::Type::getVoidTy(context), types, false);
   llvm::Function *wrapper = llvm::Function::Create(
       type, llvm::GlobalValue::ExternalLinkage, abi.name, module);
-  llvm::SmallVector<llvm::Value *> arguments(lowered.arg_size());
+  llvm::Value *length = nullptr;
   for (auto [index, param] : llvm::enumerate(abi.params)) {
     llvm::Argument *argument = wrapper->getArg(index);
     argument->setName(param.name);
-    if (!passedAs[index])
-      continue;
-    // The lowered argument's facts (noalias, the scratch's alignment and
-    // size) are the ABI's, and survive the inlining on the wrapper.
-    unsigned from = *passedAs[index];
-    llvm::AttrBuilder facts(context,
-                            lowered.getAttributes().getParamAttrs(from));
-    argument->addAttrs(facts);
-    arguments[from] = argument;
+    if (param.role == Role::Length)
+      length = argument;
   }
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "", wrapper));
-  llvm::CallInst *call = builder.CreateCall(&lowered, arguments);
-  call->addFnAttr(llvm::Attribute::AlwaysInline);
+  if (calls.size() == 1) {
+    // The lowered arguments' facts (noalias, the scratch's alignment and
+    // size) are the ABI's, and survive the inlining on the wrapper.
+    const WrappedCall &call = calls.front();
+    for (auto [index, from] : llvm::enumerate(call.passedAs)) {
+      if (!from)
+        continue;
+      llvm::AttrBuilder facts(
+          context, call.lowered->getAttributes().getParamAttrs(*from));
+      wrapper->getArg(index)->addAttrs(facts);
+    }
+    emitCall(builder, *wrapper, call)->addFnAttr(llvm::Attribute::AlwaysInline);
+    builder.CreateRetVoid();
+    return;
+  }
+  // Each bucket keeps its own facts (a shorter one needs less scratch):
+  // the calls are not inlined, so the wrapper is one branch per bucket. The
+  // buffers never overlap in any of them.
+  for (auto [index, from] : llvm::enumerate(calls.front().passedAs))
+    if (from && wrapper->getArg(index)->getType()->isPointerTy())
+      wrapper->getArg(index)->addAttr(llvm::Attribute::NoAlias);
+  for (const WrappedCall &call : calls.drop_back()) {
+    auto *runs = llvm::BasicBlock::Create(context, "", wrapper);
+    auto *next = llvm::BasicBlock::Create(context, "", wrapper);
+    builder.CreateCondBr(
+        builder.CreateICmpSLE(length, builder.getInt64(call.rows)), runs, next);
+    builder.SetInsertPoint(runs);
+    emitCall(builder, *wrapper, call);
+    builder.CreateRetVoid();
+    builder.SetInsertPoint(next);
+  }
+  emitCall(builder, *wrapper, calls.back());
   builder.CreateRetVoid();
 }
 
@@ -280,14 +326,23 @@ tfmc::translateToHostModule(mlir::ModuleOp module, llvm::LLVMContext &context,
     if (!symbol)
       return makeError(llvm::Twine("the lowered module has no entry for ") +
                        abi.name);
-    auto function = mlir::tfm::lookupEntry(module, symbol);
-    if (!function)
-      return makeError("the lowered module has no entry point '" +
-                       symbol.getValue() + "'");
-    LoweredEntry entry{&abi, symbol.getValue().str(), {}};
-    for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
-      entry.marks.push_back(mlir::tfm::getEntryArg(function, i));
-    lowered.push_back(std::move(entry));
+    // An encode entry's buckets come first, shortest first: the wrapper
+    // tries them in order before the entry that runs every length.
+    llvm::SmallVector<std::pair<mlir::FlatSymbolRefAttr, int64_t>> calls;
+    if (abi.lowered == &Entries::getEncode)
+      for (mlir::tfm::EncodeBucketAttr bucket : entries.getEncodeBucketList())
+        calls.push_back({bucket.getEntry(), bucket.getRows()});
+    calls.push_back({symbol, 0});
+    for (auto [callee, rows] : calls) {
+      auto function = mlir::tfm::lookupEntry(module, callee);
+      if (!function)
+        return makeError("the lowered module has no entry point '" +
+                         callee.getValue() + "'");
+      LoweredEntry entry{&abi, callee.getValue().str(), {}, rows};
+      for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+        entry.marks.push_back(mlir::tfm::getEntryArg(function, i));
+      lowered.push_back(std::move(entry));
+    }
   }
 
   mlir::registerBuiltinDialectTranslation(*module.getContext());
@@ -306,19 +361,25 @@ tfmc::translateToHostModule(mlir::ModuleOp module, llvm::LLVMContext &context,
   for (llvm::Function &function : *llvmModule)
     if (!function.isDeclaration())
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
-  for (const LoweredEntry &entry : lowered) {
-    if (llvmModule->getNamedValue(entry.abi->name))
+  for (const AbiEntry &abi : abiEntries(info.kind)) {
+    if (llvmModule->getNamedValue(abi.name))
       return makeError(llvm::Twine("the lowered module already defines '") +
-                       entry.abi->name + "', a symbol of the ABI");
-    llvm::Function *function = llvmModule->getFunction(entry.symbol);
-    if (!function)
-      return makeError("the lowered module has no entry point '" +
-                       entry.symbol + "'");
-    auto passedAs = matchParameters(entry, *function, info);
-    if (!passedAs)
-      return passedAs.takeError();
-    markPointersNoAlias(*function);
-    defineWrapper(*llvmModule, *entry.abi, *function, *passedAs);
+                       abi.name + "', a symbol of the ABI");
+    std::vector<WrappedCall> calls;
+    for (const LoweredEntry &entry : lowered) {
+      if (entry.abi != &abi)
+        continue;
+      llvm::Function *function = llvmModule->getFunction(entry.symbol);
+      if (!function)
+        return makeError("the lowered module has no entry point '" +
+                         entry.symbol + "'");
+      auto passedAs = matchParameters(entry, *function, info);
+      if (!passedAs)
+        return passedAs.takeError();
+      markPointersNoAlias(*function);
+      calls.push_back({function, std::move(*passedAs), entry.rows});
+    }
+    defineWrapper(*llvmModule, abi, calls);
   }
 
   llvm::Function *setThreads = llvm::Function::Create(

@@ -11,7 +11,9 @@
 //     ABI's parameters (a trailing `stream`; tfm_encode's `logits` even
 //     without a masked-LM head) and calls its lowered entry, inlined at -O3,
 //     with the arguments that entry has (the stream only where it takes
-//     one, marked `#tfm.entry_arg<stream>`);
+//     one, marked `#tfm.entry_arg<stream>`); an encode entry with encode
+//     buckets instead calls the shortest bucket whose rows hold `length`,
+//     and the full-sequence entry when none does;
 //   - `tfm_model` is written from tfm_model_info's field table
 //     (ModelInfoFields.h);
 //   - `tfm_set_num_threads` does what the backend says with its argument.

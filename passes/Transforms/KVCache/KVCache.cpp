@@ -11,7 +11,8 @@
 // - an encoder (every attention bidirectional, cache role none): one
 //   `encode` entry, the whole sequence at once, no cache, and a `length`
 //   argument that keeps padding rows out of every attention
-//   (EncoderEntries.cpp);
+//   (EncoderEntries.cpp), and copies of it over fewer rows (encode
+//   buckets) that a short prompt runs instead;
 // - an encoder-decoder, @forward(source, target) (T5): `encode(source,
 //   length, cache)` runs the encoder once per prompt and stores every
 //   cross-attention's keys and values in the cache, after the decoder's
@@ -213,7 +214,8 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
     replaceNetwork(module, forward,
                    EntriesAttr::get(&getContext(), SymbolRefAttr::get(*prefill),
                                     SymbolRefAttr::get(*decode),
-                                    /*encode=*/nullptr, chunk, positions));
+                                    /*encode=*/nullptr, chunk, positions,
+                                    /*encode_buckets=*/nullptr));
   }
 
   /// An encoder-decoder gets `encode` for its source (`positions` tokens)
@@ -239,6 +241,12 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
         buildSourceEncodeEntry(forward, *layout, *split, "encode", positions);
     if (failed(encode))
       return signalPassFailure();
+    FailureOr<ArrayAttr> buckets =
+        buildEncodeBuckets(positions, [&](StringRef name, int64_t rows) {
+          return buildSourceEncodeEntry(forward, *layout, *split, name, rows);
+        });
+    if (failed(buckets))
+      return signalPassFailure();
     FailureOr<func::FuncOp> prefill = buildGenerationEntry(
         forward, *layout, "prefill", chunk, /*lastRowOnly=*/true, &*split);
     if (failed(prefill))
@@ -251,7 +259,34 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
                    EntriesAttr::get(&getContext(), SymbolRefAttr::get(*prefill),
                                     SymbolRefAttr::get(*decode),
                                     SymbolRefAttr::get(*encode), chunk,
-                                    positions));
+                                    positions, *buckets));
+  }
+
+  /// Builds `encode` over fewer rows with `build(name, rows)` for each
+  /// bucket encode-min-rows asks for below `positions` (none: a null list).
+  FailureOr<ArrayAttr> buildEncodeBuckets(
+      int64_t positions,
+      function_ref<FailureOr<func::FuncOp>(StringRef, int64_t)> build) {
+    int64_t minRows = encodeMinRows;
+    if (minRows < 0) {
+      getOperation().emitError("tfm-kv-cache: encode-min-rows must be >= 0, "
+                               "got ")
+          << minRows;
+      return failure();
+    }
+    SmallVector<Attribute> buckets;
+    // Four times the rows per bucket: a call computes at most four times
+    // its rows, with one entry per factor of four of the context.
+    for (int64_t rows = minRows; rows > 0 && rows < positions; rows *= 4) {
+      FailureOr<func::FuncOp> entry =
+          build(("encode_" + Twine(rows)).str(), rows);
+      if (failed(entry))
+        return failure();
+      buckets.push_back(EncodeBucketAttr::get(&getContext(), rows,
+                                              SymbolRefAttr::get(*entry)));
+    }
+    return buckets.empty() ? ArrayAttr()
+                           : ArrayAttr::get(&getContext(), buckets);
   }
 
   /// An encoder runs its whole (padded) sequence of `positions` tokens in
@@ -275,11 +310,17 @@ struct TfmKVCache : mlir::tfm::impl::TfmKVCacheBase<TfmKVCache> {
         buildEncoderEntry(forward, "encode", positions);
     if (failed(encode))
       return signalPassFailure();
+    FailureOr<ArrayAttr> buckets =
+        buildEncodeBuckets(positions, [&](StringRef name, int64_t rows) {
+          return buildEncoderEntry(forward, name, rows);
+        });
+    if (failed(buckets))
+      return signalPassFailure();
     replaceNetwork(module, forward,
                    EntriesAttr::get(&getContext(), /*prefill=*/nullptr,
                                     /*decode=*/nullptr,
                                     SymbolRefAttr::get(*encode),
-                                    /*prefill_chunk=*/0, positions));
+                                    /*prefill_chunk=*/0, positions, *buckets));
   }
 
   /// Erases @forward, which the entries replace: #tfm.model keeps its facts

@@ -1,4 +1,5 @@
 // RUN: tfmc-opt %s -tfm-kv-cache=prefill-chunk=8 | FileCheck %s
+// RUN: tfmc-opt %s '-tfm-kv-cache=prefill-chunk=8 encode-min-rows=4' | FileCheck %s --check-prefix=BUCKETS
 
 // An encoder-decoder's @forward(source, target) gets three entries: encode
 // runs the encoder once and writes each cross-attention's keys and values
@@ -62,3 +63,15 @@ module attributes {tfm.model = #tfm.model<context_length = 16, kind = encoder_de
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: (%{{[a-z0-9]+}}: tensor<1xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, %{{[a-z0-9]+}}: index {tfm.entry_arg = #tfm.entry_arg<position>}, %[[DLENGTH:[a-z0-9]+]]: index {tfm.entry_arg = #tfm.entry_arg<length>}, %{{[a-z0-9]+}}: tensor<2x2x2x16x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) -> (tensor<1x32xf32>, tensor<2x2x2x16x4xf32>)
 // CHECK: tensor.extract_slice %{{.*}}[0, 1, 0, 0, 0] [1, 1, 2, %[[DLENGTH]], 4]
+
+// An encode bucket runs the encoder over its 4 rows and stores their keys
+// and values in rows [0, 4) of the cross-attention's layer: prefill and
+// decode read rows [0, length) with length <= 4.
+// BUCKETS: encode = @encode, prefill_chunk = 8, context_length = 16, encode_buckets = [#tfm.encode_bucket<rows = 4, entry = @encode_4>]>
+// BUCKETS-LABEL: func.func @encode_4(
+// BUCKETS-SAME: %[[SOURCE:[a-z0-9]+]]: tensor<4xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, %[[LENGTH:[a-z0-9]+]]: index {tfm.entry_arg = #tfm.entry_arg<length>}, %[[CACHE:[a-z0-9]+]]: tensor<2x2x2x16x4xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) -> tensor<2x2x2x16x4xf32>
+// BUCKETS: tfm.embedding %[[SOURCE]], %{{.*}} -> tensor<4x16xf32>
+// BUCKETS: tensor.extract_slice %{{.*}}[0, 0, 0] [2, %[[LENGTH]], 4] [1, 1, 1] : tensor<2x4x4xf32> to tensor<2x?x4xf32>
+// BUCKETS: %[[C1:.*]] = tensor.insert_slice %{{.*}} into %[[CACHE]][0, 1, 0, %{{.*}}, 0] [1, 1, 2, 4, 4]
+// BUCKETS: %[[C2:.*]] = tensor.insert_slice %{{.*}} into %[[C1]][1, 1, 0, %{{.*}}, 0] [1, 1, 2, 4, 4]
+// BUCKETS: return %[[C2]] : tensor<2x2x2x16x4xf32>

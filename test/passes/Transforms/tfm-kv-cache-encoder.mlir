@@ -1,5 +1,7 @@
 // RUN: tfmc-opt %s -tfm-kv-cache | FileCheck %s
 // RUN: tfmc-opt %s -tfm-kv-cache=context-length=8 | FileCheck %s --check-prefix=SHORT
+// RUN: tfmc-opt %s -tfm-kv-cache=encode-min-rows=2 | FileCheck %s --check-prefix=BUCKETS
+// RUN: not tfmc-opt %s -tfm-kv-cache=encode-min-rows=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
 // An encoder (#tfm.model's kind; bidirectional attention with nothing to
 // cache) gets one `encode` entry over the whole sequence and no cache;
@@ -43,3 +45,19 @@ module attributes {tfm.model = #tfm.model<context_length = 16, kind = encoder, n
 // The sequence is the context length the option gives.
 // SHORT: tfm.entries = #tfm.entries<encode = @encode, context_length = 8>
 // SHORT: func.func @encode(%{{.*}}: tensor<8xi32> {{.*}}) -> (tensor<8x16xf32>, tensor<8x32xf32>)
+
+// Encode buckets: copies of encode over 2 and 8 rows (each four times the
+// last, below the context of 16), shortest first; each keeps padding out
+// of its attention as encode does.
+// BUCKETS: tfm.entries = #tfm.entries<encode = @encode, context_length = 16, encode_buckets = [#tfm.encode_bucket<rows = 2, entry = @encode_2>, #tfm.encode_bucket<rows = 8, entry = @encode_8>]>
+// BUCKETS-LABEL: func.func @encode(
+// BUCKETS-SAME: tensor<16xi32>
+// BUCKETS-LABEL: func.func @encode_2(
+// BUCKETS-SAME: %{{[a-z0-9]+}}: tensor<2xi32> {tfm.entry_arg = #tfm.entry_arg<tokens>}, %[[LENGTH2:[a-z0-9]+]]: index {tfm.entry_arg = #tfm.entry_arg<length>}) -> (tensor<2x16xf32>, tensor<2x32xf32>)
+// BUCKETS: tensor.extract_slice %{{.*}}[0, 0, 0] [2, %[[LENGTH2]], 4] [1, 1, 1] : tensor<2x2x4xf32> to tensor<2x?x4xf32>
+// BUCKETS: return %{{.*}}, %{{.*}} : tensor<2x16xf32>, tensor<2x32xf32>
+// BUCKETS-LABEL: func.func @encode_8(
+// BUCKETS-SAME: tensor<8xi32>
+// BUCKETS-SAME: -> (tensor<8x16xf32>, tensor<8x32xf32>)
+
+// NEGATIVE: error: tfm-kv-cache: encode-min-rows must be >= 0, got -1
