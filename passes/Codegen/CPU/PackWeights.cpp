@@ -6,7 +6,9 @@
 // panels (f32, f16, bf16), or a tfm_cpu.quantized_linear over the quants,
 // scales (and minimums) of block panels, declared with their
 // #tfm_cpu.panels layout: the compiler writes them into the weights blob
-// (compiler/weights/SlotContents.h).
+// (compiler/weights/SlotContents.h). A token embedding whose table became
+// a classifier's panels (a tied one) looks its rows up in them when they
+// hold the table's values exactly.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/weights/Panels.h"
@@ -75,11 +77,20 @@ Type valueType(Builder &b, PanelFormat format) {
   }
 }
 
+/// The declarations a matrix was packed into: its value panels (`quants`
+/// alone), or the quants, scales and optional minimums of a block format.
+struct PackedMatrix {
+  PanelFormat format;
+  GlobalWeightOp quants, scales, mins;
+};
+
 /// Replaces the projection `op` (input, weight over `matrix`, optional
-/// bias) by the tfm_cpu projection over the panels `config` chooses.
-void packProjection(ModuleOp module, Operation *op, GlobalWeightOp matrix,
-                    Value input, Value weight, Value bias, int64_t width,
-                    int64_t group, ProjectionConfigAttr config) {
+/// bias) by the tfm_cpu projection over the panels `config` chooses; returns
+/// the panels' declarations.
+PackedMatrix packProjection(ModuleOp module, Operation *op,
+                            GlobalWeightOp matrix, Value input, Value weight,
+                            Value bias, int64_t width, int64_t group,
+                            ProjectionConfigAttr config) {
   auto type = cast<RankedTensorType>(matrix.getType());
   int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
   int64_t panels = tfmc::weights::panelCount(rows, width, group);
@@ -87,14 +98,15 @@ void packProjection(ModuleOp module, Operation *op, GlobalWeightOp matrix,
   OpBuilder builder(op);
   Location loc = weight.getLoc();
   Operation *packed;
+  PackedMatrix declared{format, {}, {}, {}};
   if (!tfmc::weights::isBlockFormat(format)) {
     auto panelType = RankedTensorType::get({panels, columns, width},
                                            valueType(builder, format));
-    GlobalWeightOp declared = declarePanels(
-        module, matrix, ".panels", panelType, format, PanelPart::quants);
+    declared.quants = declarePanels(module, matrix, ".panels", panelType,
+                                    format, PanelPart::quants);
     packed = PackedLinearOp::create(builder, op->getLoc(), input,
-                                    readWeight(builder, loc, declared), bias,
-                                    rows, config);
+                                    readWeight(builder, loc, declared.quants),
+                                    bias, rows, config);
   } else {
     SmallVector<tfmc::weights::ElementType> stored = matrix.getStoredTypes();
     int64_t blockValues = tfmc::weights::blockValues(format, stored);
@@ -108,26 +120,86 @@ void packProjection(ModuleOp module, Operation *op, GlobalWeightOp matrix,
          width},
         builder.getIntegerType(tfmc::weights::quantBits(format)));
     auto scalesType = RankedTensorType::get({panels, blocks, width}, scale);
-    Value quants =
-        readWeight(builder, loc,
-                   declarePanels(module, matrix, ".quants", quantsType, format,
-                                 PanelPart::quants));
-    Value scales =
-        readWeight(builder, loc,
-                   declarePanels(module, matrix, ".scales", scalesType, format,
-                                 PanelPart::scales));
+    declared.quants = declarePanels(module, matrix, ".quants", quantsType,
+                                    format, PanelPart::quants);
+    declared.scales = declarePanels(module, matrix, ".scales", scalesType,
+                                    format, PanelPart::scales);
+    Value quants = readWeight(builder, loc, declared.quants);
+    Value scales = readWeight(builder, loc, declared.scales);
     // A Q6_K matrix's minimums are all zero: kquant leaves them out.
     Value mins;
     if (tfmc::weights::hasMins(format) &&
-        !tfmc::weights::hasZeroMins(format, stored))
-      mins = readWeight(builder, loc,
-                        declarePanels(module, matrix, ".mins", scalesType,
-                                      format, PanelPart::mins));
+        !tfmc::weights::hasZeroMins(format, stored)) {
+      declared.mins = declarePanels(module, matrix, ".mins", scalesType, format,
+                                    PanelPart::mins);
+      mins = readWeight(builder, loc, declared.mins);
+    }
     packed = QuantizedLinearOp::create(builder, op->getLoc(), input, quants,
                                        scales, mins, bias, rows, config);
   }
   op->replaceAllUsesWith(packed);
   op->erase();
+  return declared;
+}
+
+/// Whether panels of `format` hold exactly the values of a matrix whose
+/// model tensors are stored as `stored` (none: f32), as its f32 table does:
+/// f32 panels always, the others when they keep what the file stores rather
+/// than a conversion (`--weights`) of it.
+bool holdsStoredValues(PanelFormat format,
+                       ArrayRef<tfmc::weights::ElementType> stored) {
+  using tfmc::weights::ElementType;
+  if (format == PanelFormat::f32)
+    return true;
+  auto all = [&](auto matches) {
+    return !stored.empty() && llvm::all_of(stored, matches);
+  };
+  switch (format) {
+  case PanelFormat::kquant:
+  case PanelFormat::kquant4:
+    return all([](ElementType type) {
+      return type == ElementType::Q4_K || type == ElementType::Q5_K ||
+             type == ElementType::Q6_K;
+    });
+  default:
+    std::optional<ElementType> held = tfmc::weights::panelElementType(format);
+    return held && all([&](ElementType type) { return type == *held; });
+  }
+}
+
+/// Makes each tfm.embedding whose table a classifier packed (a tied one)
+/// look its rows up in those panels when they hold the table's values
+/// exactly, so that the table itself is no longer read and the blob holds
+/// the matrix once. `packedOf` maps a matrix's name to its panels.
+void lookUpInPanels(ModuleOp module,
+                    const llvm::DenseMap<StringAttr, PackedMatrix> &packedOf) {
+  SmallVector<EmbeddingOp> lookups;
+  module.walk([&](EmbeddingOp lookup) { lookups.push_back(lookup); });
+  for (EmbeddingOp lookup : lookups) {
+    auto read = lookup.getTable().getDefiningOp<WeightOp>();
+    if (!read)
+      continue;
+    auto packed = packedOf.find(read.getNameAttr().getAttr());
+    if (packed == packedOf.end())
+      continue;
+    const PackedMatrix &panels = packed->second;
+    auto table = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
+    if (!table || !holdsStoredValues(panels.format, table.getStoredTypes()))
+      continue;
+    OpBuilder builder(lookup);
+    Location loc = read.getLoc();
+    auto readIf = [&](GlobalWeightOp global) -> Value {
+      return global ? readWeight(builder, loc, global) : Value();
+    };
+    int64_t vocab = cast<RankedTensorType>(read.getType()).getDimSize(0);
+    auto replacement = PanelEmbeddingOp::create(
+        builder, lookup.getLoc(), lookup.getTokens(), readIf(panels.quants),
+        readIf(panels.scales), readIf(panels.mins),
+        PanelsAttr::get(builder.getContext(), panels.format, PanelPart::quants),
+        vocab, lookup.getScaleAttr());
+    lookup.replaceAllUsesWith(replacement.getResult());
+    lookup.erase();
+  }
 }
 
 struct TfmCpuPackWeights
@@ -153,6 +225,7 @@ struct TfmCpuPackWeights
       if (isa<LinearOp, LMHeadOp>(op) && getProjectionConfig(op))
         projections.push_back(op);
     });
+    llvm::DenseMap<StringAttr, PackedMatrix> packedOf;
     for (Operation *op : projections) {
       Value input, weight, bias;
       if (auto linear = dyn_cast<LinearOp>(op)) {
@@ -171,9 +244,11 @@ struct TfmCpuPackWeights
                              "no declared matrix to pack";
         return signalPassFailure();
       }
-      packProjection(module, op, matrix, input, weight, bias, panelWidth,
-                     panelGroup, getProjectionConfig(op));
+      packedOf[matrix.getSymNameAttr()] =
+          packProjection(module, op, matrix, input, weight, bias, panelWidth,
+                         panelGroup, getProjectionConfig(op));
     }
+    lookUpInPanels(module, packedOf);
     eraseUnreadWeights(module);
   }
 };

@@ -88,8 +88,14 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
     loads `panel-width` outputs' weights for one input feature with one
     contiguous vector load and updates them with one FMA per input row.
 
-    A matrix that is also read in its original layout (a tied token
-    embedding) keeps that declaration as well; the blob then holds both.
+    A tied token embedding, a `tfm.embedding` whose table a classifier
+    packed as value panels reads, becomes a `tfm_cpu.panel_embedding` over
+    those panels, so that the blob holds the matrix once (the lookup takes
+    the panels' element type: with `--weights=f16` the embedding is rounded
+    to f16 as the classifier is). A matrix still read in its original
+    layout otherwise (a tied table packed in a block format, whose rows a
+    lookup cannot read yet) keeps that declaration as well; the blob then
+    holds both.
 
     Block formats (`q8_0`, `q4_0`, their `x4` quads, `kquant`, `kquant4`)
     make the projection a `tfm_cpu.quantized_linear` over the matrix's
@@ -112,7 +118,8 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
 def TfmCpuLowerProjections : Pass<"tfm-cpu-lower-projections", "mlir::ModuleOp"> {
   let summary = "tfm_cpu projections to the linalg forms of their kernels";
   let description = [{
-    Lowers `tfm_cpu.packed_linear` and `tfm_cpu.quantized_linear` to
+    Lowers `tfm_cpu.panel_embedding` to a gather of each token's row from
+    the panels, and `tfm_cpu.packed_linear` and `tfm_cpu.quantized_linear` to
     contractions over their panels, as their kernel configurations say:
     `out[s, p, j] = sum_k x[s, k] * w[p, k, j]` over loops (p, s, k, j) for
     value panels (16-bit panels widened as they are read; with `bf16`

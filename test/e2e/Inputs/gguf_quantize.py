@@ -2,7 +2,7 @@
 """Re-quantizes the matrices of an f32 GGUF file to Q8_0, Q4_0 or k-quants.
 
   gguf_quantize.py IN.gguf OUT.gguf --type TYPE [--dequantized DEQ.gguf]
-                   [--keep NAME]...
+                   [--keep NAME]... [--untied UNTIED.gguf]
 
 TYPE: q8_0, q4_0, q4_k, q5_k, q6_k, q4_k_m or q5_k_m.
 
@@ -12,6 +12,9 @@ copied as they are.
 With --dequantized, DEQ.gguf is the same model with the quantized tensors
 replaced by their dequantized F32 values, so a reader of OUT.gguf that
 dequantizes as the format says computes exactly what DEQ.gguf holds.
+With --untied, UNTIED.gguf is OUT.gguf plus `output.weight`, a copy of the
+(quantized) `token_embd.weight` of a tied model: the same model with the
+classifier stored apart from the embedding table.
 
 Written from the block formats' definition in ggml (quantize_row_q8_0_ref,
 quantize_row_q4_0_ref, dequantize_row_q8_0 / _q4_0), shares no code with
@@ -273,6 +276,9 @@ def main():
     parser.add_argument("--dequantized")
     parser.add_argument("--keep", action="append", default=[], metavar="NAME",
                         help="copy this tensor as it is (repeatable)")
+    parser.add_argument("--untied", metavar="UNTIED.gguf",
+                        help="also write OUT with output.weight, a copy of "
+                             "the tied token_embd.weight")
     parser.add_argument("--poison-scale", metavar="NAME=VALUE",
                         help="store VALUE (nan, inf, ...) as the f16 scale d "
                              "of the first block of quantized tensor NAME, "
@@ -348,6 +354,13 @@ def main():
             fh.write(out)
 
     write(args.output, quantized)
+    if args.untied:
+        names = [t[0] for t in quantized]
+        if "output.weight" in names or "token_embd.weight" not in names:
+            sys.exit("%s: --untied needs a tied model (token_embd.weight and "
+                     "no output.weight)" % args.input)
+        table = quantized[names.index("token_embd.weight")]
+        write(args.untied, quantized + [("output.weight",) + table[1:]])
     if args.dequantized:
         write(args.dequantized, dequantized)
     print("quantized %d of %d tensors to %s" % (count_quantized, len(infos),

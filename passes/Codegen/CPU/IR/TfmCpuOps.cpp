@@ -65,6 +65,95 @@ LogicalResult PackedLinearOp::verify() {
                        getOutFeatures(), getBias());
 }
 
+/// The features of a row of `panels` in `format`: value panels' dim 1, or
+/// blocks times the values of each (quants per block times values per
+/// quant).
+static int64_t rowFeatures(PanelFormat format, Value panels) {
+  if (!tfmc::weights::isBlockFormat(format))
+    return dim(panels, 1);
+  return dim(panels, 1) * dim(panels, 2) *
+         tfmc::weights::valuesPerQuant(format);
+}
+
+LogicalResult PanelEmbeddingOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto panels = cast<RankedTensorType>(adaptor.getPanels().getType());
+  bool block = tfmc::weights::isBlockFormat(adaptor.getLayout().getFormat());
+  if (panels.getRank() != (block ? 4 : 3))
+    return emitOptionalError(location, "panels of ",
+                             stringifyEnum(adaptor.getLayout().getFormat()),
+                             " have rank ", block ? 4 : 3, ", got ", panels);
+  inferred.push_back(RankedTensorType::get(
+      {dim(adaptor.getTokens(), 0),
+       rowFeatures(adaptor.getLayout().getFormat(), adaptor.getPanels())},
+      Float32Type::get(context)));
+  return success();
+}
+
+int64_t PanelEmbeddingOp::getBlockValues() {
+  PanelFormat format = getLayout().getFormat();
+  if (!tfmc::weights::isBlockFormat(format))
+    return 1;
+  return dim(getPanels(), 2) * tfmc::weights::valuesPerQuant(format);
+}
+
+LogicalResult PanelEmbeddingOp::verify() {
+  PanelFormat format = getLayout().getFormat();
+  if (getLayout().getPart() != tfmc::weights::PanelPart::quants)
+    return emitOpError() << "looks rows up in a matrix's panels, not in its "
+                         << stringifyEnum(getLayout().getPart());
+  int64_t rank = tfmc::weights::isBlockFormat(format) ? 4 : 3;
+  if (getPanels().getType().getRank() != rank)
+    return emitOpError() << "panels of " << stringifyEnum(format)
+                         << " have rank " << rank << ", got "
+                         << getPanels().getType();
+  Type element = getPanels().getType().getElementType();
+  int64_t width = dim(getPanels(), rank - 1);
+  int64_t rows = dim(getPanels(), 0) * width;
+  if (!tfmc::weights::isBlockFormat(format)) {
+    PanelFormat held = element.isF16()    ? PanelFormat::f16
+                       : element.isBF16() ? PanelFormat::bf16
+                       : element.isF32()  ? PanelFormat::f32
+                                          : format;
+    if (held != format || !isa<FloatType>(element))
+      return emitOpError() << stringifyEnum(format) << " panels do not hold "
+                           << getPanels().getType();
+    if (getScales() || getMins())
+      return emitOpError() << "value panels have no scales or minimums";
+  } else {
+    if (!element.isInteger(tfmc::weights::quantBits(format)))
+      return emitOpError() << stringifyEnum(format) << " quants are i"
+                           << tfmc::weights::quantBits(format) << ", not "
+                           << element;
+    Value scales = getScales(), mins = getMins();
+    if (!scales)
+      return emitOpError() << stringifyEnum(format) << " panels need scales";
+    SmallVector<int64_t> blockShape = {dim(getPanels(), 0), dim(getPanels(), 1),
+                                       width};
+    for (Value part : {scales, mins})
+      if (part && cast<RankedTensorType>(part.getType()).getShape() !=
+                      ArrayRef<int64_t>(blockShape))
+        return emitOpError()
+               << "scales and minimums are [panels, blocks, width] = ["
+               << blockShape[0] << ", " << blockShape[1] << ", "
+               << blockShape[2] << "], got " << part.getType();
+    bool floatScales = tfmc::weights::hasMins(format);
+    if (cast<RankedTensorType>(scales.getType()).getElementType().isF32() !=
+        floatScales)
+      return emitOpError() << stringifyEnum(format) << " scales are "
+                           << (floatScales ? "f32" : "f16");
+    if (mins && !tfmc::weights::hasMins(format))
+      return emitOpError() << stringifyEnum(format) << " has no minimums";
+  }
+  int64_t vocab = getVocab();
+  if (vocab < 1 || vocab > rows)
+    return emitOpError() << "vocab " << vocab << " is not in [1, " << rows
+                         << "], the rows of " << dim(getPanels(), 0)
+                         << " panels of " << width;
+  return success();
+}
+
 LogicalResult
 QuantizedLinearOp::inferReturnTypes(MLIRContext *context,
                                     std::optional<Location>, Adaptor adaptor,

@@ -38,6 +38,52 @@ def TfmCpu_PackedLinearOp : TfmCpu_Op<"packed_linear",
   let hasVerifier = 1;
 }
 
+def TfmCpu_PanelEmbeddingOp : TfmCpu_Op<"panel_embedding",
+    [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
+  let summary = "Token embedding lookup in a tied classifier's panels";
+  let description = [{
+    `tfm.embedding` over a `[vocab, dim]` table that the model also reads
+    as a classifier, which `tfm-cpu-pack-weights` stored as panels of
+    `layout` (`#tfm_cpu.panels`, row `r` in panel `r / W`, lane `r % W`):
+    `result[s, :]` is row `t` of the matrix, `t` the token id clamped into
+    `[0, vocab)`, times `scale`. The lookup reads the classifier's panels so
+    that the weights hold the table once.
+    - Value panels (`f32`, `f16`, `bf16`), `[P, dim, W]`: element
+      `[t / W, d, t % W]`, widened to f32.
+    - Block formats (`q8_0`, `q4_0`, their `x4` quads, `kquant`,
+      `kquant4`), the `quants`, `scales` and, for k-quants with minimums,
+      `mins` of `tfm_cpu.quantized_linear`: each value dequantized as that
+      projection's weights are, `q * d` (Q4_0's nibbles offset by 8), `q * d
+      - m` for the k-quants.
+    ```mlir
+    %x = tfm_cpu.panel_embedding %tokens, %panels
+        {layout = #tfm_cpu.panels<f32>, vocab = 500 : i64}
+        : tensor<8xi32>, tensor<32x64x16xf32> -> tensor<8x64xf32>
+    %y = tfm_cpu.panel_embedding %tokens, %quants scales %scales
+        {layout = #tfm_cpu.panels<q8_0>, vocab = 500 : i64}
+        : tensor<8xi32>, tensor<32x2x32x16xi8>, tensor<32x2x16xf16> -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins 1DTensorOf<[I32]>:$tokens,
+                       TensorOf<[F32, F16, BF16, I8, I32]>:$panels,
+                       Optional<3DTensorOf<[F16, F32]>>:$scales,
+                       Optional<3DTensorOf<[F32]>>:$mins,
+                       TfmCpu_PanelsAttr:$layout,
+                       I64Attr:$vocab,
+                       OptionalAttr<F32Attr>:$scale);
+  let results = (outs 2DTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $tokens `,` $panels (`scales` $scales^)? (`mins` $mins^)? attr-dict `:`
+    type($tokens) `,` type($panels) (`,` type($scales)^)? (`,` type($mins)^)?
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Values of a row that one block of the panels holds (1: value panels).
+    int64_t getBlockValues();
+  }];
+}
+
 def TfmCpu_QuantizedLinearOp : TfmCpu_Op<"quantized_linear",
     [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
   let summary = "Fully connected layer over block-quantized column panels";

@@ -12,6 +12,10 @@ namespace mlir::tfm::cpu {
 /// tfm-cpu-tile-projections turns into micro-kernels.
 void populateTfmCpuPanelProjectionPatterns(RewritePatternSet &patterns);
 
+/// tfm_cpu.panel_embedding to a linalg gather of each token's row from the
+/// panels (PanelEmbedding.cpp).
+void populateTfmCpuPanelEmbeddingPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::tfm::cpu
 
 #endif // TFMC_PASSES_CODEGEN_CPU_PANELPROJECTIONS_PANELPROJECTIONS_H

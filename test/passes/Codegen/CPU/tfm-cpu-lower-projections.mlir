@@ -37,3 +37,27 @@ func.func @q8_0(%x: tensor<4x64xf32>, %q: tensor<2x2x32x16xi8>, %d: tensor<2x2x1
   %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = q8_0, accumulators = 4>, out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x32x16xi8>, tensor<2x2x16xf16> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }
+
+// -----
+
+// A lookup in a tied classifier's panels: each token's id, clamped into
+// the vocabulary, is lane id % 16 of panel id / 16; 16-bit panels are
+// widened, then scaled.
+// CHECK-LABEL: func.func @panel_embedding
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<4xi32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: ^bb0(%[[TOKEN:.*]]: i32, %{{.*}}: f32):
+// CHECK:   %[[ID:.*]] = arith.index_cast %[[TOKEN]] : i32 to index
+// CHECK:   %[[LOW:.*]] = arith.maxsi %[[ID]], %{{.*}} : index
+// CHECK:   %[[CLAMPED:.*]] = arith.minsi %[[LOW]], %{{.*}} : index
+// CHECK:   %[[PANEL:.*]] = arith.divui %[[CLAMPED]], %{{.*}} : index
+// CHECK:   %[[LANE:.*]] = arith.remui %[[CLAMPED]], %{{.*}} : index
+// CHECK:   %[[FEATURE:.*]] = linalg.index 1 : index
+// CHECK:   %[[VALUE:.*]] = tensor.extract %{{.*}}[%[[PANEL]], %[[FEATURE]], %[[LANE]]] : tensor<3x8x16xf16>
+// CHECK:   %[[WIDE:.*]] = arith.extf %[[VALUE]] : f16 to f32
+// CHECK:   %[[SCALED:.*]] = arith.mulf %[[WIDE]], %{{.*}} : f32
+// CHECK:   linalg.yield %[[SCALED]] : f32
+// CHECK-NOT: tfm_cpu
+func.func @panel_embedding(%tokens: tensor<4xi32>, %w: tensor<3x8x16xf16>) -> tensor<4x8xf32> {
+  %x = tfm_cpu.panel_embedding %tokens, %w {layout = #tfm_cpu.panels<f16>, vocab = 40 : i64, scale = 2.0 : f32} : tensor<4xi32>, tensor<3x8x16xf16> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}

@@ -84,3 +84,39 @@ func.func @k_quant_16(%x: tensor<4x256xf32>) -> (tensor<4x16xf32>, tensor<4x32xf
   %w = tfm.linear %x, %five : tensor<4x256xf32>, tensor<16x256xf32> -> tensor<4x16xf32>
   return %y, %z, %w : tensor<4x16xf32>, tensor<4x32xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// A tied table kept as stored (f16, Q8_0 blocks, Q6_K's kquant, Q4_K's
+// kquant4 with minimums): the panels hold the table's values exactly, so
+// each lookup reads them, dequantized, and no table is left. Converted to
+// f32 panels, the lookup reads those.
+// CHECK-LABEL: module
+// CHECK-NOT: tfm.global_weight @{{[a-z0-9_]+}} :
+// CHECK-LABEL: func.func @tied_stored
+// CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} {layout = #tfm_cpu.panels<f16>, vocab = 32 : i64} : tensor<2xi32>, tensor<2x256x16xf16> -> tensor<2x256xf32>
+// CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} scales %{{.*}} {layout = #tfm_cpu.panels<q8_0>, vocab = 32 : i64} : tensor<2xi32>, tensor<2x8x32x16xi8>, tensor<2x8x16xf16> -> tensor<2x256xf32>
+// CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} scales %{{.*}} {layout = #tfm_cpu.panels<kquant>, vocab = 32 : i64} : tensor<2xi32>, tensor<2x16x16x16xi8>, tensor<2x16x16xf32> -> tensor<2x256xf32>
+// CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} scales %{{.*}} mins %{{.*}} {layout = #tfm_cpu.panels<kquant4>, vocab = 32 : i64} : tensor<2xi32>, tensor<2x8x16x16xi8>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x256xf32>
+// CHECK-NOT: tfm.embedding
+// ASKED-LABEL: func.func @tied_stored
+// ASKED-COUNT-4: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} {layout = #tfm_cpu.panels<f32>, vocab = 32 : i64} : tensor<2xi32>, tensor<2x256x16xf32> -> tensor<2x256xf32>
+tfm.global_weight @tied_half : tensor<32x256xf32> {stored = #tfm.stored<f16>}
+tfm.global_weight @tied_q8 : tensor<32x256xf32> {stored = #tfm.stored<q8_0>}
+tfm.global_weight @tied_q6k : tensor<32x256xf32> {stored = #tfm.stored<q6_k>}
+tfm.global_weight @tied_q4k : tensor<32x256xf32> {stored = #tfm.stored<q4_k>}
+func.func @tied_stored(%tokens: tensor<2xi32>) -> (tensor<2x32xf32>, tensor<2x32xf32>, tensor<2x32xf32>, tensor<2x32xf32>) {
+  %th = tfm.weight @tied_half : tensor<32x256xf32>
+  %t8 = tfm.weight @tied_q8 : tensor<32x256xf32>
+  %t6 = tfm.weight @tied_q6k : tensor<32x256xf32>
+  %t4 = tfm.weight @tied_q4k : tensor<32x256xf32>
+  %xh = tfm.embedding %tokens, %th : tensor<2xi32>, tensor<32x256xf32> -> tensor<2x256xf32>
+  %x8 = tfm.embedding %tokens, %t8 : tensor<2xi32>, tensor<32x256xf32> -> tensor<2x256xf32>
+  %x6 = tfm.embedding %tokens, %t6 : tensor<2xi32>, tensor<32x256xf32> -> tensor<2x256xf32>
+  %x4 = tfm.embedding %tokens, %t4 : tensor<2xi32>, tensor<32x256xf32> -> tensor<2x256xf32>
+  %yh = tfm.lm_head %xh, %th : tensor<2x256xf32>, tensor<32x256xf32> -> tensor<2x32xf32>
+  %y8 = tfm.lm_head %x8, %t8 : tensor<2x256xf32>, tensor<32x256xf32> -> tensor<2x32xf32>
+  %y6 = tfm.lm_head %x6, %t6 : tensor<2x256xf32>, tensor<32x256xf32> -> tensor<2x32xf32>
+  %y4 = tfm.lm_head %x4, %t4 : tensor<2x256xf32>, tensor<32x256xf32> -> tensor<2x32xf32>
+  return %yh, %y8, %y6, %y4 : tensor<2x32xf32>, tensor<2x32xf32>, tensor<2x32xf32>, tensor<2x32xf32>
+}

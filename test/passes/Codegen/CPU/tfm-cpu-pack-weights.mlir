@@ -60,19 +60,40 @@ func.func @head_with_bias(%x: tensor<2x4xf32>) -> tensor<2x20xf32> {
 
 // -----
 
-// Tied embeddings: the lm_head reads panels of the table, the embedding
-// keeps reading the table itself, so the blob holds both.
+// Tied embeddings: the lm_head reads panels of the table and the embedding
+// looks its rows up in them (its scale kept), so the table is no longer
+// read and the blob holds the matrix once.
 // CHECK-LABEL: module
 // CHECK: tfm.global_weight @tok_embeddings.panels : tensor<4x4x16xf32> {layout = #tfm_cpu.panels<f32>, stacked = ["tok_embeddings"]}
-// CHECK: tfm.global_weight @tok_embeddings : tensor<64x4xf32>
+// CHECK-NOT: tfm.global_weight @tok_embeddings :
 tfm.global_weight @tok_embeddings : tensor<64x4xf32>
 // CHECK-LABEL: func.func @tied_head
 func.func @tied_head(%tokens: tensor<2xi32>) -> tensor<2x64xf32> {
-  // CHECK: tfm.embedding %{{.*}}, %{{.*}} : tensor<2xi32>, tensor<64x4xf32>
-  // CHECK: tfm_cpu.packed_linear %{{.*}}, %{{.*}} {config = #tfm_cpu.projection<panels = f32, {{.*}}>, out_features = 64 : i64} : tensor<2x4xf32>, tensor<4x4x16xf32> -> tensor<2x64xf32>
+  // CHECK: %[[PANELS:.*]] = tfm.weight @tok_embeddings.panels : tensor<4x4x16xf32>
+  // CHECK: %[[X:.*]] = tfm_cpu.panel_embedding %{{.*}}, %[[PANELS]] {layout = #tfm_cpu.panels<f32>, scale = 2.000000e+00 : f32, vocab = 64 : i64} : tensor<2xi32>, tensor<4x4x16xf32> -> tensor<2x4xf32>
+  // CHECK: tfm_cpu.packed_linear %[[X]], %{{.*}} {config = #tfm_cpu.projection<panels = f32, {{.*}}>, out_features = 64 : i64} : tensor<2x4xf32>, tensor<4x4x16xf32> -> tensor<2x64xf32>
+  // CHECK-NOT: tfm.embedding
   %table = tfm.weight @tok_embeddings : tensor<64x4xf32>
-  %x = tfm.embedding %tokens, %table : tensor<2xi32>, tensor<64x4xf32> -> tensor<2x4xf32>
+  %x = tfm.embedding %tokens, %table {scale = 2.0 : f32} : tensor<2xi32>, tensor<64x4xf32> -> tensor<2x4xf32>
   %logits = tfm.lm_head %x, %table : tensor<2x4xf32>, tensor<64x4xf32> -> tensor<2x64xf32>
+  return %logits : tensor<2x64xf32>
+}
+
+// -----
+
+// An embedding whose table no projection packs reads the table as before.
+// CHECK-LABEL: module
+// CHECK: tfm.global_weight @untied_table : tensor<64x4xf32>
+tfm.global_weight @untied_table : tensor<64x4xf32>
+tfm.global_weight @untied_head : tensor<64x4xf32>
+// CHECK-LABEL: func.func @untied
+func.func @untied(%tokens: tensor<2xi32>) -> tensor<2x64xf32> {
+  // CHECK: tfm.embedding %{{.*}}, %{{.*}} : tensor<2xi32>, tensor<64x4xf32>
+  // CHECK: tfm_cpu.packed_linear
+  %table = tfm.weight @untied_table : tensor<64x4xf32>
+  %head = tfm.weight @untied_head : tensor<64x4xf32>
+  %x = tfm.embedding %tokens, %table : tensor<2xi32>, tensor<64x4xf32> -> tensor<2x4xf32>
+  %logits = tfm.lm_head %x, %head : tensor<2x4xf32>, tensor<64x4xf32> -> tensor<2x64xf32>
   return %logits : tensor<2x64xf32>
 }
 

@@ -333,3 +333,103 @@ func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.panels<f32>}
 
 // expected-error @+1 {{unknown tfm_cpu attribute 'tfm_cpu.tile'}}
 func.func private @f() attributes {tfm_cpu.tile = 4 : i64}
+
+// -----
+
+// The vocabulary is rows of the panels.
+func.func @panel_embedding_vocab(%tokens: tensor<4xi32>, %w: tensor<3x8x16xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op vocab 49 is not in [1, 48], the rows of 3 panels of 16}}
+  %x = tfm_cpu.panel_embedding %tokens, %w {layout = #tfm_cpu.panels<f32>, vocab = 49 : i64} : tensor<4xi32>, tensor<3x8x16xf32> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// One row of the panels' features per token.
+func.func @panel_embedding_shape(%tokens: tensor<4xi32>, %w: tensor<3x8x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+2 {{'tfm_cpu.panel_embedding' op inferred type(s) 'tensor<4x8xf32>' are incompatible with return type(s) of operation 'tensor<4x16xf32>'}}
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op failed to infer returned types}}
+  %x = tfm_cpu.panel_embedding %tokens, %w {layout = #tfm_cpu.panels<f32>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x8x16xf32> -> tensor<4x16xf32>
+  return %x : tensor<4x16xf32>
+}
+
+// -----
+
+// The layout describes the panels.
+func.func @panel_embedding_layout(%tokens: tensor<4xi32>, %w: tensor<3x8x16xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op f16 panels do not hold 'tensor<3x8x16xf32>'}}
+  %x = tfm_cpu.panel_embedding %tokens, %w {layout = #tfm_cpu.panels<f16>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x8x16xf32> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// Value panels have no scales.
+func.func @panel_embedding_value_scales(%tokens: tensor<4xi32>, %w: tensor<3x8x16xf32>, %d: tensor<3x8x16xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op value panels have no scales or minimums}}
+  %x = tfm_cpu.panel_embedding %tokens, %w scales %d {layout = #tfm_cpu.panels<f32>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x8x16xf32>, tensor<3x8x16xf32> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// Block panels are rank 4.
+func.func @panel_embedding_rank(%tokens: tensor<4xi32>, %w: tensor<3x8x16xi8>, %d: tensor<3x1x16xf16>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op panels of q8_0 have rank 4, got 'tensor<3x8x16xi8>'}}
+  %x = tfm_cpu.panel_embedding %tokens, %w scales %d {layout = #tfm_cpu.panels<q8_0>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x8x16xi8>, tensor<3x1x16xf16> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// Quads are i32.
+func.func @panel_embedding_quads(%tokens: tensor<4xi32>, %w: tensor<3x1x8x16xi8>, %d: tensor<3x1x16xf16>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op q8_0x4 quants are i32, not 'i8'}}
+  %x = tfm_cpu.panel_embedding %tokens, %w scales %d {layout = #tfm_cpu.panels<q8_0x4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x1x8x16xi8>, tensor<3x1x16xf16> -> tensor<4x32xf32>
+  return %x : tensor<4x32xf32>
+}
+
+// -----
+
+// Block formats need their scales.
+func.func @panel_embedding_no_scales(%tokens: tensor<4xi32>, %w: tensor<3x1x32x16xi8>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op q8_0 panels need scales}}
+  %x = tfm_cpu.panel_embedding %tokens, %w {layout = #tfm_cpu.panels<q8_0>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x1x32x16xi8> -> tensor<4x32xf32>
+  return %x : tensor<4x32xf32>
+}
+
+// -----
+
+// One scale per block and lane.
+func.func @panel_embedding_scale_shape(%tokens: tensor<4xi32>, %w: tensor<3x1x32x16xi8>, %d: tensor<3x2x16xf16>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op scales and minimums are [panels, blocks, width] = [3, 1, 16], got 'tensor<3x2x16xf16>'}}
+  %x = tfm_cpu.panel_embedding %tokens, %w scales %d {layout = #tfm_cpu.panels<q8_0>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x1x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x32xf32>
+  return %x : tensor<4x32xf32>
+}
+
+// -----
+
+// Q8_0's scales are f16, the k-quants' f32.
+func.func @panel_embedding_scale_type(%tokens: tensor<4xi32>, %w: tensor<3x1x32x16xi8>, %d: tensor<3x1x16xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op q8_0 scales are f16}}
+  %x = tfm_cpu.panel_embedding %tokens, %w scales %d {layout = #tfm_cpu.panels<q8_0>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x1x32x16xi8>, tensor<3x1x16xf32> -> tensor<4x32xf32>
+  return %x : tensor<4x32xf32>
+}
+
+// -----
+
+// Only the k-quants have minimums.
+func.func @panel_embedding_mins(%tokens: tensor<4xi32>, %w: tensor<3x1x32x16xi8>, %d: tensor<3x1x16xf16>, %m: tensor<3x1x16xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op q8_0 has no minimums}}
+  %x = tfm_cpu.panel_embedding %tokens, %w scales %d mins %m {layout = #tfm_cpu.panels<q8_0>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x1x32x16xi8>, tensor<3x1x16xf16>, tensor<3x1x16xf32> -> tensor<4x32xf32>
+  return %x : tensor<4x32xf32>
+}
+
+// -----
+
+// A matrix's rows are in its quants.
+func.func @panel_embedding_part(%tokens: tensor<4xi32>, %w: tensor<3x1x32x16xi8>, %d: tensor<3x1x16xf16>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op looks rows up in a matrix's panels, not in its scales}}
+  %x = tfm_cpu.panel_embedding %tokens, %w scales %d {layout = #tfm_cpu.panels<q8_0, scales>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x1x32x16xi8>, tensor<3x1x16xf16> -> tensor<4x32xf32>
+  return %x : tensor<4x32xf32>
+}

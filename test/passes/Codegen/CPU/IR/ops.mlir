@@ -167,3 +167,29 @@ func.func @kquant_without_mins(%x: tensor<2x256xf32>, %q: tensor<1x16x16x16xi8>,
   %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = kquant, accumulators = 8>, out_features = 16 : i64} : tensor<2x256xf32>, tensor<1x16x16x16xi8>, tensor<1x16x16xf32> -> tensor<2x16xf32>
   return %y : tensor<2x16xf32>
 }
+
+// -----
+
+// A tied table's rows looked up in its classifier's panels: vocab rows of
+// the panels' 3 * 16, its scale kept.
+// CHECK-LABEL: func @panel_embedding
+func.func @panel_embedding(%tokens: tensor<4xi32>, %w: tensor<3x8x16xf16>) -> tensor<4x8xf32> {
+  // CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} {layout = #tfm_cpu.panels<f16>, scale = 2.000000e+00 : f32, vocab = 40 : i64} : tensor<4xi32>, tensor<3x8x16xf16> -> tensor<4x8xf32>
+  %x = tfm_cpu.panel_embedding %tokens, %w {layout = #tfm_cpu.panels<f16>, vocab = 40 : i64, scale = 2.0 : f32} : tensor<4xi32>, tensor<3x8x16xf16> -> tensor<4x8xf32>
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+// Block formats: a row of 2 blocks of 32 features (Q4_0: 16 bytes a block;
+// q4_0x4: 4 i32 quants a block) and their scales; k-quants with minimums.
+// CHECK-LABEL: func @block_panel_embedding
+func.func @block_panel_embedding(%tokens: tensor<4xi32>, %q4: tensor<3x2x16x16xi8>, %q4x4: tensor<3x2x4x16xi32>, %d: tensor<3x2x16xf16>, %k: tensor<3x2x16x16xi8>, %kd: tensor<3x2x16xf32>, %km: tensor<3x2x16xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>) {
+  // CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} scales %{{.*}} {layout = #tfm_cpu.panels<q4_0>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x2x16x16xi8>, tensor<3x2x16xf16> -> tensor<4x64xf32>
+  %x = tfm_cpu.panel_embedding %tokens, %q4 scales %d {layout = #tfm_cpu.panels<q4_0>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x2x16x16xi8>, tensor<3x2x16xf16> -> tensor<4x64xf32>
+  // CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} scales %{{.*}} {layout = #tfm_cpu.panels<q4_0x4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x2x4x16xi32>, tensor<3x2x16xf16> -> tensor<4x64xf32>
+  %y = tfm_cpu.panel_embedding %tokens, %q4x4 scales %d {layout = #tfm_cpu.panels<q4_0x4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x2x4x16xi32>, tensor<3x2x16xf16> -> tensor<4x64xf32>
+  // CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} scales %{{.*}} mins %{{.*}} {layout = #tfm_cpu.panels<kquant4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x2x16x16xi8>, tensor<3x2x16xf32>, tensor<3x2x16xf32> -> tensor<4x64xf32>
+  %z = tfm_cpu.panel_embedding %tokens, %k scales %kd mins %km {layout = #tfm_cpu.panels<kquant4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x2x16x16xi8>, tensor<3x2x16xf32>, tensor<3x2x16xf32> -> tensor<4x64xf32>
+  return %x, %y, %z : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>
+}

@@ -1,0 +1,156 @@
+//===- PanelEmbedding.cpp - Embedding lookup in a classifier's panels -----===//
+//
+// tfm_cpu.panel_embedding gathers each token's row from the tied
+// classifier's panels: row t is lane t % W of panel t / W, its features W
+// elements (value panels) or W quants (block formats) apart. Block formats
+// are dequantized as their projections' weights are. One row per token,
+// read once: a strided gather costs nothing next to the projections.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Codegen/CPU/IR/TfmCpuOps.h"
+#include "passes/Codegen/CPU/PanelProjections/PanelProjections.h"
+#include "passes/LinalgBuilders.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+using namespace mlir::tfm::cpu;
+using tfmc::weights::PanelFormat;
+
+namespace {
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// Value `column` of the block format `op`'s row in `lane` of `panel`:
+/// the quant that holds it (a byte of an i8 or i32 quant, or one nibble of
+/// it), widened, times its block's scale, minus its minimum.
+Value dequantize(OpBuilder &b, Location loc, PanelEmbeddingOp op, Value panel,
+                 Value lane, Value column) {
+  PanelFormat format = op.getLayout().getFormat();
+  int64_t blockValues = op.getBlockValues();
+  unsigned quantBits = tfmc::weights::quantBits(format);
+  int64_t bytesPerQuant = quantBits / 8;
+  bool nibbles = tfmc::weights::valuesPerQuant(format) == 2 * bytesPerQuant;
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto i32Constant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, value));
+  };
+  Value block = arith::DivUIOp::create(b, loc, column,
+                                       indexConstant(b, loc, blockValues));
+  Value inBlock = arith::RemUIOp::create(b, loc, column,
+                                         indexConstant(b, loc, blockValues));
+  // A nibble block's byte i holds values i (low) and i + B / 2 (high).
+  Value byte = inBlock, high;
+  if (nibbles) {
+    Value half = indexConstant(b, loc, blockValues / 2);
+    high =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, inBlock, half);
+    byte = arith::RemUIOp::create(b, loc, inBlock, half);
+  }
+  // Byte t of an i32 quant is its bits [8t, 8t + 8) (little-endian, as
+  // packBlockPanels writes four bytes a lane).
+  Value quantIndex = arith::DivUIOp::create(
+      b, loc, byte, indexConstant(b, loc, bytesPerQuant));
+  Value quant = tensor::ExtractOp::create(
+      b, loc, op.getPanels(), ValueRange{panel, block, quantIndex, lane});
+  Value bits = quantBits == 32
+                   ? quant
+                   : Value(arith::ExtUIOp::create(b, loc, i32, quant));
+  Value shift = arith::IndexCastOp::create(
+      b, loc, i32,
+      arith::MulIOp::create(
+          b, loc,
+          arith::RemUIOp::create(b, loc, byte,
+                                 indexConstant(b, loc, bytesPerQuant)),
+          indexConstant(b, loc, 8)));
+  if (nibbles)
+    shift = arith::AddIOp::create(
+        b, loc, shift,
+        arith::SelectOp::create(b, loc, high, i32Constant(4), i32Constant(0)));
+  bits = arith::ShRUIOp::create(b, loc, bits, shift);
+  Value value;
+  if (nibbles) {
+    // Q4_0's nibbles are offset by 8; the k-quants' are as stored.
+    Value nibble = arith::AndIOp::create(b, loc, bits, i32Constant(15));
+    if (tfmc::weights::panelElementType(format) ==
+        tfmc::weights::ElementType::Q4_0)
+      nibble = arith::SubIOp::create(b, loc, nibble, i32Constant(8));
+    value = arith::SIToFPOp::create(b, loc, f32, nibble);
+  } else {
+    Value signedByte =
+        arith::TruncIOp::create(b, loc, b.getIntegerType(8), bits);
+    value = arith::SIToFPOp::create(b, loc, f32, signedByte);
+  }
+  Value scale = tensor::ExtractOp::create(b, loc, op.getScales(),
+                                          ValueRange{panel, block, lane});
+  if (scale.getType() != f32)
+    scale = arith::ExtFOp::create(b, loc, f32, scale);
+  value = arith::MulFOp::create(b, loc, value, scale);
+  if (Value mins = op.getMins())
+    value = arith::SubFOp::create(
+        b, loc, value,
+        tensor::ExtractOp::create(b, loc, mins,
+                                  ValueRange{panel, block, lane}));
+  return value;
+}
+
+/// `out[s, d] = row t of the panels' matrix, feature d (* scale)`, t =
+/// clamp(tokens[s]).
+struct PanelEmbeddingLowering : OpRewritePattern<PanelEmbeddingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PanelEmbeddingOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value panels = op.getPanels();
+    int64_t width = shapeOf(panels).back();
+    int64_t vocab = op.getVocab();
+    bool block = tfmc::weights::isBlockFormat(op.getLayout().getFormat());
+    Type f32 = b.getF32Type();
+    SmallVector<AffineMap> maps = {projection(context, 2, {0}),
+                                   projection(context, 2, {0, 1})};
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, resultType, op.getTokens(),
+            emptyTensor(b, loc, resultType.getShape()), maps, iterators(2),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value id = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
+                                                    args[0]);
+              id = arith::MaxSIOp::create(nb, nloc, id,
+                                          indexConstant(nb, nloc, 0));
+              id = arith::MinSIOp::create(nb, nloc, id,
+                                          indexConstant(nb, nloc, vocab - 1));
+              Value panel = arith::DivUIOp::create(
+                  nb, nloc, id, indexConstant(nb, nloc, width));
+              Value lane = arith::RemUIOp::create(
+                  nb, nloc, id, indexConstant(nb, nloc, width));
+              Value feature = linalg::IndexOp::create(nb, nloc, 1);
+              Value value;
+              if (block) {
+                value = dequantize(nb, nloc, op, panel, lane, feature);
+              } else {
+                value = tensor::ExtractOp::create(
+                    nb, nloc, panels, ValueRange{panel, feature, lane});
+                if (value.getType() != f32)
+                  value = arith::ExtFOp::create(nb, nloc, f32, value);
+              }
+              if (std::optional<APFloat> scale = op.getScale())
+                value = arith::MulFOp::create(
+                    nb, nloc, value,
+                    f32Constant(nb, nloc, scale->convertToDouble()));
+              yield(nb, nloc, value);
+            })
+            .getResult(0);
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tfm::cpu::populateTfmCpuPanelEmbeddingPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<PanelEmbeddingLowering>(patterns.getContext());
+}
