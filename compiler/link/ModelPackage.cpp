@@ -5,6 +5,10 @@
 #include "compiler/weights/SlotContents.h"
 #include "runtime/Package.h"
 
+#include "llvm/Support/WithColor.h"
+
+#include <set>
+
 using namespace tfmc;
 
 static llvm::Error makeError(const llvm::Twine &message) {
@@ -20,7 +24,8 @@ tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
   std::string error;
   if (!writer.begin(path, layout.totalBytes, error))
     return makeError(error);
-  weights::ModelWeights model{spec.weights, spec.description};
+  std::set<std::string> warnings;
+  weights::ModelWeights model{spec.weights, spec.description, &warnings};
   for (const mlir::tfm::WeightSlot &slot : layout.slots) {
     auto contents = weights::materializeSlot(slot, model);
     if (!contents)
@@ -37,5 +42,7 @@ tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
   metadata.insert(targetMetadata.begin(), targetMetadata.end());
   if (!writer.finish(layout.hash, metadata, error))
     return makeError(error);
+  for (const std::string &warning : warnings)
+    llvm::WithColor::warning(llvm::errs(), "tfmc") << warning << "\n";
   return llvm::Error::success();
 }

@@ -6,6 +6,8 @@
 #include "compiler/weights/Panels.h"
 #include "compiler/weights/Transforms.h"
 
+#include <cstdio>
+
 using namespace tfmc;
 using namespace tfmc::weights;
 
@@ -51,6 +53,33 @@ static llvm::Error checkFinite(const ModelWeights &model,
       elementTypeName(tensor.type()) + " " + shapeString(tensor.shape()));
 }
 
+/// Warns (in `model.warnings`) about model weight `name` when `tensor`,
+/// its finite bytes, holds a value of magnitude 2^64 or more: the product
+/// of two of them overflows f32, so the network's arithmetic likely does.
+/// A warning, not an error: a norm may tame it (an embedding table of such
+/// values normalised at once), and the binary stops with an error when its
+/// logits are not finite.
+static void checkMagnitude(const ModelWeights &model, const std::string &name,
+                           const Weight &weight, const TensorView &tensor) {
+  if (!model.warnings)
+    return;
+  std::optional<uint64_t> index = findBeyond2To64(tensor);
+  if (!index)
+    return;
+  std::string tensorName = weight.origin().empty() || weight.origin() == name
+                               ? ""
+                               : " (tensor '" + weight.origin() + "')";
+  char value[32];
+  std::snprintf(value, sizeof(value), "%g", elementAsFloat(tensor, *index));
+  model.warnings->insert(
+      model.description.str() + ": weight '" + name + "'" + tensorName +
+      " holds " + value + " at element " + std::to_string(*index) + " of its " +
+      elementTypeName(tensor.type()).str() + " " + shapeString(tensor.shape()) +
+      ": products of values beyond 2^64 overflow 32-bit floats, so the "
+      "model's arithmetic likely does (the binary stops with an error when "
+      "its logits are not finite)");
+}
+
 /// The bytes of `slot`: its model weights (several when stacked) in the
 /// slot's element type, stacked, and packed into panels when it is value
 /// panels.
@@ -74,9 +103,10 @@ materializeTensorSlot(const mlir::tfm::WeightSlot &slot,
     auto part = (*weight)->materialize(*slot.elementType);
     if (!part)
       return because(part.takeError());
-    // The scan rides on the pass that writes these bytes out anyway.
+    // The scans ride on the pass that writes these bytes out anyway.
     if (llvm::Error error = checkFinite(model, name, **weight, *part))
       return std::move(error);
+    checkMagnitude(model, name, **weight, *part);
     parts.push_back(std::move(*part));
   }
   auto tensor = stack(parts);
@@ -145,6 +175,7 @@ stackedBlocks(const mlir::tfm::WeightSlot &slot, const ModelWeights &model,
       return because(wide.takeError());
     if (llvm::Error error = checkFinite(model, name, weight, *wide))
       return std::move(error);
+    checkMagnitude(model, name, weight, *wide);
     auto blocks = quantizeRows(*wide, format);
     if (!blocks)
       return llvm::createStringError(

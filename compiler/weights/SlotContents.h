@@ -19,6 +19,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace tfmc::weights {
@@ -27,6 +28,9 @@ namespace tfmc::weights {
 struct ModelWeights {
   const std::map<std::string, Weight> &byName;
   llvm::StringRef description;
+  /// Where warnings about weights that compile but likely overflow go, one
+  /// per weight (none: not checked).
+  std::set<std::string> *warnings = nullptr;
 };
 
 /// The bytes of one slot: a tensor (which may view the mapped model file)

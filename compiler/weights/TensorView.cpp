@@ -84,17 +84,16 @@ TensorView TensorView::reshaped(Shape shape) const {
 
 namespace {
 
-/// The first element whose exponent bits (`mask`) are all set: an infinity
-/// or a NaN in every IEEE-style format. Blocks are scanned without an early
-/// exit, so the compiler vectorises the common all-finite case.
-template <typename Bits>
-std::optional<uint64_t> firstAllOnesExponent(const char *data, uint64_t count,
-                                             Bits mask) {
+/// The first element whose bits `matches`. Blocks are scanned without an
+/// early exit, so the compiler vectorises the common case of none.
+template <typename Bits, typename Matches>
+std::optional<uint64_t> firstMatching(const char *data, uint64_t count,
+                                      Matches matches) {
   constexpr uint64_t kBlock = 1024;
   auto at = [&](uint64_t i) {
     Bits bits;
     std::memcpy(&bits, data + i * sizeof(Bits), sizeof(Bits));
-    return (bits & mask) == mask;
+    return matches(bits);
   };
   for (uint64_t start = 0; start < count; start += kBlock) {
     uint64_t end = std::min(count, start + kBlock);
@@ -108,6 +107,15 @@ std::optional<uint64_t> firstAllOnesExponent(const char *data, uint64_t count,
         return i;
   }
   return std::nullopt;
+}
+
+/// The first element whose exponent bits (`mask`) are all set: an infinity
+/// or a NaN in every IEEE-style format.
+template <typename Bits>
+std::optional<uint64_t> firstAllOnesExponent(const char *data, uint64_t count,
+                                             Bits mask) {
+  return firstMatching<Bits>(
+      data, count, [mask](Bits bits) { return (bits & mask) == mask; });
 }
 
 } // namespace
@@ -135,6 +143,27 @@ std::optional<uint64_t> tfmc::weights::findNonFinite(const TensorView &tensor) {
   }
   }
   return std::nullopt;
+}
+
+std::optional<uint64_t>
+tfmc::weights::findBeyond2To64(const TensorView &tensor) {
+  uint64_t count = tensor.numElements();
+  // |v| >= 2^64: a biased exponent of at least 127 + 64, the sign aside
+  // (bf16 keeps f32's exponent in its upper half).
+  switch (tensor.type()) {
+  case ElementType::F32:
+    return firstMatching<uint32_t>(tensor.data(), count, [](uint32_t bits) {
+      return (bits & 0x7fffffffu) >= 0x5f800000u;
+    });
+  case ElementType::BF16:
+    return firstMatching<uint16_t>(tensor.data(), count, [](uint16_t bits) {
+      return (bits & 0x7fffu) >= 0x5f80u;
+    });
+  default:
+    // f16 stops at 65504, and the blocks' f16 scales times their integers
+    // far below 2^64.
+    return std::nullopt;
+  }
 }
 
 float tfmc::weights::elementAsFloat(const TensorView &tensor, uint64_t index) {

@@ -74,6 +74,12 @@ private:
 /// if any: one branch-free pass, cheap beside writing the bytes out.
 std::optional<uint64_t> findNonFinite(const TensorView &tensor);
 
+/// The index of the first element of magnitude 2^64 or more, if any (f32
+/// and bf16; other types cannot hold one): two such values multiplied
+/// overflow f32, so a network whose weights hold them likely computes
+/// infinities.
+std::optional<uint64_t> findBeyond2To64(const TensorView &tensor);
+
 /// Element `index` of `tensor` as a float.
 float elementAsFloat(const TensorView &tensor, uint64_t index);
 

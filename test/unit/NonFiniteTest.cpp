@@ -67,3 +67,27 @@ TEST(NonFiniteTest, F16AndBF16) {
   EXPECT_EQ(findNonFinite(halves(ElementType::BF16, 10, 0x7f7f, 1, 0xff7f)),
             std::nullopt);
 }
+
+TEST(NonFiniteTest, MagnitudeBeyond2To64) {
+  // 2^64 and beyond, either sign, past the first block; the largest float
+  // below 2^64 is not flagged.
+  const float limit = std::ldexp(1.0f, 64);
+  for (float huge : {limit, -limit, 3e38f}) {
+    std::vector<float> values(3000, 0.5f);
+    values[2500] = huge;
+    EXPECT_EQ(findBeyond2To64(TensorView::fromF32({3000}, values)),
+              std::optional<uint64_t>(2500));
+  }
+  std::vector<float> below = {std::nextafter(limit, 0.0f),
+                              -std::nextafter(limit, 0.0f), 1e18f, 0.0f};
+  EXPECT_EQ(findBeyond2To64(TensorView::fromF32({4}, below)), std::nullopt);
+  // bf16 keeps f32's exponent: 0x5f80 is 2^64, 0xdf80 -2^64, 0x5f7f below.
+  EXPECT_EQ(
+      findBeyond2To64(halves(ElementType::BF16, 2000, 0x3f80, 1999, 0xdf80)),
+      std::optional<uint64_t>(1999));
+  EXPECT_EQ(findBeyond2To64(halves(ElementType::BF16, 10, 0x5f7f, 0, 0x5f7f)),
+            std::nullopt);
+  // f16 cannot hold one: its largest finite value is 65504.
+  EXPECT_EQ(findBeyond2To64(halves(ElementType::F16, 10, 0x7bff, 0, 0x7bff)),
+            std::nullopt);
+}
