@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -201,10 +202,28 @@ int runEncoderDump(EncoderRunner &runner, const CliOptions &options) {
   return 0;
 }
 
+int encodeRowsFor(std::string_view rows, int tokens, int sequence) {
+  while (!rows.empty()) {
+    size_t comma = rows.find(',');
+    std::string_view entry = rows.substr(0, comma);
+    int value = 0;
+    auto [end, error] =
+        std::from_chars(entry.data(), entry.data() + entry.size(), value);
+    if (error == std::errc() && end == entry.data() + entry.size() &&
+        value >= tokens && value <= sequence)
+      return value;
+    rows = comma == std::string_view::npos ? std::string_view()
+                                           : rows.substr(comma + 1);
+  }
+  return sequence;
+}
+
 int runEncoderBench(EncoderRunner &runner, const CliOptions &options,
-                    int threads) {
+                    int threads, std::string_view encodeRows) {
   using Clock = std::chrono::steady_clock;
   int tokens = std::min(options.promptTokens, runner.sequence());
+  // The entry a call of `tokens` runs computes this many rows.
+  int rows = encodeRowsFor(encodeRows, tokens, runner.sequence());
   // An encode call costs a whole sequence: a few calls suffice.
   int calls = options.stepsGiven ? options.steps : 5;
   std::vector<int32_t> ids(tokens);
@@ -223,13 +242,13 @@ int runEncoderBench(EncoderRunner &runner, const CliOptions &options,
   double rate = best > 0 ? tokens / best : 0.0;
   std::printf("model: encoder, vocab %d, sequence %d, hidden %d, threads %d\n",
               runner.vocab(), runner.sequence(), runner.hiddenSize(), threads);
-  std::printf("encode: %d tokens in %.3f ms (%.2f tokens/s, best of %d; mean "
-              "%.3f ms)\n",
-              tokens, best * 1e3, rate, calls, total / calls * 1e3);
+  std::printf("encode: %d tokens (%d rows computed) in %.3f ms (%.2f "
+              "tokens/s, best of %d; mean %.3f ms)\n",
+              tokens, rows, best * 1e3, rate, calls, total / calls * 1e3);
   std::printf("{\"encode_tokens_per_s\": %.3f, \"encode_ms\": %.3f, "
-              "\"threads\": %d, \"tokens\": %d, \"sequence\": %d, "
-              "\"vocab\": %d}\n",
-              rate, best * 1e3, threads, tokens, runner.sequence(),
+              "\"threads\": %d, \"tokens\": %d, \"rows\": %d, "
+              "\"sequence\": %d, \"vocab\": %d}\n",
+              rate, best * 1e3, threads, tokens, rows, runner.sequence(),
               runner.vocab());
   std::fflush(stdout);
   return 0;

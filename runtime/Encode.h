@@ -11,6 +11,8 @@
 #include "runtime/Cli.h"
 #include "runtime/model/EncoderRunner.h"
 
+#include <string_view>
+
 namespace tfm::rt {
 
 class Tokenizer;
@@ -25,9 +27,15 @@ int runEmbed(EncoderRunner &runner, const Tokenizer *tokenizer,
 /// --dump-logits: float32 [n][vocab] masked-LM logits of the given ids, or
 /// [n][hidden_size] hidden states for an encoder without a head.
 int runEncoderDump(EncoderRunner &runner, const CliOptions &options);
-/// --bench: encode calls of --prompt-tokens tokens; a JSON line last.
+/// --bench: encode calls of --prompt-tokens tokens; a JSON line last, which
+/// says how many rows the entry those calls run computes (`encodeRows`, the
+/// package's encode.rows).
 int runEncoderBench(EncoderRunner &runner, const CliOptions &options,
-                    int threads);
+                    int threads, std::string_view encodeRows);
+
+/// The rows that a call of `tokens` computes: the first of the comma-separated
+/// `rows` (encode.rows) that holds them, else the whole `sequence`.
+int encodeRowsFor(std::string_view rows, int tokens, int sequence);
 
 } // namespace tfm::rt
 

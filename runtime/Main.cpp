@@ -154,7 +154,8 @@ int runEncoder(const Package &package, const std::string &path,
     return 1;
   }
   if (options.mode == CliMode::Bench)
-    return runEncoderBench(runner, options, tfm_num_threads);
+    return runEncoderBench(runner, options, tfm_num_threads,
+                           package.get(keys::kEncodeRows));
   if (options.mode == CliMode::DumpLogits)
     return runEncoderDump(runner, options);
   int bos = -1, eos = -1;

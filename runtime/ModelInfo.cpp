@@ -94,6 +94,10 @@ void printShapes(const Package &package) {
   std::printf("vocab: %u\ncontext: %u\nprefill chunk: %u\n",
               tfm_model.vocab_size, tfm_model.context_length,
               tfm_model.prefill_chunk);
+  // Encode buckets: the rows each encode entry computes.
+  if (!package.get(keys::kEncodeRows).empty())
+    std::printf("encode rows: %s\n",
+                std::string(package.get(keys::kEncodeRows)).c_str());
 }
 
 /// The parameter count and what the weights blob holds; false after

@@ -62,6 +62,10 @@ inline constexpr const char kRepetitionPenalty[] =
 /// the features it enabled ("avx2,avx512f,..."), which the runtime checks
 /// before running it (CpuFeatures.h). A package for a device has none of
 /// them but the device's own.
+/// An encoder's (and an encoder-decoder's source) encode entries by the
+/// rows each computes, increasing, the whole context last ("32,128,512"):
+/// a call of n tokens runs the first that holds n (encode buckets).
+inline constexpr const char kEncodeRows[] = "encode.rows";
 inline constexpr const char kTargetCpu[] = "target.cpu";
 inline constexpr const char kTargetFeatures[] = "target.features";
 /// The NVIDIA GPU the kernels were chosen for ("sm_80": its PTX, which the

@@ -22,6 +22,7 @@
 #include "dialect/TfmContracts.h"
 #include "models/Presets.h"
 #include "models/Registry.h"
+#include "runtime/PackageKeys.h"
 
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
@@ -355,6 +356,18 @@ public:
     return writeOutput(*info);
   }
 
+  /// The rows of the encode entries (encode buckets, then the context),
+  /// comma-separated, for the package: none without an encode entry.
+  std::optional<std::string> encodeRows() {
+    mlir::tfm::EntriesAttr entries = mlir::tfm::getEntries(*ir);
+    if (!entries || !entries.getEncode())
+      return std::nullopt;
+    std::string rows;
+    for (mlir::tfm::EncodeBucketAttr bucket : entries.getEncodeBucketList())
+      rows += std::to_string(bucket.getRows()) + ",";
+    return rows + std::to_string(entries.getContextLength());
+  }
+
   /// The model's objects, then the executable or the library.
   llvm::Error writeOutput(const tfm_model_info &info) {
     TemporaryDirectory objects;
@@ -364,13 +377,15 @@ public:
     if (!code)
       return code.takeError();
     progress.step("code generation");
+    tfm::rt::PackageMetadata metadata = backend.targetMetadata(target);
+    if (std::optional<std::string> rows = encodeRows())
+      metadata[tfm::rt::keys::kEncodeRows] = *rows;
     // The package is streamed from the mapped model file: free the IR first,
     // so that peak memory is the compile or the weights, not both.
     releaseModule();
     if (auto error = writeArtifact(
             options.library ? ArtifactKind::Library : ArtifactKind::Executable,
-            options.output, *code, backend.linkInputs(), spec, layout,
-            backend.targetMetadata(target),
+            options.output, *code, backend.linkInputs(), spec, layout, metadata,
             [&](uint64_t written, uint64_t total) {
               progress.bytes("writing weights", written, total);
             }))
