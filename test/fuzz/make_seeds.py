@@ -182,6 +182,59 @@ def normalizer_seeds():
     ]
 
 
+def library_seeds():
+    """Call sequences for fuzz-library (test/fuzz/LibraryFuzzer.cpp): an
+    opcode byte (its value mod 11: 0/1 prefill, 2 decode, 3 tokenize, 4
+    detokenize, 5 token_string, 6 set_sampler, 7 sample, 8 stop strings, 9
+    the other kinds' calls, 10 reset), then its arguments: a count is a byte
+    (< 192: itself mod 24) or 0xff and an int32; a token a byte (< 224)
+    and an int32 (id = value mod (vocab + 2) - 1); a text a length byte and
+    its bytes."""
+    def i32(value):
+        return struct.pack("<i", value)
+
+    def count(value):
+        return bytes([value]) if 0 <= value < 24 else b"\xff" + i32(value)
+
+    def token(ident):
+        return b"\x00" + i32(ident + 1)
+
+    def text(data):
+        return bytes([len(data)]) + data
+
+    def prefill(ids):
+        return b"\x00" + count(len(ids)) + b"".join(token(i) for i in ids)
+
+    generate = (prefill([1, 72, 101, 108]) + b"\x02" + token(108) +
+                b"\x02" + token(111) + b"\x07" + i32(0) + b"\x00" * 300 +
+                b"\x03" + text(b"Hello world") + b"\x01" + count(16) +
+                b"\x04" + count(3) + token(72) + token(105) + token(33) + b"\x40" +
+                b"\x05" + token(72) + b"\x08")
+    # A full context, then a prefill of INT32_MAX ids (which once were all
+    # read before the context was checked) and of a negative count.
+    full = (prefill(list(range(1, 17))) + b"\x00" + count(2 ** 31 - 1) +
+            b"\x00" + count(-5) + b"\x02" + token(3) + b"\x0a" +
+            prefill([1, 2]))
+    sampler = (b"\x06" + struct.pack("<f", float("nan")) + count(-3) +
+               struct.pack("<f", 2.0) + i32(7) + struct.pack("<f", -1.0) +
+               struct.pack("<f", float("inf")) + b"\x00" + b"\x06" +
+               struct.pack("<f", 0.7) + count(5) + struct.pack("<f", 0.9) +
+               i32(1) + struct.pack("<f", 0.05) + struct.pack("<f", 1.1) +
+               b"\x00" + prefill([1, 5]) + b"\x07" +
+               struct.pack("<f", float("nan")) + b"\x01" * 300)
+    stops = (b"\x08" + count(2) + text(b"lo w") + text(b"") +
+             text(b"Hello world") + b"\x08" + count(2 ** 31 - 1) + text(b"x"))
+    kinds = (b"\x09" + count(3) + token(1) + token(2) + token(3) +
+             b"\x09" + count(-1) + b"\x09" + count(2 ** 31 - 1))
+    bad_ids = (prefill([-1, 259]) + b"\x02" + b"\xff" + i32(-2 ** 31) +
+               b"\x04" + count(2) + token(-1) + token(5) + b"\x10" +
+               b"\x05" + token(259) + b"\x04")
+    for name, data in (("generate", generate), ("full-context", full),
+                       ("sampler", sampler), ("stop-strings", stops),
+                       ("other-kinds", kinds), ("bad-ids", bad_ids)):
+        put("fuzz-library", name, data)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models"))
@@ -292,6 +345,7 @@ def main():
             put("fuzz-package", "spm", package(b"\x01" * 64, {
                 b"tokenizer.kind": b"spm", b"tokenizer.data": spm_blob(spm_pieces(models, 300)),
                 b"token.bos": b"1", b"token.eos": b"2", b"model.description": b"seed"}))
+        library_seeds()
         for exe in args.package:
             metadata = package_metadata(exe)
             put("fuzz-package", os.path.basename(exe), package(b"\x02" * 64, metadata))
