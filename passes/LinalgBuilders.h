@@ -76,6 +76,41 @@ inline ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
+/// An embedding lookup: `out[s, d] = row(clamp(tokens[s]), d) (* scale)` as
+/// a parallel generic over `resultType` ([sequence, features] f32), each id
+/// clamped into `[0, vocab)` (a bad id must not read outside the weights;
+/// the runtime rejects it before). `row` builds one f32 feature of a row in
+/// the generic's body from the clamped id and the feature index.
+inline Value
+gatherRows(OpBuilder &b, Location loc, Value tokens,
+           RankedTensorType resultType, int64_t vocab,
+           std::optional<APFloat> scale,
+           function_ref<Value(OpBuilder &, Location, Value, Value)> row) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps = {projection(context, 2, {0}),
+                                 projection(context, 2, {0, 1})};
+  return linalg::GenericOp::create(
+             b, loc, resultType, tokens,
+             emptyTensor(b, loc, resultType.getShape()), maps, iterators(2),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               auto index = [&](int64_t value) -> Value {
+                 return arith::ConstantIndexOp::create(nb, nloc, value);
+               };
+               Value id = arith::IndexCastOp::create(
+                   nb, nloc, nb.getIndexType(), args[0]);
+               id = arith::MaxSIOp::create(nb, nloc, id, index(0));
+               id = arith::MinSIOp::create(nb, nloc, id, index(vocab - 1));
+               Value feature = linalg::IndexOp::create(nb, nloc, 1);
+               Value value = row(nb, nloc, id, feature);
+               if (scale)
+                 value = arith::MulFOp::create(
+                     nb, nloc, value,
+                     f32Constant(nb, nloc, scale->convertToDouble()));
+               yield(nb, nloc, value);
+             })
+      .getResult(0);
+}
+
 } // namespace mlir::tfm
 
 #endif // TFMC_PASSES_LINALGBUILDERS_H

@@ -22,34 +22,14 @@ struct EmbeddingLowering : OpRewritePattern<EmbeddingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingOp op,
                                 PatternRewriter &b) const override {
-    Location loc = op.getLoc();
-    MLIRContext *context = b.getContext();
-    auto resultType = cast<RankedTensorType>(op.getType());
     Value table = op.getTable();
-    int64_t vocab = shapeOf(table)[0];
-    SmallVector<AffineMap> maps = {projection(context, 2, {0}),
-                                   projection(context, 2, {0, 1})};
-    Value result =
-        linalg::GenericOp::create(
-            b, loc, resultType, op.getTokens(),
-            emptyTensor(b, loc, resultType.getShape()), maps, iterators(2),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value id = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
-                                                    args[0]);
-              id = arith::MaxSIOp::create(nb, nloc, id,
-                                          indexConstant(nb, nloc, 0));
-              id = arith::MinSIOp::create(nb, nloc, id,
-                                          indexConstant(nb, nloc, vocab - 1));
-              Value feature = linalg::IndexOp::create(nb, nloc, 1);
-              Value row = tensor::ExtractOp::create(nb, nloc, table,
-                                                    ValueRange{id, feature});
-              if (std::optional<APFloat> scale = op.getScale())
-                row = arith::MulFOp::create(
-                    nb, nloc, row,
-                    f32Constant(nb, nloc, scale->convertToDouble()));
-              yield(nb, nloc, row);
-            })
-            .getResult(0);
+    Value result = gatherRows(
+        b, op.getLoc(), op.getTokens(), cast<RankedTensorType>(op.getType()),
+        shapeOf(table)[0], op.getScale(),
+        [&](OpBuilder &nb, Location nloc, Value id, Value feature) -> Value {
+          return tensor::ExtractOp::create(nb, nloc, table,
+                                           ValueRange{id, feature});
+        });
     b.replaceOp(op, result);
     return success();
   }

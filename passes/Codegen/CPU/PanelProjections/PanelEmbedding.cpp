@@ -101,48 +101,26 @@ struct PanelEmbeddingLowering : OpRewritePattern<PanelEmbeddingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(PanelEmbeddingOp op,
                                 PatternRewriter &b) const override {
-    Location loc = op.getLoc();
-    MLIRContext *context = b.getContext();
-    auto resultType = cast<RankedTensorType>(op.getType());
     Value panels = op.getPanels();
     int64_t width = shapeOf(panels).back();
-    int64_t vocab = op.getVocab();
     bool block = tfmc::weights::isBlockFormat(op.getLayout().getFormat());
-    Type f32 = b.getF32Type();
-    SmallVector<AffineMap> maps = {projection(context, 2, {0}),
-                                   projection(context, 2, {0, 1})};
-    Value result =
-        linalg::GenericOp::create(
-            b, loc, resultType, op.getTokens(),
-            emptyTensor(b, loc, resultType.getShape()), maps, iterators(2),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value id = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
-                                                    args[0]);
-              id = arith::MaxSIOp::create(nb, nloc, id,
-                                          indexConstant(nb, nloc, 0));
-              id = arith::MinSIOp::create(nb, nloc, id,
-                                          indexConstant(nb, nloc, vocab - 1));
-              Value panel = arith::DivUIOp::create(
-                  nb, nloc, id, indexConstant(nb, nloc, width));
-              Value lane = arith::RemUIOp::create(
-                  nb, nloc, id, indexConstant(nb, nloc, width));
-              Value feature = linalg::IndexOp::create(nb, nloc, 1);
-              Value value;
-              if (block) {
-                value = dequantize(nb, nloc, op, panel, lane, feature);
-              } else {
-                value = tensor::ExtractOp::create(
-                    nb, nloc, panels, ValueRange{panel, feature, lane});
-                if (value.getType() != f32)
-                  value = arith::ExtFOp::create(nb, nloc, f32, value);
-              }
-              if (std::optional<APFloat> scale = op.getScale())
-                value = arith::MulFOp::create(
-                    nb, nloc, value,
-                    f32Constant(nb, nloc, scale->convertToDouble()));
-              yield(nb, nloc, value);
-            })
-            .getResult(0);
+    Value result = gatherRows(
+        b, op.getLoc(), op.getTokens(), cast<RankedTensorType>(op.getType()),
+        op.getVocab(), op.getScale(),
+        [&](OpBuilder &nb, Location nloc, Value id, Value feature) -> Value {
+          Value panel = arith::DivUIOp::create(nb, nloc, id,
+                                               indexConstant(nb, nloc, width));
+          Value lane = arith::RemUIOp::create(nb, nloc, id,
+                                              indexConstant(nb, nloc, width));
+          if (block)
+            return dequantize(nb, nloc, op, panel, lane, feature);
+          Value value = tensor::ExtractOp::create(
+              nb, nloc, panels, ValueRange{panel, feature, lane});
+          Type f32 = nb.getF32Type();
+          return value.getType() == f32
+                     ? value
+                     : Value(arith::ExtFOp::create(nb, nloc, f32, value));
+        });
     b.replaceOp(op, result);
     return success();
   }

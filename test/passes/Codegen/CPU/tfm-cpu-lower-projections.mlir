@@ -49,9 +49,9 @@ func.func @q8_0(%x: tensor<4x64xf32>, %q: tensor<2x2x32x16xi8>, %d: tensor<2x2x1
 // CHECK:   %[[ID:.*]] = arith.index_cast %[[TOKEN]] : i32 to index
 // CHECK:   %[[LOW:.*]] = arith.maxsi %[[ID]], %{{.*}} : index
 // CHECK:   %[[CLAMPED:.*]] = arith.minsi %[[LOW]], %{{.*}} : index
+// CHECK:   %[[FEATURE:.*]] = linalg.index 1 : index
 // CHECK:   %[[PANEL:.*]] = arith.divui %[[CLAMPED]], %{{.*}} : index
 // CHECK:   %[[LANE:.*]] = arith.remui %[[CLAMPED]], %{{.*}} : index
-// CHECK:   %[[FEATURE:.*]] = linalg.index 1 : index
 // CHECK:   %[[VALUE:.*]] = tensor.extract %{{.*}}[%[[PANEL]], %[[FEATURE]], %[[LANE]]] : tensor<3x8x16xf16>
 // CHECK:   %[[WIDE:.*]] = arith.extf %[[VALUE]] : f16 to f32
 // CHECK:   %[[SCALED:.*]] = arith.mulf %[[WIDE]], %{{.*}} : f32
