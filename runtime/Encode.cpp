@@ -202,6 +202,11 @@ int runEncoderDump(EncoderRunner &runner, const CliOptions &options) {
   return 0;
 }
 
+namespace {
+
+/// The rows that a call of `tokens` computes: the first of the
+/// comma-separated `rows` (encode.rows) that holds them, else the whole
+/// `sequence`.
 int encodeRowsFor(std::string_view rows, int tokens, int sequence) {
   while (!rows.empty()) {
     size_t comma = rows.find(',');
@@ -217,6 +222,8 @@ int encodeRowsFor(std::string_view rows, int tokens, int sequence) {
   }
   return sequence;
 }
+
+} // namespace
 
 int runEncoderBench(EncoderRunner &runner, const CliOptions &options,
                     int threads, std::string_view encodeRows) {

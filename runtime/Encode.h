@@ -33,10 +33,6 @@ int runEncoderDump(EncoderRunner &runner, const CliOptions &options);
 int runEncoderBench(EncoderRunner &runner, const CliOptions &options,
                     int threads, std::string_view encodeRows);
 
-/// The rows that a call of `tokens` computes: the first of the comma-separated
-/// `rows` (encode.rows) that holds them, else the whole `sequence`.
-int encodeRowsFor(std::string_view rows, int tokens, int sequence);
-
 } // namespace tfm::rt
 
 #endif // TFMC_RUNTIME_ENCODE_H

@@ -12,6 +12,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Verifier.h"
 
+#include <cassert>
 #include <cstring>
 #include <optional>
 
@@ -266,6 +267,7 @@ void defineWrapper(llvm::Module &module, const AbiEntry &abi,
     builder.CreateRetVoid();
     return;
   }
+  assert(length && "only encode entries, which take a length, have buckets");
   // Each bucket keeps its own facts (a shorter one needs less scratch):
   // the calls are not inlined, so the wrapper is one branch per bucket. The
   // buffers never overlap in any of them.
