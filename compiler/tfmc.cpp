@@ -81,8 +81,17 @@ static cl::opt<bool>
           cl::desc("Print no stage or progress lines, not even on a terminal"),
           cl::cat(compileCategory));
 static cl::opt<uint64_t>
-    presetSeed("seed", cl::desc("Weight seed for preset:NAME models"),
+    presetSeed("seed",
+               cl::desc("Weight seed for preset:NAME models and "
+                        "--random-weights"),
                cl::init(42), cl::cat(compileCategory));
+static cl::opt<bool> randomWeights(
+    "random-weights",
+    cl::desc("Store no weights: the program fills them from --seed when it "
+             "loads (values fit for every weight type, not the model's), so "
+             "a benchmark of any model's shape is a small file; the "
+             "model's weight files are not read"),
+    cl::cat(compileCategory));
 
 namespace {
 
@@ -263,12 +272,16 @@ int main(int argc, char **argv) {
     return error("--progress and --quiet contradict each other");
   options.output = outputPath;
   options.presetSeed = presetSeed;
+  options.randomWeights = randomWeights;
   if (emitKind != "exe" && emitKind != "lib")
     return error("unknown --emit '" + emitKind + "' (expected exe or lib)");
   options.library = emitKind == "lib";
   if (options.library && !compileTo.empty())
     return error("--emit=lib writes the library after the last stage: it "
                  "does not combine with --compile-to");
+  if (options.randomWeights && !compileTo.empty())
+    return error("--random-weights fills the weights of an executable or "
+                 "library: --compile-to writes IR, which holds none");
   if (!compileTo.empty()) {
     std::vector<std::string> stages = tfmc::stageNames(*backend);
     if (!llvm::is_contained(stages, compileTo.getValue())) {

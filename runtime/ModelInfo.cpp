@@ -116,7 +116,12 @@ bool printWeights(const Package &package, const std::string &path) {
                  parameterText.data());
     return false;
   }
-  std::printf("weights: %" PRIu64 " bytes\n", tfm_model.weights_bytes);
+  if (std::optional<uint64_t> seed = package.randomSeed())
+    std::printf("weights: %" PRIu64 " bytes, random (seed %" PRIu64
+                ", filled at load: tfmc compile --random-weights)\n",
+                tfm_model.weights_bytes, *seed);
+  else
+    std::printf("weights: %" PRIu64 " bytes\n", tfm_model.weights_bytes);
   std::string_view typesText = package.get(keys::kWeightTypes);
   std::vector<WeightTypeTotal> totals;
   if (!parseWeightTypes(typesText, totals)) {
@@ -137,8 +142,10 @@ bool printWeights(const Package &package, const std::string &path) {
   // The checksum covers the bytes (--verify-weights recomputes it); the
   // layout hash only names, shapes and offsets (the code checks it).
   const std::string &checksum = package.recordedChecksum();
-  std::printf("weights checksum: %s\n",
-              checksum.empty() ? "(not recorded)" : checksum.c_str());
+  std::printf("weights checksum: %s\n", package.randomSeed()
+                                            ? "(none: random weights)"
+                                        : checksum.empty() ? "(not recorded)"
+                                                           : checksum.c_str());
   std::printf("weights layout hash: 0x%016" PRIx64 "\n",
               tfm_model.weights_hash);
   return true;

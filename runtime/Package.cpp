@@ -9,11 +9,16 @@
 
 #include "runtime/Package.h"
 
+#include "runtime/RandomWeights.h"
+
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace tfm::rt {
@@ -119,6 +124,9 @@ bool decodeMetadata(const uint8_t *data, uint64_t size, PackageMetadata &out,
 
 } // namespace
 
+const char kRandomSeedKey[] = "weights.random_seed";
+const char kRandomBytesKey[] = "weights.random_bytes";
+
 bool appendPackage(const std::string &path, std::string_view weights,
                    uint64_t weightsHash, const PackageMetadata &metadata,
                    std::string &error) {
@@ -190,21 +198,33 @@ bool PackageWriter::writeZeros(uint64_t count, std::string &error) {
 bool PackageWriter::finish(uint64_t weightsHash,
                            const PackageMetadata &metadata,
                            std::string &error) {
-  if (written_ != weightsBytes_) {
+  if (randomSeed_ && written_ != 0) {
+    error = quoted(path_) + ": a blob filled at load cannot have bytes " +
+            "written";
+    return false;
+  }
+  if (!randomSeed_ && written_ != weightsBytes_) {
     error = quoted(path_) + ": the weights blob has " +
             std::to_string(written_) + " of its " +
             std::to_string(weightsBytes_) + " bytes";
     return false;
   }
-  uint64_t weightsEnd = weightsOffset_ + weightsBytes_;
+  // A blob filled at load is announced, not stored.
+  uint64_t storedBytes = randomSeed_ ? 0 : weightsBytes_;
+  uint64_t weightsEnd = weightsOffset_ + storedBytes;
   uint64_t metaOffset = alignUp(weightsEnd, kMetaAlign);
-  PackageMetadata withChecksum = metadata;
-  withChecksum[kWeightsChecksumKey] = formatChecksum(checksum_.value());
-  std::string meta = encodeMetadata(withChecksum);
+  PackageMetadata withBlob = metadata;
+  if (randomSeed_) {
+    withBlob[kRandomSeedKey] = std::to_string(*randomSeed_);
+    withBlob[kRandomBytesKey] = std::to_string(weightsBytes_);
+  } else {
+    withBlob[kWeightsChecksumKey] = formatChecksum(checksum_.value());
+  }
+  std::string meta = encodeMetadata(withBlob);
 
   std::string trailer(kMagic, sizeof(kMagic));
   putLE(trailer, weightsOffset_, 8);
-  putLE(trailer, weightsBytes_, 8);
+  putLE(trailer, storedBytes, 8);
   putLE(trailer, metaOffset, 8);
   putLE(trailer, meta.size(), 8);
   putLE(trailer, weightsHash, 8);
@@ -224,20 +244,23 @@ bool PackageWriter::finish(uint64_t weightsHash,
   return true;
 }
 
-Package::~Package() {
+Package::~Package() { close(); }
+
+void Package::close() {
   if (mapping_)
     ::munmap(mapping_, mappingBytes_);
+  if (filled_)
+    ::munmap(filled_, weightsBytes_);
+  mapping_ = filled_ = nullptr;
+  weights_ = nullptr;
+  weightsBytes_ = weightsHash_ = mappingBytes_ = 0;
+  randomSeed_.reset();
+  metadata_.clear();
+  checksum_.clear();
 }
 
 bool Package::open(const std::string &path, std::string &error) {
-  if (mapping_) {
-    ::munmap(mapping_, mappingBytes_);
-    mapping_ = nullptr;
-  }
-  weights_ = nullptr;
-  weightsBytes_ = weightsHash_ = mappingBytes_ = 0;
-  metadata_.clear();
-  checksum_.clear();
+  close();
   std::string name = quoted(path);
 
   // Opening a FIFO would block until a writer comes: check the path first.
@@ -291,15 +314,7 @@ bool Package::open(const std::string &path, std::string &error) {
 
 bool Package::openMemory(const uint8_t *data, uint64_t bytes,
                          const std::string &name, std::string &error) {
-  if (mapping_) {
-    ::munmap(mapping_, mappingBytes_);
-    mapping_ = nullptr;
-    mappingBytes_ = 0;
-  }
-  weights_ = nullptr;
-  weightsBytes_ = weightsHash_ = 0;
-  metadata_.clear();
-  checksum_.clear();
+  close();
   if (!data || bytes < kTrailerBytes) {
     error = quoted(name) + ": no tfmc package found (" + std::to_string(bytes) +
             " bytes, too small for the TFMPKG01 trailer)";
@@ -380,10 +395,66 @@ bool Package::parse(const uint8_t *base, uint64_t fileBytes,
   weights_ = base + weightsOffset;
   weightsBytes_ = weightsBytes;
   weightsHash_ = weightsHash;
+
+  // A blob filled at load: the trailer's is empty, the metadata sizes it.
+  auto seedText = metadata_.find(kRandomSeedKey);
+  auto bytesText = metadata_.find(kRandomBytesKey);
+  bool hasSeed = seedText != metadata_.end();
+  if (hasSeed != (bytesText != metadata_.end()))
+    return fail(std::string("metadata has '") +
+                (hasSeed ? kRandomSeedKey : kRandomBytesKey) + "' without '" +
+                (hasSeed ? kRandomBytesKey : kRandomSeedKey) + "'");
+  if (!hasSeed)
+    return true;
+  uint64_t seed = 0, randomBytes = 0;
+  for (auto [text, value] :
+       {std::pair{seedText, &seed}, std::pair{bytesText, &randomBytes}}) {
+    const std::string &digits = text->second;
+    auto [end, status] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), *value);
+    if (digits.empty() || status != std::errc() ||
+        end != digits.data() + digits.size())
+      return fail("metadata '" + text->first + "' is '" + digits +
+                  "', not a decimal number");
+  }
+  if (weightsBytes != 0)
+    return fail("the weights are random (metadata '" +
+                std::string(kRandomSeedKey) + "') but the package stores " +
+                std::to_string(weightsBytes) + " bytes of them");
+  metadata_.erase(seedText);
+  metadata_.erase(bytesText);
+  weights_ = nullptr;
+  weightsBytes_ = randomBytes;
+  randomSeed_ = seed;
   return true;
 }
 
+const uint8_t *Package::weights() const {
+  if (!randomSeed_)
+    return weights_;
+  std::lock_guard<std::mutex> lock(fillMutex_);
+  if (!filled_ && weightsBytes_ != 0) {
+    // Anonymous pages: page-aligned, as the generated code needs, and
+    // given back to the system at close().
+    void *pages = ::mmap(nullptr, weightsBytes_, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED)
+      return nullptr;
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    fillRandomWeights(static_cast<uint8_t *>(pages), weightsBytes_,
+                      *randomSeed_, threads);
+    filled_ = pages;
+  }
+  return static_cast<const uint8_t *>(filled_);
+}
+
 bool Package::verifyWeights(std::string &error) const {
+  if (randomSeed_) {
+    error = quoted(path_) + ": the weights are random (compiled with " +
+            "--random-weights, seed " + std::to_string(*randomSeed_) +
+            "): there are no model weights to verify";
+    return false;
+  }
   const std::string &recorded = checksum_;
   uint64_t expected = 0;
   if (recorded.empty()) {

@@ -33,6 +33,12 @@
 //     "weights.checksum"         16 hex digits: the content checksum of the
 //                                weights blob (PackageChecksum.h), written
 //                                by PackageWriter, checked by verifyWeights()
+//     "weights.random_seed", "weights.random_bytes"
+//                                decimal; a package whose blob is filled
+//                                from the seed when first read
+//                                (RandomWeights.h) instead of stored: the
+//                                trailer's blob is empty, and there is no
+//                                checksum
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_RUNTIME_PACKAGE_H
@@ -42,6 +48,8 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,6 +57,11 @@ namespace tfm::rt {
 
 /// Metadata records, keyed by name.
 using PackageMetadata = std::map<std::string, std::string>;
+
+/// The package's own keys of a blob filled at load (not model metadata:
+/// Package::metadata() leaves them out).
+extern const char kRandomSeedKey[];
+extern const char kRandomBytesKey[];
 
 /// Appends a package (weights + metadata + trailer) to the file at `path`
 /// (creating it if absent). Returns false and sets `error` on I/O failure.
@@ -77,6 +90,10 @@ public:
   bool writeZeros(uint64_t count, std::string &error);
   /// Blob bytes written so far.
   uint64_t written() const { return written_; }
+  /// Stores no blob: the reader fills the `weightsBytes` bytes begin()
+  /// announced from `seed` (RandomWeights.h). Call before finish(), with
+  /// nothing written.
+  void fillAtLoad(uint64_t seed) { randomSeed_ = seed; }
   /// Checks that the whole blob was written, then appends the metadata (with
   /// the blob's "weights.checksum" added) and the trailer and closes the
   /// file.
@@ -91,6 +108,7 @@ private:
   uint64_t weightsOffset_ = 0;
   uint64_t weightsBytes_ = 0;
   uint64_t written_ = 0;
+  std::optional<uint64_t> randomSeed_;
   WeightsChecksum checksum_;
 };
 
@@ -114,8 +132,13 @@ public:
   bool openMemory(const uint8_t *data, uint64_t bytes, const std::string &name,
                   std::string &error);
 
-  const uint8_t *weights() const { return weights_; }
+  /// The weights blob. A package written with random weights fills it from
+  /// its seed on the first call (nullptr when the memory cannot be had).
+  const uint8_t *weights() const;
   uint64_t weightsBytes() const { return weightsBytes_; }
+  /// The seed of a package whose weights are filled at load (tfmc compile
+  /// --random-weights); none for stored weights.
+  std::optional<uint64_t> randomSeed() const { return randomSeed_; }
   uint64_t weightsHash() const { return weightsHash_; }
   /// The model's records ("weights.checksum" is the package's own and is
   /// not among them).
@@ -132,6 +155,8 @@ public:
   bool verifyWeights(std::string &error) const;
 
 private:
+  /// Unmaps what the package mapped or filled and forgets its contents.
+  void close();
   /// Validates the package whose bytes (file start to trailer end) are
   /// [base, base + bytes) and takes its weights and metadata from there.
   bool parse(const uint8_t *base, uint64_t bytes, const std::string &path,
@@ -139,6 +164,10 @@ private:
 
   void *mapping_ = nullptr;
   uint64_t mappingBytes_ = 0;
+  /// The blob a random-weights package fills on its first weights() call.
+  mutable void *filled_ = nullptr;
+  mutable std::mutex fillMutex_;
+  std::optional<uint64_t> randomSeed_;
   std::string path_;
   std::string checksum_; ///< "weights.checksum", kept out of metadata_
   const uint8_t *weights_ = nullptr;

@@ -386,9 +386,11 @@ public:
     if (auto error = writeArtifact(
             options.library ? ArtifactKind::Library : ArtifactKind::Executable,
             options.output, *code, backend.linkInputs(), spec, layout, metadata,
-            [&](uint64_t written, uint64_t total) {
-              progress.bytes("writing weights", written, total);
-            }))
+            {options.randomWeights ? std::optional(options.presetSeed)
+                                   : std::nullopt,
+             [&](uint64_t written, uint64_t total) {
+               progress.bytes("writing weights", written, total);
+             }}))
       return error;
     progress.step(options.library ? "library and package" : "link and package");
     progress.wrote(options.output);

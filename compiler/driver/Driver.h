@@ -25,6 +25,9 @@ struct DriverOptions {
   bool progress = false; ///< --progress: stage lines even off a terminal
   bool quiet = false;    ///< --quiet: no stage or progress lines at all
   uint64_t presetSeed = 42;
+  /// --random-weights: the package stores no weights; the program fills
+  /// them from presetSeed when it loads.
+  bool randomWeights = false;
 };
 
 /// The target-independent stages, in order.

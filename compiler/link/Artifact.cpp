@@ -13,10 +13,10 @@ llvm::Error tfmc::writeArtifact(ArtifactKind kind, const std::string &output,
                                 const ModelSpec &spec,
                                 const mlir::tfm::WeightLayout &layout,
                                 const tfm::rt::PackageMetadata &targetMetadata,
-                                const PackageProgress &progress) {
+                                const PackageWeights &weights) {
   if (kind == ArtifactKind::Library)
     return writeModelLibrary(code, output, inputs, spec, layout, targetMetadata,
-                             progress);
+                             weights);
   auto file = OutputFile::beside(output);
   if (!file)
     return file.takeError();
@@ -24,7 +24,7 @@ llvm::Error tfmc::writeArtifact(ArtifactKind kind, const std::string &output,
   if (auto error = linkExecutable(code, written, inputs))
     return error;
   if (auto error =
-          appendModelPackage(written, spec, layout, targetMetadata, progress))
+          appendModelPackage(written, spec, layout, targetMetadata, weights))
     return error;
   return file->commit();
 }

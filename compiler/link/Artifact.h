@@ -36,7 +36,7 @@ llvm::Error writeArtifact(ArtifactKind kind, const std::string &output,
                           const ModelSpec &spec,
                           const mlir::tfm::WeightLayout &layout,
                           const tfm::rt::PackageMetadata &targetMetadata,
-                          const PackageProgress &progress = nullptr);
+                          const PackageWeights &weights = {});
 
 } // namespace tfmc
 

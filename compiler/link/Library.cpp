@@ -142,7 +142,7 @@ tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
                         const LinkInputs &inputs, const ModelSpec &spec,
                         const mlir::tfm::WeightLayout &layout,
                         const tfm::rt::PackageMetadata &targetMetadata,
-                        const PackageProgress &progress) {
+                        const PackageWeights &weights) {
   std::string name = libraryName(outputDir);
   if (name.empty())
     return makeError("--emit=lib needs -o DIR, a directory whose name names "
@@ -179,7 +179,7 @@ tfmc::writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
   // linked into the library (tfmc_context_create(NULL)).
   const std::string &packagePath = packageFile->temporaryPath();
   if (auto error = appendModelPackage(packagePath, spec, layout, targetMetadata,
-                                      progress))
+                                      weights))
     return error;
   llvm::SmallString<128> packageObject;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(

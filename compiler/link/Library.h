@@ -25,7 +25,7 @@ writeModelLibrary(const ObjectSet &code, const std::string &outputDir,
                   const LinkInputs &inputs, const ModelSpec &spec,
                   const mlir::tfm::WeightLayout &layout,
                   const tfm::rt::PackageMetadata &targetMetadata = {},
-                  const PackageProgress &progress = nullptr);
+                  const PackageWeights &weights = {});
 
 /// The NAME of the library `--emit=lib -o outputDir` writes: the
 /// directory's name with every character but letters, digits and '_'

@@ -11,6 +11,13 @@ ModelMemory::~ModelMemory() {
 
 bool ModelMemory::open(const tfm_model_info &info, const uint8_t *weights,
                        std::string &error) {
+  // Only a package's random weights, filled on first use, can be missing.
+  if (!weights && info.weights_bytes != 0) {
+    failure_ = Failure::Memory;
+    error = "error: out of memory: cannot allocate the " +
+            std::to_string(info.weights_bytes) + " bytes of the random weights";
+    return false;
+  }
   std::string reason;
   failure_ = Failure::Device;
   device_ = createDevice(info.device, reason);

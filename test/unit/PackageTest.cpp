@@ -1,6 +1,7 @@
 //===- PackageTest.cpp - Round-trip and corruption tests for Package ------===//
 
 #include "runtime/Package.h"
+#include "runtime/RandomWeights.h"
 
 #include "test/unit/TempFile.h"
 
@@ -13,6 +14,7 @@
 #include <iterator>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 using tfm::rt::appendPackage;
 using tfm::rt::Package;
@@ -305,4 +307,96 @@ TEST(PackageTest, OpenMemory) {
   EXPECT_NE(error.find("too small for the TFMPKG01 trailer"), std::string::npos)
       << error;
   std::free(page);
+}
+
+TEST(PackageTest, RandomWeightsAreFilledAtLoad) {
+  TempFile file;
+  file.write("prefix");
+  std::string error;
+  PackageWriter writer;
+  ASSERT_TRUE(writer.begin(file.path(), 10000, error)) << error;
+  writer.fillAtLoad(77);
+  ASSERT_TRUE(writer.finish(0x1234, sampleMetadata(), error)) << error;
+  // The file holds the prefix, padding, metadata and trailer: no blob.
+  EXPECT_LT(file.read().size(), 4096u + 400u);
+
+  Package package;
+  ASSERT_TRUE(package.open(file.path(), error)) << error;
+  EXPECT_EQ(package.weightsBytes(), 10000u);
+  EXPECT_EQ(package.randomSeed(), std::optional<uint64_t>(77));
+  EXPECT_EQ(package.metadata(), sampleMetadata());
+  EXPECT_EQ(package.recordedChecksum(), "");
+  const uint8_t *weights = package.weights();
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(weights) % 4096, 0u);
+  std::vector<uint8_t> expected(10000);
+  tfm::rt::fillRandomWeights(expected.data(), expected.size(), 77, 1);
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), weights));
+  EXPECT_EQ(package.weights(), weights); // filled once
+  EXPECT_FALSE(package.verifyWeights(error));
+  EXPECT_NE(error.find("the weights are random (compiled with "
+                       "--random-weights, seed 77): there are no model "
+                       "weights to verify"),
+            std::string::npos)
+      << error;
+}
+
+TEST(PackageTest, RandomWeightsKeysMustComeTogether) {
+  TempFile file;
+  std::string error;
+  PackageMetadata metadata = sampleMetadata();
+  metadata[tfm::rt::kRandomSeedKey] = "5";
+  ASSERT_TRUE(appendPackage(file.path(), "", 1, metadata, error)) << error;
+  Package package;
+  EXPECT_FALSE(package.open(file.path(), error));
+  EXPECT_NE(error.find("metadata has 'weights.random_seed' without "
+                       "'weights.random_bytes'"),
+            std::string::npos)
+      << error;
+}
+
+TEST(PackageTest, RandomWeightsSizeMustBeDecimal) {
+  TempFile file;
+  std::string error;
+  PackageMetadata metadata = sampleMetadata();
+  metadata[tfm::rt::kRandomSeedKey] = "5";
+  metadata[tfm::rt::kRandomBytesKey] = "12x";
+  ASSERT_TRUE(appendPackage(file.path(), "", 1, metadata, error)) << error;
+  Package package;
+  EXPECT_FALSE(package.open(file.path(), error));
+  EXPECT_NE(error.find("metadata 'weights.random_bytes' is '12x', not a "
+                       "decimal number"),
+            std::string::npos)
+      << error;
+}
+
+TEST(PackageTest, RandomWeightsWithAStoredBlobAreRefused) {
+  TempFile file;
+  std::string error;
+  PackageMetadata metadata = sampleMetadata();
+  metadata[tfm::rt::kRandomSeedKey] = "5";
+  metadata[tfm::rt::kRandomBytesKey] = "16";
+  ASSERT_TRUE(
+      appendPackage(file.path(), "sixteen bytes..!", 1, metadata, error))
+      << error;
+  Package package;
+  EXPECT_FALSE(package.open(file.path(), error));
+  EXPECT_NE(error.find("the weights are random (metadata "
+                       "'weights.random_seed') but the package stores 16 "
+                       "bytes of them"),
+            std::string::npos)
+      << error;
+}
+
+TEST(PackageWriterTest, RandomWeightsTakeNoBytes) {
+  TempFile file;
+  std::string error;
+  PackageWriter writer;
+  ASSERT_TRUE(writer.begin(file.path(), 10, error)) << error;
+  ASSERT_TRUE(writer.write("abcd", 4, error)) << error;
+  writer.fillAtLoad(1);
+  EXPECT_FALSE(writer.finish(1, {}, error));
+  EXPECT_NE(error.find("a blob filled at load cannot have bytes written"),
+            std::string::npos)
+      << error;
 }
