@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""tfmc's CUDA executables against PyTorch on the same GPU and against the
+GPU's memory bandwidth, at real model shapes, measured in one run.
+
+The machine that builds tfmc has no GPU and the GPU machine no MLIR, and a
+1.1B-parameter model's binary is gigabytes: so --bundle compiles each shape
+here with `tfmc compile --random-weights --target=cuda` (the weights are
+filled from a seed when the binary loads: a few MiB per shape), with
+bench/cuda_bandwidth.c built, this script and the PyTorch peer beside them;
+`python3 DIR/cuda_bench.py --run-bundle DIR` on the GPU machine then runs
+each binary's --bench, the peer (bench/cuda_torch_peer.py: transformers'
+LlamaForCausalLM of the same shape, f32 without TF32 and bf16, where python3
+has torch with CUDA) and the device-to-device copy rate, and prints a table:
+tokens/s of both and the bytes of weights a decode step reads per second
+against the copy rate (bytes read and written).
+
+Before timing, each CUDA binary's logits are checked against a CPU binary of
+the same shape compiled with --pack-weights=false, whose weights layout (so
+whose filled weights) is the CUDA one's: prefill and decode of 16 ids, 1e-4
+relative (test/e2e/Inputs/compare_logits.py).
+
+  /usr/bin/python3 bench/cuda_bench.py --bundle DIR [--tfmc PATH]
+                   [--shapes stories110M,tinyllama-1.1B]
+  python3 DIR/cuda_bench.py --run-bundle DIR [--prompt-tokens P] [-n N]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def make_bundle(args):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from llama2c_shape import SHAPES
+    out = os.path.abspath(args.bundle)
+    os.makedirs(out, exist_ok=True)
+    shapes = {}
+    with tempfile.TemporaryDirectory(prefix="tfmc-cuda-bench-") as work:
+        for name in args.shapes.split(","):
+            if name not in SHAPES:
+                sys.exit("unknown shape %r (known: %s)"
+                         % (name, ", ".join(sorted(SHAPES))))
+            model = os.path.join(work, name)
+            shape_script = os.path.join(ROOT, "bench", "llama2c_shape.py")
+            subprocess.check_call([sys.executable, shape_script, model,
+                                   "--shape", name])
+            compile_model = [
+                args.tfmc, "compile", os.path.join(model, "model.bin"),
+                "--tokenizer", os.path.join(model, "tokenizer.bin"),
+                "--random-weights"]
+            subprocess.check_call(compile_model + [
+                "--target=cuda", "-o", os.path.join(out, "cuda-" + name)])
+            # The oracle: row-major weights, as the CUDA binary's.
+            subprocess.check_call(compile_model + [
+                "--pack-weights=false", "--target-cpu=x86-64-v3", "-o",
+                os.path.join(out, "cpu-" + name)])
+            dim, hidden, layers, heads, kv_heads, vocab, context, untied = \
+                SHAPES[name]
+            shapes[name] = {"dim": dim, "hidden": hidden, "layers": layers,
+                            "heads": heads, "kv_heads": kv_heads,
+                            "vocab": vocab, "untied": untied}
+    subprocess.check_call(["gcc", "-O2", os.path.join(ROOT, "bench",
+                                                      "cuda_bandwidth.c"),
+                           "-o", os.path.join(out, "cuda_bandwidth"), "-ldl"])
+    for script in ("bench/cuda_bench.py", "bench/cuda_torch_peer.py",
+                   "test/e2e/Inputs/compare_logits.py"):
+        shutil.copy(os.path.join(ROOT, script), out)
+    # The OpenMP runtime the CPU binaries load.
+    os.makedirs(os.path.join(out, "lib"), exist_ok=True)
+    shutil.copy("/usr/lib/llvm-22/lib/libomp.so.5", os.path.join(out, "lib"))
+    with open(os.path.join(out, "shapes.json"), "w") as f:
+        json.dump(shapes, f, indent=1)
+    print("wrote %s: run `python3 %s/cuda_bench.py --run-bundle %s` on the "
+          "GPU machine" % (out, out, out))
+
+
+def info_field(binary, pattern):
+    info = subprocess.check_output([binary, "--info"], text=True)
+    return re.search(pattern, info, re.M).group(1)
+
+
+def weights_bytes(binary):
+    return int(info_field(binary, r"^weights: (\d+) bytes"))
+
+
+def check_logits(directory, name, vocab):
+    """The CUDA binary's logits against the CPU oracle's; True when equal."""
+    cuda = os.path.join(directory, "cuda-" + name)
+    cpu = os.path.join(directory, "cpu-" + name)
+    layout = r"^weights layout hash: (\S+)"
+    if info_field(cuda, layout) != info_field(cpu, layout):
+        print("%s: not checked: the CPU binary's weights layout is not the "
+              "CUDA one's, so their random weights differ" % name)
+        return False
+    ids = "1,7,30,45,12,99,25,3,51,0,17,26,88,41,5,77"
+    passed = True
+    with tempfile.TemporaryDirectory(prefix="tfmc-cuda-check-") as work:
+        for mode, extra in (("prefill", []), ("decode", ["--decode-only"])):
+            dumps = []
+            for binary in (cpu, cuda):
+                dumps.append(os.path.join(
+                    work, os.path.basename(binary) + "." + mode))
+                subprocess.check_call([binary, "--dump-logits", dumps[-1],
+                                       "--token-ids", ids] + extra)
+            result = subprocess.run(
+                [sys.executable, os.path.join(directory, "compare_logits.py"),
+                 dumps[0], dumps[1], "--vocab", str(vocab)],
+                stdout=subprocess.PIPE, text=True)
+            print("%s %s: %s" % (name, mode, result.stdout.strip()))
+            passed &= result.returncode == 0
+    return passed
+
+
+def torch_peer(directory, shape, args):
+    """The peer's rows by dtype, or {} where torch has no CUDA here."""
+    try:
+        import torch
+        import transformers  # noqa: F401
+        if not torch.cuda.is_available():
+            return {}
+    except ImportError:
+        return {}
+    command = [sys.executable, os.path.join(directory, "cuda_torch_peer.py"),
+               "--prompt-tokens", str(args.prompt_tokens), "-n", str(args.n)]
+    for key in ("dim", "hidden", "layers", "heads", "kv_heads", "vocab"):
+        command += ["--" + key.replace("_", "-"), str(shape[key])]
+    if shape["untied"]:
+        command.append("--untied")
+    rows = {}
+    for line in subprocess.check_output(command, text=True).splitlines():
+        row = json.loads(line)
+        rows[row["dtype"]] = row
+    return rows
+
+
+def run_bundle(args):
+    directory = os.path.abspath(args.run_bundle)
+    with open(os.path.join(directory, "shapes.json")) as f:
+        shapes = json.load(f)
+    os.environ["LD_LIBRARY_PATH"] = os.path.join(directory, "lib")
+    checked = all([check_logits(directory, name, shape["vocab"])
+                   for name, shape in shapes.items()])
+    out = subprocess.check_output([os.path.join(directory, "cuda_bandwidth")],
+                                  text=True)
+    copy_rate = json.loads(out.strip().splitlines()[-1])["moved_gb_per_s"]
+    print("device-to-device copy: %.1f GB/s moved (read + written)"
+          % copy_rate)
+    header = ("%-16s %-14s %12s %12s %10s %14s" %
+              ("shape", "who", "prefill t/s", "decode t/s", "GB/s",
+               "of copy rate"))
+    rows = []
+    for name, shape in shapes.items():
+        binary = os.path.join(directory, "cuda-" + name)
+        bench = subprocess.check_output(
+            [binary, "--bench", "--prompt-tokens", str(args.prompt_tokens),
+             "-n", str(args.n)], text=True)
+        tfmc = json.loads(bench.strip().splitlines()[-1])
+        read = weights_bytes(binary)
+        rows.append((name, "tfmc f32", tfmc["prefill_tokens_per_s"],
+                     tfmc["decode_tokens_per_s"], read))
+        for dtype, peer in torch_peer(directory, shape, args).items():
+            rows.append((name, "torch " + dtype, peer["prefill_tokens_per_s"],
+                         peer["decode_tokens_per_s"], peer["weights_bytes"]))
+    print(header)
+    for name, who, prefill, decode, read in rows:
+        rate = read * decode / 1e9
+        print("%-16s %-14s %12.1f %12.1f %10.1f %13.0f%%" %
+              (name, who, prefill, decode, rate, 100 * rate / copy_rate))
+    print("(GB/s: the weights a decode step reads, once per token; the KV "
+          "cache and activations are not counted)")
+    if not checked:
+        sys.exit("the CUDA logits differ from the CPU ones (above)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--bundle", metavar="DIR")
+    mode.add_argument("--run-bundle", metavar="DIR")
+    parser.add_argument("--tfmc", default=os.path.join(ROOT, "build", "bin",
+                                                       "tfmc"))
+    parser.add_argument("--shapes", default="stories110M,tinyllama-1.1B")
+    parser.add_argument("--prompt-tokens", type=int, default=128)
+    parser.add_argument("-n", type=int, default=128)
+    args = parser.parse_args()
+    if args.bundle:
+        make_bundle(args)
+    else:
+        run_bundle(args)
+
+
+if __name__ == "__main__":
+    main()
