@@ -22,6 +22,7 @@ relative (test/e2e/Inputs/compare_logits.py).
   /usr/bin/python3 bench/cuda_bench.py --bundle DIR [--tfmc PATH]
                    [--shapes stories110M,tinyllama-1.1B]
   python3 DIR/cuda_bench.py --run-bundle DIR [--prompt-tokens P] [-n N]
+                            [--no-peer]
 """
 import argparse
 import json
@@ -164,7 +165,8 @@ def run_bundle(args):
         read = weights_bytes(binary)
         rows.append((name, "tfmc f32", tfmc["prefill_tokens_per_s"],
                      tfmc["decode_tokens_per_s"], read))
-        for dtype, peer in torch_peer(directory, shape, args).items():
+        peers = {} if args.no_peer else torch_peer(directory, shape, args)
+        for dtype, peer in peers.items():
             rows.append((name, "torch " + dtype, peer["prefill_tokens_per_s"],
                          peer["decode_tokens_per_s"], peer["weights_bytes"]))
     print(header)
@@ -188,6 +190,8 @@ def main():
     parser.add_argument("--shapes", default="stories110M,tinyllama-1.1B")
     parser.add_argument("--prompt-tokens", type=int, default=128)
     parser.add_argument("-n", type=int, default=128)
+    parser.add_argument("--no-peer", action="store_true",
+                        help="time tfmc's binaries only")
     args = parser.parse_args()
     if args.bundle:
         make_bundle(args)

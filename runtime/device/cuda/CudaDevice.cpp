@@ -2,6 +2,7 @@
 #include "runtime/device/cuda/CudaDevice.h"
 
 #include "runtime/ModelABI.h"
+#include "runtime/device/cuda/LaunchGraphs.h"
 
 #include <cstring>
 
@@ -54,10 +55,13 @@ std::unique_ptr<CudaDevice> CudaDevice::create(std::string &error) {
             errorName(*api, result);
     return nullptr;
   }
+  // The entries' launches run as CUDA graphs (LaunchGraphs.h).
+  enableLaunchGraphs(*api, stream);
   return std::unique_ptr<CudaDevice>(new CudaDevice(*api, stream));
 }
 
 CudaDevice::~CudaDevice() {
+  disableLaunchGraphs(stream_);
   // Work still queued must not outlive the buffers the runner frees next.
   api_.cuStreamSynchronize(stream_);
   api_.cuStreamDestroy(stream_);
@@ -110,6 +114,7 @@ void CudaDevice::release(void *buffer) {
     bases_.erase(found);
   }
   // Kernels queued on the stream may still read it.
+  flushLaunches(stream_);
   api_.cuStreamSynchronize(stream_);
   api_.cuMemFree(base);
 }
@@ -120,6 +125,7 @@ bool CudaDevice::copyToDevice(void *device, const void *host, uint64_t bytes,
     return true;
   // Unified addressing: the driver sees that `host` is host memory. The
   // caller may reuse `host` on return, so the copy completes first.
+  flushLaunches(stream_);
   return succeeded(api_.cuMemcpyAsync(devicePointer(device),
                                       devicePointer(host), bytes, stream_),
                    "cuMemcpyAsync", error) &&
@@ -130,6 +136,7 @@ bool CudaDevice::copyToHost(void *host, const void *device, uint64_t bytes,
                             std::string &error) {
   if (!bytes)
     return true;
+  flushLaunches(stream_);
   return succeeded(api_.cuMemcpyAsync(devicePointer(host),
                                       devicePointer(device), bytes, stream_),
                    "cuMemcpyAsync", error) &&
@@ -139,6 +146,7 @@ bool CudaDevice::copyToHost(void *host, const void *device, uint64_t bytes,
 bool CudaDevice::zero(void *device, uint64_t bytes, std::string &error) {
   if (!bytes)
     return true;
+  flushLaunches(stream_);
   if (bytes % 4 == 0 && devicePointer(device) % 4 == 0)
     return succeeded(
         api_.cuMemsetD32Async(devicePointer(device), 0, bytes / 4, stream_),
@@ -149,6 +157,7 @@ bool CudaDevice::zero(void *device, uint64_t bytes, std::string &error) {
 }
 
 bool CudaDevice::synchronize(std::string &error) {
+  flushLaunches(stream_);
   bool synchronized = succeeded(api_.cuStreamSynchronize(stream_),
                                 "cuStreamSynchronize", error);
   // What the entries' launches and copies (MgpuWrappers.cpp) recorded

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
+#include <type_traits>
 
 namespace tfm::cuda {
 namespace {
@@ -35,6 +36,26 @@ bool bind(void *library, Fn *slot, const char *name, std::string &why) {
     return false;
   }
   *slot = reinterpret_cast<Fn>(symbol);
+  return true;
+}
+
+/// Binds the graph functions a driver may lack; true whatever it has
+/// (DriverApi::hasGraphs says whether graphs can be used).
+bool bindGraphs(void *library, DriverApi &api) {
+  auto optional = [&](auto *slot, const char *name) {
+    *slot = reinterpret_cast<std::remove_pointer_t<decltype(slot)>>(
+        dlsym(library, name));
+  };
+  optional(&api.cuFuncGetParamInfo, "cuFuncGetParamInfo");
+  optional(&api.cuGraphCreate, "cuGraphCreate");
+  // The _v2 entry points take CUDA_KERNEL_NODE_PARAMS_v2 (KernelNodeParams).
+  optional(&api.cuGraphAddKernelNode, "cuGraphAddKernelNode_v2");
+  optional(&api.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+  optional(&api.cuGraphExecKernelNodeSetParams,
+           "cuGraphExecKernelNodeSetParams_v2");
+  optional(&api.cuGraphLaunch, "cuGraphLaunch");
+  optional(&api.cuGraphExecDestroy, "cuGraphExecDestroy");
+  optional(&api.cuGraphDestroy, "cuGraphDestroy");
   return true;
 }
 
@@ -76,7 +97,8 @@ bool loadLibrary(DriverApi &api, std::string &why) {
          bind(library, &api.cuEventDestroy, "cuEventDestroy_v2", why) &&
          bind(library, &api.cuEventRecord, "cuEventRecord", why) &&
          bind(library, &api.cuEventSynchronize, "cuEventSynchronize", why) &&
-         bind(library, &api.cuGetErrorName, "cuGetErrorName", why);
+         bind(library, &api.cuGetErrorName, "cuGetErrorName", why) &&
+         bindGraphs(library, api);
 }
 
 std::string errorName(const DriverApi &api, CUresult result) {

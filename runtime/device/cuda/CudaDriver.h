@@ -25,6 +25,22 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphNode = struct CUgraphNode_st *;
+using CUgraphExec = struct CUgraphExec_st *;
+
+/// A graph's kernel node: CUDA_KERNEL_NODE_PARAMS_v2 of cuda.h (`kernel`
+/// and `context` unused: `function` names the kernel).
+struct KernelNodeParams {
+  CUfunction function;
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned sharedBytes;
+  void **params;
+  void **extra;
+  void *kernel;
+  CUcontext context;
+};
 
 constexpr CUresult CUDA_SUCCESS = 0;
 /// cuStreamCreate: no implicit synchronisation with the legacy stream.
@@ -74,6 +90,30 @@ struct DriverApi {
   CUresult (*cuEventRecord)(CUevent event, CUstream stream);
   CUresult (*cuEventSynchronize)(CUevent event);
   CUresult (*cuGetErrorName)(CUresult error, const char **name);
+  // CUDA graphs (LaunchGraphs.h); null where the driver lacks one of them
+  // (cuFuncGetParamInfo came with CUDA 12.4), and the kernels are then
+  // launched one by one.
+  CUresult (*cuFuncGetParamInfo)(CUfunction function, size_t index,
+                                 size_t *offset, size_t *bytes);
+  CUresult (*cuGraphCreate)(CUgraph *graph, unsigned flags);
+  CUresult (*cuGraphAddKernelNode)(CUgraphNode *node, CUgraph graph,
+                                   const CUgraphNode *dependencies,
+                                   size_t dependencyCount,
+                                   const KernelNodeParams *params);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,
+                                          unsigned long long flags);
+  CUresult (*cuGraphExecKernelNodeSetParams)(CUgraphExec exec, CUgraphNode node,
+                                             const KernelNodeParams *params);
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
+  CUresult (*cuGraphDestroy)(CUgraph graph);
+
+  /// Whether every graph function is there.
+  bool hasGraphs() const {
+    return cuFuncGetParamInfo && cuGraphCreate && cuGraphAddKernelNode &&
+           cuGraphInstantiateWithFlags && cuGraphExecKernelNodeSetParams &&
+           cuGraphLaunch && cuGraphExecDestroy && cuGraphDestroy;
+  }
 };
 
 /// The driver, loaded and initialised on first use with device

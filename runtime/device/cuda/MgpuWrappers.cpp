@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/device/cuda/CudaDriver.h"
+#include "runtime/device/cuda/LaunchGraphs.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -129,7 +130,7 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t sharedBytes, void *stream,
-                      void **params, void **extra, size_t /*paramCount*/) {
+                      void **params, void **extra, size_t paramCount) {
   if (!function) {
     // The module did not load: that error is already recorded.
     recordError("mgpuLaunchKernel: the kernel's module did not load");
@@ -139,6 +140,18 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   if (!d)
     return;
   auto kernel = static_cast<CUfunction>(function);
+  auto cuStream = static_cast<CUstream>(stream);
+  if (LaunchGraphs *graphs = extra ? nullptr : launchGraphs(cuStream)) {
+    const unsigned grid[3] = {unsigned(gridX), unsigned(gridY),
+                              unsigned(gridZ)};
+    const unsigned block[3] = {unsigned(blockX), unsigned(blockY),
+                               unsigned(blockZ)};
+    if (graphs->record(kernel, grid, block, unsigned(sharedBytes), params,
+                       paramCount))
+      return;
+    // Not recordable: what was recorded runs first, in order.
+    graphs->flush(cuStream);
+  }
   CUresult result = d->cuLaunchKernel(
       kernel, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes,
       static_cast<CUstream>(stream), params, extra);
@@ -168,12 +181,14 @@ void *mgpuStreamCreate() {
 
 void mgpuStreamDestroy(void *stream) {
   const DriverApi *d = stream ? api() : nullptr;
+  disableLaunchGraphs(static_cast<CUstream>(stream));
   if (d)
     check(d->cuStreamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
 }
 
 void mgpuStreamSynchronize(void *stream) {
   const DriverApi *d = api();
+  flushLaunches(static_cast<CUstream>(stream));
   if (d)
     check(d->cuStreamSynchronize(static_cast<CUstream>(stream)),
           "cuStreamSynchronize");
@@ -181,6 +196,7 @@ void mgpuStreamSynchronize(void *stream) {
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
   const DriverApi *d = api();
+  flushLaunches(static_cast<CUstream>(stream));
   if (d)
     check(d->cuStreamWaitEvent(static_cast<CUstream>(stream),
                                static_cast<CUevent>(event), 0),
@@ -211,6 +227,7 @@ void mgpuEventSynchronize(void *event) {
 
 void mgpuEventRecord(void *event, void *stream) {
   const DriverApi *d = api();
+  flushLaunches(static_cast<CUstream>(stream));
   if (d)
     check(d->cuEventRecord(static_cast<CUevent>(event),
                            static_cast<CUstream>(stream)),
@@ -231,14 +248,18 @@ void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/, bool isHostShared) {
   return reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
 }
 
-void mgpuMemFree(void *pointer, void * /*stream*/) {
+void mgpuMemFree(void *pointer, void *stream) {
   const DriverApi *d = pointer ? api() : nullptr;
+  // Recorded kernels may read it.
+  if (stream)
+    flushLaunches(static_cast<CUstream>(stream));
   if (d)
     check(d->cuMemFree(devicePointer(pointer)), "cuMemFree");
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
   const DriverApi *d = api();
+  flushLaunches(static_cast<CUstream>(stream));
   if (d)
     check(d->cuMemcpyAsync(devicePointer(dst), devicePointer(src), bytes,
                            static_cast<CUstream>(stream)),
@@ -247,6 +268,7 @@ void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
 
 void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
   const DriverApi *d = api();
+  flushLaunches(static_cast<CUstream>(stream));
   if (d)
     check(d->cuMemsetD32Async(devicePointer(dst), value, count,
                               static_cast<CUstream>(stream)),
@@ -255,6 +277,7 @@ void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
   const DriverApi *d = api();
+  flushLaunches(static_cast<CUstream>(stream));
   if (d)
     check(d->cuMemsetD16Async(devicePointer(dst), value, count,
                               static_cast<CUstream>(stream)),

@@ -48,6 +48,24 @@ struct Log {
   CUdeviceptr nextAllocation = 0x5000;
   CUresult launchResult = CUDA_SUCCESS;
   int devices = 1;
+  // CUDA graphs (withFakeGraphs).
+  struct Node {
+    unsigned grid[3];
+    int64_t secondArgument;
+    size_t dependencies;
+  };
+  std::vector<Node> nodes;
+  struct Update {
+    size_t node;
+    unsigned grid[3];
+    int64_t secondArgument;
+  };
+  std::vector<Update> updates;
+  int graphsCreated = 0, instantiations = 0, graphLaunches = 0;
+  int execsDestroyed = 0, graphsDestroyed = 0;
+  CUresult updateResult = CUDA_SUCCESS;
+  /// What reached the stream, in order: "kernel", "graph", "copy", "sync".
+  std::vector<std::string> order;
 };
 inline Log calls;
 
@@ -91,6 +109,7 @@ inline DriverApi fakeDriver() {
                           void **) -> CUresult {
     if (f != fakeFunction)
       return 400;
+    calls.order.push_back("kernel");
     calls.launches.push_back({{gx, gy, gz},
                               {bx, by, bz},
                               shared,
@@ -110,6 +129,7 @@ inline DriverApi fakeDriver() {
   };
   api.cuMemcpyAsync = [](CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                          CUstream stream) -> CUresult {
+    calls.order.push_back("copy");
     calls.copyCalls.push_back({dst, src, bytes, stream});
     return calls.copies.push_back(bytes), 0;
   };
@@ -128,6 +148,7 @@ inline DriverApi fakeDriver() {
   };
   api.cuStreamDestroy = [](CUstream) -> CUresult { return 0; };
   api.cuStreamSynchronize = [](CUstream) -> CUresult {
+    calls.order.push_back("sync");
     return ++calls.syncs, 0;
   };
   api.cuStreamWaitEvent = [](CUstream, CUevent, unsigned) -> CUresult {
@@ -142,6 +163,64 @@ inline DriverApi fakeDriver() {
   api.cuGetErrorName = [](CUresult error, const char **name) -> CUresult {
     *name = error == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_OTHER";
     return 0;
+  };
+  return api;
+}
+
+/// The fake with CUDA graphs: kernels of two 8-byte arguments (a pointer
+/// and an i64, as the launches of the tests), nodes numbered from 1 in the
+/// order they are added.
+inline DriverApi withFakeGraphs(DriverApi api) {
+  api.cuFuncGetParamInfo = [](CUfunction, size_t index, size_t *offset,
+                              size_t *bytes) -> CUresult {
+    if (index >= 2)
+      return 1; // CUDA_ERROR_INVALID_VALUE
+    *offset = 8 * index;
+    *bytes = 8;
+    return 0;
+  };
+  api.cuGraphCreate = [](CUgraph *graph, unsigned) -> CUresult {
+    *graph = reinterpret_cast<CUgraph>(0x600 + ++calls.graphsCreated);
+    return 0;
+  };
+  api.cuGraphAddKernelNode = [](CUgraphNode *node, CUgraph,
+                                const CUgraphNode *dependencies, size_t count,
+                                const KernelNodeParams *params) -> CUresult {
+    // A chain: each node after the one added before it.
+    if (count &&
+        dependencies[0] != reinterpret_cast<CUgraphNode>(calls.nodes.size()))
+      return 400;
+    calls.nodes.push_back({{params->grid[0], params->grid[1], params->grid[2]},
+                           *static_cast<int64_t *>(params->params[1]),
+                           count});
+    *node = reinterpret_cast<CUgraphNode>(calls.nodes.size());
+    return 0;
+  };
+  api.cuGraphInstantiateWithFlags = [](CUgraphExec *exec, CUgraph,
+                                       unsigned long long) -> CUresult {
+    *exec = reinterpret_cast<CUgraphExec>(0x700 + ++calls.instantiations);
+    return 0;
+  };
+  api.cuGraphExecKernelNodeSetParams =
+      [](CUgraphExec, CUgraphNode node,
+         const KernelNodeParams *params) -> CUresult {
+    if (calls.updateResult != CUDA_SUCCESS)
+      return calls.updateResult;
+    calls.updates.push_back(
+        {size_t(reinterpret_cast<uintptr_t>(node)),
+         {params->grid[0], params->grid[1], params->grid[2]},
+         *static_cast<int64_t *>(params->params[1])});
+    return 0;
+  };
+  api.cuGraphLaunch = [](CUgraphExec, CUstream) -> CUresult {
+    calls.order.push_back("graph");
+    return ++calls.graphLaunches, 0;
+  };
+  api.cuGraphExecDestroy = [](CUgraphExec) -> CUresult {
+    return ++calls.execsDestroyed, 0;
+  };
+  api.cuGraphDestroy = [](CUgraph) -> CUresult {
+    return ++calls.graphsDestroyed, 0;
   };
   return api;
 }
