@@ -142,35 +142,12 @@ PackedMatrix packProjection(ModuleOp module, Operation *op,
   return declared;
 }
 
-/// Whether panels of `format` hold exactly the values of a matrix whose
-/// model tensors are stored as `stored` (none: f32), as its f32 table does:
-/// f32 panels always, the others when they keep what the file stores rather
-/// than a conversion (`--weights`) of it.
-bool holdsStoredValues(PanelFormat format,
-                       ArrayRef<tfmc::weights::ElementType> stored) {
-  using tfmc::weights::ElementType;
-  if (format == PanelFormat::f32)
-    return true;
-  auto all = [&](auto matches) {
-    return !stored.empty() && llvm::all_of(stored, matches);
-  };
-  switch (format) {
-  case PanelFormat::kquant:
-  case PanelFormat::kquant4:
-    return all([](ElementType type) {
-      return type == ElementType::Q4_K || type == ElementType::Q5_K ||
-             type == ElementType::Q6_K;
-    });
-  default:
-    std::optional<ElementType> held = tfmc::weights::panelElementType(format);
-    return held && all([&](ElementType type) { return type == *held; });
-  }
-}
-
 /// Makes each tfm.embedding whose table a classifier packed (a tied one)
-/// look its rows up in those panels when they hold the table's values
-/// exactly, so that the table itself is no longer read and the blob holds
-/// the matrix once. `packedOf` maps a matrix's name to its panels.
+/// look its rows up in those panels, so that the table itself is no longer
+/// read and the blob holds the matrix once. Where `--weights` converted the
+/// classifier (f32 to q8_0, ...), the lookup reads the converted values, as
+/// a GGUF file's quantized token table is read. `packedOf` maps a matrix's
+/// name to its panels.
 void lookUpInPanels(ModuleOp module,
                     const llvm::DenseMap<StringAttr, PackedMatrix> &packedOf) {
   SmallVector<EmbeddingOp> lookups;
@@ -183,9 +160,6 @@ void lookUpInPanels(ModuleOp module,
     if (packed == packedOf.end())
       continue;
     const PackedMatrix &panels = packed->second;
-    auto table = module.lookupSymbol<GlobalWeightOp>(read.getNameAttr());
-    if (!table || !holdsStoredValues(panels.format, table.getStoredTypes()))
-      continue;
     OpBuilder builder(lookup);
     Location loc = read.getLoc();
     auto readIf = [&](GlobalWeightOp global) -> Value {

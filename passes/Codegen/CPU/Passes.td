@@ -89,13 +89,11 @@ def TfmCpuPackWeights : Pass<"tfm-cpu-pack-weights", "mlir::ModuleOp"> {
     contiguous vector load and updates them with one FMA per input row.
 
     A tied token embedding, a `tfm.embedding` whose table a classifier
-    packed as value panels reads, becomes a `tfm_cpu.panel_embedding` over
-    those panels, so that the blob holds the matrix once (the lookup takes
-    the panels' element type: with `--weights=f16` the embedding is rounded
-    to f16 as the classifier is). A matrix still read in its original
-    layout otherwise (a tied table packed in a block format, whose rows a
-    lookup cannot read yet) keeps that declaration as well; the blob then
-    holds both.
+    packed reads, becomes a `tfm_cpu.panel_embedding` over those panels
+    (value or block formats), so that the blob holds the matrix once. The
+    lookup reads what the panels hold: with `--weights=f16` or `q8_0` the
+    embedding is rounded as the classifier is, as a GGUF file's quantized
+    token table would be.
 
     Block formats (`q8_0`, `q4_0`, their `x4` quads, `kquant`, `kquant4`)
     make the projection a `tfm_cpu.quantized_linear` over the matrix's

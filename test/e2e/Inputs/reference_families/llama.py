@@ -373,14 +373,18 @@ def mixture(h, w, top_k, used):
 def round_projections(model, dtype):
     """The llama-family weights with every projection matrix (what tfmc packs
     into panels: q, k, v, o, gate, up, down, the classifier) rounded to
-    `dtype`; the embedding table and the norms stay as stored, also when the
-    classifier is tied to the table."""
+    `dtype`; the norms stay as stored, and so does the embedding table
+    unless the classifier is tied to it: tfmc then looks the rows up in the
+    classifier's panels, rounded as they are."""
     cfg, embed, layers, final_norm, head = model
     if dtype == "f32":
         return model
     layers = [{k: round_to(v, dtype) if k in ("wq", "wk", "wv", "wo", "w1", "w2", "w3")
                else v for k, v in w.items()} for w in layers]
-    return cfg, embed, layers, final_norm, round_to(head, dtype)
+    rounded_head = round_to(head, dtype)
+    if head is embed:
+        embed = rounded_head
+    return cfg, embed, layers, final_norm, rounded_head
 
 
 # ---------------------------------------------------------------------------

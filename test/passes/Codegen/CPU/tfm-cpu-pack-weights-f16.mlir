@@ -19,19 +19,19 @@ func.func @bf16_weight(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
 // -----
 
 // A weight type converts f32 matrices; a tied table read by tfm.embedding
-// keeps its f32 declaration beside the 16-bit panels of the head, which
-// hold rounded values. f32 panels hold the table's values: the lookup
-// reads them, and the table goes.
+// is read from the head's panels, f32 or converted (rounded, as a GGUF
+// file's 16-bit token table would be), and the table goes.
 // CHECK-LABEL: module
 // CHECK: tfm.global_weight @table.panels : tensor<1x4x16xf32>
 // CHECK-NOT: tfm.global_weight @table :
 // CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} {layout = #tfm_cpu.panels<f32>, vocab = 16 : i64} : tensor<2xi32>, tensor<1x4x16xf32> -> tensor<2x4xf32>
 // F16-LABEL: module
 // F16: tfm.global_weight @table.panels : tensor<1x4x16xf16> {layout = #tfm_cpu.panels<f16>, stacked = ["table"]}
-// F16: tfm.global_weight @table : tensor<16x4xf32>
-// F16: tfm.embedding
+// F16-NOT: tfm.global_weight @table :
+// F16: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} {layout = #tfm_cpu.panels<f16>, vocab = 16 : i64} : tensor<2xi32>, tensor<1x4x16xf16> -> tensor<2x4xf32>
 // BF16: tfm.global_weight @table.panels : tensor<1x4x16xbf16> {layout = #tfm_cpu.panels<bf16>, stacked = ["table"]}
-// BF16: tfm.global_weight @table : tensor<16x4xf32>
+// BF16-NOT: tfm.global_weight @table :
+// BF16: tfm_cpu.panel_embedding {{.*}}#tfm_cpu.panels<bf16>
 tfm.global_weight @table : tensor<16x4xf32>
 func.func @tied_head(%tokens: tensor<2xi32>) -> tensor<2x16xf32> {
   %t = tfm.weight @table : tensor<16x4xf32>
