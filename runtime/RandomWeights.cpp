@@ -1,6 +1,8 @@
 //===- RandomWeights.cpp - A weights blob filled from a seed --------------===//
 #include "runtime/RandomWeights.h"
 
+#include "runtime/SplitMix64.h"
+
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -15,21 +17,14 @@ namespace tfm::rt {
 
 namespace {
 
-/// SplitMix64's finaliser: a counter in, 64 well-mixed bits out, so any
-/// stretch of the blob is computed without the ones before it.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 /// The eight bytes at word `index`: each byte's low nibble and top bit
-/// random, bits 4-5 set and bit 6 clear (0x30-0x3F or 0xB0-0xBF).
+/// random, bits 4-5 set and bit 6 clear (0x30-0x3F or 0xB0-0xBF). A
+/// counter mixed, so any stretch of the blob is computed without the ones
+/// before it.
 uint64_t word(uint64_t seed, uint64_t index) {
   constexpr uint64_t kKeep = 0x8f8f8f8f8f8f8f8full;
   constexpr uint64_t kSet = 0x3030303030303030ull;
-  return (mix(seed * 0xd1342543de82ef95ull + index) & kKeep) | kSet;
+  return (splitmix64(seed * 0xd1342543de82ef95ull + index) & kKeep) | kSet;
 }
 
 void fillWords(uint8_t *data, uint64_t bytes, uint64_t seed, uint64_t first,

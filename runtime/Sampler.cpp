@@ -12,21 +12,14 @@
 
 #include "runtime/Sampler.h"
 
+#include "runtime/SplitMix64.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace tfm::rt {
 
 namespace {
-
-/// splitmix64: spreads nearby seeds (0, 1, 2, ...) over the whole state space
-/// so they give unrelated streams, and maps seed 0 to a usable state.
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 /// First index of the largest logit, so ties resolve the same way everywhere.
 /// NaN logits are never chosen unless every logit is NaN (then 0).

@@ -11,6 +11,8 @@
 // fails silently and main reports `no CUDA device`.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/device/cuda/MgpuWrappers.h"
+
 #include "runtime/device/cuda/CudaDriver.h"
 #include "runtime/device/cuda/LaunchGraphs.h"
 

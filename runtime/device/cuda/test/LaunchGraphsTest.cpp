@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/device/cuda/LaunchGraphs.h"
 #include "runtime/device/cuda/CudaDevice.h"
+#include "runtime/device/cuda/MgpuWrappers.h"
 #include "runtime/device/cuda/test/FakeDriver.h"
 
 #include <gtest/gtest.h>
@@ -20,18 +21,6 @@
 
 using namespace tfm::cuda;
 using namespace tfm::cuda::fake;
-
-extern "C" {
-void *mgpuModuleLoad(void *data, uint64_t bytes);
-void mgpuModuleUnload(void *module);
-void *mgpuModuleGetFunction(void *module, const char *name);
-void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
-                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
-                      intptr_t blockZ, int32_t sharedBytes, void *stream,
-                      void **params, void **extra, size_t paramCount);
-void mgpuStreamDestroy(void *stream);
-void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
-}
 
 namespace {
 

@@ -1,4 +1,5 @@
 //===- MgpuWrappersTest.cpp - The mgpu* glue against a fake CUDA driver ---===//
+#include "runtime/device/cuda/MgpuWrappers.h"
 #include "runtime/device/cuda/test/FakeDriver.h"
 
 #include <gtest/gtest.h>
@@ -10,22 +11,6 @@
 
 using namespace tfm::cuda;
 using namespace tfm::cuda::fake;
-
-extern "C" {
-void *mgpuModuleLoad(void *data, uint64_t bytes);
-void mgpuModuleUnload(void *module);
-void *mgpuModuleGetFunction(void *module, const char *name);
-void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
-                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
-                      intptr_t blockZ, int32_t sharedBytes, void *stream,
-                      void **params, void **extra, size_t paramCount);
-void *mgpuStreamCreate();
-void mgpuStreamSynchronize(void *stream);
-void mgpuStreamDestroy(void *stream);
-void *mgpuMemAlloc(uint64_t bytes, void *stream, bool isHostShared);
-void mgpuMemFree(void *pointer, void *stream);
-void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
-}
 
 namespace {
 
