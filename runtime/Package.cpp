@@ -391,11 +391,6 @@ bool Package::parse(const uint8_t *base, uint64_t fileBytes,
     metadata_.erase(checksum);
   }
 
-  path_ = path;
-  weights_ = base + weightsOffset;
-  weightsBytes_ = weightsBytes;
-  weightsHash_ = weightsHash;
-
   // A blob filled at load: the trailer's is empty, the metadata sizes it.
   auto seedText = metadata_.find(kRandomSeedKey);
   auto bytesText = metadata_.find(kRandomBytesKey);
@@ -404,8 +399,13 @@ bool Package::parse(const uint8_t *base, uint64_t fileBytes,
     return fail(std::string("metadata has '") +
                 (hasSeed ? kRandomSeedKey : kRandomBytesKey) + "' without '" +
                 (hasSeed ? kRandomBytesKey : kRandomSeedKey) + "'");
-  if (!hasSeed)
+  if (!hasSeed) {
+    path_ = path;
+    weights_ = base + weightsOffset;
+    weightsBytes_ = weightsBytes;
+    weightsHash_ = weightsHash;
     return true;
+  }
   uint64_t seed = 0, randomBytes = 0;
   for (auto [text, value] :
        {std::pair{seedText, &seed}, std::pair{bytesText, &randomBytes}}) {
@@ -423,8 +423,10 @@ bool Package::parse(const uint8_t *base, uint64_t fileBytes,
                 std::to_string(weightsBytes) + " bytes of them");
   metadata_.erase(seedText);
   metadata_.erase(bytesText);
+  path_ = path;
   weights_ = nullptr;
   weightsBytes_ = randomBytes;
+  weightsHash_ = weightsHash;
   randomSeed_ = seed;
   return true;
 }
