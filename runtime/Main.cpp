@@ -20,8 +20,10 @@
 #include "runtime/Tokenizer.h"
 #include "runtime/model/ModelEntries.h"
 
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -143,6 +145,16 @@ bool readPromptFromStdin(CliOptions &options, std::string &error) {
   return true;
 }
 
+/// Says, before a --bench, that the weights are random: the speed is the
+/// model shape's, not the values.
+void noteRandomWeights(const Package &package) {
+  if (std::optional<uint64_t> seed = package.randomSeed())
+    std::fprintf(stderr,
+                 "note: the weights are random (tfmc compile "
+                 "--random-weights, seed %" PRIu64 "), not the model's\n",
+                 *seed);
+}
+
 /// An encoder's modes: fill-mask (the default), --embed, --dump-logits,
 /// --bench.
 int runEncoder(const Package &package, const std::string &path,
@@ -153,9 +165,11 @@ int runEncoder(const Package &package, const std::string &path,
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
-  if (options.mode == CliMode::Bench)
+  if (options.mode == CliMode::Bench) {
+    noteRandomWeights(package);
     return runEncoderBench(runner, options, tfm_num_threads,
                            package.get(keys::kEncodeRows));
+  }
   if (options.mode == CliMode::DumpLogits)
     return runEncoderDump(runner, options);
   int bos = -1, eos = -1;
@@ -272,6 +286,7 @@ int main(int argc, char **argv) {
   int status = 0;
   switch (options.mode) {
   case CliMode::Bench:
+    noteRandomWeights(package);
     status = runBench(runner, options, tfm_num_threads);
     break;
   case CliMode::DumpLogits:
