@@ -58,14 +58,14 @@ inline constexpr const char kTopP[] = "generation.top_p";
 inline constexpr const char kMinP[] = "generation.min_p";
 inline constexpr const char kRepetitionPenalty[] =
     "generation.repetition_penalty";
-/// The machine the code was generated for: LLVM's CPU name ("znver4") and
-/// the features it enabled ("avx2,avx512f,..."), which the runtime checks
-/// before running it (CpuFeatures.h). A package for a device has none of
-/// them but the device's own.
 /// An encoder's (and an encoder-decoder's source) encode entries by the
 /// rows each computes, increasing, the whole context last ("32,128,512"):
 /// a call of n tokens runs the first that holds n (encode buckets).
 inline constexpr const char kEncodeRows[] = "encode.rows";
+/// The machine the code was generated for: LLVM's CPU name ("znver4") and
+/// the features it enabled ("avx2,avx512f,..."), which the runtime checks
+/// before running it (CpuFeatures.h). A package for a device has none of
+/// them but the device's own.
 inline constexpr const char kTargetCpu[] = "target.cpu";
 inline constexpr const char kTargetFeatures[] = "target.features";
 /// The NVIDIA GPU the kernels were chosen for ("sm_80": its PTX, which the
