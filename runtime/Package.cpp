@@ -399,35 +399,34 @@ bool Package::parse(const uint8_t *base, uint64_t fileBytes,
     return fail(std::string("metadata has '") +
                 (hasSeed ? kRandomSeedKey : kRandomBytesKey) + "' without '" +
                 (hasSeed ? kRandomBytesKey : kRandomSeedKey) + "'");
-  if (!hasSeed) {
-    path_ = path;
-    weights_ = base + weightsOffset;
-    weightsBytes_ = weightsBytes;
-    weightsHash_ = weightsHash;
-    return true;
+  std::optional<uint64_t> randomSeed;
+  if (hasSeed) {
+    uint64_t seed = 0, randomBytes = 0;
+    for (auto [text, value] :
+         {std::pair{seedText, &seed}, std::pair{bytesText, &randomBytes}}) {
+      const std::string &digits = text->second;
+      auto [end, status] =
+          std::from_chars(digits.data(), digits.data() + digits.size(), *value);
+      if (digits.empty() || status != std::errc() ||
+          end != digits.data() + digits.size())
+        return fail("metadata '" + text->first + "' is '" + digits +
+                    "', not a decimal number");
+    }
+    if (weightsBytes != 0)
+      return fail("the weights are random (metadata '" +
+                  std::string(kRandomSeedKey) + "') but the package stores " +
+                  std::to_string(weightsBytes) + " bytes of them");
+    metadata_.erase(seedText);
+    metadata_.erase(bytesText);
+    randomSeed = seed;
+    weightsBytes = randomBytes;
   }
-  uint64_t seed = 0, randomBytes = 0;
-  for (auto [text, value] :
-       {std::pair{seedText, &seed}, std::pair{bytesText, &randomBytes}}) {
-    const std::string &digits = text->second;
-    auto [end, status] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), *value);
-    if (digits.empty() || status != std::errc() ||
-        end != digits.data() + digits.size())
-      return fail("metadata '" + text->first + "' is '" + digits +
-                  "', not a decimal number");
-  }
-  if (weightsBytes != 0)
-    return fail("the weights are random (metadata '" +
-                std::string(kRandomSeedKey) + "') but the package stores " +
-                std::to_string(weightsBytes) + " bytes of them");
-  metadata_.erase(seedText);
-  metadata_.erase(bytesText);
+  // Taken only now that the package is accepted.
   path_ = path;
-  weights_ = nullptr;
-  weightsBytes_ = randomBytes;
+  weights_ = randomSeed ? nullptr : base + weightsOffset;
+  weightsBytes_ = weightsBytes;
   weightsHash_ = weightsHash;
-  randomSeed_ = seed;
+  randomSeed_ = randomSeed;
   return true;
 }
 

@@ -16,6 +16,30 @@ static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// Writes the blob, one slot of `layout` at a time, from the model's
+/// weights; the warnings about them go to `warnings`.
+static llvm::Error writeBlob(tfm::rt::PackageWriter &writer,
+                             const ModelSpec &spec,
+                             const mlir::tfm::WeightLayout &layout,
+                             const PackageProgress &progress,
+                             std::set<std::string> &warnings) {
+  std::string error;
+  weights::ModelWeights model{spec.weights, spec.description, &warnings};
+  for (const mlir::tfm::WeightSlot &slot : layout.slots) {
+    auto contents = weights::materializeSlot(slot, model);
+    if (!contents)
+      return contents.takeError();
+    if (!writer.writeZeros(slot.offset - writer.written(), error) ||
+        !writer.write(contents->data(), contents->size(), error))
+      return makeError(error);
+    if (progress)
+      progress(writer.written(), layout.totalBytes);
+  }
+  if (!writer.writeZeros(layout.totalBytes - writer.written(), error))
+    return makeError(error);
+  return llvm::Error::success();
+}
+
 llvm::Error
 tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
                          const mlir::tfm::WeightLayout &layout,
@@ -27,6 +51,7 @@ tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
     return makeError(error);
   tfm::rt::PackageMetadata metadata = packageMetadata(spec, layout);
   metadata.insert(targetMetadata.begin(), targetMetadata.end());
+  std::set<std::string> warnings;
   if (weights.randomSeed) {
     writer.fillAtLoad(*weights.randomSeed);
     std::string note = "the weights are random (tfmc compile "
@@ -35,24 +60,10 @@ tfmc::appendModelPackage(const std::string &path, const ModelSpec &spec,
                        "), not the model's: the text is gibberish";
     std::string &modelNote = metadata[tfm::rt::keys::kNote];
     modelNote = modelNote.empty() ? note : note + "; " + modelNote;
-    if (!writer.finish(layout.hash, metadata, error))
-      return makeError(error);
-    return llvm::Error::success();
+  } else if (auto blobError =
+                 writeBlob(writer, spec, layout, weights.progress, warnings)) {
+    return blobError;
   }
-  std::set<std::string> warnings;
-  weights::ModelWeights model{spec.weights, spec.description, &warnings};
-  for (const mlir::tfm::WeightSlot &slot : layout.slots) {
-    auto contents = weights::materializeSlot(slot, model);
-    if (!contents)
-      return contents.takeError();
-    if (!writer.writeZeros(slot.offset - writer.written(), error) ||
-        !writer.write(contents->data(), contents->size(), error))
-      return makeError(error);
-    if (weights.progress)
-      weights.progress(writer.written(), layout.totalBytes);
-  }
-  if (!writer.writeZeros(layout.totalBytes - writer.written(), error))
-    return makeError(error);
   if (!writer.finish(layout.hash, metadata, error))
     return makeError(error);
   for (const std::string &warning : warnings)

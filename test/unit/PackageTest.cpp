@@ -341,14 +341,26 @@ TEST(PackageTest, RandomWeightsAreFilledAtLoad) {
       << error;
 }
 
-TEST(PackageTest, RandomWeightsKeysMustComeTogether) {
+namespace {
+
+/// The error of opening a package whose blob is `weights` and whose
+/// metadata adds `random` to the sample's.
+std::string openErrorWith(const PackageMetadata &random,
+                          const std::string &weights) {
   TempFile file;
   std::string error;
   PackageMetadata metadata = sampleMetadata();
-  metadata[tfm::rt::kRandomSeedKey] = "5";
-  ASSERT_TRUE(appendPackage(file.path(), "", 1, metadata, error)) << error;
+  metadata.insert(random.begin(), random.end());
+  EXPECT_TRUE(appendPackage(file.path(), weights, 1, metadata, error)) << error;
   Package package;
   EXPECT_FALSE(package.open(file.path(), error));
+  return error;
+}
+
+} // namespace
+
+TEST(PackageTest, RandomWeightsKeysMustComeTogether) {
+  std::string error = openErrorWith({{tfm::rt::kRandomSeedKey, "5"}}, "");
   EXPECT_NE(error.find("metadata has 'weights.random_seed' without "
                        "'weights.random_bytes'"),
             std::string::npos)
@@ -356,14 +368,8 @@ TEST(PackageTest, RandomWeightsKeysMustComeTogether) {
 }
 
 TEST(PackageTest, RandomWeightsSizeMustBeDecimal) {
-  TempFile file;
-  std::string error;
-  PackageMetadata metadata = sampleMetadata();
-  metadata[tfm::rt::kRandomSeedKey] = "5";
-  metadata[tfm::rt::kRandomBytesKey] = "12x";
-  ASSERT_TRUE(appendPackage(file.path(), "", 1, metadata, error)) << error;
-  Package package;
-  EXPECT_FALSE(package.open(file.path(), error));
+  std::string error = openErrorWith(
+      {{tfm::rt::kRandomSeedKey, "5"}, {tfm::rt::kRandomBytesKey, "12x"}}, "");
   EXPECT_NE(error.find("metadata 'weights.random_bytes' is '12x', not a "
                        "decimal number"),
             std::string::npos)
@@ -371,16 +377,9 @@ TEST(PackageTest, RandomWeightsSizeMustBeDecimal) {
 }
 
 TEST(PackageTest, RandomWeightsWithAStoredBlobAreRefused) {
-  TempFile file;
-  std::string error;
-  PackageMetadata metadata = sampleMetadata();
-  metadata[tfm::rt::kRandomSeedKey] = "5";
-  metadata[tfm::rt::kRandomBytesKey] = "16";
-  ASSERT_TRUE(
-      appendPackage(file.path(), "sixteen bytes..!", 1, metadata, error))
-      << error;
-  Package package;
-  EXPECT_FALSE(package.open(file.path(), error));
+  std::string error = openErrorWith(
+      {{tfm::rt::kRandomSeedKey, "5"}, {tfm::rt::kRandomBytesKey, "16"}},
+      "sixteen bytes..!");
   EXPECT_NE(error.find("the weights are random (metadata "
                        "'weights.random_seed') but the package stores 16 "
                        "bytes of them"),
