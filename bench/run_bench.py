@@ -81,21 +81,20 @@ def write_model(shape, directory, models_dir):
     """Returns (path to compile, extra tfmc arguments)."""
     import torch_reference as ref
     family, d, f, L, H, KV, vocab, ctx = SHAPES[shape]
-    args = argparse.Namespace(dim=d, hidden=f, layers=L, heads=H, kv_heads=KV,
-                              vocab=vocab, context=ctx, tie=True, seed=0,
-                              eps=1e-5, rope_theta=10000.0)
+    common = ["--dim", str(d), "--hidden", str(f), "--layers", str(L), "--heads", str(H),
+              "--kv-heads", str(KV), "--vocab", str(vocab), "--context", str(ctx),
+              "--seed", "0"]
     if family == "llama":
-        args.out = os.path.join(directory, shape + ".bin")
-        ref.make_llama2c(args)
-        os.remove(args.out + ".tok")
-        return args.out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
+        out = os.path.join(directory, shape + ".bin")
+        ref.make_model(["llama2c", out, *common])
+        os.remove(out + ".tok")
+        return out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
     if family == "mixtral":
-        args.family, args.out = "mixtral", os.path.join(directory, shape)
-        args.experts, args.top_k = EXPERTS[shape]
-        args.head_dim, args.window, args.config_style = 0, 0, 4
-        args.dtype = "f32"
-        ref.make_llama(args)
-        return args.out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
+        out = os.path.join(directory, shape)
+        experts, top_k = EXPERTS[shape]
+        ref.make_model(["mixtral", out, *common, "--experts", str(experts),
+                        "--top-k", str(top_k)])
+        return out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
     # gpt2: the real GPT-2 tokenizer files next to random weights.
     tensors = ref.gpt2_tensors(ref.Init(0), vocab, ctx, d, f, L)
     out = os.path.join(directory, shape)
@@ -166,7 +165,7 @@ WEIGHT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "q8_0": 34 / 32, "q4_0": 18 / 32}
 # GGUF file types: the shape's weights written as a GGUF file, quantized by
 # test/e2e/Inputs/gguf_quantize.py to that mix (llama.cpp's), and compiled
 # as stored (no --weights).
-FILE_TYPES = ("q4_k_m",)
+FILE_TYPES = ("q4_k_m", "q5_k_m", "q6_k")
 
 # A weight type compiled with other code generation: (--weights, flags).
 # q4_0 takes int8 inputs by default where the target has AVX2, q8_0 where
@@ -194,10 +193,9 @@ def write_quantized_gguf(shape, directory, models_dir, file_type):
     import torch_reference as ref
     _, d, f, L, H, KV, vocab, ctx = SHAPES[shape]
     hf = os.path.join(directory, shape + "-hf")
-    ref.make_llama(argparse.Namespace(
-        family="llama", out=hf, dim=d, hidden=f, layers=L, heads=H, kv_heads=KV,
-        vocab=vocab, context=ctx, tie=True, seed=0, eps=1e-5, rope_theta=10000.0,
-        head_dim=0, window=0, config_style=4, dtype="f32"))
+    ref.make_model(["llama", hf, "--dim", str(d), "--hidden", str(f), "--layers", str(L),
+                    "--heads", str(H), "--kv-heads", str(KV), "--vocab", str(vocab),
+                    "--context", str(ctx), "--seed", "0"])
     f32 = os.path.join(directory, shape + ".gguf")
     out = os.path.join(directory, "%s-%s.gguf" % (shape, file_type))
     inputs = os.path.join(ROOT, "test", "e2e", "Inputs")
@@ -208,15 +206,46 @@ def write_quantized_gguf(shape, directory, models_dir, file_type):
     return out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
 
 
-def packed_decode_bytes(exe, shape):
+def packed_decode_bytes(exe, gguf):
     """Weight bytes a decode step of `exe` reads: its whole weights blob
-    (`--info`) but the f32 embedding table, of which it reads one row."""
+    (`--info`) but an embedding table stored apart from the classifier, of
+    which it reads one row. A tied table (the shapes' GGUF files are tied)
+    is the classifier's panels, which the classifier reads whole."""
     info = subprocess.run([exe, "--info"], check=True, capture_output=True, text=True,
                           env=caller_environment()).stdout
     blob = next(int(line.split()[1]) for line in info.splitlines()
                 if line.startswith("weights:"))
-    _, d, _, _, _, _, vocab, _ = SHAPES[shape]
-    return blob - 4 * vocab * d
+    return blob - untied_table_bytes(gguf)
+
+
+def untied_table_bytes(gguf):
+    """Bytes of `token_embd.weight` in the GGUF file `gguf` when the file
+    also has a classifier (`output.weight`), else 0."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "Inputs"))
+    import gguf_quantize as gq
+    with open(gguf, "rb") as fh:
+        head = fh.read(64 << 20)  # the header and tensor infos
+    r = gq.Reader(head)
+    _, _, n_tensors, n_kv = r.take("4sIQQ")
+    for _ in range(n_kv):
+        r.string()
+        r.skip_value(r.take("I"))
+    infos = {}
+    for _ in range(n_tensors):
+        name = r.string()
+        dims = [r.take("Q") for _ in range(r.take("I"))]
+        ttype, _ = r.take("IQ")
+        infos[name] = (dims, ttype)
+    if "output.weight" not in infos or "token_embd.weight" not in infos:
+        return 0
+    dims, ttype = infos["token_embd.weight"]
+    count = 1
+    for dim in dims:
+        count *= dim
+    if ttype == gq.GGML_F32:
+        return 4 * count
+    _, size, block = next(t for t in gq.TYPES.values() if t[0] == ttype)
+    return count // block * size
 
 
 def matrix_bytes(t, weights):
@@ -545,7 +574,7 @@ def run_shapes(args, shapes, work):
             ours = json.loads(out.stdout.strip().splitlines()[-1])
             if weights in FILE_TYPES:
                 _, layer_params, all_params = weight_bytes(w, shape)
-                decode_bytes = packed_decode_bytes(exe, shape)
+                decode_bytes = packed_decode_bytes(exe, source)
             else:
                 decode_bytes, layer_params, all_params = weight_bytes(w, shape, stored)
             torch_bytes = weight_bytes(w, shape)[0]
@@ -592,9 +621,9 @@ def encoder_shape(args, shape, work):
     import torch_reference as ref
     family, d, f, L, H, _, vocab, sequence = SHAPES[shape]
     out = os.path.join(work, shape)
-    ref.make_bert(argparse.Namespace(dim=d, hidden=f, layers=L, heads=H, vocab=vocab,
-                                     context=512, seed=0, eps=1e-12, mlm_head=True,
-                                     hidden_act="gelu", config_style=4, out=out))
+    ref.make_model(["bert", out, "--dim", str(d), "--hidden", str(f), "--layers", str(L),
+                    "--heads", str(H), "--vocab", str(vocab), "--context", "512",
+                    "--seed", "0", "--eps", "1e-12"])
     # tfmc needs a tokenizer to compile a directory; the bench feeds ids.
     import make_hf_tokenizer as tok
     tokenizer, tokenizer_config = tok.bert([os.path.join(ROOT, "test", "e2e", "Inputs",
