@@ -56,7 +56,8 @@ llvm::Error tfmc::weights::appendKQuantRows(const TensorView &matrix,
 
 llvm::Expected<std::string>
 tfmc::weights::packKQuantPanels(const KQuantRows &rows, int64_t panels,
-                                int64_t width, KQuantPart part) {
+                                int64_t width, KQuantPart part,
+                                int64_t bytesPerLane, int64_t bias) {
   if (rows.subBlock <= 0 || rows.columns % rows.subBlock != 0 ||
       rows.rows > panels * width)
     return llvm::createStringError(
@@ -64,41 +65,55 @@ tfmc::weights::packKQuantPanels(const KQuantRows &rows, int64_t panels,
         llvm::Twine(panels) + " panels of " + llvm::Twine(width) + " rows");
   int64_t rowBlocks = rows.columns / rows.subBlock;
   std::string out;
-  if (part == KQuantPart::Nibbles) {
-    if (rows.subBlock != 32)
+  if (part == KQuantPart::Nibbles || part == KQuantPart::Quants) {
+    bool nibbles = part == KQuantPart::Nibbles;
+    if (nibbles && rows.subBlock != 32)
       return llvm::createStringError("kquant4 packs blocks of 32 values, not " +
                                      llvm::Twine(rows.subBlock));
-    out.assign(panels * rowBlocks * 16 * width, '\0');
+    // Bytes per block and row: a nibble pair or a quant each.
+    int64_t blockBytes = nibbles ? 16 : rows.subBlock;
+    if (bytesPerLane < 1 || blockBytes % bytesPerLane != 0)
+      return llvm::createStringError("a block's " + llvm::Twine(blockBytes) +
+                                     " quant bytes do not fill " + "lanes of " +
+                                     llvm::Twine(bytesPerLane));
+    // The byte of row `row`, block `b`, at `offset` in the block.
+    auto byteAt = [&](int64_t row, int64_t b,
+                      int64_t offset) -> llvm::Expected<uint8_t> {
+      const int8_t *block =
+          &rows.quants[row * rows.columns + b * rows.subBlock];
+      if (!nibbles) {
+        int64_t biased = block[offset] + bias;
+        if (biased < -128 || biased > 255)
+          return llvm::createStringError(
+              "a kquant quant biased by " + llvm::Twine(bias) +
+              " is not a byte: " + llvm::Twine(biased));
+        return static_cast<uint8_t>(biased);
+      }
+      int8_t low = block[offset], high = block[offset + 16];
+      if (low < 0 || low > 15 || high < 0 || high > 15)
+        return llvm::createStringError(
+            "a kquant4 quant is not a nibble (0..15)");
+      return static_cast<uint8_t>(low | (high << 4));
+    };
+    // Padding rows: quant 0, scale 0 and min 0, value 0 (a biased quant
+    // of the bias, whose offset the kernels take out again).
+    int64_t lanes = blockBytes / bytesPerLane;
+    out.assign(panels * rowBlocks * blockBytes * width,
+               nibbles ? '\0' : static_cast<char>(bias));
     char *next = out.data();
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t b = 0; b < rowBlocks; ++b)
-        for (int64_t i = 0; i < 16; ++i)
-          for (int64_t j = 0; j < width; ++j, ++next) {
-            int64_t row = p * width + j;
-            if (row >= rows.rows)
-              continue;
-            const int8_t *block = &rows.quants[row * rows.columns + b * 32];
-            if (block[i] < 0 || block[i] > 15 || block[i + 16] < 0 ||
-                block[i + 16] > 15)
-              return llvm::createStringError(
-                  "a kquant4 quant is not a nibble (0..15)");
-            *next = static_cast<char>(block[i] | (block[i + 16] << 4));
-          }
-    return out;
-  }
-  if (part == KQuantPart::Quants) {
-    // Padding rows: quant 0, scale 0 and min 0, value 0.
-    out.assign(panels * rowBlocks * rows.subBlock * width, '\0');
-    char *next = out.data();
-    for (int64_t p = 0; p < panels; ++p)
-      for (int64_t b = 0; b < rowBlocks; ++b)
-        for (int64_t i = 0; i < rows.subBlock; ++i)
-          for (int64_t j = 0; j < width; ++j, ++next) {
-            int64_t row = p * width + j;
-            if (row < rows.rows)
-              *next = static_cast<char>(
-                  rows.quants[row * rows.columns + b * rows.subBlock + i]);
-          }
+        for (int64_t i = 0; i < lanes; ++i)
+          for (int64_t j = 0; j < width; ++j)
+            for (int64_t t = 0; t < bytesPerLane; ++t, ++next) {
+              int64_t row = p * width + j;
+              if (row >= rows.rows)
+                continue;
+              auto byte = byteAt(row, b, i * bytesPerLane + t);
+              if (!byte)
+                return byte.takeError();
+              *next = static_cast<char>(*byte);
+            }
     return out;
   }
   const std::vector<float> &values =

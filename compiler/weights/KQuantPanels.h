@@ -16,7 +16,10 @@
 // packs two: 1.5 bytes per weight with B = 16, 1.25 with B = 32, against
 // 4 for f32. A matrix of Q4_K tensors only, `kquant4`, keeps them two a
 // byte (0.75 bytes per weight): quants [P, KB, 16, W] for B = 32, in
-// Q4_0's order (column b * 32 + i low, b * 32 + 16 + i high).
+// Q4_0's order (column b * 32 + i low, b * 32 + 16 + i high). For the
+// kernels over int8 inputs the same bytes go four of a row in each i32 lane
+// (kquantx4, kquant4x4: quants [P, KB, Q / 4, W] i32), kquantx4's quants
+// biased by 32 to unsigned bytes (PanelLayout.h's quantBias).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_WEIGHTS_KQUANTPANELS_H
@@ -50,11 +53,16 @@ llvm::Error appendKQuantRows(const TensorView &matrix, KQuantRows &out);
 /// b * 32 + 16 + i; blocks of 32 values of 0..15), scales or minimums.
 enum class KQuantPart { Quants, Nibbles, Scales, Mins };
 
-/// The bytes of one part of the `[panels, KB, ...]` panels of `rows`.
-/// Errors when the rows do not fit the panels.
-llvm::Expected<std::string> packKQuantPanels(const KQuantRows &rows,
-                                             int64_t panels, int64_t width,
-                                             KQuantPart part);
+/// The bytes of one part of the `[panels, KB, ...]` panels of `rows`. With
+/// `bytesPerLane` > 1 (4 for kquantx4 and kquant4x4) each lane holds that
+/// many consecutive quant bytes of its row, the quants `[panels, KB,
+/// Q / bytesPerLane, width, bytesPerLane]` (Q the bytes of a block: B
+/// quants, or 16 nibble pairs); `bias` is added to each quant (not to
+/// nibbles). Errors when the rows do not fit the panels, a block's bytes do
+/// not fill whole lanes, or a biased quant is not a byte.
+llvm::Expected<std::string>
+packKQuantPanels(const KQuantRows &rows, int64_t panels, int64_t width,
+                 KQuantPart part, int64_t bytesPerLane = 1, int64_t bias = 0);
 
 } // namespace tfmc::weights
 

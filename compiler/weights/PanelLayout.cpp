@@ -43,6 +43,8 @@ std::optional<ElementType> tfmc::weights::panelElementType(PanelFormat format) {
     return ElementType::Q4_0;
   case PanelFormat::kquant:
   case PanelFormat::kquant4:
+  case PanelFormat::kquantx4:
+  case PanelFormat::kquant4x4:
     return std::nullopt;
   }
   return std::nullopt;
@@ -54,17 +56,23 @@ int64_t tfmc::weights::valuesPerQuant(PanelFormat format) {
   case PanelFormat::kquant4:
     return 2;
   case PanelFormat::q8_0x4:
+  case PanelFormat::kquantx4:
     return 4;
   case PanelFormat::q4_0x4:
+  case PanelFormat::kquant4x4:
     return 8;
   default:
     return 1;
   }
 }
 
+bool tfmc::weights::holdsByteQuads(PanelFormat format) {
+  return format == PanelFormat::q8_0x4 || format == PanelFormat::q4_0x4 ||
+         format == PanelFormat::kquantx4 || format == PanelFormat::kquant4x4;
+}
+
 unsigned tfmc::weights::quantBits(PanelFormat format) {
-  return format == PanelFormat::q8_0x4 || format == PanelFormat::q4_0x4 ? 32
-                                                                        : 8;
+  return holdsByteQuads(format) ? 32 : 8;
 }
 
 bool tfmc::weights::holdsNibbles(PanelFormat format) {
@@ -72,14 +80,42 @@ bool tfmc::weights::holdsNibbles(PanelFormat format) {
 }
 
 bool tfmc::weights::hasMins(PanelFormat format) {
-  return format == PanelFormat::kquant || format == PanelFormat::kquant4;
+  return isKQuantFormat(format);
+}
+
+bool tfmc::weights::isKQuantFormat(PanelFormat format) {
+  return format == PanelFormat::kquant || format == PanelFormat::kquant4 ||
+         format == PanelFormat::kquantx4 || format == PanelFormat::kquant4x4;
+}
+
+bool tfmc::weights::holdsKQuantBytes(PanelFormat format) {
+  return format == PanelFormat::kquant || format == PanelFormat::kquantx4;
+}
+
+std::optional<PanelFormat> tfmc::weights::byteQuadFormat(PanelFormat format) {
+  switch (format) {
+  case PanelFormat::q8_0:
+    return PanelFormat::q8_0x4;
+  case PanelFormat::q4_0:
+    return PanelFormat::q4_0x4;
+  case PanelFormat::kquant:
+    return PanelFormat::kquantx4;
+  case PanelFormat::kquant4:
+    return PanelFormat::kquant4x4;
+  default:
+    return std::nullopt;
+  }
+}
+
+int64_t tfmc::weights::quantBias(PanelFormat format) {
+  return format == PanelFormat::kquantx4 ? kKQuantx4Bias : 0;
 }
 
 int64_t tfmc::weights::blockValues(PanelFormat format,
                                    llvm::ArrayRef<ElementType> stored) {
   if (!isBlockFormat(format))
     return 1;
-  if (format != PanelFormat::kquant)
+  if (!holdsKQuantBytes(format))
     return 32;
   bool allQ5K = !stored.empty() && llvm::all_of(stored, [](ElementType type) {
     return type == ElementType::Q5_K;
@@ -89,7 +125,7 @@ int64_t tfmc::weights::blockValues(PanelFormat format,
 
 bool tfmc::weights::hasZeroMins(PanelFormat format,
                                 llvm::ArrayRef<ElementType> stored) {
-  return format == PanelFormat::kquant && !stored.empty() &&
+  return holdsKQuantBytes(format) && !stored.empty() &&
          llvm::all_of(stored, [](ElementType type) {
            return type == ElementType::Q6_K;
          });

@@ -36,6 +36,12 @@ def Weights_PanelFormat : IntEnum<"PanelFormat",
   // byte (kquant4), f32 scales and minimums (KQuantPanels.h).
   Weights_PanelCase<"kquant", 7>,
   Weights_PanelCase<"kquant4", 8>,
+  // Their quants four of a row in each i32 lane (the kernels over int8
+  // inputs): kquant's bytes biased by 32 to unsigned 0..63 (kquantx4), or
+  // kquant4's bytes of two nibbles (kquant4x4), with the same scales and
+  // minimums.
+  Weights_PanelCase<"kquantx4", 9>,
+  Weights_PanelCase<"kquant4x4", 10>,
   ], 8> {
   let cppNamespace = "::tfmc::weights";
 }

@@ -208,7 +208,7 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
                                    slot.shape.back(), scales, bytesPerLane));
 }
 
-/// The bytes of a `kquant` / `kquant4` panel slot (quants, scales or mins):
+/// The bytes of a k-quant panel slot (quants, scales or mins):
 /// each model tensor it stacks unpacked from its Q4_K, Q5_K or Q6_K
 /// super-blocks (compiler/weights/KQuantPanels.h). The slot's second
 /// dimension is the blocks per row.
@@ -241,12 +241,15 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
           "tensor '" + name + "': " + llvm::toString(std::move(error))));
   }
   PanelLayout layout = *slot.panels;
-  KQuantPart part = layout.part == PanelPart::scales ? KQuantPart::Scales
-                    : layout.part == PanelPart::mins ? KQuantPart::Mins
-                    : holdsNibbles(layout.format)    ? KQuantPart::Nibbles
-                                                     : KQuantPart::Quants;
-  return slotSized(slot, packKQuantPanels(rows, slot.shape.front(),
-                                          slot.shape.back(), part));
+  KQuantPart part = layout.part == PanelPart::scales  ? KQuantPart::Scales
+                    : layout.part == PanelPart::mins  ? KQuantPart::Mins
+                    : holdsKQuantBytes(layout.format) ? KQuantPart::Quants
+                                                      : KQuantPart::Nibbles;
+  // kquantx4 and kquant4x4 quants hold four bytes of a row in each i32 lane.
+  return slotSized(slot,
+                   packKQuantPanels(rows, slot.shape.front(), slot.shape.back(),
+                                    part, quantBits(layout.format) / 8,
+                                    quantBias(layout.format)));
 }
 
 /// The bytes of a block-rows slot: the model tensors it stacks as GGUF

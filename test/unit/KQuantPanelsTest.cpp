@@ -185,4 +185,46 @@ TEST(KQuantPanels, Kquant4PacksTwoNibblesAByte) {
       "kquant4 packs blocks of 32 values, not 16");
 }
 
+TEST(KQuantPanels, ByteQuadsHoldFourBytesOfARowALane) {
+  // kquantx4: three Q4_K rows in a panel of 4, blocks of 32; byte t of lane
+  // [0, b, i, j] is the quant of row j, column 32 b + 4 i + t, plus the
+  // bias; the padding row holds the bias (quant 0).
+  KQuantRows rows = noRows(32);
+  ASSERT_FALSE(appendKQuantRows(view(ElementType::Q4_K, 3, q4KBlock()), rows));
+  auto quads = packKQuantPanels(rows, 1, 4, KQuantPart::Quants,
+                                /*bytesPerLane=*/4, /*bias=*/32);
+  ASSERT_TRUE(bool(quads)) << llvm::toString(quads.takeError());
+  ASSERT_EQ(quads->size(), 8u * 32 * 4);
+  auto quant = [](int b, int column) {
+    return b % 2 == 0 ? column % 16 : 15 - column % 16;
+  };
+  for (int b = 0; b < 8; ++b)
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 4; ++j)
+        for (int t = 0; t < 4; ++t) {
+          int expected = 32 + (j == 3 ? 0 : quant(b, 4 * i + t));
+          ASSERT_EQ((*quads)[((b * 8 + i) * 4 + j) * 4 + t], expected)
+              << b << " " << i << " " << j << " " << t;
+        }
+  // kquant4x4: the bytes of two nibbles, byte t of lane [0, b, i, j] the
+  // byte 4 i + t of kquant4's block (columns 32 b + 4 i + t low, + 16 high).
+  auto nibbleQuads = packKQuantPanels(rows, 1, 4, KQuantPart::Nibbles,
+                                      /*bytesPerLane=*/4);
+  ASSERT_TRUE(bool(nibbleQuads)) << llvm::toString(nibbleQuads.takeError());
+  ASSERT_EQ(nibbleQuads->size(), 8u * 16 * 4);
+  for (int b = 0; b < 8; ++b)
+    for (int i = 0; i < 4; ++i)
+      for (int t = 0; t < 4; ++t) {
+        int column = 4 * i + t;
+        int pair = quant(b, column) | (quant(b, column + 16) << 4);
+        ASSERT_EQ(uint8_t((*nibbleQuads)[((b * 4 + i) * 4 + 0) * 4 + t]), pair)
+            << b << " " << i << " " << t;
+        ASSERT_EQ((*nibbleQuads)[((b * 4 + i) * 4 + 3) * 4 + t], 0);
+      }
+  EXPECT_EQ(llvm::toString(packKQuantPanels(rows, 1, 4, KQuantPart::Quants,
+                                            /*bytesPerLane=*/3)
+                               .takeError()),
+            "a block's 32 quant bytes do not fill lanes of 3");
+}
+
 } // namespace

@@ -94,6 +94,22 @@ TEST(PanelLayoutTest, Formats) {
       16);
   EXPECT_EQ(blockValues(PanelFormat::kquant4, {ElementType::Q4_K}), 32);
   EXPECT_TRUE(hasZeroMins(PanelFormat::kquant, {ElementType::Q6_K}));
+  // The k-quants' byte quads: kquant's and kquant4's values, four bytes a
+  // lane, kquantx4's quants biased to unsigned bytes.
+  EXPECT_EQ(byteQuadFormat(PanelFormat::kquant), PanelFormat::kquantx4);
+  EXPECT_EQ(byteQuadFormat(PanelFormat::kquant4), PanelFormat::kquant4x4);
+  EXPECT_EQ(byteQuadFormat(PanelFormat::q4_0), PanelFormat::q4_0x4);
+  EXPECT_FALSE(byteQuadFormat(PanelFormat::kquantx4).has_value());
+  EXPECT_TRUE(holdsByteQuads(PanelFormat::kquant4x4));
+  EXPECT_FALSE(holdsByteQuads(PanelFormat::kquant4));
+  EXPECT_EQ(valuesPerQuant(PanelFormat::kquantx4), 4);
+  EXPECT_EQ(valuesPerQuant(PanelFormat::kquant4x4), 8);
+  EXPECT_TRUE(hasMins(PanelFormat::kquant4x4));
+  EXPECT_EQ(quantBias(PanelFormat::kquantx4), 32);
+  EXPECT_EQ(quantBias(PanelFormat::kquant4x4), 0);
+  EXPECT_EQ(blockValues(PanelFormat::kquantx4, {ElementType::Q6_K}), 16);
+  EXPECT_EQ(blockValues(PanelFormat::kquant4x4, {ElementType::Q4_K}), 32);
+  EXPECT_TRUE(hasZeroMins(PanelFormat::kquantx4, {ElementType::Q6_K}));
   EXPECT_FALSE(
       hasZeroMins(PanelFormat::kquant, {ElementType::Q4_K, ElementType::Q6_K}));
 }

@@ -118,9 +118,10 @@ CpuBackend::targetMetadata(mlir::tfm::TargetAttr target) const {
 llvm::Error CpuBackend::buildConfigurationPipeline(mlir::OpPassManager &pm,
                                                    mlir::tfm::TargetAttr) {
   // Without --weights, each projection keeps the type the file stores its
-  // matrix in (tfm.global_weight's `stored`); without --int8-inputs, Q8_0
-  // and Q4_0 take the target's default. tfm-cpu-select-kernel-config
-  // decides both (docs/weight-types.md), once, for every pass after it.
+  // matrix in (tfm.global_weight's `stored`); without --int8-inputs, Q8_0,
+  // Q4_0 and the k-quants take the target's default.
+  // tfm-cpu-select-kernel-config decides both (docs/weight-types.md), once, for
+  // every pass after it.
   codegenOptions.copyOptionValuesFrom(codegen);
   if (!codegenOptions.packWeights && codegenOptions.weights.type &&
       *codegenOptions.weights.type != tfmc::weights::ElementType::F32)

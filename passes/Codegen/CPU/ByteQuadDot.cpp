@@ -6,15 +6,17 @@
 //   acc + sum_t zext(u_t(w)) * sext(byte_t(x))
 //
 // where `u_t(w)` is an unsigned byte made from byte t of w: the quant with
-// its top bit flipped (q8_0x4: a quant plus 128), or the byte's low or high
-// nibble (q4_0x4). That is one lane of VNNI's `vpdpbusd`, which multiplies
-// unsigned bytes with signed bytes and adds each lane's four products to
-// its 32-bit accumulator without saturating. Vectorised, the form is
-// shifts, truncations and 32-bit multiplies; here, in the kernels whose
+// its top bit flipped (q8_0x4: a quant plus 128), the byte's low or high
+// nibble (q4_0x4, kquant4x4), or the byte as it is (kquantx4, whose quants
+// are stored biased to unsigned bytes). That is one lane of VNNI's `vpdpbusd`,
+// which multiplies unsigned bytes with signed bytes and adds each lane's four
+// products to its 32-bit accumulator without saturating. Vectorised, the form
+// is shifts, truncations and 32-bit multiplies; here, in the kernels whose
 // configuration asks for it (tfm-cpu-select-kernel-config: where the target
 // has AVX-512 VNNI, 16 lanes an instruction, or AVX-VNNI, 8), it becomes
 // the instruction on the weight lanes transformed once, all four bytes at a
-// time (an xor, or a mask after a shift), and the inputs as they are.
+// time (an xor, or a mask after a shift, or nothing), and the inputs as
+// they are.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/ByteQuadDot.h"
@@ -65,6 +67,7 @@ enum class UnsignedByte {
   FlippedTopBit, ///< byte ^ 0x80: an int8 plus 128
   LowNibble,     ///< byte & 15
   HighNibble,    ///< byte >> 4
+  AsStored,      ///< byte
 };
 
 /// The weight lanes `w` and how each of their bytes becomes unsigned.
@@ -79,6 +82,9 @@ struct WeightLanes {
 /// The weight lanes and byte index of `value` when it is `u_t(w)`, an
 /// unsigned byte made from byte t of w.
 std::optional<std::pair<WeightLanes, int64_t>> matchUnsignedByte(Value value) {
+  if (std::optional<LaneByte> byte = matchLaneByte(value))
+    return std::pair(WeightLanes{byte->lanes, UnsignedByte::AsStored},
+                     byte->index);
   Operation *op = value.getDefiningOp();
   if (!op || op->getNumOperands() != 2)
     return std::nullopt;
@@ -200,6 +206,8 @@ Value unsignedBytes(PatternRewriter &rewriter, Location loc, Value lanes,
     return arith::AndIOp::create(
         rewriter, loc, arith::ShRUIOp::create(rewriter, loc, lanes, splat(4)),
         splat(0x0F0F0F0Fu));
+  case UnsignedByte::AsStored:
+    return lanes;
   }
   llvm_unreachable("unknown unsigned byte");
 }

@@ -39,12 +39,13 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
   /// tfm-cpu-select-kernel-config decides.
   Option<bool> int8Inputs{
       *this, "int8-inputs",
-      llvm::cl::desc("Q4_0 and Q8_0 projections quantize their inputs to "
-                     "int8 per block of 32 and sum integer products: "
-                     "vpdpbusd with VNNI, Q4_0's vpmaddubsw on AVX2 without "
-                     "it (tfmc compile: on by default for Q4_0 where the "
-                     "target has AVX2, for Q8_0 where it has AVX-512 VNNI "
-                     "or AVX-VNNI)"),
+      llvm::cl::desc("Q4_0, Q8_0 and k-quant (Q4_K, Q5_K, Q6_K) "
+                     "projections quantize their inputs to int8 per block "
+                     "of 32 and sum integer products: vpdpbusd with VNNI, "
+                     "Q4_0's vpmaddubsw on AVX2 without it (tfmc compile: "
+                     "on by default for Q4_0 where the target has AVX2, for "
+                     "Q8_0 and the k-quants where it has AVX-512 VNNI or "
+                     "AVX-VNNI)"),
       llvm::cl::init(false)};
   Option<bool> bf16Inputs{
       *this, "bf16-inputs",

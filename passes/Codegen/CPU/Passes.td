@@ -21,14 +21,16 @@ def TfmCpuSelectKernelConfig
       bf16, Q8_0, Q4_0; Q4_K as `kquant4`, the other k-quants and stacks of
       k-quants of different kinds as `kquant`), else the matrix's own. A
       matrix whose rows are not whole blocks keeps f32 panels. With int8
-      inputs Q8_0 takes `q8_0x4`, and so does Q4_0 (`q4_0x4`) where the
-      target has a VNNI byte dot product;
-    - `inputs`: `int8` for `q8_0x4` and `q4_0x4`, and for Q4_0 with int8
-      inputs (its nibble-pair kernel); `bf16` for bf16 panels of an even
-      number of input features with `bf16-inputs`; else `f32`. Without an
-      `int8-inputs` value, int8 inputs are the target's default, decided
-      here once: Q8_0's and Q4_0's quads where the target has AVX-512 VNNI
-      or AVX-VNNI, Q4_0's nibble pairs where it has AVX2;
+      inputs Q8_0 takes `q8_0x4` and the k-quants `kquantx4` and
+      `kquant4x4`, and so does Q4_0 (`q4_0x4`) where the target has a VNNI
+      byte dot product;
+    - `inputs`: `int8` for the byte quads (`q8_0x4`, `q4_0x4`, `kquantx4`,
+      `kquant4x4`), and for Q4_0 with int8 inputs (its nibble-pair
+      kernel); `bf16` for bf16 panels of an even number of input features
+      with `bf16-inputs`; else `f32`. Without an `int8-inputs` value, int8
+      inputs are the target's default, decided here once: the quads of
+      Q8_0, Q4_0 and the k-quants where the target has AVX-512 VNNI or
+      AVX-VNNI, Q4_0's nibble pairs where it has AVX2;
     - `accumulators`: `accumulators`, or from the target, half its vector
       registers over the registers a 16-lane f32 row takes (AVX-512: 8,
       AVX2: 4; 8 without a target);
@@ -48,8 +50,8 @@ def TfmCpuSelectKernelConfig
            "q4_0 (empty: as the model file stores each matrix)">,
     Option<"int8Inputs", "int8-inputs", "::mlir::tfm::cpu::TargetDefaultSwitch",
            /*default=*/"::mlir::tfm::cpu::TargetDefaultSwitch{}",
-           "Q8_0 and Q4_0 projections over int8 inputs: true, false, or "
-           "empty for the target's default">,
+           "Q8_0, Q4_0 and k-quant projections over int8 inputs: true, "
+           "false, or empty for the target's default">,
     Option<"bf16Inputs", "bf16-inputs", "bool", /*default=*/"false",
            "Projections over bf16 panels round their inputs to bf16 and sum "
            "the products of pairs">,

@@ -67,8 +67,8 @@ linalg::GenericOp
 mlir::tfm::cpu::blockPartialsOfScaledSum(linalg::GenericOp op) {
   int64_t numInputs = op.getNumDpsInputs();
   unsigned loops = op.getNumLoops();
-  if (numInputs < 2 || numInputs > 4 || op.getNumDpsInits() != 1 ||
-      (loops != 4 && loops != 5) || !op.hasPureTensorSemantics())
+  if (numInputs < 2 || op.getNumDpsInits() != 1 || (loops != 4 && loops != 5) ||
+      !op.hasPureTensorSemantics())
     return nullptr;
   using utils::IteratorType;
   SmallVector<IteratorType> expected(loops, IteratorType::reduction);
@@ -84,22 +84,17 @@ mlir::tfm::cpu::blockPartialsOfScaledSum(linalg::GenericOp op) {
   if (loops == 5)
     partialDims.push_back(3);
   partialDims.push_back(lane);
-  SmallVector<AffineMap> maps = {identity.getSubMap(partialDims),
-                                 perPanelBlock};
-  // Of four inputs the third is kquant's minimums (per panel and block) or
-  // the Q4_0 offsets of int8 inputs (per row and block, as the fourth, their
-  // scales, is).
-  if (numInputs == 4) {
-    AffineMap third = op.getIndexingMapsArray()[2] == perRowBlock
-                          ? perRowBlock
-                          : perPanelBlock;
-    maps.push_back(third);
-  }
-  if (numInputs >= 3)
-    maps.push_back(perRowBlock);
-  maps.push_back(identity.getSubMap({1, 0, lane}));
-  if (op.getIndexingMapsArray() != maps)
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // The partial products, then per panel and block the weights' scales and
+  // what else the kernel has of them (minimums), per row and block what it
+  // has of the inputs (sums, offsets, scales), in any order.
+  if (maps.front() != identity.getSubMap(partialDims) ||
+      maps[1] != perPanelBlock ||
+      maps.back() != identity.getSubMap({1, 0, lane}))
     return nullptr;
+  for (AffineMap map : ArrayRef(maps).slice(2, numInputs - 2))
+    if (map != perPanelBlock && map != perRowBlock)
+      return nullptr;
   auto partials = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
   if (!partials || !partials->hasOneUse() || !isBlockPartialProduct(partials))
     return nullptr;

@@ -29,13 +29,12 @@ bool isBlockPartialProduct(linalg::GenericOp op);
 
 /// The per-block partial products that `op` scales and sums over blocks,
 /// loops (panel, row, block, lane) into the output `[row, panel, lane]`,
-/// when `op` is the second half of a Q8_0 / Q4_0 / kquant projection and
-/// the only reader of its partial products; null otherwise. Its inputs are
-/// the partial products, the scales `[panel, block, lane]`, for kquant the
-/// minimums (the same shape), and for Q4_0 and kquant the per-row,
-/// per-block input sums `[row, block]`. Q4_0 over int8 inputs has loops
-/// (panel, row, block, half, lane) and, per row and block, the offsets and
-/// the inputs' scales.
+/// when `op` is the second half of a block-quantized projection and the
+/// only reader of its partial products; null otherwise. Its inputs are the
+/// partial products, the scales `[panel, block, lane]`, then any others
+/// per panel and block (the k-quants' minimums) or per row and block
+/// (`[row, block]`: input sums, offsets, the int8 inputs' scales). Q4_0
+/// over int8 inputs has loops (panel, row, block, half, lane).
 linalg::GenericOp blockPartialsOfScaledSum(linalg::GenericOp op);
 
 } // namespace mlir::tfm::cpu

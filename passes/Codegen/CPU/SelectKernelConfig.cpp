@@ -142,17 +142,18 @@ struct TfmCpuSelectKernelConfig
       panels = PanelFormat::f32;
     // Two defaults for int8 inputs: the byte quad kernels where the target
     // has VNNI, Q4_0's nibble pairs (on Q4_0's own panels) where it has
-    // AVX2, which is faster there than the quads without VNNI.
+    // AVX2, which is faster there than the quads without VNNI. Q8_0 and
+    // the k-quants take the quads on any target when asked (their
+    // f32-input kernels are the alternative); Q4_0 keeps its nibble pairs
+    // without VNNI.
     bool quadInputs = int8Inputs.value.value_or(facts.byteQuadDotLanes != 0);
     bool pairInputs = int8Inputs.value.value_or(facts.avx2);
-    if (panels == PanelFormat::q8_0 && quadInputs)
-      panels = PanelFormat::q8_0x4;
-    if (panels == PanelFormat::q4_0 && quadInputs && facts.byteQuadDotLanes)
-      panels = PanelFormat::q4_0x4;
+    if (quadInputs && (panels != PanelFormat::q4_0 || facts.byteQuadDotLanes))
+      panels = tfmc::weights::byteQuadFormat(panels).value_or(panels);
 
     InputScheme inputs = InputScheme::f32;
     DotInstruction dot = DotInstruction::none;
-    if (panels == PanelFormat::q8_0x4 || panels == PanelFormat::q4_0x4) {
+    if (tfmc::weights::holdsByteQuads(panels)) {
       inputs = InputScheme::int8;
       if (facts.byteQuadDotLanes == 16)
         dot = DotInstruction::vpdpbusd16;

@@ -7,7 +7,8 @@ Commands:
       Writes a seeded random-weight model. The files are written by hand
       (the safetensors package is not needed).
 
-  compare MODEL LOGITS --token-ids 1,5,9 [--tol 1e-4] [--projections f16|bf16|q8_0|q4_0]
+  compare MODEL LOGITS --token-ids 1,5,9 [--tol 1e-4]
+          [--projections f16|bf16|q8_0|q4_0|q4_k_m|q5_k_m|q6_k]
           [--kv-cache f16] [--activations int8|bf16]
       Reads MODEL back with its own parsers, runs an independent float64
       PyTorch implementation of the family over the whole sequence, and checks
@@ -33,7 +34,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference_families import families  # noqa: E402
-from reference_families.common import INT8_TIE_DISTANCES, INT8_TIE_ULPS  # noqa: E402
+from reference_families.common import (GGUF_FILE_TYPES, INT8_TIE_DISTANCES,  # noqa: E402
+                                       INT8_TIE_ULPS)
 
 # What other scripts import from here (bench/run_bench.py,
 # relative_bias_attention.py), from where it now lives.
@@ -104,7 +106,13 @@ def compare(args):
     return 0
 
 
-def main():
+def make_model(argv):
+    """Runs `make-model ARGV...` (what bench/run_bench.py writes its shapes
+    with: the options' defaults stay here, in one place)."""
+    return main(["make-model", *argv])
+
+
+def main(argv=None):
     found = families()
     epilog = "\n".join("%s\n%s" % (family.__name__.rsplit(".", 1)[-1] + ":",
                                    family.__doc__) for family in found)
@@ -146,10 +154,14 @@ def main():
     cmp.add_argument("logits")
     cmp.add_argument("--token-ids", required=True)
     cmp.add_argument("--tol", type=float, default=1e-4)
-    cmp.add_argument("--projections", choices=["f32", "f16", "bf16", "q8_0", "q4_0"],
+    cmp.add_argument("--projections",
+                     choices=["f32", "f16", "bf16", "q8_0", "q4_0", *GGUF_FILE_TYPES],
                      default="f32",
                      help="llama families: round the projection matrices to this "
-                          "type first (what tfmc --weights=f16|bf16|q8_0|q4_0 computes with)")
+                          "type first (what tfmc --weights=f16|bf16|q8_0|q4_0 computes with); "
+                          "or, for q4_k_m, q5_k_m and q6_k, every matrix and the "
+                          "embedding table as gguf_quantize.py --type TYPE stores them "
+                          "(what tfmc computes with from that GGUF file)")
     cmp.add_argument("--kv-cache", choices=["f32", "f16"], default="f32",
                      help="llama families: round keys and values to this type "
                           "(what tfmc --kv-cache=f16 attends over)")
@@ -167,7 +179,7 @@ def main():
             family.add_compare_arguments(cmp)
         if hasattr(family, "add_commands"):
             handlers.update(family.add_commands(sub))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.command in handlers:
         return handlers[args.command](args)
     if not args.hidden:

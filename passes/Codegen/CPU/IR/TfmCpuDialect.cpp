@@ -100,12 +100,17 @@ LogicalResult PanelsAttr::verifyDeclaredType(
                          << " tensors, got " << type;
     return success();
   }
-  if (format == PanelFormat::kquant) {
-    if (type.getRank() != 4 || !type.getElementType().isInteger(8) ||
-        (type.getDimSize(2) != 16 && type.getDimSize(2) != 32))
-      return emitError() << "kquant quants are [panels, blocks, 16 or 32, "
-                            "width] i8 tensors, got "
-                         << type;
+  if (tfmc::weights::holdsKQuantBytes(format)) {
+    // Blocks of 16 or 32 values, one or four a quant.
+    int64_t perQuant = tfmc::weights::valuesPerQuant(format);
+    unsigned bits = tfmc::weights::quantBits(format);
+    if (type.getRank() != 4 || !type.getElementType().isInteger(bits) ||
+        (type.getDimSize(2) != 16 / perQuant &&
+         type.getDimSize(2) != 32 / perQuant))
+      return emitError() << stringifyEnum(format) << " quants are [panels, "
+                         << "blocks, " << 16 / perQuant << " or "
+                         << 32 / perQuant << ", width] i" << bits
+                         << " tensors, got " << type;
     return success();
   }
   int64_t quants = 32 / tfmc::weights::valuesPerQuant(format);
@@ -123,10 +128,9 @@ LogicalResult PanelsAttr::verifyDeclaredType(
 //===----------------------------------------------------------------------===//
 
 /// Whether the int8-input kernels read `format` (Q4_0's nibble pairs and
-/// the byte quads of q8_0x4 and q4_0x4).
+/// the byte quads).
 static bool readsInt8Inputs(PanelFormat format) {
-  return format == PanelFormat::q4_0 || format == PanelFormat::q8_0x4 ||
-         format == PanelFormat::q4_0x4;
+  return format == PanelFormat::q4_0 || tfmc::weights::holdsByteQuads(format);
 }
 
 LogicalResult
@@ -139,13 +143,13 @@ ProjectionConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (streamDistance < 0)
     return emitError() << "stream_distance must not be negative, got "
                        << streamDistance;
-  bool quads = panels == PanelFormat::q8_0x4 || panels == PanelFormat::q4_0x4;
+  bool quads = tfmc::weights::holdsByteQuads(panels);
   if (quads && inputs != InputScheme::int8)
     return emitError() << stringifyEnum(panels)
                        << " panels are read with int8 inputs";
   if (inputs == InputScheme::int8 && !readsInt8Inputs(panels))
-    return emitError() << "int8 inputs read q4_0, q8_0x4 or q4_0x4 panels, "
-                          "not "
+    return emitError() << "int8 inputs read q4_0 panels or byte quads "
+                          "(q8_0x4, q4_0x4, kquantx4, kquant4x4), not "
                        << stringifyEnum(panels);
   if (inputs == InputScheme::bf16 && panels != PanelFormat::bf16)
     return emitError() << "bf16 inputs read bf16 panels, not "
@@ -157,8 +161,9 @@ ProjectionConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   case DotInstruction::vpdpbusd8:
     if (!quads)
       return emitError() << stringifyEnum(dot)
-                         << " sums the byte quads of q8_0x4 and "
-                         << "q4_0x4 panels, not " << stringifyEnum(panels);
+                         << " sums the byte quads of q8_0x4, q4_0x4, "
+                         << "kquantx4 and kquant4x4 panels, not "
+                         << stringifyEnum(panels);
     break;
   case DotInstruction::vpmaddubsw:
     if (panels != PanelFormat::q4_0 || inputs != InputScheme::int8)

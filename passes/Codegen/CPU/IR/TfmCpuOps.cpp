@@ -170,10 +170,10 @@ LogicalResult QuantizedLinearOp::verify() {
     return emitOpError() << "reads block panels, not " << name << " panels";
   int64_t panels = dim(getQuants(), 0), blocks = dim(getQuants(), 1),
           perBlock = dim(getQuants(), 2), width = dim(getQuants(), 3);
-  // kquant has 16 or 32 values a block, a byte each.
-  int64_t quants = format == PanelFormat::kquant
-                       ? 0
-                       : 32 / tfmc::weights::valuesPerQuant(format);
+  // kquant and kquantx4 have 16 or 32 values a block.
+  bool kquantBytes = tfmc::weights::holdsKQuantBytes(format);
+  int64_t perQuant = tfmc::weights::valuesPerQuant(format);
+  int64_t quants = kquantBytes ? 0 : 32 / perQuant;
   if (quants && perBlock != quants)
     return emitOpError() << name << " quants hold " << quants
                          << " elements per block and row, got " << perBlock;
@@ -182,18 +182,19 @@ LogicalResult QuantizedLinearOp::verify() {
   if (getQuants().getType().getElementType() != quantType)
     return emitOpError() << name << " quants are " << quantType << ", got "
                          << getQuants().getType();
-  if (format == PanelFormat::kquant && perBlock != 16 && perBlock != 32)
-    return emitOpError() << "kquant blocks are 16 or 32 values, got "
-                         << perBlock;
-  int64_t blockValues = tfmc::weights::valuesPerQuant(format) * perBlock;
+  if (kquantBytes && perBlock * perQuant != 16 && perBlock * perQuant != 32)
+    return emitOpError() << name << " blocks are 16 or 32 values, got "
+                         << perBlock * perQuant;
+  int64_t blockValues = perQuant * perBlock;
   Type scaleType = tfmc::weights::hasMins(format)
                        ? Type(Float32Type::get(getContext()))
                        : Float16Type::get(getContext());
   if (getScales().getType().getElementType() != scaleType)
     return emitOpError() << name << " scales are " << scaleType << ", got "
                          << getScales().getType();
-  // kquant's mins may be left out when they are all zero (Q6_K).
-  if (format == PanelFormat::kquant4 && !getMins())
+  // kquant's and kquantx4's mins may be left out when they are all zero
+  // (Q6_K); Q4_K's never are.
+  if (tfmc::weights::hasMins(format) && !kquantBytes && !getMins())
     return emitOpError() << name << " blocks need their mins";
   if (!tfmc::weights::hasMins(format) && getMins())
     return emitOpError() << "only kquant and kquant4 blocks have mins";

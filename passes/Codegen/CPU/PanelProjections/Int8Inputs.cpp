@@ -1,9 +1,10 @@
-//===- Int8Inputs.cpp - Q8_0 and Q4_0 projections over int8 inputs --------===//
+//===- Int8Inputs.cpp - Block-quantized projections over int8 inputs ------===//
 //
 // The kernels that quantize a projection's inputs to int8 per block of 32
 // (as llama.cpp's Q8_0 activations) and sum integer products: Q4_0's
 // nibble pairs (16-bit sums per half block, AVX2's vpmaddubsw), and the
-// byte quads of q8_0x4 and q4_0x4 (32-bit sums, VNNI's vpdpbusd).
+// byte quads of q8_0x4, q4_0x4 and the k-quants' kquantx4 and kquant4x4
+// (32-bit sums, VNNI's vpdpbusd).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/IR/KernelConfig.h"
@@ -21,13 +22,14 @@ namespace {
 /// Inputs quantized to int8 per block of `perBlock` (as llama.cpp's Q8_0
 /// activations, rounding half to even): `d[s, b] = max |x| / 127`,
 /// `q[s, b, i] = round(x[s, b * perBlock + i] * (1 / d))` (0 for an
-/// all-zero block), and the offsets `o[s, b] = offsetFactor * sum_i q[s, b,
-/// i]` as f32 (exact, as |sum(q)| <= 32 * 127): what an offset of the
-/// weights' integers adds to a block's dot product (see the callers).
+/// all-zero block), and, given an offset factor, the offsets `o[s, b] =
+/// offsetFactor * sum_i q[s, b, i]` as f32 (exact, as |sum(q)| <= 32 *
+/// 127): what an offset of the weights' integers adds to a block's dot
+/// product (see the callers).
 struct QuantizedInputs {
   Value quants;  ///< [rows, blocks, perBlock] i8
   Value scales;  ///< [rows, blocks] f32
-  Value offsets; ///< [rows, blocks] f32
+  Value offsets; ///< [rows, blocks] f32, or null
 };
 
 /// `[rows, blocks]` f32 sums from 0 of `term(value)` over the innermost
@@ -53,8 +55,26 @@ Value reduceBlocks(
       .getResult(0);
 }
 
+/// `[rows, blocks]` f32 sums of `factor` times each int8 of `quants`
+/// (`[rows, blocks, perBlock]`): exact, as |sum(q)| <= 32 * 127.
+Value scaledQuantSums(OpBuilder &b, Location loc, Value quants, double factor) {
+  return reduceBlocks(
+      b, loc, quants,
+      [factor](OpBuilder &nb, Location nloc, Value quant) -> Value {
+        Value wide = arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), quant);
+        return factor == 1.0
+                   ? wide
+                   : Value(arith::MulFOp::create(
+                         nb, nloc, wide, f32Constant(nb, nloc, factor)));
+      },
+      [](OpBuilder &nb, Location nloc, Value acc, Value term) -> Value {
+        return arith::AddFOp::create(nb, nloc, acc, term);
+      });
+}
+
 QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
-                                    int64_t blocks, double offsetFactor) {
+                                    int64_t blocks,
+                                    std::optional<double> offsetFactor) {
   MLIRContext *context = b.getContext();
   int64_t rows = shapeOf(input)[0];
   int64_t perBlock = shapeOf(input)[1] / blocks;
@@ -107,16 +127,9 @@ QuantizedInputs quantizeInputBlocks(OpBuilder &b, Location loc, Value input,
             yield(nb, nloc, arith::FPToSIOp::create(nb, nloc, i8, rounded));
           })
           .getResult(0);
-  Value offsets = reduceBlocks(
-      b, loc, quants,
-      [offsetFactor](OpBuilder &nb, Location nloc, Value quant) -> Value {
-        return arith::MulFOp::create(
-            nb, nloc, arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), quant),
-            f32Constant(nb, nloc, offsetFactor));
-      },
-      [](OpBuilder &nb, Location nloc, Value acc, Value term) -> Value {
-        return arith::AddFOp::create(nb, nloc, acc, term);
-      });
+  Value offsets;
+  if (offsetFactor)
+    offsets = scaledQuantSums(b, loc, quants, *offsetFactor);
   return {quants, scales, offsets};
 }
 
@@ -244,6 +257,46 @@ Value byteQuadDot(OpBuilder &b, Location loc,
     sum = sum ? arith::AddIOp::create(b, loc, sum, product) : product;
   }
   return sum;
+}
+
+/// One step of a quad of nibble pairs (q4_0x4, kquant4x4): the low nibbles
+/// of the weight quad `quant` (four unsigned bytes) times the input quad
+/// `x[0]`, plus its high nibbles times `x[1]`, in i32.
+Value nibbleQuadsDot(OpBuilder &b, Location loc, ValueRange x, Value quant) {
+  auto constant = [&](int64_t value) {
+    return arith::ConstantOp::create(b, loc,
+                                     b.getIntegerAttr(b.getI8Type(), value));
+  };
+  auto lowNibble = [&](int64_t t) -> Value {
+    return arith::AndIOp::create(b, loc, byteOfQuad(b, loc, quant, t),
+                                 constant(15));
+  };
+  auto highNibble = [&](int64_t t) -> Value {
+    return arith::ShRUIOp::create(b, loc, byteOfQuad(b, loc, quant, t),
+                                  constant(4));
+  };
+  Value lows = byteQuadDot(b, loc, lowNibble, x[0]);
+  Value highs = byteQuadDot(b, loc, highNibble, x[1]);
+  return arith::AddIOp::create(b, loc, lows, highs);
+}
+
+/// The input quads `[rows, blocks, steps]` split in two along the steps:
+/// the quads of the low nibbles' columns (the first 16 of each block of
+/// 32) and of the high nibbles' (the last 16).
+std::pair<Value, Value> nibbleHalves(OpBuilder &b, Location loc, Value quads) {
+  ArrayRef<int64_t> shape = shapeOf(quads);
+  int64_t rows = shape[0], blocks = shape[1], steps = shape[2] / 2;
+  auto half = [&](int64_t offset) -> Value {
+    return tensor::ExtractSliceOp::create(
+        b, loc, quads,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                               b.getIndexAttr(offset)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(blocks),
+                               b.getIndexAttr(steps)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                               b.getIndexAttr(1)});
+  };
+  return {half(0), half(steps)};
 }
 
 /// The i32 partial sums per block of a quad-panel projection,
@@ -426,43 +479,165 @@ Value mlir::tfm::cpu::projectQ8_0x4(OpBuilder &b, Location loc, Value input,
 Value mlir::tfm::cpu::projectQ4_0x4(OpBuilder &b, Location loc, Value input,
                                     Value quants, Value scales, int64_t outputs,
                                     Value bias, ProjectionConfigAttr config) {
-  int64_t rows = shapeOf(input)[0];
-  int64_t blocks = shapeOf(quants)[1], steps = shapeOf(quants)[2];
-  QuantizedInputs inputs =
-      quantizeInputBlocks(b, loc, input, blocks, /*offsetFactor=*/-8.0);
-  Value quads = inputQuads(b, loc, inputs.quants);
-  // The input quads of the low nibbles' columns (0..15 of each block) and
-  // of the high nibbles' (16..31).
-  auto half = [&](int64_t offset) -> Value {
-    return tensor::ExtractSliceOp::create(
-        b, loc, quads,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                               b.getIndexAttr(offset)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(blocks),
-                               b.getIndexAttr(steps)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                               b.getIndexAttr(1)});
-  };
-  Value lowInputs = half(0), highInputs = half(steps);
-  Value partial = sumQuadSteps(
-      b, loc, {lowInputs, highInputs}, quants,
-      [](OpBuilder &nb, Location nloc, ValueRange x, Value quant) -> Value {
-        auto constant = [&](int64_t value) {
-          return arith::ConstantOp::create(
-              nb, nloc, nb.getIntegerAttr(nb.getI8Type(), value));
-        };
-        auto lowNibble = [&](int64_t t) -> Value {
-          return arith::AndIOp::create(nb, nloc, byteOfQuad(nb, nloc, quant, t),
-                                       constant(15));
-        };
-        auto highNibble = [&](int64_t t) -> Value {
-          return arith::ShRUIOp::create(
-              nb, nloc, byteOfQuad(nb, nloc, quant, t), constant(4));
-        };
-        Value lows = byteQuadDot(nb, nloc, lowNibble, x[0]);
-        Value highs = byteQuadDot(nb, nloc, highNibble, x[1]);
-        return arith::AddIOp::create(nb, nloc, lows, highs);
-      });
+  QuantizedInputs inputs = quantizeInputBlocks(
+      b, loc, input, shapeOf(quants)[1], /*offsetFactor=*/-8.0);
+  auto [lowInputs, highInputs] =
+      nibbleHalves(b, loc, inputQuads(b, loc, inputs.quants));
+  Value partial =
+      sumQuadSteps(b, loc, {lowInputs, highInputs}, quants, nibbleQuadsDot);
   return scaleIntegerPartials(b, loc, partial, scales, inputs, outputs, bias,
                               config);
+}
+
+/// kquantx4 and kquant4x4 panels (the k-quants, four bytes of a row a
+/// lane) times inputs quantized to int8 per block of 32 (see
+/// quantizeInputBlocks), the weights in blocks of B = 16 or 32 values (two
+/// or one a block of inputs) with f32 scales `d` and minimums `m`:
+/// `out[s, p, j] = sum_b (partial[s, p, b, j] + o[s, b]) * d[p, b, j] *
+/// dx[s, b] - m[p, b, j] * xs[s, b]`, loops (p, s, b, j), where `dx[s, b]`
+/// is the scale of the inputs' block that weight block b lies in, `xs[s,
+/// b] = dx[s, b] * sum_{i in b} qx[s, i]` the sum of its dequantized
+/// inputs (the minimums are subtracted from every value: `sum((q * d - m) *
+/// x) = d * sum(q * x) - m * sum(x)`), and the integer partial sums over
+/// the block's quads:
+/// - kquantx4 (`[P, KB, B / 4, W]`, a byte a value, stored as q + 32):
+///   `partial[s, p, b, j] = sum_{i, t} byte_t(q[p, b, i, j]) * qx[s, b * B
+///   + 4i + t]`, each step one lane of `vpdpbusd` on the bytes as they are,
+///   and `o = -32 * sum(qx)` over the block taking the bias out again (a
+///   block at most 32 * 63 * 128 in magnitude);
+/// - kquant4x4 (`[P, KB, 4, W]`, Q4_K's nibbles 0..15, B = 32): q4_0x4's
+///   steps of two `vpdpbusd`, the nibbles unsigned as stored, no offset.
+/// Q6_K's matrices have no minimums (`mins` is null). Every integer sum is
+/// exact in f32; the result is the dot product of the dequantized weights
+/// with the dequantized inputs, summed per block first.
+Value mlir::tfm::cpu::projectKQuantQuads(OpBuilder &b, Location loc,
+                                         Value input, Value quants,
+                                         Value scales, Value mins,
+                                         int64_t outputs, Value bias,
+                                         ProjectionConfigAttr config) {
+  MLIRContext *context = b.getContext();
+  tfmc::weights::PanelFormat format = config.getPanels();
+  int64_t rows = shapeOf(input)[0], columns = shapeOf(input)[1];
+  int64_t blocks = shapeOf(quants)[1];
+  int64_t blockValues = columns / blocks;
+  int64_t weightBlocksPerInput = 32 / blockValues;
+  Type f32 = b.getF32Type(), i8 = b.getI8Type();
+  QuantizedInputs inputs =
+      quantizeInputBlocks(b, loc, input, columns / 32, std::nullopt);
+  // The int8 inputs and their scales per block of the weights.
+  Value blockQuants = inputs.quants, blockScales = inputs.scales;
+  if (weightBlocksPerInput > 1) {
+    blockQuants = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({rows, blocks, blockValues}, i8),
+        tensor::CollapseShapeOp::create(
+            b, loc, inputs.quants,
+            SmallVector<ReassociationIndices>{{0}, {1, 2}}),
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    Value spread =
+        linalg::GenericOp::create(
+            b, loc,
+            RankedTensorType::get({rows, columns / 32, weightBlocksPerInput},
+                                  f32),
+            inputs.scales,
+            emptyTensor(b, loc, {rows, columns / 32, weightBlocksPerInput}),
+            SmallVector<AffineMap>{projection(context, 3, {0, 1}),
+                                   projection(context, 3, {0, 1, 2})},
+            iterators(3),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              yield(nb, nloc, args[0]);
+            })
+            .getResult(0);
+    blockScales = tensor::CollapseShapeOp::create(
+        b, loc, spread, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  }
+  // Per row and weight block: the offset of kquantx4's bias and the sum of
+  // the dequantized inputs that the minimums multiply.
+  bool biased = tfmc::weights::quantBias(format) != 0;
+  Value quantSums = scaledQuantSums(b, loc, blockQuants, 1.0);
+  SmallVector<Value> perRowBlock = {blockScales};
+  if (biased)
+    perRowBlock.push_back(
+        linalg::GenericOp::create(
+            b, loc, quantSums.getType(), quantSums,
+            emptyTensor(b, loc, {rows, blocks}),
+            SmallVector<AffineMap>(2, projection(context, 2, {0, 1})),
+            iterators(2),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              yield(nb, nloc,
+                    arith::MulFOp::create(
+                        nb, nloc, args[0],
+                        f32Constant(nb, nloc,
+                                    -tfmc::weights::quantBias(format))));
+            })
+            .getResult(0));
+  if (mins)
+    perRowBlock.push_back(
+        linalg::GenericOp::create(
+            b, loc, quantSums.getType(), ValueRange{quantSums, blockScales},
+            emptyTensor(b, loc, {rows, blocks}),
+            SmallVector<AffineMap>(3, projection(context, 2, {0, 1})),
+            iterators(2),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              yield(nb, nloc,
+                    arith::MulFOp::create(nb, nloc, args[0], args[1]));
+            })
+            .getResult(0));
+
+  Value quads = inputQuads(b, loc, blockQuants);
+  Value partial;
+  if (tfmc::weights::holdsKQuantBytes(format)) {
+    partial = sumQuadSteps(
+        b, loc, quads, quants,
+        [](OpBuilder &nb, Location nloc, ValueRange x, Value quant) -> Value {
+          return byteQuadDot(
+              nb, nloc,
+              [&](int64_t t) { return byteOfQuad(nb, nloc, quant, t); }, x[0]);
+        });
+  } else {
+    auto [lowInputs, highInputs] = nibbleHalves(b, loc, quads);
+    partial =
+        sumQuadSteps(b, loc, {lowInputs, highInputs}, quants, nibbleQuadsDot);
+  }
+
+  // Loops (p, s, b, j).
+  SmallVector<Value> operands = {partial, scales};
+  SmallVector<AffineMap> maps = {projection(context, 4, {1, 0, 2, 3}),
+                                 projection(context, 4, {0, 2, 3})};
+  if (mins) {
+    operands.push_back(mins);
+    maps.push_back(projection(context, 4, {0, 2, 3}));
+  }
+  for (Value perRow : perRowBlock) {
+    operands.push_back(perRow);
+    maps.push_back(projection(context, 4, {1, 2}));
+  }
+  maps.push_back(projection(context, 4, {1, 0, 3}));
+  Value init =
+      filledTensor(b, loc, {rows, shapeOf(quants)[0], shapeOf(quants)[3]}, 0.0);
+  SmallVector<utils::IteratorType> loops = {
+      utils::IteratorType::parallel, utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  bool hasMins = static_cast<bool>(mins);
+  auto kernel = linalg::GenericOp::create(
+      b, loc, init.getType(), operands, init, maps, loops,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        // partial, d, [m], dx, [o], [xs], acc
+        unsigned next = 2;
+        Value min = hasMins ? args[next++] : Value();
+        Value inputScale = args[next++];
+        Value offset = biased ? args[next++] : Value();
+        Value inputSum = hasMins ? args[next++] : Value();
+        Value sum = arith::SIToFPOp::create(nb, nloc, f32, args[0]);
+        if (offset)
+          sum = arith::AddFOp::create(nb, nloc, sum, offset);
+        Value term = arith::MulFOp::create(
+            nb, nloc, sum,
+            arith::MulFOp::create(nb, nloc, args[1], inputScale));
+        if (min)
+          term = arith::SubFOp::create(
+              nb, nloc, term, arith::MulFOp::create(nb, nloc, min, inputSum));
+        yield(nb, nloc, arith::AddFOp::create(nb, nloc, args.back(), term));
+      });
+  setKernelConfig(kernel, config);
+  return panelsToColumns(b, loc, kernel.getResult(0), outputs, bias);
 }

@@ -48,6 +48,12 @@ Value projectQ4_0x4(OpBuilder &b, Location loc, Value input, Value quants,
                     Value scales, int64_t outputs, Value bias,
                     ProjectionConfigAttr config);
 
+/// kquantx4 and kquant4x4 panels (the k-quants) times int8 inputs, in byte
+/// quads (Int8Inputs.cpp); `mins` is null for Q6_K's matrices.
+Value projectKQuantQuads(OpBuilder &b, Location loc, Value input, Value quants,
+                         Value scales, Value mins, int64_t outputs, Value bias,
+                         ProjectionConfigAttr config);
+
 } // namespace mlir::tfm::cpu
 
 #endif // TFMC_PASSES_CODEGEN_CPU_PANELPROJECTIONS_PANELKERNELS_H

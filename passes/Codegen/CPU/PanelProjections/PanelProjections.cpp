@@ -3,7 +3,8 @@
 // Each tfm_cpu projection becomes the linalg form of the kernel its
 // configuration names: the panel format says how the weights are held, the
 // input scheme whether the inputs are read as f32, as int8 (Q4_0's nibble
-// pairs, the byte quads of q8_0x4 and q4_0x4) or as bf16 pairs.
+// pairs, the byte quads of q8_0x4, q4_0x4, kquantx4 and kquant4x4) or as
+// bf16 pairs.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/PanelProjections/PanelProjections.h"
@@ -33,6 +34,12 @@ struct QuantizedLinearLowering : OpRewritePattern<QuantizedLinearOp> {
       result = projectQ4_0x4(rewriter, loc, op.getInput(), op.getQuants(),
                              op.getScales(), op.getOutFeatures(), op.getBias(),
                              config);
+      break;
+    case PanelFormat::kquantx4:
+    case PanelFormat::kquant4x4:
+      result = projectKQuantQuads(rewriter, loc, op.getInput(), op.getQuants(),
+                                  op.getScales(), op.getMins(),
+                                  op.getOutFeatures(), op.getBias(), config);
       break;
     default:
       // Of the other block formats only Q4_0 takes int8 inputs (the

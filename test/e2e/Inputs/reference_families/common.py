@@ -297,7 +297,8 @@ INT8_TIE_ULPS = 16
 def quantize_inputs(h, weight, activations):
     """`h` as a projection over `weight` reads it: as it is, or, with
     activations "int8" and a matrix of whole blocks of 32 (one tfmc packs
-    as Q4_0), each row's blocks of 32 quantized to int8 as llama.cpp's
+    as Q4_0; not one a GGUF file keeps F32, marked `f32_inputs` by
+    round_like_gguf), each row's blocks of 32 quantized to int8 as llama.cpp's
     Q8_0 activations are, in float32 like the kernel: d = max|x| / 127,
     q = round-half-even(x * (1 / d)) (0 for an all-zero block), and
     dequantized back to q * d.
@@ -310,7 +311,8 @@ def quantize_inputs(h, weight, activations):
     quantization is not decided."""
     if activations == "bf16" and weight.shape[-1] % 2 == 0:
         return round_inputs_to_bf16(h)
-    if activations != "int8" or weight.shape[-1] % 32 != 0:
+    if (activations != "int8" or weight.shape[-1] % 32 != 0
+            or getattr(weight, "f32_inputs", False)):
         return h
     blocks = h.to(torch.float32).reshape(*h.shape[:-1], -1, 32)
     scale = blocks.abs().amax(dim=-1, keepdim=True) / 127.0
@@ -344,6 +346,35 @@ def round_inputs_to_bf16(h):
     if distance.numel():
         INT8_TIE_DISTANCES.append(float(distance.min()))
     return single.to(torch.bfloat16).to(torch.float64)
+
+
+# GGUF file types whose mix of k-quants (and Q8_0) compare's --projections
+# reproduces: what gguf_quantize.py --type TYPE stores each matrix as.
+GGUF_FILE_TYPES = ("q4_k_m", "q5_k_m", "q6_k")
+
+
+def round_like_gguf(w, gguf_name, file_type):
+    """`w` (float64 holding float32 values; [rows, columns]) as
+    gguf_quantize.py --type `file_type` stores the GGUF tensor `gguf_name`
+    (`attn_v`, `ffn_down` and the others take different k-quants in the
+    mixes; rows that are not whole super-blocks take Q8_0 or stay F32),
+    dequantized back by its definition of the formats. Each block lies
+    within one row, so the rows llama.cpp's layout permutes quantize to the
+    same values."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import gguf_quantize
+    kind = gguf_quantize.tensor_type(gguf_name, w.shape[-1], file_type)
+    if kind is None:
+        # Kept F32 in the file, it keeps f32 panels and f32 inputs in tfmc
+        # whatever its width (quantize_inputs).
+        w = w.clone()
+        w.f32_inputs = True
+        return w
+    block = gguf_quantize.TYPES[kind][2]
+    values = w.to(torch.float32).numpy().reshape(-1, block)
+    data = gguf_quantize.QUANTIZERS[kind](values)
+    rounded = np.frombuffer(gguf_quantize.dequantize(data, kind), dtype="<f4")
+    return torch.from_numpy(rounded.reshape(w.shape).copy()).to(torch.float64)
 
 
 def round_to(w, dtype):

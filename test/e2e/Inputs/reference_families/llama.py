@@ -44,7 +44,8 @@ import numpy as np
 import torch
 
 from reference_families.common import (Init, causal_attention, gelu_tanh, load_hf,
-                                       quantize_inputs, rms_norm, rope, round_to,
+                                       GGUF_FILE_TYPES, quantize_inputs, rms_norm, rope,
+                                       round_like_gguf, round_to,
                                        write_llama2c_tokenizer, write_safetensors)
 
 # ---------------------------------------------------------------------------
@@ -379,6 +380,16 @@ def round_projections(model, dtype):
     cfg, embed, layers, final_norm, head = model
     if dtype == "f32":
         return model
+    if dtype in GGUF_FILE_TYPES:
+        # As a GGUF file of that type holds them: the embedding table too.
+        names = {"wq": "attn_q", "wk": "attn_k", "wv": "attn_v", "wo": "attn_output",
+                 "w1": "ffn_gate", "w2": "ffn_down", "w3": "ffn_up"}
+        layers = [{k: round_like_gguf(v, names[k] + ".weight", dtype) if k in names
+                   else v for k, v in w.items()} for w in layers]
+        rounded_embed = round_like_gguf(embed, "token_embd.weight", dtype)
+        rounded_head = (rounded_embed if head is embed
+                        else round_like_gguf(head, "output.weight", dtype))
+        return cfg, rounded_embed, layers, final_norm, rounded_head
     layers = [{k: round_to(v, dtype) if k in ("wq", "wk", "wv", "wo", "w1", "w2", "w3")
                else v for k, v in w.items()} for w in layers]
     rounded_head = round_to(head, dtype)

@@ -194,6 +194,12 @@ func.func @x86_64(%x: tensor<4x64xf32>, %pos: index) -> (tensor<4x32xf32>, tenso
 // CHECK: tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8, stream_distance = 16>
 // OPTIONS-LABEL: func.func @stored
 // OPTIONS: tfm.linear {{.*}}<panels = bf16, accumulators = 6>
+// Asked for int8 inputs without a target, the k-quants take their byte
+// quads (portable arithmetic, no dot instruction).
+// INT8IN-LABEL: func.func @stored
+// INT8IN: tfm_cpu.config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8, stream_distance = 16>
+// INT8IN: tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, stream_distance = 16>
+// INT8IN: tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, stream_distance = 16>
 // ASKED-LABEL: func.func @stored
 // ASKED-COUNT-4: tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, accumulators = 8, stream_distance = 16>
 // ASKED: tfm_cpu.config = #tfm_cpu.projection<panels = f32, accumulators = 8, stream_distance = 16>
@@ -217,4 +223,32 @@ func.func @stored(%x: tensor<4x256xf32>, %y: tensor<4x48xf32>, %z: tensor<4x7xf3
   %e = tfm.linear %y, %down : tensor<4x48xf32>, tensor<16x48xf32> -> tensor<4x16xf32>
   %f = tfm.linear %z, %odd : tensor<4x7xf32>, tensor<16x7xbf16> -> tensor<4x16xf32>
   return %a, %b, %c, %d, %e, %f : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x32xf32>, tensor<4x32xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// The k-quants where the target has AVX-512 VNNI: by default Q4_K's panels
+// become kquant4x4 and the other k-quants' (a stack of Q4_K and Q6_K too)
+// kquantx4, byte quads over int8 inputs summed by vpdpbusd; without int8
+// inputs they keep kquant4 and kquant with f32 inputs.
+// CHECK-LABEL: func.func @kquants_vnni
+// CHECK: tfm_cpu.config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8, dot = vpdpbusd16, stream_distance = 16>
+// CHECK: tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpdpbusd16, stream_distance = 16>
+// CHECK: tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpdpbusd16, stream_distance = 16>
+// F32IN-LABEL: func.func @kquants_vnni
+// F32IN: tfm_cpu.config = #tfm_cpu.projection<panels = kquant4, accumulators = 8, stream_distance = 16>
+// F32IN: tfm_cpu.config = #tfm_cpu.projection<panels = kquant, accumulators = 8, stream_distance = 16>
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "icelake-server", features = "+avx,+avx2,+fma,+avx512f,+avx512bw,+avx512vnni", vector_bits = 512, vector_registers = 32>>} {
+tfm.global_weight @k4 : tensor<16x256xf32> {stored = #tfm.stored<q4_k>}
+tfm.global_weight @k5 : tensor<16x256xf32> {stored = #tfm.stored<q5_k>}
+tfm.global_weight @kqkv : tensor<32x256xf32> {stacked = ["q", "v"], stored = #tfm.stored<q4_k, q6_k>}
+func.func @kquants_vnni(%x: tensor<4x256xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x32xf32>) {
+  %k4 = tfm.weight @k4 : tensor<16x256xf32>
+  %k5 = tfm.weight @k5 : tensor<16x256xf32>
+  %kqkv = tfm.weight @kqkv : tensor<32x256xf32>
+  %a = tfm.linear %x, %k4 : tensor<4x256xf32>, tensor<16x256xf32> -> tensor<4x16xf32>
+  %b = tfm.linear %x, %k5 : tensor<4x256xf32>, tensor<16x256xf32> -> tensor<4x16xf32>
+  %c = tfm.linear %x, %kqkv : tensor<4x256xf32>, tensor<32x256xf32> -> tensor<4x32xf32>
+  return %a, %b, %c : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x32xf32>
+}
 }

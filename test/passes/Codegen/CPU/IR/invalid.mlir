@@ -1,7 +1,7 @@
 // RUN: tfmc-opt %s -split-input-file -verify-diagnostics
 
 // The panels' formats are compiler/weights' (PanelLayout.td).
-// expected-error @+2 {{expected one of [f32, f16, bf16, q8_0, q4_0, q8_0x4, q4_0x4, kquant, kquant4] for what the panels of a projection's matrix hold, got: q5_k}}
+// expected-error @+2 {{expected one of [f32, f16, bf16, q8_0, q4_0, q8_0x4, q4_0x4, kquant, kquant4, kquantx4, kquant4x4] for what the panels of a projection's matrix hold, got: q5_k}}
 // expected-error @+1 {{failed to parse TfmCpu_PanelsAttr parameter 'format'}}
 tfm.global_weight @w : tensor<3x2x32x16xi8> {layout = #tfm_cpu.panels<q5_k>}
 
@@ -73,6 +73,18 @@ tfm.global_weight @w : tensor<3x2x16xf32> {layout = #tfm_cpu.panels<f32, mins>}
 // kquant blocks are the k-quants' sub-blocks: 16 or 32 values.
 // expected-error @+1 {{kquant quants are [panels, blocks, 16 or 32, width] i8 tensors, got 'tensor<3x2x64x16xi8>'}}
 tfm.global_weight @w : tensor<3x2x64x16xi8> {layout = #tfm_cpu.panels<kquant>}
+
+// -----
+
+// kquantx4 holds kquant's blocks of 16 or 32 values four a lane.
+// expected-error @+1 {{kquantx4 quants are [panels, blocks, 4 or 8, width] i32 tensors, got 'tensor<3x2x16x16xi32>'}}
+tfm.global_weight @w : tensor<3x2x16x16xi32> {layout = #tfm_cpu.panels<kquantx4>}
+
+// -----
+
+// kquant4x4 holds Q4_K's 16 bytes of nibble pairs a block, four a lane.
+// expected-error @+1 {{kquant4x4 quants are [panels, blocks, 4, width] 'i32' tensors, got 'tensor<3x2x16x16xi8>'}}
+tfm.global_weight @w : tensor<3x2x16x16xi8> {layout = #tfm_cpu.panels<kquant4x4>}
 
 // -----
 
@@ -226,6 +238,24 @@ func.func @kquant4_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x16x16xi8>, 
 
 // -----
 
+// kquantx4's quads of a byte a value: blocks of 16 or 32 values are 4 or 8
+// quads.
+func.func @kquantx4_block_length(%x: tensor<4x64xf32>, %q: tensor<3x1x16x16xi32>, %d: tensor<3x1x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquantx4 blocks are 16 or 32 values, got 64}}
+  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x1x16x16xi32>, tensor<3x1x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @kquant4x4_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x4x16xi32>, %d: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant4x4 blocks need their mins}}
+  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x4x16xi32>, tensor<3x2x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
 // expected-error @+1 {{kquant4 block scales are [panels, blocks, width] 'f32' tensors, got 'tensor<3x2x16xf16>'}}
 tfm.global_weight @w : tensor<3x2x16xf16> {layout = #tfm_cpu.panels<kquant4, scales>}
 
@@ -291,7 +321,12 @@ func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.projection<panels =
 
 // -----
 
-// expected-error @+1 {{int8 inputs read q4_0, q8_0x4 or q4_0x4 panels, not q8_0}}
+// expected-error @+1 {{kquantx4 panels are read with int8 inputs}}
+func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, accumulators = 8>}
+
+// -----
+
+// expected-error @+1 {{int8 inputs read q4_0 panels or byte quads (q8_0x4, q4_0x4, kquantx4, kquant4x4), not q8_0}}
 func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q8_0, inputs = int8, accumulators = 8>}
 
 // -----
@@ -301,7 +336,7 @@ func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.projection<panels =
 
 // -----
 
-// expected-error @+1 {{vpdpbusd16 sums the byte quads of q8_0x4 and q4_0x4 panels, not q4_0}}
+// expected-error @+1 {{vpdpbusd16 sums the byte quads of q8_0x4, q4_0x4, kquantx4 and kquant4x4 panels, not q4_0}}
 func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, inputs = int8, accumulators = 8, dot = vpdpbusd16>}
 
 // -----
