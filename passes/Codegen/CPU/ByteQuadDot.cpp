@@ -1,4 +1,4 @@
-//===- ByteQuadDot.cpp - Byte quad products as vpdpbusd -------------------===//
+//===- ByteQuadDot.cpp - Byte quad products as vpdpbusd or vpmaddubsw -----===//
 //
 // The projections over int8 inputs of the quad panels compute, per 32-bit
 // lane of weights `w` and inputs `x`, each holding four bytes,
@@ -16,7 +16,10 @@
 // has AVX-512 VNNI, 16 lanes an instruction, or AVX-VNNI, 8), it becomes
 // the instruction on the weight lanes transformed once, all four bytes at a
 // time (an xor, or a mask after a shift, or nothing), and the inputs as
-// they are.
+// they are. Where the target has AVX2 but no VNNI, the k-quants' quads
+// (unsigned bytes below 64, so no pair of products saturates 16 bits)
+// become AVX2's `vpmaddubsw` and `vpmaddwd` with ones on 8 lanes, as
+// llama.cpp sums its k-quants there.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/ByteQuadDot.h"
@@ -212,20 +215,28 @@ Value unsignedBytes(PatternRewriter &rewriter, Location loc, Value lanes,
   llvm_unreachable("unknown unsigned byte");
 }
 
-/// The 32-bit lanes of one vpdpbusd that the kernel holding `op` asks for
-/// (its configuration's `dot`): 16 (AVX-512 VNNI), 8 (AVX-VNNI), or 0.
-int64_t requestedLanes(Operation *op) {
+/// The instruction that the kernel holding `op` asks its byte quads to
+/// become, and the 32-bit lanes of one: vpdpbusd on 16 (AVX-512 VNNI) or 8
+/// (AVX-VNNI), or AVX2's vpmaddubsw then vpmaddwd on 8; none.
+struct QuadInstruction {
+  enum Kind { None, Vpdpbusd, Vpmaddubsw } kind = None;
+  int64_t lanes = 0;
+};
+
+QuadInstruction requestedInstruction(Operation *op) {
   mlir::tfm::cpu::ProjectionConfigAttr config =
       mlir::tfm::cpu::getEnclosingProjectionConfig(op);
-  if (!config)
-    return 0;
+  if (!config || !tfmc::weights::holdsByteQuads(config.getPanels()))
+    return {};
   switch (config.getDot()) {
   case mlir::tfm::cpu::DotInstruction::vpdpbusd16:
-    return 16;
+    return {QuadInstruction::Vpdpbusd, 16};
   case mlir::tfm::cpu::DotInstruction::vpdpbusd8:
-    return 8;
+    return {QuadInstruction::Vpdpbusd, 8};
+  case mlir::tfm::cpu::DotInstruction::vpmaddubsw:
+    return {QuadInstruction::Vpmaddubsw, 8};
   default:
-    return 0;
+    return {};
   }
 }
 
@@ -234,7 +245,8 @@ struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
 
   LogicalResult matchAndRewrite(arith::AddIOp add,
                                 PatternRewriter &rewriter) const override {
-    int64_t lanes = requestedLanes(add);
+    QuadInstruction instruction = requestedInstruction(add);
+    int64_t lanes = instruction.lanes;
     auto type = dyn_cast<VectorType>(add.getType());
     if (!lanes || !type || !type.getElementType().isInteger(32) ||
         type.isScalable() || type.getNumElements() % lanes != 0)
@@ -268,23 +280,49 @@ struct ByteQuadDotToVpdpbusd : OpRewritePattern<arith::AddIOp> {
     Value flatAccumulator = flatten(accumulator);
     auto sliceType = VectorType::get({lanes}, rewriter.getI32Type());
     auto bytesType = VectorType::get({4 * lanes}, rewriter.getI8Type());
-    StringRef intrinsic = lanes == 16 ? "llvm.x86.avx512.vpdpbusd.512"
-                                      : "llvm.x86.avx512.vpdpbusd.256";
+    auto call = [&](StringRef intrinsic, Type result, ValueRange args) {
+      return LLVM::CallIntrinsicOp::create(
+                 rewriter, loc, result, rewriter.getStringAttr(intrinsic), args)
+          .getResult(0);
+    };
+    // AVX2's products of unsigned and signed bytes, adjacent pairs summed
+    // into 16 bits with saturation: exact for the k-quants' bytes (below
+    // 64) and nibbles, whose pairs stay below 2 * 63 * 128. The pairs of
+    // two quad sums add in 16 bits too (below 2 * 2 * 15 * 128 for
+    // nibbles), then vpmaddwd with ones sums each lane's two pairs.
+    auto pairsType = VectorType::get({2 * lanes}, rewriter.getI16Type());
+    Value ones;
+    if (instruction.kind == QuadInstruction::Vpmaddubsw)
+      ones = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(pairsType, rewriter.getI16IntegerAttr(1)));
     Value result = mlir::tfm::updateInSlices(
         rewriter, loc, flatAccumulator, lanes,
-        [&](function_ref<Value(Value)> sliceOf) {
+        [&](function_ref<Value(Value)> sliceOf) -> Value {
           auto asBytes = [&](Value value) {
             return vector::BitCastOp::create(rewriter, loc, bytesType,
                                              sliceOf(value));
           };
           Value sum = sliceOf(flatAccumulator);
-          for (auto [weights, inputs] : operands)
-            sum = LLVM::CallIntrinsicOp::create(
-                      rewriter, loc, Type(sliceType),
-                      rewriter.getStringAttr(intrinsic),
-                      ValueRange{sum, asBytes(weights), asBytes(inputs)})
-                      .getResult(0);
-          return sum;
+          if (instruction.kind == QuadInstruction::Vpdpbusd) {
+            StringRef intrinsic = lanes == 16 ? "llvm.x86.avx512.vpdpbusd.512"
+                                              : "llvm.x86.avx512.vpdpbusd.256";
+            for (auto [weights, inputs] : operands)
+              sum = call(intrinsic, sliceType,
+                         ValueRange{sum, asBytes(weights), asBytes(inputs)});
+            return sum;
+          }
+          Value pairs;
+          for (auto [weights, inputs] : operands) {
+            Value product = call("llvm.x86.avx2.pmadd.ub.sw", pairsType,
+                                 ValueRange{asBytes(weights), asBytes(inputs)});
+            pairs = pairs ? Value(arith::AddIOp::create(rewriter, loc, pairs,
+                                                        product))
+                          : product;
+          }
+          Value quads = call("llvm.x86.avx2.pmadd.wd", sliceType,
+                             ValueRange{pairs, ones});
+          return arith::AddIOp::create(rewriter, loc, sum, quads);
         });
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(add, type, result);
     return success();
@@ -297,8 +335,8 @@ struct TfmCpuByteQuadDot
     // Only functions with a kernel that asks for the instruction.
     WalkResult asked = getOperation()->walk([](Operation *op) {
       auto config = mlir::tfm::cpu::getProjectionConfig(op);
-      return config && requestedLanes(op) ? WalkResult::interrupt()
-                                          : WalkResult::advance();
+      return config && requestedInstruction(op).lanes ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
     });
     if (!asked.wasInterrupted())
       return;

@@ -43,8 +43,8 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
                      "projections quantize their inputs to int8 per block "
                      "of 32 and sum integer products: vpdpbusd with VNNI, "
                      "Q4_0's vpmaddubsw on AVX2 without it (tfmc compile: "
-                     "on by default for Q4_0 where the target has AVX2, for "
-                     "Q8_0 and the k-quants where it has AVX-512 VNNI or "
+                     "on by default for Q4_0 and the k-quants where the "
+                     "target has AVX2, for Q8_0 where it has AVX-512 VNNI or "
                      "AVX-VNNI)"),
       llvm::cl::init(false)};
   Option<bool> bf16Inputs{

@@ -30,12 +30,14 @@ def TfmCpuSelectKernelConfig
       with `bf16-inputs`; else `f32`. Without an `int8-inputs` value, int8
       inputs are the target's default, decided here once: the quads of
       Q8_0, Q4_0 and the k-quants where the target has AVX-512 VNNI or
-      AVX-VNNI, Q4_0's nibble pairs where it has AVX2;
+      AVX-VNNI, Q4_0's nibble pairs and the k-quants' quads where it has
+      AVX2;
     - `accumulators`: `accumulators`, or from the target, half its vector
       registers over the registers a 16-lane f32 row takes (AVX-512: 8,
       AVX2: 4; 8 without a target);
     - `dot`: `vpdpbusd16` (AVX-512 VNNI) or `vpdpbusd8` (AVX-VNNI) for byte
-      quads, `vpmaddubsw` for nibble pairs where the target has AVX2,
+      quads, `vpmaddubsw` for nibble pairs, and for the k-quants' quads
+      without VNNI, where the target has AVX2,
       `vdpbf16ps` for bf16 pairs where it has AVX512_BF16, else `none`;
     - `stream_distance`, `stream-prefetch-distance`, and `non_temporal`,
       where the target's CPU is AMD Zen (`znver*`; an Intel Xeon's
@@ -413,18 +415,23 @@ def TfmCpuNibblePairDot : Pass<"tfm-cpu-nibble-pair-dot", "mlir::func::FuncOp"> 
 }
 
 def TfmCpuByteQuadDot : Pass<"tfm-cpu-byte-quad-dot", "mlir::func::FuncOp"> {
-  let summary = "Byte quad products over int8 inputs as vpdpbusd";
+  let summary = "Byte quad products over int8 inputs as vpdpbusd or vpmaddubsw";
   let description = [{
     Rewrites the vectors of `acc + sum_t zext(u_t(w)) * sext(byte_t(x))`
     over the four bytes of 32-bit lanes, where `u_t(w)` is an unsigned
     byte made from byte t of `w` (`byte ^ 0x80` for the Q8_0 projection
     over int8 inputs, `q8_0x4` panels; `byte & 15` or `byte >> 4` for
-    Q4_0's `q4_0x4`, whose two quad sums per step become two chained
-    instructions), into VNNI's `vpdpbusd` (`llvm.call_intrinsic`), in the
-    kernels whose configuration (`#tfm_cpu.projection`, on their loops)
+    Q4_0's `q4_0x4` and Q4_K's `kquant4x4`, whose two quad sums per step
+    become two chained instructions; the byte as it is for the k-quants'
+    biased `kquantx4`), into VNNI's `vpdpbusd` (`llvm.call_intrinsic`), in
+    the kernels whose configuration (`#tfm_cpu.projection`, on their loops)
     says so: 16 lanes an instruction for `dot = vpdpbusd16` (AVX-512 VNNI),
-    8 for `vpdpbusd8` (AVX-VNNI). After bufferization: the intrinsic call
-    has no declared memory effects.
+    8 for `vpdpbusd8` (AVX-VNNI). For `dot = vpmaddubsw` (the k-quants'
+    quads where the target has AVX2 and no VNNI, their unsigned bytes
+    below 64) each quad sum becomes AVX2's `vpmaddubsw` (adjacent products
+    summed into 16 bits), the two of a step added there, then `vpmaddwd`
+    with ones: 8 lanes an instruction. After bufferization: the intrinsic
+    calls have no declared memory effects.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect",
                            "mlir::vector::VectorDialect"];

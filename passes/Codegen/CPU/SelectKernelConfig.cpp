@@ -140,15 +140,23 @@ struct TfmCpuSelectKernelConfig
     if (columns % tfmc::weights::blockValues(panels, matrix.getStoredTypes()) !=
         0)
       panels = PanelFormat::f32;
-    // Two defaults for int8 inputs: the byte quad kernels where the target
-    // has VNNI, Q4_0's nibble pairs (on Q4_0's own panels) where it has
-    // AVX2, which is faster there than the quads without VNNI. Q8_0 and
-    // the k-quants take the quads on any target when asked (their
-    // f32-input kernels are the alternative); Q4_0 keeps its nibble pairs
-    // without VNNI.
+    // The defaults for int8 inputs: Q8_0's and Q4_0's byte quad kernels
+    // where the target has VNNI, Q4_0's nibble pairs (on Q4_0's own panels)
+    // where it has AVX2, which is faster there than the quads without
+    // VNNI, and the k-quants' quads where it has either (with AVX2 alone
+    // through vpmaddubsw, faster than their f32-input kernels there:
+    // docs/weight-types.md). Q8_0 and the k-quants take the quads on any
+    // target when asked (their f32-input kernels are the alternative); Q4_0
+    // keeps its nibble pairs without VNNI.
     bool quadInputs = int8Inputs.value.value_or(facts.byteQuadDotLanes != 0);
     bool pairInputs = int8Inputs.value.value_or(facts.avx2);
-    if (quadInputs && (panels != PanelFormat::q4_0 || facts.byteQuadDotLanes))
+    bool kquantInputs =
+        int8Inputs.value.value_or(facts.byteQuadDotLanes != 0 || facts.avx2);
+    bool takesQuads = tfmc::weights::isKQuantFormat(panels)
+                          ? kquantInputs
+                          : quadInputs && (panels != PanelFormat::q4_0 ||
+                                           facts.byteQuadDotLanes);
+    if (takesQuads)
       panels = tfmc::weights::byteQuadFormat(panels).value_or(panels);
 
     InputScheme inputs = InputScheme::f32;
@@ -159,6 +167,8 @@ struct TfmCpuSelectKernelConfig
         dot = DotInstruction::vpdpbusd16;
       else if (facts.byteQuadDotLanes == 8)
         dot = DotInstruction::vpdpbusd8;
+      else if (facts.avx2 && tfmc::weights::isKQuantFormat(panels))
+        dot = DotInstruction::vpmaddubsw;
     } else if (panels == PanelFormat::q4_0 && pairInputs) {
       inputs = InputScheme::int8;
       if (facts.avx2)

@@ -166,9 +166,14 @@ ProjectionConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << stringifyEnum(panels);
     break;
   case DotInstruction::vpmaddubsw:
-    if (panels != PanelFormat::q4_0 || inputs != InputScheme::int8)
+    // Its 16-bit sums of two products saturate for q8_0x4's bytes (up to
+    // 255), not for nibbles or kquantx4's bytes (below 64).
+    if (inputs != InputScheme::int8 ||
+        (panels != PanelFormat::q4_0 &&
+         (!quads || panels == PanelFormat::q8_0x4)))
       return emitError() << "vpmaddubsw sums the nibble pairs of q4_0 panels "
-                            "over int8 inputs";
+                            "or the byte quads of q4_0x4, kquantx4 and "
+                            "kquant4x4 panels over int8 inputs";
     break;
   case DotInstruction::vdpbf16ps:
     if (inputs != InputScheme::bf16)

@@ -23,7 +23,8 @@ def TfmCpu_DotInstruction : I32Enum<"DotInstruction",
   // VNNI's vpdpbusd on 16 (AVX-512 VNNI) or 8 (AVX-VNNI) 32-bit lanes.
   I32EnumCase<"vpdpbusd16", 1>,
   I32EnumCase<"vpdpbusd8", 2>,
-  // AVX2's vpmaddubsw (Q4_0's nibble pairs).
+  // AVX2's vpmaddubsw (Q4_0's nibble pairs; with vpmaddwd, the k-quants'
+  // byte quads).
   I32EnumCase<"vpmaddubsw", 3>,
   // AVX512_BF16's vdpbf16ps (bf16 pairs).
   I32EnumCase<"vdpbf16ps", 4>,

@@ -472,3 +472,57 @@ func.func @as_stored(%w: vector<16xi32>, %x: vector<16xi32>, %acc: vector<16xi32
   %r = arith.addi %acc, %c : vector<16xi32>
   return %r : vector<16xi32>
 }
+
+// -----
+
+// With AVX2 and no VNNI (dot = vpmaddubsw), the k-quants' quads become
+// vpmaddubsw (unsigned weight bytes times signed input bytes, adjacent
+// pairs summed into 16 bits: no saturation for bytes below 64) and
+// vpmaddwd with ones (each lane's two pairs summed into 32 bits), added to
+// the accumulator: 8 lanes an instruction.
+
+// CHECK-LABEL: func.func @avx2
+// CHECK-SAME: (%[[W:.*]]: vector<8xi32>, %[[X:.*]]: vector<8xi32>, %[[ACC:.*]]: vector<8xi32>)
+// CHECK: %[[ONES:.*]] = arith.constant dense<1> : vector<16xi16>
+// CHECK: %[[WB:.*]] = vector.bitcast %[[W]] : vector<8xi32> to vector<32xi8>
+// CHECK: %[[XB:.*]] = vector.bitcast %[[X]] : vector<8xi32> to vector<32xi8>
+// CHECK: %[[PAIRS:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.ub.sw"(%[[WB]], %[[XB]]) : (vector<32xi8>, vector<32xi8>) -> vector<16xi16>
+// CHECK: %[[QUADS:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%[[PAIRS]], %[[ONES]]) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// CHECK: %[[R:.*]] = arith.addi %[[ACC]], %[[QUADS]] : vector<8xi32>
+// CHECK: return %[[R]]
+func.func @avx2(%w: vector<8xi32>, %x: vector<8xi32>, %acc: vector<8xi32>) -> vector<8xi32> attributes {tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpmaddubsw>} {
+  %c8 = arith.constant dense<8> : vector<8xi32>
+  %c16 = arith.constant dense<16> : vector<8xi32>
+  %c24 = arith.constant dense<24> : vector<8xi32>
+  %w0 = arith.trunci %w : vector<8xi32> to vector<8xi8>
+  %x0 = arith.trunci %x : vector<8xi32> to vector<8xi8>
+  %ws1 = arith.shrui %w, %c8 : vector<8xi32>
+  %xs1 = arith.shrui %x, %c8 : vector<8xi32>
+  %w1 = arith.trunci %ws1 : vector<8xi32> to vector<8xi8>
+  %x1 = arith.trunci %xs1 : vector<8xi32> to vector<8xi8>
+  %ws2 = arith.shrui %w, %c16 : vector<8xi32>
+  %xs2 = arith.shrui %x, %c16 : vector<8xi32>
+  %w2 = arith.trunci %ws2 : vector<8xi32> to vector<8xi8>
+  %x2 = arith.trunci %xs2 : vector<8xi32> to vector<8xi8>
+  %ws3 = arith.shrui %w, %c24 : vector<8xi32>
+  %xs3 = arith.shrui %x, %c24 : vector<8xi32>
+  %w3 = arith.trunci %ws3 : vector<8xi32> to vector<8xi8>
+  %x3 = arith.trunci %xs3 : vector<8xi32> to vector<8xi8>
+  %u0 = arith.extui %w0 : vector<8xi8> to vector<8xi32>
+  %u1 = arith.extui %w1 : vector<8xi8> to vector<8xi32>
+  %u2 = arith.extui %w2 : vector<8xi8> to vector<8xi32>
+  %u3 = arith.extui %w3 : vector<8xi8> to vector<8xi32>
+  %s0 = arith.extsi %x0 : vector<8xi8> to vector<8xi32>
+  %s1 = arith.extsi %x1 : vector<8xi8> to vector<8xi32>
+  %s2 = arith.extsi %x2 : vector<8xi8> to vector<8xi32>
+  %s3 = arith.extsi %x3 : vector<8xi8> to vector<8xi32>
+  %p0 = arith.muli %u0, %s0 : vector<8xi32>
+  %p1 = arith.muli %u1, %s1 : vector<8xi32>
+  %p2 = arith.muli %u2, %s2 : vector<8xi32>
+  %p3 = arith.muli %u3, %s3 : vector<8xi32>
+  %a = arith.addi %p0, %p1 : vector<8xi32>
+  %b = arith.addi %a, %p2 : vector<8xi32>
+  %c = arith.addi %b, %p3 : vector<8xi32>
+  %r = arith.addi %acc, %c : vector<8xi32>
+  return %r : vector<8xi32>
+}

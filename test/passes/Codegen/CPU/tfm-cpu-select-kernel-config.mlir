@@ -252,3 +252,27 @@ func.func @kquants_vnni(%x: tensor<4x256xf32>) -> (tensor<4x16xf32>, tensor<4x16
   return %a, %b, %c : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x32xf32>
 }
 }
+
+// -----
+
+// The k-quants where the target has AVX2 and no VNNI: by default (and
+// asked for) int8 inputs, their quads summed by vpmaddubsw; f32 inputs
+// with int8-inputs=false.
+// CHECK-LABEL: func.func @kquants_avx2
+// CHECK: tfm_cpu.config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 4, dot = vpmaddubsw, stream_distance = 16>
+// F32IN-LABEL: func.func @kquants_avx2
+// F32IN: tfm_cpu.config = #tfm_cpu.projection<panels = kquant4, accumulators = 4, stream_distance = 16>
+// INT8IN-LABEL: func.func @kquants_avx2
+// INT8IN: tfm_cpu.config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 4, dot = vpmaddubsw, stream_distance = 16>
+// INT8IN: tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 4, dot = vpmaddubsw, stream_distance = 16>
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "haswell", features = "+avx,+avx2,+fma", vector_bits = 256, vector_registers = 16>>} {
+tfm.global_weight @k4 : tensor<16x256xf32> {stored = #tfm.stored<q4_k>}
+tfm.global_weight @k6 : tensor<16x256xf32> {stored = #tfm.stored<q6_k>}
+func.func @kquants_avx2(%x: tensor<4x256xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %k4 = tfm.weight @k4 : tensor<16x256xf32>
+  %k6 = tfm.weight @k6 : tensor<16x256xf32>
+  %a = tfm.linear %x, %k4 : tensor<4x256xf32>, tensor<16x256xf32> -> tensor<4x16xf32>
+  %b = tfm.linear %x, %k6 : tensor<4x256xf32>, tensor<16x256xf32> -> tensor<4x16xf32>
+  return %a, %b : tensor<4x16xf32>, tensor<4x16xf32>
+}
+}

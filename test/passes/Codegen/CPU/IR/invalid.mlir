@@ -341,8 +341,14 @@ func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.projection<panels =
 
 // -----
 
-// expected-error @+1 {{vpmaddubsw sums the nibble pairs of q4_0 panels over int8 inputs}}
+// expected-error @+1 {{vpmaddubsw sums the nibble pairs of q4_0 panels or the byte quads of q4_0x4, kquantx4 and kquant4x4 panels over int8 inputs}}
 func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q4_0, accumulators = 8, dot = vpmaddubsw>}
+
+// -----
+
+// q8_0x4's bytes (up to 255) would saturate vpmaddubsw's 16-bit pair sums.
+// expected-error @+1 {{vpmaddubsw sums the nibble pairs of q4_0 panels or the byte quads of q4_0x4, kquantx4 and kquant4x4 panels over int8 inputs}}
+func.func private @f() attributes {tfm_cpu.config = #tfm_cpu.projection<panels = q8_0x4, inputs = int8, accumulators = 8, dot = vpmaddubsw>}
 
 // -----
 
