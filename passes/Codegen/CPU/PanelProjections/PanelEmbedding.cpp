@@ -81,8 +81,9 @@ Value dequantize(OpBuilder &b, Location loc, PanelEmbeddingOp op, Value panel,
     // An int8 quant; kquantx4's are stored biased to unsigned bytes.
     Value quant = arith::TruncIOp::create(b, loc, b.getIntegerType(8), bits);
     if (int64_t bias = tfmc::weights::quantBias(format))
-      quant = arith::SubIOp::create(
-          b, loc, arith::ExtUIOp::create(b, loc, i32, quant), i32Constant(bias));
+      quant = arith::SubIOp::create(b, loc,
+                                    arith::ExtUIOp::create(b, loc, i32, quant),
+                                    i32Constant(bias));
     value = arith::SIToFPOp::create(b, loc, f32, quant);
   }
   Value scale = tensor::ExtractOp::create(b, loc, op.getScales(),
