@@ -7,11 +7,13 @@ tuned PyTorch f32 peer (KV-cached decode with torch.mv, one-shot prefill with
 sgemm), and put both next to the machine's read bandwidth (decode roofline)
 and OpenBLAS sgemm rate (prefill ceiling). Encoder shapes (bert-base) time
 encode calls of the whole compiled sequence against a PyTorch f32 forward of
-the same weights. See bench/README.md.
+the same weights. Shapes too large to write (tinyllama-1.1B) are compiled
+with `tfmc compile --random-weights` from a sparse file of their shape, and
+the peer gets random weights of its own in memory. See bench/README.md.
 
   /usr/bin/python3 bench/run_bench.py [--shapes stories15M,gpt2-124M] [--threads 2]
       [--weights f32,f16,bf16,q8_0,q4_0,q8_0-f32-inputs,q4_0-f32-inputs,
-                 bf16-bf16-inputs,q4_k_m]
+                 bf16-bf16-inputs,q4_k_m,q5_k_m,q6_k]
 """
 import argparse
 import json
@@ -37,7 +39,19 @@ SHAPES = {
     # An encoder (BertForMaskedLM): context is the compiled sequence length;
     # one encode call runs all of it.
     "bert-base": ("bert", 768, 3072, 12, 12, 12, 30522, 128),
+    # TinyLlama-1.1B: grouped-query attention and its own classifier.
+    "tinyllama-1.1B": ("llama", 2048, 5632, 22, 32, 4, 32000, 2048),
 }
+
+# Shapes whose classifier is not the embedding table.
+UNTIED = {"tinyllama-1.1B"}
+
+# Shapes too large to write and quantize in Python (4.4 GB of f32 for
+# tinyllama-1.1B): tfmc compiles a sparse file of the shape (the header and
+# tensor infos, the data a hole: bench/llama2c_shape.py, bench/gguf_shape.py)
+# with --random-weights, and the peer's f32 weights are drawn in memory.
+# Speed depends only on the shapes and types.
+RANDOM_WEIGHTS = {"tinyllama-1.1B"}
 
 # Mixture-of-experts shapes: (experts, experts per token).
 EXPERTS = {"mixtral-8x42M": (8, 2)}
@@ -109,6 +123,62 @@ def write_model(shape, directory, models_dir):
     for name in ("vocab.json", "merges.txt"):
         os.symlink(os.path.join(models_dir, "gpt2-tokenizer", name), os.path.join(out, name))
     return out, []
+
+
+def write_shape(shape, directory, file_type=None):
+    """(path, extra tfmc arguments) for a RANDOM_WEIGHTS shape: a llama2.c
+    checkpoint (file_type None) or a GGUF file of that type's tensor types
+    with no weights in it (a sparse file), a tokenizer.bin of its
+    vocabulary beside it, compiled with --random-weights."""
+    _, d, f, L, H, KV, vocab, ctx = SHAPES[shape]
+    out = os.path.join(directory, "%s-%s" % (shape, file_type or "llama2c"))
+    script = "gguf_shape.py" if file_type else "llama2c_shape.py"
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", script), out,
+                    *(["--type", file_type] if file_type else []),
+                    "--dim", str(d), "--hidden", str(f), "--layers", str(L),
+                    "--heads", str(H), "--kv-heads", str(KV), "--vocab", str(vocab),
+                    "--context", str(ctx), *(["--untied"] if shape in UNTIED else [])],
+                   check=True)
+    model = os.path.join(out, "model.gguf" if file_type else "model.bin")
+    return model, ["--tokenizer", os.path.join(out, "tokenizer.bin"), "--random-weights"]
+
+
+def random_peer_weights(shape):
+    """load_peer_weights' dict for a LLaMA shape, drawn in memory (seeded,
+    uniform in +-1/sqrt(fan-in), norms 1): no file of f32 weights written."""
+    import torch
+    _, d, f, L, H, KV, vocab, _ = SHAPES[shape]
+    kv = KV * (d // H)
+    gen = torch.Generator().manual_seed(0)
+
+    def matrix(rows, cols):
+        bound = cols ** -0.5
+        return torch.empty(rows, cols).uniform_(-bound, bound, generator=gen)
+
+    ones = lambda: (torch.ones(d), None)
+    embed = matrix(vocab, d)
+    w = {"embed": embed, "final_norm": ones(),
+         "head": matrix(vocab, d) if shape in UNTIED else embed, "layers": []}
+    for _ in range(L):
+        w["layers"].append({
+            "attn_norm": ones(), "ffn_norm": ones(),
+            "wq": (matrix(d, d), None), "wk": (matrix(kv, d), None),
+            "wv": (matrix(kv, d), None), "wo": (matrix(d, d), None),
+            "gate": (matrix(f, d), None), "up": (matrix(f, d), None),
+            "down": (matrix(d, f), None)})
+    return w
+
+
+def shapes_only(w):
+    """`w` with every tensor replaced by one of its shape on the meta device
+    (no storage): what weight_bytes needs once the peer has run, without
+    holding its f32 weights (4.4 GB at 1.1B parameters) while tfmc compiles
+    and runs."""
+    if isinstance(w, dict):
+        return {k: shapes_only(v) for k, v in w.items()}
+    if isinstance(w, (list, tuple)):
+        return type(w)(shapes_only(v) for v in w)
+    return None if w is None else w.to("meta")
 
 
 def load_peer_weights(shape, path):
@@ -206,21 +276,38 @@ def write_quantized_gguf(shape, directory, models_dir, file_type):
     return out, ["--tokenizer", os.path.join(models_dir, "tokenizer.bin")]
 
 
-def packed_decode_bytes(exe, gguf):
-    """Weight bytes a decode step of `exe` reads: its whole weights blob
-    (`--info`) but an embedding table stored apart from the classifier, of
-    which it reads one row. A tied table (the shapes' GGUF files are tied)
-    is the classifier's panels, which the classifier reads whole."""
+def binary_info(exe):
+    """`exe --info` as {key: value}."""
     info = subprocess.run([exe, "--info"], check=True, capture_output=True, text=True,
                           env=caller_environment()).stdout
-    blob = next(int(line.split()[1]) for line in info.splitlines()
-                if line.startswith("weights:"))
-    return blob - untied_table_bytes(gguf)
+    return dict(line.split(": ", 1) for line in info.splitlines() if ": " in line)
+
+
+def packed_decode_bytes(exe, table_bytes):
+    """Weight bytes a decode step of `exe` reads: its whole weights blob
+    (`--info`; a --random-weights binary's too, which it fills at load) but
+    an embedding table stored apart from the classifier (`table_bytes`, 0
+    when tied), of which it reads one row. A tied table is the classifier's
+    panels, which the classifier reads whole."""
+    return int(binary_info(exe)["weights"].split()[0]) - table_bytes
+
+
+def binary_bytes(exe):
+    """Bytes of the compiled model: the executable, plus its package where
+    `--info` names one apart from it (an executable embeds its own)."""
+    size = os.path.getsize(exe)
+    package = binary_info(exe).get("package", exe)
+    if os.path.exists(package) and not os.path.samefile(package, exe):
+        size += os.path.getsize(package)
+    return size
 
 
 def untied_table_bytes(gguf):
-    """Bytes of `token_embd.weight` in the GGUF file `gguf` when the file
-    also has a classifier (`output.weight`), else 0."""
+    """Bytes the binary of the GGUF file `gguf` keeps its
+    `token_embd.weight` in when the file also has a classifier
+    (`output.weight`), else 0: an embedding table apart from the classifier
+    stays f32 whatever the file stores it in (docs/weight-types.md; --info
+    of an untied Q4_K_M or Q8_0 file counts it in its f32 bytes)."""
     sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "Inputs"))
     import gguf_quantize as gq
     with open(gguf, "rb") as fh:
@@ -238,14 +325,10 @@ def untied_table_bytes(gguf):
         infos[name] = (dims, ttype)
     if "output.weight" not in infos or "token_embd.weight" not in infos:
         return 0
-    dims, ttype = infos["token_embd.weight"]
     count = 1
-    for dim in dims:
+    for dim in infos["token_embd.weight"][0]:
         count *= dim
-    if ttype == gq.GGML_F32:
-        return 4 * count
-    _, size, block = next(t for t in gq.TYPES.values() if t[0] == ttype)
-    return count // block * size
+    return 4 * count
 
 
 def matrix_bytes(t, weights):
@@ -541,11 +624,23 @@ def run_shapes(args, shapes, work):
         if SHAPES[shape][0] == "bert":
             rows.append(encoder_shape(args, shape, work))
             continue
-        model, extra = write_model(shape, work, os.path.abspath(args.models))
-        w = load_peer_weights(shape, model)
+        random = shape in RANDOM_WEIGHTS
+        if random:
+            print("# %s: random weights: tfmc compiles a sparse file of the shape with"
+                  " --random-weights (the binary fills its weights at load); the PyTorch"
+                  " peer's f32 weights are drawn in memory" % shape, flush=True)
+            model, extra = write_shape(shape, work)
+            w = random_peer_weights(shape)
+        else:
+            model, extra = write_model(shape, work, os.path.abspath(args.models))
+            w = load_peer_weights(shape, model)
         peer = TorchPeer(shape, w, context)
         torch_prefill, torch_decode = bench_peer(peer, SHAPES[shape][6],
                                                  args.prompt_tokens, args.steps)
+        # The rows count bytes and parameters from the shapes alone: the
+        # peer's weights need not stay in memory beside tfmc's binaries.
+        del peer
+        w = shapes_only(w)
         for weights, codegen in [(w, c) for w in args.weights.split(",")
                                  for c in args.codegen.split(",")]:
             exe = os.path.join(work, "%s-%s-%s.exe" % (
@@ -555,8 +650,9 @@ def run_shapes(args, shapes, work):
             label = weights if codegen == "llvm" else "%s %s" % (weights, codegen)
             source, source_extra, asked = model, extra, stored
             if weights in FILE_TYPES:
-                source, source_extra = write_quantized_gguf(
-                    shape, work, os.path.abspath(args.models), weights)
+                source, source_extra = (
+                    write_shape(shape, work, weights) if random else
+                    write_quantized_gguf(shape, work, os.path.abspath(args.models), weights))
                 asked = None
             start = time.perf_counter()
             subprocess.run([args.tfmc, "compile", source, *source_extra,
@@ -572,14 +668,20 @@ def run_shapes(args, shapes, work):
                                  check=True, capture_output=True, text=True,
                                  env=caller_environment())
             ours = json.loads(out.stdout.strip().splitlines()[-1])
-            if weights in FILE_TYPES:
+            if random:
+                # An untied embedding table is f32 in every binary.
                 _, layer_params, all_params = weight_bytes(w, shape)
-                decode_bytes = packed_decode_bytes(exe, source)
+                table = 4 * SHAPES[shape][1] * SHAPES[shape][6] if shape in UNTIED else 0
+                decode_bytes = packed_decode_bytes(exe, table)
+            elif weights in FILE_TYPES:
+                _, layer_params, all_params = weight_bytes(w, shape)
+                decode_bytes = packed_decode_bytes(exe, untied_table_bytes(source))
             else:
                 decode_bytes, layer_params, all_params = weight_bytes(w, shape, stored)
             torch_bytes = weight_bytes(w, shape)[0]
             flops = 2 * layer_params
             row = {"shape": shape, "weights": label, "compile_s": compile_s,
+                   "binary_bytes": binary_bytes(exe), "random_weights": random,
                    "decode_ours": ours["decode_tokens_per_s"], "decode_torch": torch_decode,
                    "prefill_ours": ours["prefill_tokens_per_s"],
                    "prefill_torch": torch_prefill, "decode_bytes": decode_bytes,
@@ -592,7 +694,7 @@ def run_shapes(args, shapes, work):
                                     for kv in args.kv_cache.split(",")}
             rows.append(row)
             print("# %s %s: %s" % (shape, label, json.dumps(row)), flush=True)
-        del peer, w
+        del w
     bandwidth = max(bandwidth, read_bandwidth(args.threads, work))
     sgemm = max(sgemm, sgemm_rate())
     for row in rows:
@@ -683,7 +785,8 @@ def encoder_shape(args, shape, work):
     # Multiply-adds per token: the projections and the MLM head, plus
     # attention's scores and weighted sums over the sequence.
     flops = 2 * (L * (4 * d * d + 2 * d * f + 2 * sequence * d) + d * d + vocab * d)
-    row = {"shape": shape, "compile_s": compile_s, "sequence": sequence,
+    row = {"shape": shape, "compile_s": compile_s, "binary_bytes": binary_bytes(exe),
+           "sequence": sequence,
            "encode_ours": ours["encode_tokens_per_s"], "encode_torch": sequence / best,
            "encode_flops_per_token": flops}
     print("# %s: %s" % (shape, json.dumps(row)), flush=True)
@@ -747,23 +850,26 @@ def print_table(args, rows, machine):
         print(machine)
         print("encoders: tok/s of one encode call over the whole sequence, %d threads"
               % args.threads)
-        head = ("%-12s %8s %10s %10s %7s %7s %7s | %8s"
+        head = ("%-12s %8s %10s %10s %7s %7s %7s | %8s %9s"
                 % ("shape", "sequence", "enc ours", "enc torch", "ratio", "%sgemm",
-                   "%sg pt", "compile"))
+                   "%sg pt", "compile", "size MB"))
         print(head)
         print("-" * len(head))
         for r in encoders:
-            print("%-12s %8d %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %7.1fs"
+            print("%-12s %8d %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %7.1fs %9.1f"
                   % (r["shape"], r["sequence"], r["encode_ours"], r["encode_torch"],
                      r["encode_ours"] / r["encode_torch"], r["encode_sgemm_pct"],
-                     r["torch_encode_sgemm_pct"], r["compile_s"]))
+                     r["torch_encode_sgemm_pct"], r["compile_s"], r["binary_bytes"] / 1e6))
     if not rows:
         return
     # The weight column as wide as its longest name (q4_0-f32-inputs).
     wts = max([6] + [len(r["weights"]) for r in rows])
-    head = ("%-12s %-*s %8s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s"
-            % ("shape", wts, "wts", "MB/tok", "dec ours", "dec torch", "ratio", "%bw", "%bw pt",
-               "pre ours", "pre torch", "ratio", "%sgemm", "%sg pt", "compile"))
+    # The shape column as wide as its longest name (tinyllama-1.1B).
+    shp = max([12] + [len(r["shape"]) for r in rows])
+    head = ("%-*s %-*s %8s %10s %10s %7s %7s %7s | %10s %10s %7s %7s %7s | %8s %9s"
+            % (shp, "shape", wts, "wts", "MB/tok", "dec ours", "dec torch", "ratio", "%bw",
+               "%bw pt", "pre ours", "pre torch", "ratio", "%sgemm", "%sg pt", "compile",
+               "size MB"))
     print()
     print(machine)
     print("tok/s at %d threads; prefill %d tokens, decode %d tokens after it"
@@ -771,22 +877,27 @@ def print_table(args, rows, machine):
     print(head)
     print("-" * len(head))
     for r in rows:
-        print("%-12s %-*s %8.1f %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f"
-              " %6.1f%% %6.1f%% | %7.1fs"
-              % (r["shape"], wts, r["weights"], r["decode_bytes"] / 1e6, r["decode_ours"],
+        print("%-*s %-*s %8.1f %10.1f %10.1f %7.3f %6.1f%% %6.1f%% | %10.1f %10.1f %7.3f"
+              " %6.1f%% %6.1f%% | %7.1fs %9.1f"
+              % (shp, r["shape"], wts, r["weights"], r["decode_bytes"] / 1e6, r["decode_ours"],
                  r["decode_torch"],
                  r["decode_ours"] / r["decode_torch"], r["decode_roofline_pct"],
                  r["torch_decode_roofline_pct"], r["prefill_ours"], r["prefill_torch"],
                  r["prefill_ours"] / r["prefill_torch"], r["prefill_sgemm_pct"],
-                 r["torch_prefill_sgemm_pct"], r["compile_s"]))
+                 r["torch_prefill_sgemm_pct"], r["compile_s"], r["binary_bytes"] / 1e6))
+    random = sorted({r["shape"] for r in rows if r["random_weights"]})
+    if random:
+        print("%s: random weights (tfmc compile --random-weights): the size holds no"
+              " weights (the binary fills them at load); MB/tok is --info's weights less"
+              " an untied f32 embedding table" % ", ".join(random))
     print()
     print("decode roofline, paired: %d rounds of (read kernel, decode); each round's"
           " weight bytes x tok/s over its own bandwidth" % ROOFLINE_ROUNDS)
-    print("%-12s %-*s %7s %17s" % ("shape", wts, "wts", "median", "range"))
+    print("%-*s %-*s %7s %17s" % (shp, "shape", wts, "wts", "median", "range"))
     for r in rows:
         pcts = r["paired_roofline_pcts"]
-        print("%-12s %-*s %6.1f%% %7.1f%% - %5.1f%%"
-              % (r["shape"], wts, r["weights"], r["paired_roofline_median_pct"], pcts[0], pcts[-1]))
+        print("%-*s %-*s %6.1f%% %7.1f%% - %5.1f%%"
+              % (shp, r["shape"], wts, r["weights"], r["paired_roofline_median_pct"], pcts[0], pcts[-1]))
     moe_rows = [r for r in rows if r["shape"] in EXPERTS]
     if moe_rows:
         print()
@@ -810,12 +921,12 @@ def print_table(args, rows, machine):
               " same binary, interleaved; share = 1 - end / start"
               % (args.attention_context, 8 + args.steps - 1,
                  *next(iter(long_rows[0]["attention"].values()))["end_positions"]))
-        print("%-12s %4s %8s %10s %10s %7s" % ("shape", "wts", "kv cache", "dec start",
-                                               "dec end", "share"))
+        print("%-*s %4s %8s %10s %10s %7s" % (shp, "shape", "wts", "kv cache", "dec start",
+                                                   "dec end", "share"))
         for r in long_rows:
             for kv, a in r["attention"].items():
-                print("%-12s %4s %8s %10.1f %10.1f %6.1f%%"
-                      % (r["shape"], r["weights"], kv, a["decode_near_start"],
+                print("%-*s %4s %8s %10.1f %10.1f %6.1f%%"
+                      % (shp, r["shape"], r["weights"], kv, a["decode_near_start"],
                          a["decode_near_end"], a["attention_share_pct"]))
 
 
