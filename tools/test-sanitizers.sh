@@ -60,7 +60,7 @@ export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-22/bin/llvm-symbolizer
 # untied table) run in the release suite only: the generated code is not
 # instrumented, and under ASan they would recheck the same compiler and
 # runtime paths for a quarter of the sanitized run's time.
-codegen_variants='e2e/(weights-(q4_0|q8_0)-int8-inputs|weights-bf16-inputs|kv-cache-f16|pytorch-optimisation-switches|stories260k-rounded-inputs|gguf-tied-quantized)\.test'
+codegen_variants='e2e/(weights-(q4_0|q8_0)-int8-inputs|gguf-kquants-int8-inputs|weights-bf16-inputs|kv-cache-f16|pytorch-optimisation-switches|stories260k-rounded-inputs|gguf-tied-quantized)\.test'
 # Loaders another sanitized test and a fuzz target already run, in the
 # suite's slowest tests: GGUF's Q8_0/Q4_0 tensors kept as stored
 # (weights-quantized packs the same blocks; fuzz-gguf reads them) and the
