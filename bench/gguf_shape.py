@@ -28,7 +28,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(BENCH, "..", "test", "e2e", "Inputs"))
 sys.path.insert(0, BENCH)
 import gguf_quantize as gq  # noqa: E402
-from llama2c_shape import SHAPES  # noqa: E402
+from llama2c_shape import add_shape_arguments, shape_from_arguments  # noqa: E402
 from reference_families.common import write_llama2c_tokenizer  # noqa: E402
 
 GGUF_UINT32, GGUF_FLOAT32, GGUF_STRING = 4, 6, 8
@@ -110,23 +110,10 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--type", required=True,
                         choices=["f32"] + sorted(gq.TYPES) + sorted(gq.MIXES))
-    parser.add_argument("--shape", choices=sorted(SHAPES))
-    for name in ("dim", "hidden", "layers", "heads", "kv-heads", "vocab",
-                 "context"):
-        parser.add_argument("--" + name, type=int)
-    parser.add_argument("--untied", action="store_true")
+    add_shape_arguments(parser)
     args = parser.parse_args()
-    if args.shape:
-        (dim, hidden, layers, heads, kv_heads, vocab, context,
-         untied) = SHAPES[args.shape]
-    else:
-        fields = (args.dim, args.hidden, args.layers, args.heads,
-                  args.kv_heads, args.vocab, args.context)
-        if any(f is None or f <= 0 for f in fields):
-            parser.error("give --shape or every one of --dim --hidden "
-                         "--layers --heads --kv-heads --vocab --context")
-        dim, hidden, layers, heads, kv_heads, vocab, context = fields
-        untied = args.untied
+    (dim, hidden, layers, heads, kv_heads, vocab, context,
+     untied) = shape_from_arguments(parser, args)
     if dim % heads or heads % kv_heads:
         parser.error("--dim must be a multiple of --heads, --heads of "
                      "--kv-heads")

@@ -40,26 +40,35 @@ def checkpoint_bytes(dim, hidden, layers, heads, kv_heads, vocab, context,
     return 7 * 4 + 4 * floats
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out")
+def add_shape_arguments(parser):
+    """The options that name a shape: --shape NAME, or every dimension."""
     parser.add_argument("--shape", choices=sorted(SHAPES))
     for name in ("dim", "hidden", "layers", "heads", "kv-heads", "vocab",
                  "context"):
         parser.add_argument("--" + name, type=int)
     parser.add_argument("--untied", action="store_true")
-    args = parser.parse_args()
+
+
+def shape_from_arguments(parser, args):
+    """(dim, hidden, layers, heads, kv heads, vocab, context, untied) as
+    add_shape_arguments' options give it; a usage error otherwise."""
     if args.shape:
-        (dim, hidden, layers, heads, kv_heads, vocab, context,
-         untied) = SHAPES[args.shape]
-    else:
-        fields = (args.dim, args.hidden, args.layers, args.heads,
-                  args.kv_heads, args.vocab, args.context)
-        if any(f is None or f <= 0 for f in fields):
-            parser.error("give --shape or every one of --dim --hidden "
-                         "--layers --heads --kv-heads --vocab --context")
-        dim, hidden, layers, heads, kv_heads, vocab, context = fields
-        untied = args.untied
+        return SHAPES[args.shape]
+    fields = (args.dim, args.hidden, args.layers, args.heads, args.kv_heads,
+              args.vocab, args.context)
+    if any(f is None or f <= 0 for f in fields):
+        parser.error("give --shape or every one of --dim --hidden "
+                     "--layers --heads --kv-heads --vocab --context")
+    return fields + (args.untied,)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out")
+    add_shape_arguments(parser)
+    args = parser.parse_args()
+    (dim, hidden, layers, heads, kv_heads, vocab, context,
+     untied) = shape_from_arguments(parser, args)
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "model.bin")
     with open(path, "wb") as f:
