@@ -27,6 +27,7 @@ variants=(
   "no epilogue fusion|--fuse-epilogues=false"
   "scalar elementwise loops|--vectorize-elementwise=false"
   "fork for every loop|--min-parallel-work=0"
+  "every layer its own code|--share-kernels=false"
   "single-threaded kernels|--parallel=false"
   # The machine's load drifts during the run; a second baseline shows how far.
   "all on, again|"

@@ -1,4 +1,14 @@
-// RUN: tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=2" | FileCheck %s --implicit-check-not="= tfm." --implicit-check-not=tfm.global_weight --implicit-check-not=linalg.
+// RUN: tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=2 share-kernels=false" | FileCheck %s --implicit-check-not="= tfm." --implicit-check-not=tfm.global_weight --implicit-check-not=linalg.
+
+// With the kernels shared (the default), the entries keep their ABI and
+// call their loop nests (test/compiler/share-kernels.test).
+// RUN: tfmc-opt %s -tfm-cpu-pipeline="prefill-chunk=2" | FileCheck %s --check-prefix=SHARED
+// SHARED-LABEL: llvm.func @prefill(
+// SHARED-SAME: tfm.entry_arg = #tfm.entry_arg<scratch>
+// SHARED: llvm.call @prefill_kernel_{{[0-9]+}}(
+// SHARED-LABEL: llvm.func @decode(
+// SHARED-SAME: tfm.entry_arg = #tfm.entry_arg<scratch>
+// SHARED: llvm.call @decode_kernel_{{[0-9]+}}(
 
 // One option string reaches both phases: prefill-chunk the network
 // transforms, parallel the CPU code generation; a name neither declares and
@@ -14,7 +24,9 @@
 // The whole CPU pipeline produces the bare-pointer entry ABI of
 // runtime/ModelABI.h: prefill(weights, tokens, pos, count, cache, logits)
 // and decode(weights, token, pos, cache, logits), each argument in its
-// place and marked with what it carries. No tfm or linalg op is left.
+// place and marked with what it carries. No tfm or linalg op is left. The
+// reads checked below are in the entries' own bodies with every layer's
+// code inline (share-kernels=false).
 
 module attributes {tfm.model = #tfm.model<context_length = 8, kind = decoder, network = @forward>} {
   tfm.global_weight @table : tensor<16x8xf32>

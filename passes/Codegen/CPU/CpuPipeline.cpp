@@ -144,6 +144,12 @@ void mlir::tfm::buildCpuToLLVMPipeline(OpPassManager &pm,
   // Calls of Halide kernels (tfm-halide-outline-kernels'), on the planned
   // buffers; nothing without them.
   pm.addPass(createTfmHalideLowerCalls());
+  // On the planned buffers, which become the kernels' arguments; before
+  // OpenMP, whose regions the kernels then hold.
+  if (options.shareKernels) {
+    pm.addPass(createTfmCpuOutlineKernels());
+    pm.addPass(createTfmCpuDedupKernels());
+  }
   if (options.parallel) {
     TfmCpuSerializeSmallParallelLoopsOptions small;
     small.minWork = options.minParallelWork;

@@ -104,6 +104,12 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
       llvm::cl::desc("Positions ahead that attention's block loops prefetch "
                      "the KV-cache rows they read (0: no prefetch)"),
       llvm::cl::init(32)};
+  Option<bool> shareKernels{
+      *this, "share-kernels",
+      llvm::cl::desc("Each loop nest of the entries in a function of its "
+                     "own, one function for equal ones: layers of equal "
+                     "shapes share their code"),
+      llvm::cl::init(true)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Parallel loops with less work run on one thread"),

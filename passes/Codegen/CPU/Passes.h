@@ -35,6 +35,11 @@ constexpr int64_t kMaxTaskTileBytes = 16 * 1024;
 /// scratch the entries take (a cache line, and the widest vector).
 constexpr int64_t kScratchAlignment = 64;
 
+/// Marks the functions tfm-cpu-outline-kernels makes of an entry's loop
+/// nests, which tfm-cpu-dedup-kernels may merge.
+constexpr llvm::StringLiteral kKernelAttrName =
+    cpu::TfmCpuDialect::kKernelAttrName;
+
 } // namespace mlir::tfm
 
 #endif // TFMC_PASSES_CODEGEN_CPU_PASSES_H

@@ -400,6 +400,55 @@ def TfmCpuBindWeights : Pass<"tfm-cpu-bind-weights", "mlir::ModuleOp"> {
                            "mlir::bufferization::BufferizationDialect"];
 }
 
+def TfmCpuOutlineKernels : Pass<"tfm-cpu-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Move each loop nest of the entries into a function of its own";
+  let description = [{
+    The first half of sharing one layer's code between the layers of equal
+    shapes (tfm-cpu-dedup-kernels is the second): compile time and code
+    size then grow with the kinds of layers, not with their number.
+
+    Each entry's body (after the memory plan, on buffers) is cut into
+    kernels: a kernel is a loop nest (an op with regions) with the
+    straight-line code before it. The kernel becomes a private function,
+    marked `tfm_cpu.kernel`, that the entry calls in its place. What stays
+    in the entry: constants (each kernel gets a copy of those it reads),
+    allocations and deallocations (which end a kernel), and the pure,
+    non-vector ops whose operands are all outside the kernel being
+    gathered: the views of the weights blob and of the scratch, the cache
+    slices of a layer, index arithmetic. Those views are the arguments,
+    so the kernels of different layers are equal ops on different
+    arguments.
+
+    A memref the entries' bare-pointer calling convention passes as it is
+    (a static shape in the identity layout) is an argument as it is. Any
+    other (a cache slice: a strided layout, a static offset, a dynamic
+    length) goes as its base buffer, its offset and its dynamic sizes and
+    strides (`memref.extract_strided_metadata`), and the kernel rebuilds
+    it with `memref.reinterpret_cast` at a dynamic offset, which the views
+    derived from it inherit: the slices of different layers then have one
+    type.
+
+    A run of straight-line code without a loop stays in the entry, and so
+    does a kernel that would return a memref or whose body would not
+    verify after retyping (that is, nothing changes where the pass cannot
+    share).
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def TfmCpuDedupKernels : Pass<"tfm-cpu-dedup-kernels", "mlir::ModuleOp"> {
+  let summary = "Call structurally equal kernels through one function";
+  let description = [{
+    Keeps the first of each set of `tfm_cpu.kernel` functions that are
+    equal (the same signature, the same ops with the same attributes and
+    types, locations aside), points the calls of the others at it and
+    erases them. After tfm-cpu-outline-kernels the kernels of layers of
+    equal shapes and weight types are equal, so a uniform model compiles
+    one layer's kernels, whatever its depth.
+  }];
+}
+
 def TfmCpuNibblePairDot : Pass<"tfm-cpu-nibble-pair-dot", "mlir::func::FuncOp"> {
   let summary = "Q4_0 nibble pair products over int8 inputs as vpmaddubsw";
   let description = [{

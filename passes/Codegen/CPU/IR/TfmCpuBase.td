@@ -27,6 +27,9 @@ def TfmCpu_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The discardable attribute that carries a kernel configuration.
     static constexpr ::llvm::StringLiteral kConfigAttrName = "tfm_cpu.config";
+    /// The unit attribute on the functions tfm-cpu-outline-kernels makes of
+    /// an entry's loop nests, which tfm-cpu-dedup-kernels may merge.
+    static constexpr ::llvm::StringLiteral kKernelAttrName = "tfm_cpu.kernel";
   }];
 }
 

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -29,6 +30,12 @@ void TfmCpuDialect::initialize() {
 
 LogicalResult TfmCpuDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == kKernelAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitError()
+             << kKernelAttrName << " is a unit attribute of a function";
+    return success();
+  }
   if (attr.getName() != kConfigAttrName)
     return op->emitError() << "unknown tfm_cpu attribute '"
                            << attr.getName().getValue() << "'";

@@ -377,6 +377,19 @@ func.func private @f() attributes {tfm_cpu.tile = 4 : i64}
 
 // -----
 
+// expected-error @+1 {{tfm_cpu.kernel is a unit attribute of a function}}
+func.func private @f() attributes {tfm_cpu.kernel = 1 : i64}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{tfm_cpu.kernel is a unit attribute of a function}}
+  %c0 = arith.constant {tfm_cpu.kernel} 0 : index
+  return
+}
+
+// -----
+
 // The vocabulary is rows of the panels.
 func.func @panel_embedding_vocab(%tokens: tensor<4xi32>, %w: tensor<3x8x16xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'tfm_cpu.panel_embedding' op vocab 49 is not in [1, 48], the rows of 3 panels of 16}}
