@@ -41,7 +41,8 @@ def checkpoint_bytes(dim, hidden, layers, heads, kv_heads, vocab, context,
 
 
 def add_shape_arguments(parser):
-    """The options that name a shape: --shape NAME, or every dimension."""
+    """The options that name a shape: --shape NAME, whose dimensions the
+    others override (--shape stories110M --layers 2), or every dimension."""
     parser.add_argument("--shape", choices=sorted(SHAPES))
     for name in ("dim", "hidden", "layers", "heads", "kv-heads", "vocab",
                  "context"):
@@ -52,14 +53,15 @@ def add_shape_arguments(parser):
 def shape_from_arguments(parser, args):
     """(dim, hidden, layers, heads, kv heads, vocab, context, untied) as
     add_shape_arguments' options give it; a usage error otherwise."""
-    if args.shape:
-        return SHAPES[args.shape]
-    fields = (args.dim, args.hidden, args.layers, args.heads, args.kv_heads,
-              args.vocab, args.context)
+    given = (args.dim, args.hidden, args.layers, args.heads, args.kv_heads,
+             args.vocab, args.context)
+    named = SHAPES[args.shape] if args.shape else (None,) * 7 + (False,)
+    fields = tuple(g if g is not None else n for g, n in zip(given, named))
     if any(f is None or f <= 0 for f in fields):
         parser.error("give --shape or every one of --dim --hidden "
-                     "--layers --heads --kv-heads --vocab --context")
-    return fields + (args.untied,)
+                     "--layers --heads --kv-heads --vocab --context "
+                     "(each positive)")
+    return fields + (args.untied or named[7],)
 
 
 def main():

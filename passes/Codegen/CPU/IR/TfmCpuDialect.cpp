@@ -57,7 +57,7 @@ LogicalResult PanelsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << stringifyEnum(format) << " panels hold values: no "
                        << stringifyEnum(part);
   if (part == PanelPart::mins && !tfmc::weights::hasMins(format))
-    return emitError() << "only kquant and kquant4 blocks have mins";
+    return emitError() << "only the k-quant layouts have mins";
   return success();
 }
 

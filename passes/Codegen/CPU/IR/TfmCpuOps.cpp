@@ -197,7 +197,7 @@ LogicalResult QuantizedLinearOp::verify() {
   if (tfmc::weights::hasMins(format) && !kquantBytes && !getMins())
     return emitOpError() << name << " blocks need their mins";
   if (!tfmc::weights::hasMins(format) && getMins())
-    return emitOpError() << "only kquant and kquant4 blocks have mins";
+    return emitOpError() << "only the k-quant layouts have mins";
   int64_t features = dim(getInput(), 1);
   if (features != blocks * blockValues)
     return emitOpError() << "input has " << features << " features but the "

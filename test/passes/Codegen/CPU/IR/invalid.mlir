@@ -99,7 +99,7 @@ tfm.global_weight @w : tensor<3x2xf32> {layout = #tfm_cpu.panels<kquant, mins>}
 
 // -----
 
-// expected-error @+1 {{only kquant and kquant4 blocks have mins}}
+// expected-error @+1 {{only the k-quant layouts have mins}}
 tfm.global_weight @w : tensor<3x2x16xf32> {layout = #tfm_cpu.panels<q4_0, mins>}
 
 
@@ -181,7 +181,7 @@ func.func @bias(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x1
 // -----
 
 func.func @q8_0_with_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x32x16xi8>, %d: tensor<3x2x16xf16>, %m: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
-  // expected-error @+1 {{only kquant and kquant4 blocks have mins}}
+  // expected-error @+1 {{only the k-quant layouts have mins}}
   %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<3x2x16xf32>) {config = #tfm_cpu.projection<panels = q8_0, accumulators = 8>, out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x32x16xi8>, tensor<3x2x16xf16> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
