@@ -57,7 +57,8 @@ Placement placementOf(Operation *op,
       }))
     return Placement::entry;
   if (hasEffect<MemoryEffects::Allocate>(op) ||
-      hasEffect<MemoryEffects::Free>(op) || op->hasTrait<OpTrait::IsTerminator>())
+      hasEffect<MemoryEffects::Free>(op) ||
+      op->hasTrait<OpTrait::IsTerminator>())
     return Placement::barrier;
   return Placement::kernel;
 }
@@ -76,8 +77,8 @@ MemRefType withDynamicOffset(MemRefType type) {
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)))
     return {};
-  auto layout = StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
-                                       strides);
+  auto layout =
+      StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
   return MemRefType::get(type.getShape(), type.getElementType(), layout,
                          type.getMemorySpace());
 }
@@ -232,8 +233,7 @@ void KernelOutliner::outline(Kernel &kernel) {
 
   OpBuilder builder(context);
   builder.setInsertionPointAfter(entry);
-  std::string name =
-      (entry.getSymName() + "_kernel_" + Twine(count++)).str();
+  std::string name = (entry.getSymName() + "_kernel_" + Twine(count++)).str();
   auto function = func::FuncOp::create(
       builder, loc, name, builder.getFunctionType(argumentTypes, resultTypes));
   function.setPrivate();
@@ -293,15 +293,16 @@ void KernelOutliner::outline(Kernel &kernel) {
       arguments.push_back(input);
       continue;
     }
-    auto metadata = memref::ExtractStridedMetadataOp::create(builder, loc, input);
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(builder, loc, input);
     arguments.push_back(metadata.getBaseBuffer());
     arguments.push_back(metadata.getOffset());
     for (auto [size, value] : llvm::zip(memref.getShape(), metadata.getSizes()))
       if (ShapedType::isDynamic(size))
         arguments.push_back(value);
     MemRefType dynamic = withDynamicOffset(memref);
-    for (auto [stride, value] : llvm::zip(dynamic.getStridesAndOffset().first,
-                                          metadata.getStrides()))
+    for (auto [stride, value] :
+         llvm::zip(dynamic.getStridesAndOffset().first, metadata.getStrides()))
       if (ShapedType::isDynamic(stride))
         arguments.push_back(value);
   }
