@@ -29,13 +29,18 @@ def TfmFuseElementwise : Pass<"tfm-fuse-elementwise"> {
 }
 
 def TfmSplitSharedFills : Pass<"tfm-split-shared-fills"> {
-  let summary = "Give every user of a linalg.fill on tensors its own fill";
+  let summary = "Give every user of a linalg.fill or tensor.empty on tensors its own";
   let description = [{
     CSE merges identical fills (every zero-initialised accumulator of one
     shape shares one), and one-shot bufferization then copies the shared
     fill into a new buffer for each op that writes into it. With a fill
-    (and tensor.empty) per user, each one bufferizes in place. Run it just
-    before bufferization, after the last CSE.
+    (and tensor.empty) per user, each one bufferizes in place. CSE also
+    merges the `tensor.empty`s that parallel loops write into (every
+    decode projection of one width shares one); their results then all
+    alias it, and one-shot bufferization's conflict analysis grew faster
+    than the square of the depth (TinyLlama-1.1B's 22 layers: 8.7 s, 6.7 s
+    with an empty per loop). Every user gets its own. Run it just before
+    bufferization, after the last CSE.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

@@ -1,4 +1,4 @@
-// RUN: tfmc-opt %s -tfm-split-shared-fills | FileCheck %s
+// RUN: tfmc-opt %s -tfm-split-shared-fills -split-input-file | FileCheck %s
 
 // One zero fill (as CSE leaves it) initialises two accumulations: each gets
 // its own tensor.empty and fill, so both bufferize in place.
@@ -28,4 +28,30 @@ func.func @two_accumulators(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor
     linalg.yield %s : f32
   } -> tensor<4xf32>
   return %sx, %sy : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// One tensor.empty (as CSE leaves it) is the destination of two parallel
+// loops: each gets its own, so that their results do not alias.
+// CHECK-LABEL: func.func @two_loops
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[E2]])
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[E1]])
+func.func @two_loops(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %empty = tensor.empty() : tensor<4xf32>
+  %a = scf.forall (%i) in (4) shared_outs(%out = %empty) -> (tensor<4xf32>) {
+    %v = tensor.extract_slice %x[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %v into %out[%i] [1] [1] : tensor<1xf32> into tensor<4xf32>
+    }
+  }
+  %b = scf.forall (%i) in (4) shared_outs(%out = %empty) -> (tensor<4xf32>) {
+    %v = tensor.extract_slice %a[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %v into %out[%i] [1] [1] : tensor<1xf32> into tensor<4xf32>
+    }
+  }
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
