@@ -410,7 +410,9 @@ def TfmCpuOutlineKernels : Pass<"tfm-cpu-outline-kernels", "mlir::ModuleOp"> {
     Each entry's body (after the memory plan, on buffers) is cut into
     kernels: a kernel is a loop nest (an op with regions) with the
     straight-line code before it. The kernel becomes a private function,
-    marked `tfm_cpu.kernel`, that the entry calls in its place. What stays
+    marked `tfm_cpu.kernel` and `noinline` (LLVM would otherwise inline
+    the small ones again at every call, and a deep model's entry would
+    grow back to one copy per layer), that the entry calls in its place. What stays
     in the entry: constants (each kernel gets a copy of those it reads),
     allocations and deallocations (which end a kernel), and the pure,
     non-vector ops whose operands are all outside the kernel being

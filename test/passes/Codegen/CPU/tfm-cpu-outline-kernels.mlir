@@ -1,8 +1,9 @@
 // RUN: tfmc-opt %s -tfm-cpu-outline-kernels -split-input-file | FileCheck %s
 
-// Each loop nest becomes a kernel. The views of the weights blob and the
-// scratch stay in the entry and are the kernels' arguments; the constants
-// are copied into the kernels that read them.
+// Each loop nest becomes a kernel, which LLVM must not inline again. The
+// views of the weights blob and the scratch stay in the entry and are the
+// kernels' arguments; the constants are copied into the kernels that read
+// them.
 // CHECK-LABEL: func.func @two_layers(
 // CHECK-SAME: %[[BLOB:.*]]: memref<4096xi8>, %[[SCRATCH:.*]]: memref<64xi8>)
 // CHECK: %[[X:.*]] = memref.view %[[SCRATCH]]
@@ -12,8 +13,8 @@
 // CHECK: call @two_layers_kernel_1(%[[W1]], %[[X]])
 // CHECK-NOT: scf.for
 // CHECK: return
-// CHECK: func.func private @two_layers_kernel_1(%{{.*}}: memref<16xf32>, %{{.*}}: memref<16xf32>) attributes {tfm_cpu.kernel}
-// CHECK: func.func private @two_layers_kernel_0(%[[W:.*]]: memref<16xf32>, %[[Y:.*]]: memref<16xf32>) attributes {tfm_cpu.kernel}
+// CHECK: func.func private @two_layers_kernel_1(%{{.*}}: memref<16xf32>, %{{.*}}: memref<16xf32>) attributes {passthrough = ["noinline"], tfm_cpu.kernel}
+// CHECK: func.func private @two_layers_kernel_0(%[[W:.*]]: memref<16xf32>, %[[Y:.*]]: memref<16xf32>) attributes {passthrough = ["noinline"], tfm_cpu.kernel}
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK: scf.for %[[I:.*]] = %[[C0]] to %[[C16]]
