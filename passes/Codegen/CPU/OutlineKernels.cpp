@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/Passes.h"
 
-#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -103,6 +102,89 @@ void propagateDynamicOffsets(Value memref) {
     }
   }
 }
+
+/// How a kernel takes one of its inputs. A memref the entries' bare-pointer
+/// calling convention passes as it is (`rebuilt` null) is one argument;
+/// any other is its base buffer, its offset and its dynamic sizes and
+/// strides, from which the kernel rebuilds it as `rebuilt`.
+struct KernelInput {
+  Value value;
+  MemRefType rebuilt;
+
+  /// None where the input is a memref whose layout has no strides.
+  static std::optional<KernelInput> of(Value value) {
+    auto memref = dyn_cast<MemRefType>(value.getType());
+    if (!memref || passesAsIs(memref))
+      return KernelInput{value, {}};
+    MemRefType rebuilt = withDynamicOffset(memref);
+    if (!rebuilt)
+      return std::nullopt;
+    return KernelInput{value, rebuilt};
+  }
+
+  MemRefType memref() const { return cast<MemRefType>(value.getType()); }
+  SmallVector<int64_t> strides() const {
+    return rebuilt.getStridesAndOffset().first;
+  }
+
+  void appendArgumentTypes(SmallVectorImpl<Type> &types) const {
+    if (!rebuilt) {
+      types.push_back(value.getType());
+      return;
+    }
+    MLIRContext *context = value.getContext();
+    types.push_back(MemRefType::get({}, memref().getElementType(),
+                                    MemRefLayoutAttrInterface{},
+                                    memref().getMemorySpace()));
+    types.push_back(IndexType::get(context));
+    for (int64_t size : memref().getShape())
+      if (ShapedType::isDynamic(size))
+        types.push_back(IndexType::get(context));
+    for (int64_t stride : strides())
+      if (ShapedType::isDynamic(stride))
+        types.push_back(IndexType::get(context));
+  }
+
+  /// The call's arguments for this input.
+  void appendArguments(OpBuilder &builder, Location loc,
+                       SmallVectorImpl<Value> &arguments) const {
+    if (!rebuilt) {
+      arguments.push_back(value);
+      return;
+    }
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(builder, loc, value);
+    arguments.push_back(metadata.getBaseBuffer());
+    arguments.push_back(metadata.getOffset());
+    for (auto [size, piece] :
+         llvm::zip(memref().getShape(), metadata.getSizes()))
+      if (ShapedType::isDynamic(size))
+        arguments.push_back(piece);
+    for (auto [stride, piece] : llvm::zip(strides(), metadata.getStrides()))
+      if (ShapedType::isDynamic(stride))
+        arguments.push_back(piece);
+  }
+
+  /// The input in the kernel, from its arguments starting at `next`.
+  Value rebuild(OpBuilder &builder, Location loc, Block &body,
+                unsigned &next) const {
+    if (!rebuilt)
+      return body.getArgument(next++);
+    Value base = body.getArgument(next++);
+    OpFoldResult offset = body.getArgument(next++);
+    SmallVector<OpFoldResult> sizes, strides;
+    for (int64_t size : memref().getShape())
+      sizes.push_back(ShapedType::isDynamic(size)
+                          ? OpFoldResult(body.getArgument(next++))
+                          : builder.getIndexAttr(size));
+    for (int64_t stride : this->strides())
+      strides.push_back(ShapedType::isDynamic(stride)
+                            ? OpFoldResult(body.getArgument(next++))
+                            : builder.getIndexAttr(stride));
+    return memref::ReinterpretCastOp::create(builder, loc, rebuilt, base,
+                                             offset, sizes, strides);
+  }
+};
 
 /// A run of an entry's top-level ops that becomes one kernel.
 struct Kernel {
@@ -205,28 +287,14 @@ void KernelOutliner::outline(Kernel &kernel) {
 
   MLIRContext *context = module.getContext();
   Location loc = kernel.ops.back()->getLoc();
-  // The signature: a memref the entries' calling convention cannot pass as
-  // it is goes as its base buffer, offset, and dynamic sizes and strides.
+  SmallVector<KernelInput> kernelInputs;
   SmallVector<Type> argumentTypes;
   for (Value input : inputs) {
-    auto memref = dyn_cast<MemRefType>(input.getType());
-    if (!memref || passesAsIs(memref)) {
-      argumentTypes.push_back(input.getType());
-      continue;
-    }
-    MemRefType dynamic = withDynamicOffset(memref);
-    if (!dynamic)
+    std::optional<KernelInput> kernelInput = KernelInput::of(input);
+    if (!kernelInput)
       return;
-    argumentTypes.push_back(MemRefType::get({}, memref.getElementType(),
-                                            MemRefLayoutAttrInterface{},
-                                            memref.getMemorySpace()));
-    argumentTypes.push_back(IndexType::get(context));
-    for (int64_t size : memref.getShape())
-      if (ShapedType::isDynamic(size))
-        argumentTypes.push_back(IndexType::get(context));
-    for (int64_t stride : dynamic.getStridesAndOffset().first)
-      if (ShapedType::isDynamic(stride))
-        argumentTypes.push_back(IndexType::get(context));
+    kernelInput->appendArgumentTypes(argumentTypes);
+    kernelInputs.push_back(*kernelInput);
   }
   SmallVector<Type> resultTypes =
       llvm::map_to_vector(outputs, [](Value v) { return v.getType(); });
@@ -251,28 +319,11 @@ void KernelOutliner::outline(Kernel &kernel) {
   IRMapping mapping;
   SmallVector<Value> rebuilt;
   unsigned next = 0;
-  for (Value input : inputs) {
-    auto memref = dyn_cast<MemRefType>(input.getType());
-    if (!memref || passesAsIs(memref)) {
-      mapping.map(input, kernelBody->getArgument(next++));
-      continue;
-    }
-    MemRefType dynamic = withDynamicOffset(memref);
-    Value base = kernelBody->getArgument(next++);
-    OpFoldResult offset = kernelBody->getArgument(next++);
-    SmallVector<OpFoldResult> sizes, strides;
-    for (int64_t size : memref.getShape())
-      sizes.push_back(ShapedType::isDynamic(size)
-                          ? OpFoldResult(kernelBody->getArgument(next++))
-                          : builder.getIndexAttr(size));
-    for (int64_t stride : dynamic.getStridesAndOffset().first)
-      strides.push_back(ShapedType::isDynamic(stride)
-                            ? OpFoldResult(kernelBody->getArgument(next++))
-                            : builder.getIndexAttr(stride));
-    Value view = memref::ReinterpretCastOp::create(builder, loc, dynamic, base,
-                                                   offset, sizes, strides);
-    mapping.map(input, view);
-    rebuilt.push_back(view);
+  for (const KernelInput &input : kernelInputs) {
+    Value inKernel = input.rebuild(builder, loc, *kernelBody, next);
+    mapping.map(input.value, inKernel);
+    if (input.rebuilt)
+      rebuilt.push_back(inKernel);
   }
   for (Operation *constant : constants)
     builder.clone(*constant, mapping);
@@ -294,25 +345,8 @@ void KernelOutliner::outline(Kernel &kernel) {
   // before it, every use of an output after it.
   builder.setInsertionPoint(kernel.ops.back());
   SmallVector<Value> arguments;
-  for (Value input : inputs) {
-    auto memref = dyn_cast<MemRefType>(input.getType());
-    if (!memref || passesAsIs(memref)) {
-      arguments.push_back(input);
-      continue;
-    }
-    auto metadata =
-        memref::ExtractStridedMetadataOp::create(builder, loc, input);
-    arguments.push_back(metadata.getBaseBuffer());
-    arguments.push_back(metadata.getOffset());
-    for (auto [size, value] : llvm::zip(memref.getShape(), metadata.getSizes()))
-      if (ShapedType::isDynamic(size))
-        arguments.push_back(value);
-    MemRefType dynamic = withDynamicOffset(memref);
-    for (auto [stride, value] :
-         llvm::zip(dynamic.getStridesAndOffset().first, metadata.getStrides()))
-      if (ShapedType::isDynamic(stride))
-        arguments.push_back(value);
-  }
+  for (const KernelInput &input : kernelInputs)
+    input.appendArguments(builder, loc, arguments);
   auto call = func::CallOp::create(builder, loc, function, arguments);
   for (auto [output, result] : llvm::zip(outputs, call.getResults()))
     output.replaceAllUsesWith(result);
