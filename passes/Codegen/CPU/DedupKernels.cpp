@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/Common/EqualFunctions.h"
 
 #include "mlir/IR/OperationSupport.h"
-#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::tfm {
 #define GEN_PASS_DEF_TFMCPUDEDUPKERNELS
@@ -31,26 +31,17 @@ struct TfmCpuDedupKernels
     : mlir::tfm::impl::TfmCpuDedupKernelsBase<TfmCpuDedupKernels> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Kept kernels, bucketed by signature and size: most kernels have a
-    // bucket of their own, and only the others are compared op by op.
-    DenseMap<std::pair<Type, size_t>, SmallVector<func::FuncOp>> kept;
+    EqualFunctions<func::FuncOp> kept;
     DenseMap<StringAttr, FlatSymbolRefAttr> replacement;
     for (auto kernel :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (!kernel->hasAttr(kKernelAttrName) || kernel.isExternal())
         continue;
-      size_t size = 0;
-      kernel.walk([&](Operation *) { ++size; });
-      auto &bucket = kept[{kernel.getFunctionType(), size}];
-      auto *equal = llvm::find_if(bucket, [&](func::FuncOp candidate) {
-        return equalKernels(candidate, kernel);
-      });
-      if (equal == bucket.end()) {
-        bucket.push_back(kernel);
+      func::FuncOp equal = kept.findOrKeep(kernel, equalKernels);
+      if (!equal)
         continue;
-      }
       replacement[kernel.getSymNameAttr()] =
-          FlatSymbolRefAttr::get(equal->getSymNameAttr());
+          FlatSymbolRefAttr::get(equal.getSymNameAttr());
       kernel.erase();
     }
     if (replacement.empty())

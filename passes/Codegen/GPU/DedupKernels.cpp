@@ -7,6 +7,7 @@
 // of one layer.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Codegen/Common/EqualFunctions.h"
 #include "passes/Codegen/GPU/Passes.h"
 
 #include "mlir/IR/OperationSupport.h"
@@ -40,47 +41,39 @@ DictionaryAttr attributesButName(Operation *op) {
   return attrs.getDictionary(op->getContext());
 }
 
-bool equalKernels(gpu::GPUModuleOp a, gpu::GPUFuncOp fa, gpu::GPUModuleOp b,
-                  gpu::GPUFuncOp fb) {
-  if (attributesButName(a) != attributesButName(b) ||
-      attributesButName(fa) != attributesButName(fb) ||
-      fa.getFunctionType() != fb.getFunctionType())
+/// Equal kernels in equal modules (their targets and options).
+bool equalKernels(gpu::GPUFuncOp a, gpu::GPUFuncOp b) {
+  auto moduleA = a->getParentOfType<gpu::GPUModuleOp>();
+  auto moduleB = b->getParentOfType<gpu::GPUModuleOp>();
+  if (attributesButName(moduleA) != attributesButName(moduleB) ||
+      attributesButName(a) != attributesButName(b) ||
+      a.getFunctionType() != b.getFunctionType())
     return false;
   return OperationEquivalence::isRegionEquivalentTo(
-      &fa.getBody(), &fb.getBody(), OperationEquivalence::IgnoreLocations);
+      &a.getBody(), &b.getBody(), OperationEquivalence::IgnoreLocations);
 }
 
 struct TfmGpuDedupKernels
     : mlir::tfm::impl::TfmGpuDedupKernelsBase<TfmGpuDedupKernels> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Kept kernels, bucketed by signature and size.
-    DenseMap<std::pair<Type, size_t>,
-             SmallVector<std::pair<gpu::GPUModuleOp, gpu::GPUFuncOp>>>
-        kept;
+    EqualFunctions<gpu::GPUFuncOp> kept;
     DenseMap<Attribute, SymbolRefAttr> replacement;
     for (auto gpuModule :
          llvm::make_early_inc_range(module.getOps<gpu::GPUModuleOp>())) {
       gpu::GPUFuncOp kernel = soleKernel(gpuModule);
       if (!kernel)
         continue;
-      size_t size = 0;
-      kernel.walk([&](Operation *) { ++size; });
-      auto &bucket = kept[{kernel.getFunctionType(), size}];
-      auto equal = llvm::find_if(bucket, [&](auto &candidate) {
-        return equalKernels(candidate.first, candidate.second, gpuModule,
-                            kernel);
-      });
-      if (equal == bucket.end()) {
-        bucket.push_back({gpuModule, kernel});
+      gpu::GPUFuncOp equal = kept.findOrKeep(kernel, equalKernels);
+      if (!equal)
         continue;
-      }
       SymbolRefAttr from =
           SymbolRefAttr::get(gpuModule.getNameAttr(),
                              {FlatSymbolRefAttr::get(kernel.getNameAttr())});
-      replacement[from] = SymbolRefAttr::get(
-          equal->first.getNameAttr(),
-          {FlatSymbolRefAttr::get(equal->second.getNameAttr())});
+      auto equalModule = equal->getParentOfType<gpu::GPUModuleOp>();
+      replacement[from] =
+          SymbolRefAttr::get(equalModule.getNameAttr(),
+                             {FlatSymbolRefAttr::get(equal.getNameAttr())});
       gpuModule.erase();
     }
     module.walk([&](gpu::LaunchFuncOp launch) {
