@@ -45,6 +45,7 @@
 #define TFMC_RUNTIME_PACKAGE_H
 
 #include "runtime/PackageChecksum.h"
+#include "runtime/StagedFileWriter.h"
 
 #include <cstdint>
 #include <map>
@@ -103,12 +104,17 @@ public:
 private:
   bool fail(const char *what, std::string &error);
 
+  /// The file, appended to: the padding before the blob, the metadata and
+  /// the trailer after it.
   int fd_ = -1;
+  /// The blob, written from weightsOffset_ on.
+  StagedFileWriter blob_;
   std::string path_;
   uint64_t weightsOffset_ = 0;
   uint64_t weightsBytes_ = 0;
   uint64_t written_ = 0;
   std::optional<uint64_t> randomSeed_;
+  /// Of the blob's bytes, fed on blob_'s background thread.
   WeightsChecksum checksum_;
 };
 
