@@ -11,6 +11,14 @@
 using namespace tfmc;
 using namespace tfmc::weights;
 
+/// Model tensors unpacked from their k-quant super-blocks, stacked.
+struct tfmc::weights::UnpackedKQuants {
+  std::vector<std::string> names;
+  /// Sub-blocks per row, the slot's second dimension.
+  int64_t blocks = 0;
+  KQuantRows rows;
+};
+
 /// The model weights a slot holds: those it stacks, or the one it names.
 static std::vector<std::string> sourceNames(const mlir::tfm::WeightSlot &slot) {
   if (slot.stacked.empty())
@@ -80,6 +88,22 @@ static void checkMagnitude(const ModelWeights &model, const std::string &name,
       "its logits are not finite)");
 }
 
+/// checkFinite and checkMagnitude in one pass over the bytes when nothing
+/// is wrong: an infinity or a NaN is beyond 2^64 too, so an f32 or bf16
+/// tensor with nothing beyond 2^64 is finite.
+static llvm::Error checkValues(const ModelWeights &model,
+                               const std::string &name, const Weight &weight,
+                               const TensorView &tensor) {
+  bool screens =
+      tensor.type() == ElementType::F32 || tensor.type() == ElementType::BF16;
+  if (screens && !findBeyond2To64(tensor))
+    return llvm::Error::success();
+  if (llvm::Error error = checkFinite(model, name, weight, tensor))
+    return error;
+  checkMagnitude(model, name, weight, tensor);
+  return llvm::Error::success();
+}
+
 /// The bytes of `slot`: its model weights (several when stacked) in the
 /// slot's element type, stacked, and packed into panels when it is value
 /// panels.
@@ -104,9 +128,8 @@ materializeTensorSlot(const mlir::tfm::WeightSlot &slot,
     if (!part)
       return because(part.takeError());
     // The scans ride on the pass that writes these bytes out anyway.
-    if (llvm::Error error = checkFinite(model, name, **weight, *part))
+    if (llvm::Error error = checkValues(model, name, **weight, *part))
       return std::move(error);
-    checkMagnitude(model, name, **weight, *part);
     parts.push_back(std::move(*part));
   }
   auto tensor = stack(parts);
@@ -173,9 +196,8 @@ stackedBlocks(const mlir::tfm::WeightSlot &slot, const ModelWeights &model,
     auto wide = weight.materialize(ElementType::F32);
     if (!wide)
       return because(wide.takeError());
-    if (llvm::Error error = checkFinite(model, name, weight, *wide))
+    if (llvm::Error error = checkValues(model, name, weight, *wide))
       return std::move(error);
-    checkMagnitude(model, name, weight, *wide);
     auto blocks = quantizeRows(*wide, format);
     if (!blocks)
       return llvm::createStringError(
@@ -219,27 +241,36 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
     return llvm::createStringError("weight '" + slot.name +
                                    "': " + llvm::toString(std::move(error)));
   };
-  KQuantRows rows;
-  for (const std::string &name : sourceNames(slot)) {
-    auto found = findModelWeight(model, name);
-    if (!found)
-      return found.takeError();
-    const Weight &weight = **found;
-    const TensorView &source = weight.source();
-    if (!weight.steps().empty() || source.rank() != 2)
-      return because(llvm::createStringError("tensor '" + name +
-                                             "' is not used as stored"));
-    if (llvm::Error error = checkFinite(model, name, weight, source))
-      return std::move(error);
-    if (rows.columns == 0) {
-      rows.columns = source.shape()[1];
-      int64_t blocks = slot.shape[1];
-      rows.subBlock = rows.columns / std::max<int64_t>(1, blocks);
+  std::vector<std::string> names = sourceNames(slot);
+  int64_t blocks = slot.shape[1];
+  const std::shared_ptr<UnpackedKQuants> &last = model.lastUnpacked;
+  if (!last || last->names != names || last->blocks != blocks) {
+    auto unpacked = std::make_shared<UnpackedKQuants>();
+    unpacked->names = names;
+    unpacked->blocks = blocks;
+    KQuantRows &rows = unpacked->rows;
+    for (const std::string &name : names) {
+      auto found = findModelWeight(model, name);
+      if (!found)
+        return found.takeError();
+      const Weight &weight = **found;
+      const TensorView &source = weight.source();
+      if (!weight.steps().empty() || source.rank() != 2)
+        return because(llvm::createStringError("tensor '" + name +
+                                               "' is not used as stored"));
+      if (llvm::Error error = checkFinite(model, name, weight, source))
+        return std::move(error);
+      if (rows.columns == 0) {
+        rows.columns = source.shape()[1];
+        rows.subBlock = rows.columns / std::max<int64_t>(1, blocks);
+      }
+      if (llvm::Error error = appendKQuantRows(source, rows))
+        return because(llvm::createStringError(
+            "tensor '" + name + "': " + llvm::toString(std::move(error))));
     }
-    if (llvm::Error error = appendKQuantRows(source, rows))
-      return because(llvm::createStringError(
-          "tensor '" + name + "': " + llvm::toString(std::move(error))));
+    model.lastUnpacked = std::move(unpacked);
   }
+  const KQuantRows &rows = model.lastUnpacked->rows;
   PanelLayout layout = *slot.panels;
   KQuantPart part = layout.part == PanelPart::scales  ? KQuantPart::Scales
                     : layout.part == PanelPart::mins  ? KQuantPart::Mins

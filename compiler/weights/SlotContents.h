@@ -18,11 +18,14 @@
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 
 namespace tfmc::weights {
+
+struct UnpackedKQuants;
 
 /// The model's weights by canonical name, and how errors name the model.
 struct ModelWeights {
@@ -31,6 +34,9 @@ struct ModelWeights {
   /// Where warnings about weights that compile but likely overflow go, one
   /// per weight (none: not checked).
   std::set<std::string> *warnings = nullptr;
+  /// The k-quant tensors materializeSlot unpacked last: a weight's quants,
+  /// scales and mins are three slots, one after the other, of one unpacking.
+  mutable std::shared_ptr<UnpackedKQuants> lastUnpacked;
 };
 
 /// The bytes of one slot: a tensor (which may view the mapped model file)

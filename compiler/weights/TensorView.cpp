@@ -2,6 +2,7 @@
 #include "compiler/weights/TensorView.h"
 
 #include "compiler/weights/Quantized.h"
+#include "compiler/weights/StoragePool.h"
 
 #include <algorithm>
 #include <cassert>
@@ -44,7 +45,7 @@ TensorView::TensorView(ElementType type, Shape shape, const char *data,
 TensorView TensorView::create(ElementType type, Shape shape,
                               llvm::function_ref<void(char *)> fill) {
   uint64_t size = storageBytes(type, weights::numElements(shape));
-  std::shared_ptr<char[]> storage(new char[size ? size : 1]);
+  std::shared_ptr<char> storage = allocateStorage(size);
   fill(storage.get());
   const char *data = storage.get();
   return TensorView(type, std::move(shape), data, std::move(storage));
