@@ -6,6 +6,9 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 
 void mlir::tfm::addEntryBufferizationPasses(OpPassManager &pm) {
+  // The cache's chain through all layers would cost the analysis more than
+  // the rest of the entry.
+  pm.addPass(createTfmCacheToBuffer());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

@@ -13,10 +13,11 @@
 
 namespace mlir::tfm {
 
-/// One-shot bufferization across function boundaries (identity layouts),
-/// then the cache's result dropped (it is updated in place, so the result
-/// is the argument again) and the logits' result turned into the
-/// caller-provided buffer (static allocations hoisted).
+/// The KV cache made a buffer (tfm-cache-to-buffer), one-shot
+/// bufferization across function boundaries (identity layouts), then the
+/// cache's result dropped (it is updated in place, so the result is the
+/// argument again) and the logits' result turned into the caller-provided
+/// buffer (static allocations hoisted).
 void addEntryBufferizationPasses(OpPassManager &pm);
 
 } // namespace mlir::tfm
