@@ -687,7 +687,9 @@ def run_shapes(args, shapes, work):
                    "prefill_torch": torch_prefill, "decode_bytes": decode_bytes,
                    "torch_decode_bytes": torch_bytes, "prefill_flops_per_token": flops,
                    "total_bytes": 4 * all_params}
-            row.update(interleaved_roofline(args, exe, decode_bytes, work))
+            row["cache_bytes"] = cache_bytes_per_step(shape, args.prompt_tokens, args.steps)
+            row.update(interleaved_roofline(args, exe, decode_bytes, work,
+                                            row["cache_bytes"]))
             if args.attention_context and args.attention_context <= SHAPES[shape][7]:
                 row["attention"] = {kv: attention_share(args, model, extra,
                                                         exe + ".long-" + kv, kv)
@@ -796,14 +798,26 @@ def encoder_shape(args, shape, work):
 ROOFLINE_ROUNDS = 5
 
 
-def interleaved_roofline(args, exe, decode_bytes, work):
+def cache_bytes_per_step(shape, prompt_tokens, steps, element_bytes=4):
+    """KV-cache bytes a decode step reads, on average over the bench's steps:
+    every layer's keys and values of each position attended so far (the
+    prompt's, the earlier steps' and its own; the step after a prompt of P
+    tokens attends P + 1), `element_bytes` each (the bench compiles an f32
+    cache)."""
+    _, dim, _, layers, heads, kv_heads = SHAPES[shape][:6]
+    mean_positions = prompt_tokens + (steps + 1) / 2
+    return 2 * layers * kv_heads * (dim // heads) * element_bytes * mean_positions
+
+
+def interleaved_roofline(args, exe, decode_bytes, work, cache_bytes=0):
     """Decode against the read bandwidth measured right next to it: rounds
     of (read kernel, our decode), each round's ratio from its own pair, and
     the median over the rounds. The table's %bw divides by the best bandwidth
     of the whole run, so on a shared machine a busy minute during the decode
     measurement and a quiet one during the read kernel's lowers it; here
-    both halves of a ratio see the same minute."""
-    pcts = []
+    both halves of a ratio see the same minute. With `cache_bytes`, each
+    round's ratio counting the KV-cache bytes a step reads too."""
+    pcts, with_cache = [], []
     for _ in range(ROOFLINE_ROUNDS):
         bandwidth = read_bandwidth(args.threads, work)
         out = subprocess.run([exe, "--bench", "--prompt-tokens", str(args.prompt_tokens),
@@ -812,9 +826,13 @@ def interleaved_roofline(args, exe, decode_bytes, work):
                              env=caller_environment())
         decode = json.loads(out.stdout.strip().splitlines()[-1])["decode_tokens_per_s"]
         pcts.append(100 * decode * decode_bytes / bandwidth)
+        with_cache.append(100 * decode * (decode_bytes + cache_bytes) / bandwidth)
     pcts.sort()
+    with_cache.sort()
     return {"paired_roofline_pcts": pcts,
-            "paired_roofline_median_pct": pcts[len(pcts) // 2]}
+            "paired_roofline_median_pct": pcts[len(pcts) // 2],
+            "paired_roofline_with_cache_pcts": with_cache,
+            "paired_roofline_with_cache_median_pct": with_cache[len(with_cache) // 2]}
 
 
 def attention_share(args, model, extra, exe, kv_cache):
@@ -892,12 +910,18 @@ def print_table(args, rows, machine):
               " an untied f32 embedding table" % ", ".join(random))
     print()
     print("decode roofline, paired: %d rounds of (read kernel, decode); each round's"
-          " weight bytes x tok/s over its own bandwidth" % ROOFLINE_ROUNDS)
-    print("%-*s %-*s %7s %17s" % (shp, "shape", wts, "wts", "median", "range"))
+          " bytes x tok/s over its own bandwidth, the bytes a step's weights (as %%bw)"
+          " and with them the KV cache it reads (cache MB/tok: the mean over the decode's"
+          " positions, f32)" % ROOFLINE_ROUNDS)
+    print("%-*s %-*s %7s %17s %13s %7s %17s"
+          % (shp, "shape", wts, "wts", "median", "range", "cache MB/tok", "median", "range"))
     for r in rows:
         pcts = r["paired_roofline_pcts"]
-        print("%-*s %-*s %6.1f%% %7.1f%% - %5.1f%%"
-              % (shp, r["shape"], wts, r["weights"], r["paired_roofline_median_pct"], pcts[0], pcts[-1]))
+        cached = r["paired_roofline_with_cache_pcts"]
+        print("%-*s %-*s %6.1f%% %7.1f%% - %5.1f%% %13.1f %6.1f%% %7.1f%% - %5.1f%%"
+              % (shp, r["shape"], wts, r["weights"], r["paired_roofline_median_pct"],
+                 pcts[0], pcts[-1], r["cache_bytes"] / 1e6,
+                 r["paired_roofline_with_cache_median_pct"], cached[0], cached[-1]))
     moe_rows = [r for r in rows if r["shape"] in EXPERTS]
     if moe_rows:
         print()
