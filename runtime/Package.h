@@ -107,8 +107,6 @@ private:
   /// The file, appended to: the padding before the blob, the metadata and
   /// the trailer after it.
   int fd_ = -1;
-  /// The blob, written from weightsOffset_ on.
-  StagedFileWriter blob_;
   std::string path_;
   uint64_t weightsOffset_ = 0;
   uint64_t weightsBytes_ = 0;
@@ -116,6 +114,10 @@ private:
   std::optional<uint64_t> randomSeed_;
   /// Of the blob's bytes, fed on blob_'s background thread.
   WeightsChecksum checksum_;
+  /// The blob, written from weightsOffset_ on. Last, so that it is
+  /// destroyed first: it waits for its background write, which feeds
+  /// checksum_.
+  StagedFileWriter blob_;
 };
 
 /// A package opened read-only; the weights stay mmap'd for its lifetime.
