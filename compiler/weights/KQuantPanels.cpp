@@ -76,25 +76,17 @@ tfmc::weights::packKQuantPanels(const KQuantRows &rows, int64_t panels,
       return llvm::createStringError("a block's " + llvm::Twine(blockBytes) +
                                      " quant bytes do not fill " + "lanes of " +
                                      llvm::Twine(bytesPerLane));
-    // The byte of row `row`, block `b`, at `offset` in the block.
-    auto byteAt = [&](int64_t row, int64_t b,
-                      int64_t offset) -> llvm::Expected<uint8_t> {
-      const int8_t *block =
-          &rows.quants[row * rows.columns + b * rows.subBlock];
-      if (!nibbles) {
-        int64_t biased = block[offset] + bias;
-        if (biased < -128 || biased > 255)
-          return llvm::createStringError(
-              "a kquant quant biased by " + llvm::Twine(bias) +
-              " is not a byte: " + llvm::Twine(biased));
-        return static_cast<uint8_t>(biased);
-      }
-      int8_t low = block[offset], high = block[offset + 16];
-      if (low < 0 || low > 15 || high < 0 || high > 15)
+    // Every quant is checked once, so that packing is plain byte copies.
+    for (int8_t quant : rows.quants) {
+      if (nibbles && (quant < 0 || quant > 15))
         return llvm::createStringError(
             "a kquant4 quant is not a nibble (0..15)");
-      return static_cast<uint8_t>(low | (high << 4));
-    };
+      int64_t biased = quant + bias;
+      if (!nibbles && (biased < -128 || biased > 255))
+        return llvm::createStringError(
+            "a kquant quant biased by " + llvm::Twine(bias) +
+            " is not a byte: " + llvm::Twine(biased));
+    }
     // Padding rows: quant 0, scale 0 and min 0, value 0 (a biased quant
     // of the bias, whose offset the kernels take out again).
     int64_t lanes = blockBytes / bytesPerLane;
@@ -104,16 +96,18 @@ tfmc::weights::packKQuantPanels(const KQuantRows &rows, int64_t panels,
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t b = 0; b < rowBlocks; ++b)
         for (int64_t i = 0; i < lanes; ++i)
-          for (int64_t j = 0; j < width; ++j)
-            for (int64_t t = 0; t < bytesPerLane; ++t, ++next) {
-              int64_t row = p * width + j;
-              if (row >= rows.rows)
-                continue;
-              auto byte = byteAt(row, b, i * bytesPerLane + t);
-              if (!byte)
-                return byte.takeError();
-              *next = static_cast<char>(*byte);
-            }
+          for (int64_t j = 0; j < width; ++j, next += bytesPerLane) {
+            int64_t row = p * width + j;
+            if (row >= rows.rows)
+              continue;
+            // The bytes of row `row`, block `b`, from `i * bytesPerLane`.
+            const int8_t *block =
+                &rows.quants[row * rows.columns + b * rows.subBlock +
+                             i * bytesPerLane];
+            for (int64_t t = 0; t < bytesPerLane; ++t)
+              next[t] = static_cast<char>(
+                  nibbles ? block[t] | (block[t + 16] << 4) : block[t] + bias);
+          }
     return out;
   }
   const std::vector<float> &values =
