@@ -1,4 +1,5 @@
 // RUN: tfmc-opt %s -tfm-cache-to-buffer -split-input-file | FileCheck %s
+// RUN: tfmc-opt %s -tfm-cache-to-buffer -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -split-input-file | FileCheck %s --check-prefix=BUFFERS
 
 // Two layers, each writing its row of keys and values and reading its
 // rows: the cache becomes a buffer, the writes copies into views of it, the
@@ -17,6 +18,18 @@
 // CHECK: %[[T1:.*]] = bufferization.to_tensor %[[R1]] restrict
 // CHECK-NOT: tensor.insert_slice
 // CHECK: return %[[T1]] : tensor<3x8xf32>
+// Bufferized, the writes copy into views of the argument: the cache is
+// never allocated or copied whole.
+// BUFFERS-LABEL: func.func @two_layers
+// BUFFERS-SAME: %[[CACHE:[a-z0-9]+]]: memref<2x2x3x8xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>}) -> memref<3x8xf32>
+// BUFFERS-NOT: memref.alloc() {{.*}} : memref<2x2x3x8xf32>
+// BUFFERS: %[[K0:.*]] = memref.subview %[[CACHE]][0, 0, 0, 0] [1, 1, 1, 8]
+// BUFFERS: memref.copy %{{.*}}, %[[K0]]
+// BUFFERS: %[[V0:.*]] = memref.subview %[[CACHE]][1, 0, 0, 0] [1, 1, 1, 8]
+// BUFFERS: memref.copy %{{.*}}, %[[V0]]
+// BUFFERS: %[[K1:.*]] = memref.subview %[[CACHE]][0, 1, 0, 0] [1, 1, 1, 8]
+// BUFFERS: memref.copy %{{.*}}, %[[K1]]
+// BUFFERS-NOT: memref<2x2x3x8xf32>)
 func.func @two_layers(%pos: index {tfm.entry_arg = #tfm.entry_arg<position>},
                       %cache: tensor<2x2x3x8xf32> {tfm.entry_arg = #tfm.entry_arg<kv_cache>})
     -> (tensor<3x8xf32>, tensor<2x2x3x8xf32>) {
