@@ -59,15 +59,6 @@ void WeightsChecksum::update(const void *data, uint64_t size) {
   pendingBytes_ = size;
 }
 
-void WeightsChecksum::updateZeros(uint64_t count) {
-  static const unsigned char kZeros[4096] = {};
-  while (count > 0) {
-    uint64_t chunk = count < sizeof(kZeros) ? count : sizeof(kZeros);
-    update(kZeros, chunk);
-    count -= chunk;
-  }
-}
-
 uint64_t WeightsChecksum::value() const {
   uint64_t h = rotl(lanes_[0], 1) + rotl(lanes_[1], 7) + rotl(lanes_[2], 12) +
                rotl(lanes_[3], 18);

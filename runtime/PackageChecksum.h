@@ -28,7 +28,6 @@ class WeightsChecksum {
 public:
   WeightsChecksum();
   void update(const void *data, uint64_t size);
-  void updateZeros(uint64_t count);
   /// The checksum of everything fed so far.
   uint64_t value() const;
 
