@@ -48,7 +48,11 @@ llvm::Error tfmc::weights::appendKQuantRows(const TensorView &matrix,
     for (int64_t e = 0; e < kSuperBlockElements; e += out.subBlock) {
       out.scales.push_back(block.scale[e / block.subBlock]);
       out.mins.push_back(block.min[e / block.subBlock]);
+      out.subScales.push_back(block.subScale[e / block.subBlock]);
+      out.subMins.push_back(block.subMin[e / block.subBlock]);
     }
+    out.factors.push_back(block.d);
+    out.factors.push_back(block.dmin);
   }
   out.rows += rows;
   return llvm::Error::success();
@@ -107,6 +111,41 @@ tfmc::weights::packKQuantPanels(const KQuantRows &rows, int64_t panels,
             for (int64_t t = 0; t < bytesPerLane; ++t)
               next[t] = static_cast<char>(
                   nibbles ? block[t] | (block[t + 16] << 4) : block[t] + bias);
+          }
+    return out;
+  }
+  if (part == KQuantPart::SubScales || part == KQuantPart::SubMins) {
+    const std::vector<int8_t> &values =
+        part == KQuantPart::SubScales ? rows.subScales : rows.subMins;
+    out.assign(panels * rowBlocks * width, '\0');
+    char *next = out.data();
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t b = 0; b < rowBlocks; ++b)
+        for (int64_t j = 0; j < width; ++j, ++next) {
+          int64_t row = p * width + j;
+          if (row < rows.rows)
+            *next = static_cast<char>(values[row * rowBlocks + b]);
+        }
+    return out;
+  }
+  if (part == KQuantPart::ScaleFactors ||
+      part == KQuantPart::ScaleAndMinFactors) {
+    if (rows.columns % kSuperBlockElements != 0)
+      return llvm::createStringError("a kquant matrix of " +
+                                     llvm::Twine(rows.columns) +
+                                     " columns is not whole super-blocks");
+    int64_t superBlocks = rows.columns / kSuperBlockElements;
+    int64_t factors = part == KQuantPart::ScaleFactors ? 1 : 2;
+    out.assign(panels * superBlocks * factors * width * sizeof(float), '\0');
+    char *next = out.data();
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t k = 0; k < superBlocks; ++k)
+        for (int64_t f = 0; f < factors; ++f)
+          for (int64_t j = 0; j < width; ++j, next += sizeof(float)) {
+            int64_t row = p * width + j;
+            if (row < rows.rows)
+              std::memcpy(next, &rows.factors[(row * superBlocks + k) * 2 + f],
+                          sizeof(float));
           }
     return out;
   }

@@ -19,7 +19,19 @@
 // Q4_0's order (column b * 32 + i low, b * 32 + 16 + i high). For the
 // kernels over int8 inputs the same bytes go four of a row in each i32 lane
 // (kquantx4, kquant4x4: quants [P, KB, Q / 4, W] i32), kquantx4's quants
-// biased by 32 to unsigned bytes (PanelLayout.h's quantBias).
+// biased by 32 to unsigned bytes (PanelLayout.h's quantBias), and the
+// scales and minimums stay the integers GGUF stores, with the f16
+// super-block scales they multiply widened to f32 once per super-block of
+// 256 values (KS = columns / 256 per row):
+//   scales  [P, KB, W] i8      sub-block scale (Q4_K, Q5_K: 0..63; Q6_K:
+//                              -128..127) of row p * W + j, sub-block b;
+//   mins    [P, KB, W] i8      its minimum (0..63);
+//   factors [P, KS, F, W] f32  the row's d (f = 0) and, with minimums, dmin
+//                              (f = 1) of super-block k: F = 2, or 1;
+// so that `d * scale` and `dmin * min` are the f32 scale and minimum above,
+// bit for bit, at 1 + 1 bytes a sub-block and 8 a super-block where f32
+// scales and minimums take 8 a sub-block (kquant4x4: 0.59 bytes a weight
+// instead of 0.75).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_COMPILER_WEIGHTS_KQUANTPANELS_H
@@ -41,6 +53,11 @@ struct KQuantRows {
   int64_t rows = 0;
   std::vector<int8_t> quants;      ///< [rows, columns]
   std::vector<float> scales, mins; ///< [rows, columns / subBlock]
+  /// The integers `scales` and `mins` are made of, [rows, columns /
+  /// subBlock], and the f32 factors they multiply, [rows, columns / 256, 2]
+  /// (d, dmin): `scales` is `d * subScales`, `mins` is `dmin * subMins`.
+  std::vector<int8_t> subScales, subMins;
+  std::vector<float> factors;
 };
 
 /// Appends the rows of the 2-D Q4_K, Q5_K or Q6_K `matrix` to `out` (whose
@@ -50,8 +67,19 @@ llvm::Error appendKQuantRows(const TensorView &matrix, KQuantRows &out);
 
 /// Quants a byte each (kquant), quants two a byte (kquant4: the low nibble
 /// of byte [p, b, i, j] is column b * 32 + i, the high one column
-/// b * 32 + 16 + i; blocks of 32 values of 0..15), scales or minimums.
-enum class KQuantPart { Quants, Nibbles, Scales, Mins };
+/// b * 32 + 16 + i; blocks of 32 values of 0..15), f32 scales or minimums,
+/// their integers (kquantx4, kquant4x4), or the super-block factors d
+/// alone or d and dmin (`[P, KS, 1 or 2, W]` f32).
+enum class KQuantPart {
+  Quants,
+  Nibbles,
+  Scales,
+  Mins,
+  SubScales,
+  SubMins,
+  ScaleFactors,
+  ScaleAndMinFactors
+};
 
 /// The bytes of one part of the `[panels, KB, ...]` panels of `rows`. With
 /// `bytesPerLane` > 1 (4 for kquantx4 and kquant4x4) each lane holds that

@@ -48,12 +48,16 @@ void unpackQ4KOrQ5K(const char *data, bool fifthBit, KQuantSuperBlock &out) {
   const uint8_t *high = fifthBit ? block + 16 : nullptr;
   const uint8_t *nibbles = block + (fifthBit ? 48 : 16);
   out.subBlock = 32;
+  out.d = d;
+  out.dmin = dmin;
   int8_t *quant = out.quant;
   for (int sub = 0; sub < 8; ++sub) {
     uint8_t scale, min;
     scaleAndMin(sub, packed, scale, min);
     out.scale[sub] = d * scale;
     out.min[sub] = dmin * min;
+    out.subScale[sub] = static_cast<int8_t>(scale);
+    out.subMin[sub] = static_cast<int8_t>(min);
     // Sub-block `sub` reads the low (even) or high (odd) nibbles of chunk
     // sub / 2, and bit `sub` of each fifth-bit byte.
     const uint8_t *chunk = nibbles + 32 * (sub / 2);
@@ -99,9 +103,13 @@ void tfmc::weights::unpackQ6K(const char *data, KQuantSuperBlock &out) {
   const auto *scales = reinterpret_cast<const int8_t *>(block + 192);
   const float d = halfAt(block + 208);
   out.subBlock = 16;
+  out.d = d;
+  out.dmin = 0.0f;
   for (int sub = 0; sub < 16; ++sub) {
     out.scale[sub] = d * static_cast<float>(scales[sub]);
     out.min[sub] = 0.0f;
+    out.subScale[sub] = scales[sub];
+    out.subMin[sub] = 0;
   }
   // Each half of 128 values takes 64 low bytes and 32 high bytes; value
   // l + 32 * i of the half takes nibble (i / 2) of low byte l + 32 * (i % 2)

@@ -40,12 +40,19 @@ constexpr uint32_t kQ6KBlockBytes = 128 + 64 + 16 + 2;
 /// f32 as ggml's dequantizer does: value `e` is exactly
 /// `scale[e / subBlock] * quant[e] - min[e / subBlock]` (Q4_K / Q5_K:
 /// `d * sc`, the quant 0..15 / 0..31, `dmin * m`; Q6_K: `d * sc`, the quant
-/// minus 32, min 0, and `x - 0` is `x` for every float).
+/// minus 32, min 0, and `x - 0` is `x` for every float). The integers the
+/// f32 scales and minimums are made of are kept too: `scale[j]` is exactly
+/// `d * subScale[j]` and `min[j]` exactly `dmin * subMin[j]` (the f16
+/// super-block scales widened, times integers of at most 8 bits: products
+/// exact in f32).
 struct KQuantSuperBlock {
   int64_t subBlock = 0;
   int8_t quant[kSuperBlockElements];
   float scale[16];
   float min[16];
+  int8_t subScale[16]; ///< Q4_K / Q5_K: 0..63; Q6_K: -128..127
+  int8_t subMin[16];   ///< Q4_K / Q5_K: 0..63; Q6_K: 0
+  float d = 0, dmin = 0;
 };
 
 /// Unpacks the Q4_K, Q5_K or Q6_K super-block at `block` (kQ4KBlockBytes,

@@ -88,6 +88,10 @@ bool tfmc::weights::isKQuantFormat(PanelFormat format) {
          format == PanelFormat::kquantx4 || format == PanelFormat::kquant4x4;
 }
 
+bool tfmc::weights::hasSuperBlockFactors(PanelFormat format) {
+  return format == PanelFormat::kquantx4 || format == PanelFormat::kquant4x4;
+}
+
 bool tfmc::weights::holdsKQuantBytes(PanelFormat format) {
   return format == PanelFormat::kquant || format == PanelFormat::kquantx4;
 }

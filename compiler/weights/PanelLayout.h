@@ -20,7 +20,7 @@
 
 /// `enum class PanelFormat` (f32, f16, bf16, q8_0, q4_0, q8_0x4, q4_0x4,
 /// kquant, kquant4, kquantx4, kquant4x4) and `enum class PanelPart` (quants,
-/// scales, mins), with their names, generated from PanelLayout.td.
+/// scales, mins, factors), with their names, generated from PanelLayout.td.
 #include "compiler/weights/PanelLayout.h.inc"
 
 namespace tfmc::weights {
@@ -86,6 +86,11 @@ bool hasMins(PanelFormat format);
 /// Whether `format` is a k-quant layout: kquant, kquant4, kquantx4,
 /// kquant4x4.
 bool isKQuantFormat(PanelFormat format);
+
+/// Whether `format`'s scales and minimums are GGUF's integers, i8 per
+/// sub-block, with per-super-block f32 factors (the `factors` part):
+/// kquantx4, kquant4x4 (KQuantPanels.h).
+bool hasSuperBlockFactors(PanelFormat format);
 
 /// Whether `format` holds k-quants a byte a value (kquant, kquantx4), in
 /// blocks of 16 or 32 (blockValues), where kquant4 and kquant4x4 hold

@@ -38,8 +38,9 @@ def Weights_PanelFormat : IntEnum<"PanelFormat",
   Weights_PanelCase<"kquant4", 8>,
   // Their quants four of a row in each i32 lane (the kernels over int8
   // inputs): kquant's bytes biased by 32 to unsigned 0..63 (kquantx4), or
-  // kquant4's bytes of two nibbles (kquant4x4), with the same scales and
-  // minimums.
+  // kquant4's bytes of two nibbles (kquant4x4), with the scales and
+  // minimums as GGUF stores them: i8 per sub-block, and the f32 factors
+  // they multiply per super-block (KQuantPanels.h).
   Weights_PanelCase<"kquantx4", 9>,
   Weights_PanelCase<"kquant4x4", 10>,
   ], 8> {
@@ -53,6 +54,9 @@ def Weights_PanelPart : IntEnum<"PanelPart",
   // The per-block scales and the per-block minimums of block panels.
   Weights_PanelCase<"scales", 1>,
   Weights_PanelCase<"mins", 2>,
+  // The per-super-block f32 factors of kquantx4's and kquant4x4's integer
+  // scales and minimums.
+  Weights_PanelCase<"factors", 3>,
   ], 8> {
   let cppNamespace = "::tfmc::weights";
 }

@@ -14,7 +14,7 @@ using namespace tfmc::weights;
 /// Model tensors unpacked from their k-quant super-blocks, stacked.
 struct tfmc::weights::UnpackedKQuants {
   std::vector<std::string> names;
-  /// Sub-blocks per row, the slot's second dimension.
+  /// Sub-blocks per row the rows were unpacked in.
   int64_t blocks = 0;
   KQuantRows rows;
 };
@@ -230,10 +230,13 @@ materializeBlockSlot(const mlir::tfm::WeightSlot &slot,
                                    slot.shape.back(), scales, bytesPerLane));
 }
 
-/// The bytes of a k-quant panel slot (quants, scales or mins):
+/// The bytes of a k-quant panel slot (quants, scales, mins or factors):
 /// each model tensor it stacks unpacked from its Q4_K, Q5_K or Q6_K
-/// super-blocks (compiler/weights/KQuantPanels.h). The slot's second
-/// dimension is the blocks per row.
+/// super-blocks (compiler/weights/KQuantPanels.h). The second dimension of
+/// a quants, scales or mins slot is the blocks per row; a factors slot's
+/// counts super-blocks, whose factors do not depend on the blocks: it takes
+/// the rows its matrix's other slots unpacked, or unpacks them in blocks
+/// of 16, which every k-quant's sub-blocks are made of.
 static llvm::Expected<std::string>
 materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
                       const ModelWeights &model) {
@@ -241,13 +244,14 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
     return llvm::createStringError("weight '" + slot.name +
                                    "': " + llvm::toString(std::move(error)));
   };
+  PanelLayout layout = *slot.panels;
+  bool factors = layout.part == PanelPart::factors;
   std::vector<std::string> names = sourceNames(slot);
   int64_t blocks = slot.shape[1];
   const std::shared_ptr<UnpackedKQuants> &last = model.lastUnpacked;
-  if (!last || last->names != names || last->blocks != blocks) {
+  if (!last || last->names != names || (!factors && last->blocks != blocks)) {
     auto unpacked = std::make_shared<UnpackedKQuants>();
     unpacked->names = names;
-    unpacked->blocks = blocks;
     KQuantRows &rows = unpacked->rows;
     for (const std::string &name : names) {
       auto found = findModelWeight(model, name);
@@ -262,20 +266,37 @@ materializeKQuantSlot(const mlir::tfm::WeightSlot &slot,
         return std::move(error);
       if (rows.columns == 0) {
         rows.columns = source.shape()[1];
-        rows.subBlock = rows.columns / std::max<int64_t>(1, blocks);
+        rows.subBlock =
+            factors ? 16 : rows.columns / std::max<int64_t>(1, blocks);
       }
       if (llvm::Error error = appendKQuantRows(source, rows))
         return because(llvm::createStringError(
             "tensor '" + name + "': " + llvm::toString(std::move(error))));
     }
+    unpacked->blocks = rows.columns / std::max<int64_t>(1, rows.subBlock);
     model.lastUnpacked = std::move(unpacked);
   }
   const KQuantRows &rows = model.lastUnpacked->rows;
-  PanelLayout layout = *slot.panels;
-  KQuantPart part = layout.part == PanelPart::scales  ? KQuantPart::Scales
-                    : layout.part == PanelPart::mins  ? KQuantPart::Mins
-                    : holdsKQuantBytes(layout.format) ? KQuantPart::Quants
-                                                      : KQuantPart::Nibbles;
+  // kquantx4 and kquant4x4 keep GGUF's integer scales and minimums.
+  bool integers = hasSuperBlockFactors(layout.format);
+  KQuantPart part = KQuantPart::Quants;
+  switch (layout.part) {
+  case PanelPart::quants:
+    part = holdsKQuantBytes(layout.format) ? KQuantPart::Quants
+                                           : KQuantPart::Nibbles;
+    break;
+  case PanelPart::scales:
+    part = integers ? KQuantPart::SubScales : KQuantPart::Scales;
+    break;
+  case PanelPart::mins:
+    part = integers ? KQuantPart::SubMins : KQuantPart::Mins;
+    break;
+  case PanelPart::factors:
+    part = slot.shape.size() == 4 && slot.shape[2] == 2
+               ? KQuantPart::ScaleAndMinFactors
+               : KQuantPart::ScaleFactors;
+    break;
+  }
   // kquantx4 and kquant4x4 quants hold four bytes of a row in each i32 lane.
   return slotSized(slot,
                    packKQuantPanels(rows, slot.shape.front(), slot.shape.back(),

@@ -86,6 +86,8 @@ WeightLayout mlir::tfm::computeWeightLayout(ModuleOp module) {
       // Added only when set, so that Q8_0 / Q4_0 layouts keep their hashes.
       if (slot.panels->part == tfmc::weights::PanelPart::mins)
         hash.add(uint64_t(2));
+      if (slot.panels->part == tfmc::weights::PanelPart::factors)
+        hash.add(uint64_t(3));
     }
 
     // Added only when set, so that the other layouts keep their hashes.

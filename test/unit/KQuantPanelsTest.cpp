@@ -120,6 +120,61 @@ TEST(KQuantPanels, StacksKindsInSubBlocksOfSixteen) {
   }
 }
 
+TEST(KQuantPanels, IntegerScalesAndFactorsRemakeTheFloatOnes) {
+  // A Q4_K row then a Q6_K row in blocks of 16: the integers GGUF stores
+  // per sub-block, each row's d and dmin, and `d * scale`, `dmin * min`
+  // exactly the f32 scales and minimums.
+  KQuantRows rows = noRows(16);
+  ASSERT_FALSE(appendKQuantRows(view(ElementType::Q4_K, 1, q4KBlock()), rows));
+  ASSERT_FALSE(appendKQuantRows(view(ElementType::Q6_K, 1, q6KBlock()), rows));
+  ASSERT_EQ(rows.subScales.size(), 32u);
+  ASSERT_EQ(rows.factors.size(), 4u);
+  EXPECT_EQ(rows.factors[0], 1.0f);
+  EXPECT_EQ(rows.factors[1], 0.5f);
+  EXPECT_EQ(rows.factors[2], 0.5f);
+  EXPECT_EQ(rows.factors[3], 0.0f);
+  for (int b = 0; b < 16; ++b) {
+    EXPECT_EQ(rows.subScales[b], b / 2 + 1);
+    EXPECT_EQ(rows.subMins[b], 2 * (b / 2));
+    EXPECT_EQ(rows.subScales[16 + b], b - 8);
+    EXPECT_EQ(rows.subMins[16 + b], 0);
+  }
+  for (int r = 0; r < 2; ++r)
+    for (int b = 0; b < 16; ++b) {
+      EXPECT_EQ(rows.factors[2 * r] * float(rows.subScales[16 * r + b]),
+                rows.scales[16 * r + b]);
+      EXPECT_EQ(rows.factors[2 * r + 1] * float(rows.subMins[16 * r + b]),
+                rows.mins[16 * r + b]);
+    }
+
+  // Panels of 4 rows: the integers a byte per row and sub-block, the
+  // factors [P, KS, F, W] f32 (d alone or d and dmin), zero past the rows.
+  auto scales = packKQuantPanels(rows, 1, 4, KQuantPart::SubScales);
+  ASSERT_TRUE(bool(scales)) << llvm::toString(scales.takeError());
+  ASSERT_EQ(scales->size(), 16u * 4u);
+  for (int b = 0; b < 16; ++b) {
+    EXPECT_EQ(static_cast<int8_t>((*scales)[b * 4 + 0]), b / 2 + 1);
+    EXPECT_EQ(static_cast<int8_t>((*scales)[b * 4 + 1]), b - 8);
+    EXPECT_EQ((*scales)[b * 4 + 2], '\0');
+  }
+  auto mins = packKQuantPanels(rows, 1, 4, KQuantPart::SubMins);
+  ASSERT_TRUE(bool(mins)) << llvm::toString(mins.takeError());
+  EXPECT_EQ(static_cast<int8_t>((*mins)[3 * 4 + 0]), 2);
+  auto both = packKQuantPanels(rows, 1, 4, KQuantPart::ScaleAndMinFactors);
+  ASSERT_TRUE(bool(both)) << llvm::toString(both.takeError());
+  ASSERT_EQ(both->size(), 2u * 4u * sizeof(float));
+  float factors[8];
+  std::memcpy(factors, both->data(), sizeof(factors));
+  EXPECT_EQ(factors[0], 1.0f); // d of row 0
+  EXPECT_EQ(factors[1], 0.5f); // d of row 1
+  EXPECT_EQ(factors[2], 0.0f); // a padding row
+  EXPECT_EQ(factors[4], 0.5f); // dmin of row 0
+  EXPECT_EQ(factors[5], 0.0f); // Q6_K has none
+  auto scaleOnly = packKQuantPanels(rows, 1, 4, KQuantPart::ScaleFactors);
+  ASSERT_TRUE(bool(scaleOnly)) << llvm::toString(scaleOnly.takeError());
+  EXPECT_EQ(scaleOnly->size(), 4u * sizeof(float));
+}
+
 TEST(KQuantPanels, RefusesCoarserBlocksAndOtherTypes) {
   KQuantRows rows = noRows(32);
   llvm::Error coarse =

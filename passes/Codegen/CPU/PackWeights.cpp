@@ -11,6 +11,7 @@
 // hold the table's values exactly.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/weights/KQuants.h"
 #include "compiler/weights/Panels.h"
 #include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
@@ -78,10 +79,11 @@ Type valueType(Builder &b, PanelFormat format) {
 }
 
 /// The declarations a matrix was packed into: its value panels (`quants`
-/// alone), or the quants, scales and optional minimums of a block format.
+/// alone), or the quants, scales, optional minimums and (kquantx4,
+/// kquant4x4) super-block factors of a block format.
 struct PackedMatrix {
   PanelFormat format;
-  GlobalWeightOp quants, scales, mins;
+  GlobalWeightOp quants, scales, mins, factors;
 };
 
 /// Replaces the projection `op` (input, weight over `matrix`, optional
@@ -98,7 +100,7 @@ PackedMatrix packProjection(ModuleOp module, Operation *op,
   OpBuilder builder(op);
   Location loc = weight.getLoc();
   Operation *packed;
-  PackedMatrix declared{format, {}, {}, {}};
+  PackedMatrix declared{format, {}, {}, {}, {}};
   if (!tfmc::weights::isBlockFormat(format)) {
     auto panelType = RankedTensorType::get({panels, columns, width},
                                            valueType(builder, format));
@@ -112,9 +114,8 @@ PackedMatrix packProjection(ModuleOp module, Operation *op,
     int64_t blockValues = tfmc::weights::blockValues(format, stored);
     int64_t blocks = columns / blockValues;
     // GGUF's Q8_0 / Q4_0 keep their f16 scales; the k-quants' are f32
-    // products.
-    Type scale = tfmc::weights::hasMins(format) ? Type(builder.getF32Type())
-                                                : builder.getF16Type();
+    // products, or GGUF's integers with per-super-block factors.
+    Type scale = blockScaleType(builder.getContext(), format);
     auto quantsType = RankedTensorType::get(
         {panels, blocks, blockValues / tfmc::weights::valuesPerQuant(format),
          width},
@@ -134,8 +135,21 @@ PackedMatrix packProjection(ModuleOp module, Operation *op,
                                     PanelPart::mins);
       mins = readWeight(builder, loc, declared.mins);
     }
-    packed = QuantizedLinearOp::create(builder, op->getLoc(), input, quants,
-                                       scales, mins, bias, rows, config);
+    // Each row's d (and dmin) per super-block of 256 values, which the
+    // integer scales (and minimums) multiply.
+    Value factors;
+    if (tfmc::weights::hasSuperBlockFactors(format)) {
+      auto factorsType = RankedTensorType::get(
+          {panels, columns / tfmc::weights::kSuperBlockElements, mins ? 2 : 1,
+           width},
+          builder.getF32Type());
+      declared.factors = declarePanels(module, matrix, ".factors", factorsType,
+                                       format, PanelPart::factors);
+      factors = readWeight(builder, loc, declared.factors);
+    }
+    packed =
+        QuantizedLinearOp::create(builder, op->getLoc(), input, quants, scales,
+                                  mins, factors, bias, rows, config);
   }
   op->replaceAllUsesWith(packed);
   op->erase();
@@ -168,7 +182,7 @@ void lookUpInPanels(ModuleOp module,
     int64_t vocab = cast<RankedTensorType>(read.getType()).getDimSize(0);
     auto replacement = PanelEmbeddingOp::create(
         builder, lookup.getLoc(), lookup.getTokens(), readIf(panels.quants),
-        readIf(panels.scales), readIf(panels.mins),
+        readIf(panels.scales), readIf(panels.mins), readIf(panels.factors),
         PanelsAttr::get(builder.getContext(), panels.format, PanelPart::quants),
         vocab, lookup.getScaleAttr());
     lookup.replaceAllUsesWith(replacement.getResult());

@@ -92,8 +92,16 @@ mlir::tfm::cpu::blockPartialsOfScaledSum(linalg::GenericOp op) {
       maps[1] != perPanelBlock ||
       maps.back() != identity.getSubMap({1, 0, lane}))
     return nullptr;
+  // With two block loops (Q4_0's half blocks, the k-quants' sub-blocks of
+  // super-blocks), operands may also vary with the inner one.
+  auto allowed = [&](AffineMap map) {
+    if (map == perPanelBlock || map == perRowBlock)
+      return true;
+    return loops == 5 && (map == identity.getSubMap({0, 2, 3, lane}) ||
+                          map == identity.getSubMap({1, 2, 3}));
+  };
   for (AffineMap map : ArrayRef(maps).slice(2, numInputs - 2))
-    if (map != perPanelBlock && map != perRowBlock)
+    if (!allowed(map))
       return nullptr;
   auto partials = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
   if (!partials || !partials->hasOneUse() || !isBlockPartialProduct(partials))

@@ -34,7 +34,10 @@ bool isBlockPartialProduct(linalg::GenericOp op);
 /// partial products, the scales `[panel, block, lane]`, then any others
 /// per panel and block (the k-quants' minimums) or per row and block
 /// (`[row, block]`: input sums, offsets, the int8 inputs' scales). Q4_0
-/// over int8 inputs has loops (panel, row, block, half, lane).
+/// over int8 inputs has loops (panel, row, block, half, lane), the
+/// k-quants (panel, row, super-block, sub-block, lane): their other
+/// operands may also be per panel and sub-block (`[panel, block, sub,
+/// lane]`) or per row and sub-block (`[row, block, sub]`).
 linalg::GenericOp blockPartialsOfScaledSum(linalg::GenericOp op);
 
 } // namespace mlir::tfm::cpu

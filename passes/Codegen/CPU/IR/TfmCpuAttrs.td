@@ -35,6 +35,12 @@ def TfmCpu_PanelsAttr : TfmCpu_Attr<"Panels", "panels",
       two a byte in blocks of 32 (`kquant4`, `[P, KB, 16, W]` in Q4_0's
       nibble order); `scales` and `mins`, `[P, KB, W]` f32 each. Value
       `[p, k, j]` is `q * d - m`, exactly ggml's dequantized value.
+    - `kquantx4`, `kquant4x4`: their quants four bytes of a row a lane (the
+      kernels over int8 inputs; `kquantx4`'s biased by 32 to unsigned
+      bytes), `scales` and `mins` `[P, KB, W]` i8, GGUF's integer sub-block
+      scales and minimums, and `factors` `[P, KB * B / 256, F, W]` f32, the
+      row's f16 `d` and (F = 2) `dmin` of each super-block of 256 values:
+      `d * scale` and `dmin * min` are `kquant`'s f32 scale and minimum.
     ```mlir
     tfm.global_weight @wo.panels : tensor<18x288x16xf16> {layout = #tfm_cpu.panels<f16>, stacked = ["wo"]}
     tfm.global_weight @wo.quants : tensor<18x9x32x16xi8> {layout = #tfm_cpu.panels<q8_0>, stacked = ["wo"]}

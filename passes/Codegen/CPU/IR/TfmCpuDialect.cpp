@@ -58,6 +58,11 @@ LogicalResult PanelsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << stringifyEnum(part);
   if (part == PanelPart::mins && !tfmc::weights::hasMins(format))
     return emitError() << "only the k-quant layouts have mins";
+  if (part == PanelPart::factors &&
+      !tfmc::weights::hasSuperBlockFactors(format))
+    return emitError() << "only kquantx4 and kquant4x4 have super-block "
+                          "factors, not "
+                       << stringifyEnum(format);
   return success();
 }
 
@@ -65,10 +70,9 @@ std::optional<tfmc::weights::PanelLayout> PanelsAttr::getPanelLayout() const {
   return tfmc::weights::PanelLayout{getFormat(), getPart()};
 }
 
-/// The element type of `format`'s scales and minimums: f16 for GGUF's Q8_0
-/// and Q4_0, f32 for the k-quants (products of f16 and integer sub-block
-/// scales).
-static Type blockScaleType(MLIRContext *context, PanelFormat format) {
+Type mlir::tfm::cpu::blockScaleType(MLIRContext *context, PanelFormat format) {
+  if (tfmc::weights::hasSuperBlockFactors(format))
+    return IntegerType::get(context, 8);
   if (tfmc::weights::hasMins(format))
     return Float32Type::get(context);
   return Float16Type::get(context);
@@ -96,6 +100,16 @@ LogicalResult PanelsAttr::verifyDeclaredType(
       return emitError() << stringifyEnum(format)
                          << " panels are [panels, columns, width] " << element
                          << " tensors, got " << type;
+    return success();
+  }
+  if (getPart() == PanelPart::factors) {
+    Type f32 = Float32Type::get(context);
+    if (type.getRank() != 4 || type.getElementType() != f32 ||
+        (type.getDimSize(2) != 1 && type.getDimSize(2) != 2))
+      return emitError() << stringifyEnum(format)
+                         << " factors are [panels, super-blocks, 1 or 2, "
+                            "width] f32 tensors, got "
+                         << type;
     return success();
   }
   if (getPart() != PanelPart::quants) {

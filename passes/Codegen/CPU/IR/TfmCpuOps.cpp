@@ -35,6 +35,40 @@ static LogicalResult verifyOutputs(Operation *op, int64_t panels, int64_t width,
   return success();
 }
 
+/// Checks the super-block `factors` of a `format` matrix of `features`
+/// columns in `panels` panels of `width`: present, `[panels, features /
+/// 256, 2 or 1, width]` f32 (d and dmin with `mins`, d alone without), for
+/// the layouts with super-block factors; absent for the others.
+static LogicalResult verifyFactors(Operation *op, PanelFormat format,
+                                   int64_t panels, int64_t width,
+                                   int64_t features, Value mins,
+                                   Value factors) {
+  StringRef name = tfmc::weights::stringifyPanelFormat(format);
+  if (!tfmc::weights::hasSuperBlockFactors(format)) {
+    if (factors)
+      return op->emitOpError()
+             << name << " has no super-block factors, only kquantx4 and "
+             << "kquant4x4 have";
+    return success();
+  }
+  if (!factors)
+    return op->emitOpError() << name << " needs its super-block factors";
+  constexpr int64_t superBlock = 256;
+  if (features % superBlock != 0)
+    return op->emitOpError() << name << " rows of " << features
+                             << " values are not whole super-blocks of 256";
+  SmallVector<int64_t> expected = {panels, features / superBlock, mins ? 2 : 1,
+                                   width};
+  auto type = cast<RankedTensorType>(factors.getType());
+  if (type.getShape() != ArrayRef<int64_t>(expected))
+    return op->emitOpError()
+           << "factors must be [" << expected[0] << ", " << expected[1] << ", "
+           << expected[2] << ", " << expected[3]
+           << "] (per panel row and super-block: d" << (mins ? " and dmin" : "")
+           << "), got " << type;
+  return success();
+}
+
 LogicalResult
 PackedLinearOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
                                  Adaptor adaptor,
@@ -119,7 +153,7 @@ LogicalResult PanelEmbeddingOp::verify() {
     if (held != format || !isa<FloatType>(element))
       return emitOpError() << stringifyEnum(format) << " panels do not hold "
                            << getPanels().getType();
-    if (getScales() || getMins())
+    if (getScales() || getMins() || getFactors())
       return emitOpError() << "value panels have no scales or minimums";
   } else {
     if (!element.isInteger(tfmc::weights::quantBits(format)))
@@ -138,13 +172,20 @@ LogicalResult PanelEmbeddingOp::verify() {
                << "scales and minimums are [panels, blocks, width] = ["
                << blockShape[0] << ", " << blockShape[1] << ", "
                << blockShape[2] << "], got " << part.getType();
-    bool floatScales = tfmc::weights::hasMins(format);
-    if (cast<RankedTensorType>(scales.getType()).getElementType().isF32() !=
-        floatScales)
+    Type scaleType = blockScaleType(getContext(), format);
+    if (cast<RankedTensorType>(scales.getType()).getElementType() != scaleType)
       return emitOpError() << stringifyEnum(format) << " scales are "
-                           << (floatScales ? "f32" : "f16");
+                           << scaleType;
     if (mins && !tfmc::weights::hasMins(format))
       return emitOpError() << stringifyEnum(format) << " has no minimums";
+    if (mins &&
+        cast<RankedTensorType>(mins.getType()).getElementType() != scaleType)
+      return emitOpError() << stringifyEnum(format) << " minimums are "
+                           << scaleType;
+    if (failed(verifyFactors(*this, format, blockShape[0], width,
+                             blockShape[1] * getBlockValues(), mins,
+                             getFactors())))
+      return failure();
   }
   int64_t vocab = getVocab();
   if (vocab < 1 || vocab > rows)
@@ -186,9 +227,7 @@ LogicalResult QuantizedLinearOp::verify() {
     return emitOpError() << name << " blocks are 16 or 32 values, got "
                          << perBlock * perQuant;
   int64_t blockValues = perQuant * perBlock;
-  Type scaleType = tfmc::weights::hasMins(format)
-                       ? Type(Float32Type::get(getContext()))
-                       : Float16Type::get(getContext());
+  Type scaleType = blockScaleType(getContext(), format);
   if (getScales().getType().getElementType() != scaleType)
     return emitOpError() << name << " scales are " << scaleType << ", got "
                          << getScales().getType();
@@ -198,6 +237,9 @@ LogicalResult QuantizedLinearOp::verify() {
     return emitOpError() << name << " blocks need their mins";
   if (!tfmc::weights::hasMins(format) && getMins())
     return emitOpError() << "only the k-quant layouts have mins";
+  if (getMins() && getMins().getType().getElementType() != scaleType)
+    return emitOpError() << name << " mins are " << scaleType << ", got "
+                         << getMins().getType();
   int64_t features = dim(getInput(), 1);
   if (features != blocks * blockValues)
     return emitOpError() << "input has " << features << " features but the "
@@ -214,6 +256,9 @@ LogicalResult QuantizedLinearOp::verify() {
                            << blocks << ", " << width
                            << "] (one per panel row and block), got " << type;
   }
+  if (failed(verifyFactors(*this, format, panels, width, features, getMins(),
+                           getFactors())))
+    return failure();
   return verifyOutputs(*this, panels, width, getOutFeatures(), getBias());
 }
 

@@ -26,4 +26,14 @@
 #define GET_OP_CLASSES
 #include "passes/Codegen/CPU/IR/TfmCpuOps.h.inc"
 
+namespace mlir::tfm::cpu {
+
+/// The element type of the scales and minimums of `format`'s blocks: f16
+/// for GGUF's Q8_0 and Q4_0, f32 for the k-quants unpacked (products of f16
+/// and integer sub-block scales), i8 for those that keep the integers and
+/// their super-block factors (kquantx4, kquant4x4).
+Type blockScaleType(MLIRContext *context, tfmc::weights::PanelFormat format);
+
+} // namespace mlir::tfm::cpu
+
 #endif // TFMC_PASSES_CODEGEN_CPU_IR_TFMCPUOPS_H

@@ -54,7 +54,8 @@ def TfmCpu_PanelEmbeddingOp : TfmCpu_Op<"panel_embedding",
       `kquant4`), the `quants`, `scales` and, for k-quants with minimums,
       `mins` of `tfm_cpu.quantized_linear`: each value dequantized as that
       projection's weights are, `q * d` (Q4_0's nibbles offset by 8), `q * d
-      - m` for the k-quants.
+      - m` for the k-quants (`kquantx4`, `kquant4x4`: their integer scales
+      and minimums times the super-block `factors`).
     ```mlir
     %x = tfm_cpu.panel_embedding %tokens, %panels
         {layout = #tfm_cpu.panels<f32>, vocab = 500 : i64}
@@ -66,15 +67,17 @@ def TfmCpu_PanelEmbeddingOp : TfmCpu_Op<"panel_embedding",
   }];
   let arguments = (ins 1DTensorOf<[I32]>:$tokens,
                        TensorOf<[F32, F16, BF16, I8, I32]>:$panels,
-                       Optional<3DTensorOf<[F16, F32]>>:$scales,
-                       Optional<3DTensorOf<[F32]>>:$mins,
+                       Optional<3DTensorOf<[F16, F32, I8]>>:$scales,
+                       Optional<3DTensorOf<[F32, I8]>>:$mins,
+                       Optional<4DTensorOf<[F32]>>:$factors,
                        TfmCpu_PanelsAttr:$layout,
                        I64Attr:$vocab,
                        OptionalAttr<F32Attr>:$scale);
   let results = (outs 2DTensorOf<[F32]>:$result);
   let assemblyFormat = [{
-    $tokens `,` $panels (`scales` $scales^)? (`mins` $mins^)? attr-dict `:`
-    type($tokens) `,` type($panels) (`,` type($scales)^)? (`,` type($mins)^)?
+    $tokens `,` $panels (`scales` $scales^)? (`mins` $mins^)?
+    (`factors` $factors^)? attr-dict `:` type($tokens) `,` type($panels)
+    (`,` type($scales)^)? (`,` type($mins)^)? (`,` type($factors)^)?
     `->` type($result)
   }];
   let hasVerifier = 1;
@@ -105,6 +108,12 @@ def TfmCpu_QuantizedLinearOp : TfmCpu_Op<"quantized_linear",
       without `mins` (a Q6_K matrix, whose minimums are all zero).
     - `kquant4` (Q4_K): as `kquant` with B = 32 and the quants two a byte,
       `[P, in / 32, 16, W]` (Q4_0's nibble order).
+    - `kquantx4`, `kquant4x4`: `kquant` and `kquant4` with quants four
+      bytes a lane (`[P, in / B, B / 4, W]` i32, `kquantx4`'s biased by 32;
+      `[P, in / 32, 4, W]`), scales and mins `[P, in / B, W]` i8 (GGUF's
+      integers) and `factors` `[P, in / 256, F, W]` f32, each row's `d`
+      (f = 0) and, with mins, `dmin` (F = 2) per super-block of 256:
+      weight `[o, k]` is `q * (d * scale) - dmin * min`.
     With `f32` inputs each weight is dequantized in registers as it is read,
     and the product and the sum are f32; with `int8` inputs (Q8_0 and Q4_0
     formats; always for `q8_0x4` and `q4_0x4`) the inputs are quantized to
@@ -120,16 +129,19 @@ def TfmCpu_QuantizedLinearOp : TfmCpu_Op<"quantized_linear",
     ```
   }];
   let arguments = (ins 2DTensorOf<[F32]>:$input, 4DTensorOf<[I8, I32]>:$quants,
-                       3DTensorOf<[F16, F32]>:$scales,
-                       Optional<3DTensorOf<[F32]>>:$mins,
+                       3DTensorOf<[F16, F32, I8]>:$scales,
+                       Optional<3DTensorOf<[F32, I8]>>:$mins,
+                       Optional<4DTensorOf<[F32]>>:$factors,
                        Optional<1DTensorOf<[F32]>>:$bias,
                        I64Attr:$out_features,
                        TfmCpu_ProjectionConfigAttr:$config);
   let results = (outs 2DTensorOf<[F32]>:$result);
   let assemblyFormat = [{
     $input `,` $quants `,` $scales (`,` $bias^)?
-    (`mins` `(` $mins^ `:` type($mins) `)`)? attr-dict `:` type($input) `,`
-    type($quants) `,` type($scales) (`,` type($bias)^)? `->` type($result)
+    (`mins` `(` $mins^ `:` type($mins) `)`)?
+    (`factors` `(` $factors^ `:` type($factors) `)`)? attr-dict `:`
+    type($input) `,` type($quants) `,` type($scales) (`,` type($bias)^)?
+    `->` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -280,51 +280,65 @@ Value nibbleQuadsDot(OpBuilder &b, Location loc, ValueRange x, Value quant) {
   return arith::AddIOp::create(b, loc, lows, highs);
 }
 
-/// The input quads `[rows, blocks, steps]` split in two along the steps:
-/// the quads of the low nibbles' columns (the first 16 of each block of
-/// 32) and of the high nibbles' (the last 16).
+/// The input quads `[rows, blocks..., steps]` split in two along the
+/// steps: the quads of the low nibbles' columns (the first 16 of each block
+/// of 32) and of the high nibbles' (the last 16).
 std::pair<Value, Value> nibbleHalves(OpBuilder &b, Location loc, Value quads) {
   ArrayRef<int64_t> shape = shapeOf(quads);
-  int64_t rows = shape[0], blocks = shape[1], steps = shape[2] / 2;
+  size_t last = shape.size() - 1;
   auto half = [&](int64_t offset) -> Value {
-    return tensor::ExtractSliceOp::create(
-        b, loc, quads,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                               b.getIndexAttr(offset)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(blocks),
-                               b.getIndexAttr(steps)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                               b.getIndexAttr(1)});
+    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
+    offsets[last] = b.getIndexAttr(offset);
+    SmallVector<OpFoldResult> sizes =
+        getAsIndexOpFoldResult(b.getContext(), shape);
+    sizes[last] = b.getIndexAttr(shape[last] / 2);
+    SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(b, loc, quads, offsets, sizes,
+                                          strides);
   };
-  return {half(0), half(steps)};
+  return {half(0), half(shape[last] / 2)};
 }
 
 /// The i32 partial sums per block of a quad-panel projection,
-/// `partial[s, p, b, j] = sum_i stepSum(inputs[s, b, i]..., q[p, b, i, j])`,
-/// loops (p, s, b, i, j): each of `inputQuads` (`[rows, blocks, steps]`
-/// i32) read per row, block and step, the quants `[P, blocks, steps, W]`
-/// i32 per lane. `stepSum` is added to the accumulator in one addition,
-/// the form of a reduction that linalg vectorises.
+/// `partial[s, p, b..., j] = sum_i stepSum(inputs[s, b..., i]..., q[p,
+/// b..., i, j])`, loops (p, s, b..., i, j): each of `inputQuads` (`[rows,
+/// blocks..., steps]` i32) read per row, block and step, the quants `[P,
+/// blocks..., steps, W]` i32 per lane, with one block dimension or two
+/// (super-block, sub-block). `stepSum` is added to the accumulator in one
+/// addition, the form of a reduction that linalg vectorises.
 Value sumQuadSteps(
     OpBuilder &b, Location loc, ValueRange inputQuads, Value quants,
     function_ref<Value(OpBuilder &, Location, ValueRange, Value)> stepSum) {
   MLIRContext *context = b.getContext();
   int64_t rows = shapeOf(inputQuads.front())[0];
   ArrayRef<int64_t> quantsShape = shapeOf(quants);
-  int64_t numPanels = quantsShape[0], blocks = quantsShape[1],
-          width = quantsShape[3];
+  unsigned loops = quantsShape.size() + 1, step = loops - 2, lane = loops - 1;
+  SmallVector<unsigned> blockDims, inputDims = {1}, quantDims = {0},
+                                   outputDims = {1, 0};
+  for (unsigned dim = 2; dim < step; ++dim)
+    blockDims.push_back(dim);
+  llvm::append_range(inputDims, blockDims);
+  inputDims.push_back(step);
+  llvm::append_range(quantDims, blockDims);
+  quantDims.append({step, lane});
+  llvm::append_range(outputDims, blockDims);
+  outputDims.push_back(lane);
   SmallVector<Value> operands(inputQuads);
   operands.push_back(quants);
   SmallVector<AffineMap> maps(inputQuads.size(),
-                              projection(context, 5, {1, 2, 3}));
-  maps.push_back(projection(context, 5, {0, 2, 3, 4}));
-  maps.push_back(projection(context, 5, {1, 0, 2, 4}));
-  SmallVector<utils::IteratorType> loops(5, utils::IteratorType::parallel);
-  loops[3] = utils::IteratorType::reduction;
-  Value init =
-      zeroIntegers(b, loc, {rows, numPanels, blocks, width}, b.getI32Type());
+                              projection(context, loops, inputDims));
+  maps.push_back(projection(context, loops, quantDims));
+  maps.push_back(projection(context, loops, outputDims));
+  SmallVector<utils::IteratorType> iteratorTypes(loops,
+                                                 utils::IteratorType::parallel);
+  iteratorTypes[step] = utils::IteratorType::reduction;
+  SmallVector<int64_t> partialShape = {rows, quantsShape[0]};
+  for (unsigned dim : blockDims)
+    partialShape.push_back(quantsShape[dim - 1]);
+  partialShape.push_back(quantsShape.back());
+  Value init = zeroIntegers(b, loc, partialShape, b.getI32Type());
   return linalg::GenericOp::create(
-             b, loc, init.getType(), operands, init, maps, loops,
+             b, loc, init.getType(), operands, init, maps, iteratorTypes,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
                Value sum =
                    stepSum(nb, nloc, args.drop_back(2), args[args.size() - 2]);
@@ -332,6 +346,42 @@ Value sumQuadSteps(
                      arith::AddIOp::create(nb, nloc, args.back(), sum));
              })
       .getResult(0);
+}
+
+/// `value` (`[d0, blocks, ...]`) with its blocks split into `[superBlocks,
+/// blocks / superBlocks]`.
+Value splitBlocks(OpBuilder &b, Location loc, Value value, unsigned blockDim,
+                  int64_t superBlocks) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t perSuperBlock = shape[blockDim] / superBlocks;
+  shape[blockDim] = perSuperBlock;
+  shape.insert(shape.begin() + blockDim, superBlocks);
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned dim = 0, next = 0; dim < type.getRank(); ++dim) {
+    ReassociationIndices group = {next++};
+    if (dim == blockDim)
+      group.push_back(next++);
+    groups.push_back(group);
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      groups);
+}
+
+/// Factor `f` of the super-block factors `[P, KS, F, W]`, as `[P, KS, W]`.
+Value superBlockFactor(OpBuilder &b, Location loc, Value factors, int64_t f) {
+  ArrayRef<int64_t> shape = shapeOf(factors);
+  auto sliceType =
+      RankedTensorType::get({shape[0], shape[1], shape[3]}, b.getF32Type());
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(f), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {
+      b.getIndexAttr(shape[0]), b.getIndexAttr(shape[1]), b.getIndexAttr(1),
+      b.getIndexAttr(shape[3])};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, factors, offsets,
+                                        sizes, strides);
 }
 
 } // namespace
@@ -491,34 +541,43 @@ Value mlir::tfm::cpu::projectQ4_0x4(OpBuilder &b, Location loc, Value input,
 
 /// kquantx4 and kquant4x4 panels (the k-quants, four bytes of a row a
 /// lane) times inputs quantized to int8 per block of 32 (see
-/// quantizeInputBlocks), the weights in blocks of B = 16 or 32 values (two
-/// or one a block of inputs) with f32 scales `d` and minimums `m`:
-/// `out[s, p, j] = sum_b (partial[s, p, b, j] + o[s, b]) * d[p, b, j] *
-/// dx[s, b] - m[p, b, j] * xs[s, b]`, loops (p, s, b, j), where `dx[s, b]`
-/// is the scale of the inputs' block that weight block b lies in, `xs[s,
-/// b] = dx[s, b] * sum_{i in b} qx[s, i]` the sum of its dequantized
-/// inputs (the minimums are subtracted from every value: `sum((q * d - m) *
-/// x) = d * sum(q * x) - m * sum(x)`), and the integer partial sums over
-/// the block's quads:
+/// quantizeInputBlocks), the weights in sub-blocks b of B = 16 or 32 values
+/// (two or one a block of inputs) with GGUF's integer scales `sc` and
+/// minimums `m`, and per super-block k of 256 values the f32 factors `d`
+/// and `dmin` they multiply:
+/// `out[s, p, j] = sum_{k, b} (partial[s, p, k, b, j] + o[s, k, b]) *
+/// (d[p, k, j] * sc[p, k, b, j]) * dx[s, k, b] - (dmin[p, k, j] * m[p, k,
+/// b, j]) * xs[s, k, b]`, loops (p, s, k, b, j), where `dx` is the scale of
+/// the inputs' block that weight sub-block lies in, `xs = dx * sum_{i in
+/// b} qx[s, i]` the sum of its dequantized inputs (the minimums are
+/// subtracted from every value: `sum((q * d - m) * x) = d * sum(q * x) - m
+/// * sum(x)`), and the integer partial sums over the sub-block's quads:
 /// - kquantx4 (`[P, KB, B / 4, W]`, a byte a value, stored as q + 32):
-///   `partial[s, p, b, j] = sum_{i, t} byte_t(q[p, b, i, j]) * qx[s, b * B
-///   + 4i + t]`, each step one lane of `vpdpbusd` on the bytes as they are,
-///   and `o = -32 * sum(qx)` over the block taking the bias out again (a
-///   block at most 32 * 63 * 128 in magnitude);
+///   `partial[s, p, k, b, j] = sum_{i, t} byte_t(q[p, k, b, i, j]) * qx[s,
+///   (k * 256 / B + b) * B + 4i + t]`, each step one lane of `vpdpbusd` on
+///   the bytes as they are, and `o = -32 * sum(qx)` over the sub-block
+///   taking the bias out again (a sub-block at most 32 * 63 * 128 in
+///   magnitude);
 /// - kquant4x4 (`[P, KB, 4, W]`, Q4_K's nibbles 0..15, B = 32): q4_0x4's
 ///   steps of two `vpdpbusd`, the nibbles unsigned as stored, no offset.
-/// Q6_K's matrices have no minimums (`mins` is null). Every integer sum is
+/// `d * sc` and `dmin * m` are the f32 scale and minimum ggml dequantizes
+/// with (exact products of an f16 and an integer of 8 bits at most), so the
+/// kernel reads 2 bytes of scales a sub-block and row, and 8 a
+/// super-block, instead of two f32 a sub-block. Q6_K's matrices have no
+/// minimums (`mins` is null, `factors` holds d alone). Every integer sum is
 /// exact in f32; the result is the dot product of the dequantized weights
-/// with the dequantized inputs, summed per block first.
+/// with the dequantized inputs, summed per sub-block first.
 Value mlir::tfm::cpu::projectKQuantQuads(OpBuilder &b, Location loc,
                                          Value input, Value quants,
                                          Value scales, Value mins,
-                                         int64_t outputs, Value bias,
+                                         Value factors, int64_t outputs,
+                                         Value bias,
                                          ProjectionConfigAttr config) {
   MLIRContext *context = b.getContext();
   tfmc::weights::PanelFormat format = config.getPanels();
   int64_t rows = shapeOf(input)[0], columns = shapeOf(input)[1];
   int64_t blocks = shapeOf(quants)[1];
+  int64_t superBlocks = shapeOf(factors)[1];
   int64_t blockValues = columns / blocks;
   int64_t weightBlocksPerInput = 32 / blockValues;
   Type f32 = b.getF32Type(), i8 = b.getI8Type();
@@ -583,11 +642,14 @@ Value mlir::tfm::cpu::projectKQuantQuads(OpBuilder &b, Location loc,
             })
             .getResult(0));
 
-  Value quads = inputQuads(b, loc, blockQuants);
+  // The sub-blocks of each super-block apart: loops (p, s, k, b, i, j).
+  Value quads =
+      splitBlocks(b, loc, inputQuads(b, loc, blockQuants), 1, superBlocks);
+  Value panelQuants = splitBlocks(b, loc, quants, 1, superBlocks);
   Value partial;
   if (tfmc::weights::holdsKQuantBytes(format)) {
     partial = sumQuadSteps(
-        b, loc, quads, quants,
+        b, loc, quads, panelQuants,
         [](OpBuilder &nb, Location nloc, ValueRange x, Value quant) -> Value {
           return byteQuadDot(
               nb, nloc,
@@ -595,47 +657,62 @@ Value mlir::tfm::cpu::projectKQuantQuads(OpBuilder &b, Location loc,
         });
   } else {
     auto [lowInputs, highInputs] = nibbleHalves(b, loc, quads);
-    partial =
-        sumQuadSteps(b, loc, {lowInputs, highInputs}, quants, nibbleQuadsDot);
+    partial = sumQuadSteps(b, loc, {lowInputs, highInputs}, panelQuants,
+                           nibbleQuadsDot);
   }
 
-  // Loops (p, s, b, j).
-  SmallVector<Value> operands = {partial, scales};
-  SmallVector<AffineMap> maps = {projection(context, 4, {1, 0, 2, 3}),
-                                 projection(context, 4, {0, 2, 3})};
+  // Loops (p, s, k, b, j): the partials, then per panel row d (first: the
+  // scaled sum's per-panel-block operand), the integer scales, dmin and the
+  // minimums, then per row the inputs' scales, offsets and sums.
+  AffineMap perPanelSuperBlock = projection(context, 5, {0, 2, 4});
+  AffineMap perPanelBlock = projection(context, 5, {0, 2, 3, 4});
+  AffineMap perRowBlockMap = projection(context, 5, {1, 2, 3});
+  SmallVector<Value> operands = {partial, superBlockFactor(b, loc, factors, 0),
+                                 splitBlocks(b, loc, scales, 1, superBlocks)};
+  SmallVector<AffineMap> maps = {projection(context, 5, {1, 0, 2, 3, 4}),
+                                 perPanelSuperBlock, perPanelBlock};
   if (mins) {
-    operands.push_back(mins);
-    maps.push_back(projection(context, 4, {0, 2, 3}));
+    operands.push_back(superBlockFactor(b, loc, factors, 1));
+    operands.push_back(splitBlocks(b, loc, mins, 1, superBlocks));
+    maps.append({perPanelSuperBlock, perPanelBlock});
   }
   for (Value perRow : perRowBlock) {
-    operands.push_back(perRow);
-    maps.push_back(projection(context, 4, {1, 2}));
+    operands.push_back(splitBlocks(b, loc, perRow, 1, superBlocks));
+    maps.push_back(perRowBlockMap);
   }
-  maps.push_back(projection(context, 4, {1, 0, 3}));
+  maps.push_back(projection(context, 5, {1, 0, 4}));
   Value init =
       filledTensor(b, loc, {rows, shapeOf(quants)[0], shapeOf(quants)[3]}, 0.0);
   SmallVector<utils::IteratorType> loops = {
       utils::IteratorType::parallel, utils::IteratorType::parallel,
-      utils::IteratorType::reduction, utils::IteratorType::parallel};
+      utils::IteratorType::reduction, utils::IteratorType::reduction,
+      utils::IteratorType::parallel};
   bool hasMins = static_cast<bool>(mins);
   auto kernel = linalg::GenericOp::create(
       b, loc, init.getType(), operands, init, maps, loops,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        // partial, d, [m], dx, [o], [xs], acc
-        unsigned next = 2;
-        Value min = hasMins ? args[next++] : Value();
+        // partial, d, sc, [dmin, m], dx, [o], [xs], acc
+        unsigned next = 1;
+        Value d = args[next++];
+        Value sc = args[next++];
+        Value dmin = hasMins ? args[next++] : Value();
+        Value m = hasMins ? args[next++] : Value();
         Value inputScale = args[next++];
         Value offset = biased ? args[next++] : Value();
         Value inputSum = hasMins ? args[next++] : Value();
         Value sum = arith::SIToFPOp::create(nb, nloc, f32, args[0]);
         if (offset)
           sum = arith::AddFOp::create(nb, nloc, sum, offset);
+        Value scale = arith::MulFOp::create(
+            nb, nloc, d, arith::SIToFPOp::create(nb, nloc, f32, sc));
         Value term = arith::MulFOp::create(
-            nb, nloc, sum,
-            arith::MulFOp::create(nb, nloc, args[1], inputScale));
-        if (min)
+            nb, nloc, sum, arith::MulFOp::create(nb, nloc, scale, inputScale));
+        if (hasMins) {
+          Value min = arith::MulFOp::create(
+              nb, nloc, dmin, arith::SIToFPOp::create(nb, nloc, f32, m));
           term = arith::SubFOp::create(
               nb, nloc, term, arith::MulFOp::create(nb, nloc, min, inputSum));
+        }
         yield(nb, nloc, arith::AddFOp::create(nb, nloc, args.back(), term));
       });
   setKernelConfig(kernel, config);

@@ -7,6 +7,7 @@
 // read once: a strided gather costs nothing next to the projections.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/weights/KQuants.h"
 #include "passes/Codegen/CPU/IR/TfmCpuOps.h"
 #include "passes/Codegen/CPU/PanelProjections/PanelProjections.h"
 #include "passes/LinalgBuilders.h"
@@ -86,16 +87,30 @@ Value dequantize(OpBuilder &b, Location loc, PanelEmbeddingOp op, Value panel,
                                     i32Constant(bias));
     value = arith::SIToFPOp::create(b, loc, f32, quant);
   }
-  Value scale = tensor::ExtractOp::create(b, loc, op.getScales(),
-                                          ValueRange{panel, block, lane});
-  if (scale.getType() != f32)
-    scale = arith::ExtFOp::create(b, loc, f32, scale);
-  value = arith::MulFOp::create(b, loc, value, scale);
+  // kquantx4's and kquant4x4's scales and minimums are integers, times
+  // their super-block's f32 factors d and dmin.
+  Value factors = op.getFactors(), superBlock;
+  if (factors)
+    superBlock = arith::DivUIOp::create(
+        b, loc, block,
+        indexConstant(b, loc,
+                      tfmc::weights::kSuperBlockElements / blockValues));
+  auto blockFactor = [&](Value part, int64_t factor) -> Value {
+    Value stored =
+        tensor::ExtractOp::create(b, loc, part, ValueRange{panel, block, lane});
+    if (!factors)
+      return stored.getType() == f32
+                 ? stored
+                 : Value(arith::ExtFOp::create(b, loc, f32, stored));
+    Value perSuperBlock = tensor::ExtractOp::create(
+        b, loc, factors,
+        ValueRange{panel, superBlock, indexConstant(b, loc, factor), lane});
+    return arith::MulFOp::create(b, loc, perSuperBlock,
+                                 arith::SIToFPOp::create(b, loc, f32, stored));
+  };
+  value = arith::MulFOp::create(b, loc, value, blockFactor(op.getScales(), 0));
   if (Value mins = op.getMins())
-    value = arith::SubFOp::create(
-        b, loc, value,
-        tensor::ExtractOp::create(b, loc, mins,
-                                  ValueRange{panel, block, lane}));
+    value = arith::SubFOp::create(b, loc, value, blockFactor(mins, 1));
   return value;
 }
 

@@ -49,9 +49,11 @@ Value projectQ4_0x4(OpBuilder &b, Location loc, Value input, Value quants,
                     ProjectionConfigAttr config);
 
 /// kquantx4 and kquant4x4 panels (the k-quants) times int8 inputs, in byte
-/// quads (Int8Inputs.cpp); `mins` is null for Q6_K's matrices.
+/// quads, their integer scales and minimums times the super-block
+/// `factors` (Int8Inputs.cpp); `mins` is null for Q6_K's matrices.
 Value projectKQuantQuads(OpBuilder &b, Location loc, Value input, Value quants,
-                         Value scales, Value mins, int64_t outputs, Value bias,
+                         Value scales, Value mins, Value factors,
+                         int64_t outputs, Value bias,
                          ProjectionConfigAttr config);
 
 } // namespace mlir::tfm::cpu

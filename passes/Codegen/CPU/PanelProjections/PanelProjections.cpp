@@ -38,7 +38,7 @@ struct QuantizedLinearLowering : OpRewritePattern<QuantizedLinearOp> {
     case PanelFormat::kquantx4:
     case PanelFormat::kquant4x4:
       result = projectKQuantQuads(rewriter, loc, op.getInput(), op.getQuants(),
-                                  op.getScales(), op.getMins(),
+                                  op.getScales(), op.getMins(), op.getFactors(),
                                   op.getOutFeatures(), op.getBias(), config);
       break;
     default:

@@ -176,36 +176,42 @@ func.func @q4_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x4x16xi32>, %d: tensor<2x2
 
 // kquantx4 panels (k-quants a byte a value, biased by 32 to unsigned bytes,
 // four of a row in each i32) in blocks of 16 (a Q6_K or a stack with one),
-// with minimums. The inputs are quantized per block of 32 as above, then
-// regrouped per weight block of 16: their scales repeated for the two
-// weight blocks of each input block; per row and weight block the sum of
-// the int8 inputs, -32 times it (the offset taking the quants' bias out)
-// and it times the inputs' scale (the sum of the dequantized inputs that
-// the minimums multiply). Each step sums a weight quad's bytes as they are
-// (byte t: trunci of the lane shifted by 8t, zero-extended) times the input
-// quad's signed bytes; then per block `(partial + o) * (d * dx) - m * xs`.
-// CHECK-DAG: #[[QUAD:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
-// CHECK-DAG: #[[QUANTS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
-// CHECK-DAG: #[[PARTIAL:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d2, d4)>
-// CHECK-DAG: #[[SUMS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
-// CHECK-DAG: #[[PERPANEL:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
-// CHECK-DAG: #[[PERROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d3)>
+// with minimums, over rows of two super-blocks of 256. The inputs are
+// quantized per block of 32 as above, then regrouped per weight block of
+// 16: their scales repeated for the two weight blocks of each input block;
+// per row and weight block the sum of the int8 inputs, -32 times it (the
+// offset taking the quants' bias out) and it times the inputs' scale (the
+// sum of the dequantized inputs that the minimums multiply). The weight
+// blocks go 16 to a super-block: each step sums a weight quad's bytes as
+// they are (byte t: trunci of the lane shifted by 8t, zero-extended) times
+// the input quad's signed bytes; then per sub-block `(partial + o) * ((d *
+// sc) * dx) - (dmin * m) * xs`, d and dmin the super-block's factors (two
+// slices of them), sc and m its integer scale and minimum.
+// CHECK-DAG: #[[QUAD:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d3, d4)>
+// CHECK-DAG: #[[QUANTS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d4, d5)>
+// CHECK-DAG: #[[PARTIAL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d0, d2, d3, d5)>
+// CHECK-DAG: #[[SUMS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d2, d3, d4)>
+// CHECK-DAG: #[[PERSUPER:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d4)>
+// CHECK-DAG: #[[PERSUB:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+// CHECK-DAG: #[[PERROW:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d0, d4)>
 // CHECK-LABEL: func.func @kquantx4
-// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[Q:.*]]: tensor<2x4x4x16xi32>, %[[DW:.*]]: tensor<2x4x16xf32>, %[[MW:.*]]: tensor<2x4x16xf32>)
-// CHECK: %[[PERBLOCK:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<4x2xf32>, tensor<4x2xf32>)
-// CHECK: %[[QX:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x2x32xi8>)
-// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[QX]] {{\[}}[0], [1, 2]] : tensor<4x2x32xi8> into tensor<4x64xi8>
-// CHECK: %[[QX16:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0], [1, 2]] output_shape [4, 4, 16] : tensor<4x64xi8> into tensor<4x4x16xi8>
-// CHECK: %[[SPREAD:.*]] = linalg.generic {{.*}} ins(%[[PERBLOCK]]#0 : tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x2xf32>)
-// CHECK: %[[DX:.*]] = tensor.collapse_shape %[[SPREAD]] {{\[}}[0], [1, 2]] : tensor<4x2x2xf32> into tensor<4x4xf32>
-// CHECK: %[[QSUM:.*]] = linalg.generic {{.*}} ins(%[[QX16]] : tensor<4x4x16xi8>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<4x512xf32>, %[[Q:.*]]: tensor<2x32x4x16xi32>, %[[SC:.*]]: tensor<2x32x16xi8>, %[[MW:.*]]: tensor<2x32x16xi8>, %[[F:.*]]: tensor<2x2x2x16xf32>)
+// CHECK: %[[PERBLOCK:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<4x16xf32>)
+// CHECK: %[[QX:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x16x32xi8>)
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[QX]] {{\[}}[0], [1, 2]] : tensor<4x16x32xi8> into tensor<4x512xi8>
+// CHECK: %[[QX16:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0], [1, 2]] output_shape [4, 32, 16] : tensor<4x512xi8> into tensor<4x32x16xi8>
+// CHECK: %[[SPREAD:.*]] = linalg.generic {{.*}} ins(%[[PERBLOCK]]#0 : tensor<4x16xf32>) outs(%{{.*}} : tensor<4x16x2xf32>)
+// CHECK: %[[DX:.*]] = tensor.collapse_shape %[[SPREAD]] {{\[}}[0], [1, 2]] : tensor<4x16x2xf32> into tensor<4x32xf32>
+// CHECK: %[[QSUM:.*]] = linalg.generic {{.*}} ins(%[[QX16]] : tensor<4x32x16xi8>) outs(%{{.*}} : tensor<4x32xf32>)
 // CHECK:   arith.sitofp %{{.*}} : i8 to f32
-// CHECK: %[[OFFSETS:.*]] = linalg.generic {{.*}} ins(%[[QSUM]] : tensor<4x4xf32>)
+// CHECK: %[[OFFSETS:.*]] = linalg.generic {{.*}} ins(%[[QSUM]] : tensor<4x32xf32>)
 // CHECK:   arith.constant -3.200000e+01 : f32
-// CHECK: %[[XSUMS:.*]] = linalg.generic {{.*}} ins(%[[QSUM]], %[[DX]] : tensor<4x4xf32>, tensor<4x4xf32>)
-// CHECK: %[[QUADS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x4x4xi32>)
-// CHECK: %[[SUM32:.*]] = linalg.generic {indexing_maps = [#[[QUAD]], #[[QUANTS]], #[[PARTIAL]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[QUADS]], %[[Q]] : tensor<4x4x4xi32>, tensor<2x4x4x16xi32>) outs(%{{.*}} : tensor<4x2x4x16xi32>)
+// CHECK: %[[XSUMS:.*]] = linalg.generic {{.*}} ins(%[[QSUM]], %[[DX]] : tensor<4x32xf32>, tensor<4x32xf32>)
+// CHECK: %[[QUADS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x32x4xi32>)
+// CHECK: %[[QUADS2:.*]] = tensor.expand_shape %[[QUADS]] {{\[}}[0], [1, 2], [3]] output_shape [4, 2, 16, 4] : tensor<4x32x4xi32> into tensor<4x2x16x4xi32>
+// CHECK: %[[Q2:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 16, 4, 16] : tensor<2x32x4x16xi32> into tensor<2x2x16x4x16xi32>
+// CHECK: %[[SUM32:.*]] = linalg.generic {indexing_maps = [#[[QUAD]], #[[QUANTS]], #[[PARTIAL]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[QUADS2]], %[[Q2]] : tensor<4x2x16x4xi32>, tensor<2x2x16x4x16xi32>) outs(%{{.*}} : tensor<4x2x2x16x16xi32>)
 // CHECK:   ^bb0(%[[XQ:.*]]: i32, %[[W:.*]]: i32, %[[ACC:.*]]: i32):
 // CHECK:   %[[B0:.*]] = arith.trunci %[[W]] : i32 to i8
 // CHECK:   arith.extui %[[B0]] : i8 to i32
@@ -214,48 +220,62 @@ func.func @q4_0x4(%x: tensor<4x64xf32>, %q: tensor<2x2x4x16xi32>, %d: tensor<2x2
 // CHECK-COUNT-4: arith.muli
 // CHECK:   %[[NEXT:.*]] = arith.addi %[[ACC]], %{{.*}} : i32
 // CHECK:   linalg.yield %[[NEXT]] : i32
-// CHECK: linalg.generic {indexing_maps = [#[[SUMS]], #[[PERPANEL]], #[[PERPANEL]], #[[PERROW]], #[[PERROW]], #[[PERROW]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[SUM32]], %[[DW]], %[[MW]], %[[DX]], %[[OFFSETS]], %[[XSUMS]] : {{.*}}) outs(%{{.*}} : tensor<4x2x16xf32>) attrs = {tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpdpbusd16>}
-// CHECK:   ^bb0(%[[P:.*]]: i32, %[[D:.*]]: f32, %[[M:.*]]: f32, %[[S:.*]]: f32, %[[O:.*]]: f32, %[[XS:.*]]: f32, %[[OUTACC:.*]]: f32):
+// CHECK: %[[D:.*]] = tensor.extract_slice %[[F]][0, 0, 0, 0] [2, 2, 1, 16] [1, 1, 1, 1] : tensor<2x2x2x16xf32> to tensor<2x2x16xf32>
+// CHECK: %[[SC2:.*]] = tensor.expand_shape %[[SC]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 16, 16] : tensor<2x32x16xi8> into tensor<2x2x16x16xi8>
+// CHECK: %[[DMIN:.*]] = tensor.extract_slice %[[F]][0, 0, 1, 0] [2, 2, 1, 16] [1, 1, 1, 1] : tensor<2x2x2x16xf32> to tensor<2x2x16xf32>
+// CHECK: %[[M2:.*]] = tensor.expand_shape %[[MW]] {{\[}}[0], [1, 2], [3]] output_shape [2, 2, 16, 16] : tensor<2x32x16xi8> into tensor<2x2x16x16xi8>
+// CHECK: %[[DX2:.*]] = tensor.expand_shape %[[DX]] {{\[}}[0], [1, 2]] output_shape [4, 2, 16] : tensor<4x32xf32> into tensor<4x2x16xf32>
+// CHECK: %[[OFFSETS2:.*]] = tensor.expand_shape %[[OFFSETS]] {{\[}}[0], [1, 2]] output_shape [4, 2, 16]
+// CHECK: %[[XSUMS2:.*]] = tensor.expand_shape %[[XSUMS]] {{\[}}[0], [1, 2]] output_shape [4, 2, 16]
+// CHECK: linalg.generic {indexing_maps = [#[[SUMS]], #[[PERSUPER]], #[[PERSUB]], #[[PERSUPER]], #[[PERSUB]], #[[PERROW]], #[[PERROW]], #[[PERROW]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%[[SUM32]], %[[D]], %[[SC2]], %[[DMIN]], %[[M2]], %[[DX2]], %[[OFFSETS2]], %[[XSUMS2]] : {{.*}}) outs(%{{.*}} : tensor<4x2x16xf32>) attrs = {tfm_cpu.config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpdpbusd16>}
+// CHECK:   ^bb0(%[[P:[a-z0-9_]+]]: i32, %[[DV:[a-z0-9_]+]]: f32, %[[SCV:[a-z0-9_]+]]: i8, %[[DMINV:[a-z0-9_]+]]: f32, %[[MV:[a-z0-9_]+]]: i8, %[[S:[a-z0-9_]+]]: f32, %[[O:[a-z0-9_]+]]: f32, %[[XS:[a-z0-9_]+]]: f32, %[[OUTACC:[a-z0-9_]+]]: f32):
 // CHECK:   %[[WIDE:.*]] = arith.sitofp %[[P]] : i32 to f32
 // CHECK:   %[[SHIFTED:.*]] = arith.addf %[[WIDE]], %[[O]] : f32
-// CHECK:   %[[SCALE:.*]] = arith.mulf %[[D]], %[[S]] : f32
-// CHECK:   %[[TERM:.*]] = arith.mulf %[[SHIFTED]], %[[SCALE]] : f32
-// CHECK:   %[[MINS:.*]] = arith.mulf %[[M]], %[[XS]] : f32
+// CHECK:   %[[SCF:.*]] = arith.sitofp %[[SCV]] : i8 to f32
+// CHECK:   %[[SCALE:.*]] = arith.mulf %[[DV]], %[[SCF]] : f32
+// CHECK:   %[[SCALEX:.*]] = arith.mulf %[[SCALE]], %[[S]] : f32
+// CHECK:   %[[TERM:.*]] = arith.mulf %[[SHIFTED]], %[[SCALEX]] : f32
+// CHECK:   %[[MF:.*]] = arith.sitofp %[[MV]] : i8 to f32
+// CHECK:   %[[MIN:.*]] = arith.mulf %[[DMINV]], %[[MF]] : f32
+// CHECK:   %[[MINS:.*]] = arith.mulf %[[MIN]], %[[XS]] : f32
 // CHECK:   %[[NET:.*]] = arith.subf %[[TERM]], %[[MINS]] : f32
 // CHECK:   arith.addf %[[OUTACC]], %[[NET]] : f32
-func.func @kquantx4(%x: tensor<4x64xf32>, %q: tensor<2x4x4x16xi32>, %d: tensor<2x4x16xf32>, %m: tensor<2x4x16xf32>) -> tensor<4x32xf32> {
-  %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<2x4x16xf32>) {config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpdpbusd16>, out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x4x4x16xi32>, tensor<2x4x16xf32> -> tensor<4x32xf32>
+func.func @kquantx4(%x: tensor<4x512xf32>, %q: tensor<2x32x4x16xi32>, %sc: tensor<2x32x16xi8>, %m: tensor<2x32x16xi8>, %f: tensor<2x2x2x16xf32>) -> tensor<4x32xf32> {
+  %y = tfm_cpu.quantized_linear %x, %q, %sc mins(%m : tensor<2x32x16xi8>) factors(%f : tensor<2x2x2x16xf32>) {config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpdpbusd16>, out_features = 32 : i64} : tensor<4x512xf32>, tensor<2x32x4x16xi32>, tensor<2x32x16xi8> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }
 
 // -----
 
 // kquant4x4 panels (Q4_K's nibbles, four bytes of a row in each i32) in
-// blocks of 32: q4_0x4's steps (the low nibbles against the first half of
-// the input quads, the high against the second), no offset (Q4_K's
-// nibbles are unsigned as stored) and no regrouping; without minimums
-// (Q6_K's kquantx4) the scaled sum has no minimum term either.
+// blocks of 32, 8 to a super-block: q4_0x4's steps (the low nibbles
+// against the first half of the input quads, the high against the
+// second), no offset (Q4_K's nibbles are unsigned as stored) and no
+// regrouping; without minimums (Q6_K's kquantx4, whose factors are d
+// alone) the scaled sum has no minimum term either.
 // CHECK-LABEL: func.func @kquant4x4
-// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[Q:.*]]: tensor<2x2x4x16xi32>, %[[DW:.*]]: tensor<2x2x16xf32>, %[[MW:.*]]: tensor<2x2x16xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<4x256xf32>, %[[Q:.*]]: tensor<2x8x4x16xi32>, %[[SC:.*]]: tensor<2x8x16xi8>, %[[MW:.*]]: tensor<2x8x16xi8>, %[[F:.*]]: tensor<2x1x2x16xf32>)
 // CHECK-NOT: tensor.collapse_shape
-// CHECK: %[[QUADS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x2x8xi32>)
-// CHECK: %[[LOW:.*]] = tensor.extract_slice %[[QUADS]][0, 0, 0] [4, 2, 4] [1, 1, 1]
-// CHECK: %[[HIGH:.*]] = tensor.extract_slice %[[QUADS]][0, 0, 4] [4, 2, 4] [1, 1, 1]
-// CHECK: %[[SUM32:.*]] = linalg.generic {{.*}} ins(%[[LOW]], %[[HIGH]], %[[Q]] : tensor<4x2x4xi32>, tensor<4x2x4xi32>, tensor<2x2x4x16xi32>) outs(%{{.*}} : tensor<4x2x2x16xi32>)
+// CHECK: %[[QUADS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8x8xi32>)
+// CHECK: %[[QUADS2:.*]] = tensor.expand_shape %[[QUADS]] {{\[}}[0], [1, 2], [3]] output_shape [4, 1, 8, 8]
+// CHECK: %[[Q2:.*]] = tensor.expand_shape %[[Q]]
+// CHECK: %[[LOW:.*]] = tensor.extract_slice %[[QUADS2]][0, 0, 0, 0] [4, 1, 8, 4] [1, 1, 1, 1]
+// CHECK: %[[HIGH:.*]] = tensor.extract_slice %[[QUADS2]][0, 0, 0, 4] [4, 1, 8, 4] [1, 1, 1, 1]
+// CHECK: %[[SUM32:.*]] = linalg.generic {{.*}} ins(%[[LOW]], %[[HIGH]], %[[Q2]] : tensor<4x1x8x4xi32>, tensor<4x1x8x4xi32>, tensor<2x1x8x4x16xi32>) outs(%{{.*}} : tensor<4x2x1x8x16xi32>)
 // CHECK:   arith.andi
 // CHECK:   arith.shrui
-// CHECK: linalg.generic {{.*}} ins(%[[SUM32]], %[[DW]], %[[MW]], %{{.*}}, %{{.*}} : tensor<4x2x2x16xi32>, tensor<2x2x16xf32>, tensor<2x2x16xf32>, tensor<4x2xf32>, tensor<4x2xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[SUM32]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x2x1x8x16xi32>, tensor<2x1x16xf32>, tensor<2x1x8x16xi8>, tensor<2x1x16xf32>, tensor<2x1x8x16xi8>, tensor<4x1x8xf32>, tensor<4x1x8xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
 // CHECK-NOT: arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK:   arith.subf
 // CHECK-LABEL: func.func @q6_k_quads
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x2x4x16xi32>, tensor<2x4x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x2x1x16x16xi32>, tensor<2x1x16xf32>, tensor<2x1x16x16xi8>, tensor<4x1x16xf32>, tensor<4x1x16xf32>) outs(%{{.*}} : tensor<4x2x16xf32>)
 // CHECK-NOT: arith.subf
 // CHECK: linalg.yield
-func.func @kquant4x4(%x: tensor<4x64xf32>, %q: tensor<2x2x4x16xi32>, %d: tensor<2x2x16xf32>, %m: tensor<2x2x16xf32>) -> tensor<4x32xf32> {
-  %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<2x2x16xf32>) {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8, dot = vpdpbusd16>, out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x2x4x16xi32>, tensor<2x2x16xf32> -> tensor<4x32xf32>
+func.func @kquant4x4(%x: tensor<4x256xf32>, %q: tensor<2x8x4x16xi32>, %sc: tensor<2x8x16xi8>, %m: tensor<2x8x16xi8>, %f: tensor<2x1x2x16xf32>) -> tensor<4x32xf32> {
+  %y = tfm_cpu.quantized_linear %x, %q, %sc mins(%m : tensor<2x8x16xi8>) factors(%f : tensor<2x1x2x16xf32>) {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8, dot = vpdpbusd16>, out_features = 32 : i64} : tensor<4x256xf32>, tensor<2x8x4x16xi32>, tensor<2x8x16xi8> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }
-func.func @q6_k_quads(%x: tensor<4x64xf32>, %q: tensor<2x4x4x16xi32>, %d: tensor<2x4x16xf32>) -> tensor<4x32xf32> {
-  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpdpbusd16>, out_features = 32 : i64} : tensor<4x64xf32>, tensor<2x4x4x16xi32>, tensor<2x4x16xf32> -> tensor<4x32xf32>
+func.func @q6_k_quads(%x: tensor<4x256xf32>, %q: tensor<2x16x4x16xi32>, %sc: tensor<2x16x16xi8>, %f: tensor<2x1x1x16xf32>) -> tensor<4x32xf32> {
+  %y = tfm_cpu.quantized_linear %x, %q, %sc factors(%f : tensor<2x1x1x16xf32>) {config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8, dot = vpdpbusd16>, out_features = 32 : i64} : tensor<4x256xf32>, tensor<2x16x4x16xi32>, tensor<2x16x16xi8> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
 }

@@ -248,9 +248,62 @@ func.func @kquantx4_block_length(%x: tensor<4x64xf32>, %q: tensor<3x1x16x16xi32>
 
 // -----
 
-func.func @kquant4x4_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x4x16xi32>, %d: tensor<3x2x16xf32>) -> tensor<4x40xf32> {
+func.func @kquant4x4_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x4x16xi32>, %d: tensor<3x2x16xi8>) -> tensor<4x40xf32> {
   // expected-error @+1 {{kquant4x4 blocks need their mins}}
-  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x4x16xi32>, tensor<3x2x16xf32> -> tensor<4x40xf32>
+  %y = tfm_cpu.quantized_linear %x, %q, %d {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x4x16xi32>, tensor<3x2x16xi8> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// kquant4x4 keeps GGUF's integer scales and minimums.
+func.func @kquant4x4_float_scales(%x: tensor<4x256xf32>, %q: tensor<3x8x4x16xi32>, %d: tensor<3x8x16xf32>, %m: tensor<3x8x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant4x4 scales are 'i8', got 'tensor<3x8x16xf32>'}}
+  %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<3x8x16xf32>) {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x256xf32>, tensor<3x8x4x16xi32>, tensor<3x8x16xf32> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+func.func @kquant4x4_float_mins(%x: tensor<4x256xf32>, %q: tensor<3x8x4x16xi32>, %d: tensor<3x8x16xi8>, %m: tensor<3x8x16xf32>, %f: tensor<3x1x2x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant4x4 mins are 'i8', got 'tensor<3x8x16xf32>'}}
+  %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<3x8x16xf32>) factors(%f : tensor<3x1x2x16xf32>) {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x256xf32>, tensor<3x8x4x16xi32>, tensor<3x8x16xi8> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// Their integers multiply each row's f32 d and dmin per super-block.
+func.func @kquant4x4_without_factors(%x: tensor<4x256xf32>, %q: tensor<3x8x4x16xi32>, %d: tensor<3x8x16xi8>, %m: tensor<3x8x16xi8>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant4x4 needs its super-block factors}}
+  %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<3x8x16xi8>) {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x256xf32>, tensor<3x8x4x16xi32>, tensor<3x8x16xi8> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// With minimums the factors are d and dmin: two a super-block.
+func.func @kquant4x4_factors_shape(%x: tensor<4x256xf32>, %q: tensor<3x8x4x16xi32>, %d: tensor<3x8x16xi8>, %m: tensor<3x8x16xi8>, %f: tensor<3x1x1x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{factors must be [3, 1, 2, 16] (per panel row and super-block: d and dmin), got 'tensor<3x1x1x16xf32>'}}
+  %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<3x8x16xi8>) factors(%f : tensor<3x1x1x16xf32>) {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x256xf32>, tensor<3x8x4x16xi32>, tensor<3x8x16xi8> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// A k-quant's rows are whole super-blocks of 256.
+func.func @kquantx4_partial_super_block(%x: tensor<4x64xf32>, %q: tensor<3x2x8x16xi32>, %d: tensor<3x2x16xi8>, %f: tensor<3x1x1x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquantx4 rows of 64 values are not whole super-blocks of 256}}
+  %y = tfm_cpu.quantized_linear %x, %q, %d factors(%f : tensor<3x1x1x16xf32>) {config = #tfm_cpu.projection<panels = kquantx4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x64xf32>, tensor<3x2x8x16xi32>, tensor<3x2x16xi8> -> tensor<4x40xf32>
+  return %y : tensor<4x40xf32>
+}
+
+// -----
+
+// Only kquantx4 and kquant4x4 have super-block factors.
+func.func @kquant_factors(%x: tensor<4x256xf32>, %q: tensor<3x8x32x16xi8>, %d: tensor<3x8x16xf32>, %m: tensor<3x8x16xf32>, %f: tensor<3x1x2x16xf32>) -> tensor<4x40xf32> {
+  // expected-error @+1 {{kquant has no super-block factors, only kquantx4 and kquant4x4 have}}
+  %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<3x8x16xf32>) factors(%f : tensor<3x1x2x16xf32>) {config = #tfm_cpu.projection<panels = kquant, accumulators = 8>, out_features = 40 : i64} : tensor<4x256xf32>, tensor<3x8x32x16xi8>, tensor<3x8x16xf32> -> tensor<4x40xf32>
   return %y : tensor<4x40xf32>
 }
 
@@ -258,6 +311,21 @@ func.func @kquant4x4_without_mins(%x: tensor<4x64xf32>, %q: tensor<3x2x4x16xi32>
 
 // expected-error @+1 {{kquant4 block scales are [panels, blocks, width] 'f32' tensors, got 'tensor<3x2x16xf16>'}}
 tfm.global_weight @w : tensor<3x2x16xf16> {layout = #tfm_cpu.panels<kquant4, scales>}
+
+// -----
+
+// expected-error @+1 {{kquant4x4 block scales are [panels, blocks, width] 'i8' tensors, got 'tensor<3x2x16xf32>'}}
+tfm.global_weight @w : tensor<3x2x16xf32> {layout = #tfm_cpu.panels<kquant4x4, scales>}
+
+// -----
+
+// expected-error @+1 {{kquantx4 factors are [panels, super-blocks, 1 or 2, width] f32 tensors, got 'tensor<3x1x3x16xf32>'}}
+tfm.global_weight @w : tensor<3x1x3x16xf32> {layout = #tfm_cpu.panels<kquantx4, factors>}
+
+// -----
+
+// expected-error @+1 {{only kquantx4 and kquant4x4 have super-block factors, not kquant}}
+tfm.global_weight @w : tensor<3x1x2x16xf32> {layout = #tfm_cpu.panels<kquant, factors>}
 
 // -----
 
@@ -465,7 +533,7 @@ func.func @panel_embedding_scale_shape(%tokens: tensor<4xi32>, %w: tensor<3x1x32
 
 // Q8_0's scales are f16, the k-quants' f32.
 func.func @panel_embedding_scale_type(%tokens: tensor<4xi32>, %w: tensor<3x1x32x16xi8>, %d: tensor<3x1x16xf32>) -> tensor<4x32xf32> {
-  // expected-error @+1 {{'tfm_cpu.panel_embedding' op q8_0 scales are f16}}
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op q8_0 scales are 'f16'}}
   %x = tfm_cpu.panel_embedding %tokens, %w scales %d {layout = #tfm_cpu.panels<q8_0>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x1x32x16xi8>, tensor<3x1x16xf32> -> tensor<4x32xf32>
   return %x : tensor<4x32xf32>
 }
@@ -486,4 +554,13 @@ func.func @panel_embedding_part(%tokens: tensor<4xi32>, %w: tensor<3x1x32x16xi8>
   // expected-error @+1 {{'tfm_cpu.panel_embedding' op looks rows up in a matrix's panels, not in its scales}}
   %x = tfm_cpu.panel_embedding %tokens, %w scales %d {layout = #tfm_cpu.panels<q8_0, scales>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x1x32x16xi8>, tensor<3x1x16xf16> -> tensor<4x32xf32>
   return %x : tensor<4x32xf32>
+}
+
+// -----
+
+// A lookup in kquant4x4 panels reads their super-block factors too.
+func.func @panel_embedding_factors(%tokens: tensor<4xi32>, %w: tensor<3x8x4x16xi32>, %d: tensor<3x8x16xi8>, %m: tensor<3x8x16xi8>) -> tensor<4x256xf32> {
+  // expected-error @+1 {{'tfm_cpu.panel_embedding' op kquant4x4 needs its super-block factors}}
+  %x = tfm_cpu.panel_embedding %tokens, %w scales %d mins %m {layout = #tfm_cpu.panels<kquant4x4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x8x4x16xi32>, tensor<3x8x16xi8>, tensor<3x8x16xi8> -> tensor<4x256xf32>
+  return %x : tensor<4x256xf32>
 }

@@ -193,3 +193,24 @@ func.func @block_panel_embedding(%tokens: tensor<4xi32>, %q4: tensor<3x2x16x16xi
   %z = tfm_cpu.panel_embedding %tokens, %k scales %kd mins %km {layout = #tfm_cpu.panels<kquant4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x2x16x16xi8>, tensor<3x2x16xf32>, tensor<3x2x16xf32> -> tensor<4x64xf32>
   return %x, %y, %z : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>
 }
+
+// -----
+
+// kquant4x4 panels over int8 inputs: Q4_K's nibbles four bytes a lane, the
+// i8 sub-block scales and minimums GGUF stores, and per super-block of 256
+// each row's f32 d and dmin.
+// CHECK: tfm.global_weight @wk.scales : tensor<3x8x16xi8> {layout = #tfm_cpu.panels<kquant4x4, scales>}
+tfm.global_weight @wk.scales : tensor<3x8x16xi8> {layout = #tfm_cpu.panels<kquant4x4, scales>}
+// CHECK: tfm.global_weight @wk.factors : tensor<3x1x2x16xf32> {layout = #tfm_cpu.panels<kquant4x4, factors>}
+tfm.global_weight @wk.factors : tensor<3x1x2x16xf32> {layout = #tfm_cpu.panels<kquant4x4, factors>}
+// CHECK-LABEL: func @kquant4x4_projection
+func.func @kquant4x4_projection(%x: tensor<4x256xf32>, %q: tensor<3x8x4x16xi32>, %m: tensor<3x8x16xi8>) -> (tensor<4x40xf32>, tensor<4x256xf32>) {
+  %d = tfm.weight @wk.scales : tensor<3x8x16xi8>
+  %f = tfm.weight @wk.factors : tensor<3x1x2x16xf32>
+  // CHECK: tfm_cpu.quantized_linear %{{.*}}, %{{.*}}, %{{.*}} mins(%{{.*}} : tensor<3x8x16xi8>) factors(%{{.*}} : tensor<3x1x2x16xf32>) {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x256xf32>, tensor<3x8x4x16xi32>, tensor<3x8x16xi8> -> tensor<4x40xf32>
+  %y = tfm_cpu.quantized_linear %x, %q, %d mins(%m : tensor<3x8x16xi8>) factors(%f : tensor<3x1x2x16xf32>) {config = #tfm_cpu.projection<panels = kquant4x4, inputs = int8, accumulators = 8>, out_features = 40 : i64} : tensor<4x256xf32>, tensor<3x8x4x16xi32>, tensor<3x8x16xi8> -> tensor<4x40xf32>
+  %tokens = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  // CHECK: tfm_cpu.panel_embedding %{{.*}}, %{{.*}} scales %{{.*}} mins %{{.*}} factors %{{.*}} {layout = #tfm_cpu.panels<kquant4x4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x8x4x16xi32>, tensor<3x8x16xi8>, tensor<3x8x16xi8>, tensor<3x1x2x16xf32> -> tensor<4x256xf32>
+  %e = tfm_cpu.panel_embedding %tokens, %q scales %d mins %m factors %f {layout = #tfm_cpu.panels<kquant4x4>, vocab = 40 : i64} : tensor<4xi32>, tensor<3x8x4x16xi32>, tensor<3x8x16xi8>, tensor<3x8x16xi8>, tensor<3x1x2x16xf32> -> tensor<4x256xf32>
+  return %y, %e : tensor<4x40xf32>, tensor<4x256xf32>
+}
