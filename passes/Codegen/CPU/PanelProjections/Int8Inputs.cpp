@@ -348,8 +348,8 @@ Value sumQuadSteps(
       .getResult(0);
 }
 
-/// `value` (`[d0, blocks, ...]`) with its blocks split into `[superBlocks,
-/// blocks / superBlocks]`.
+/// `value` with its dimension `blockDim` (of `blocks`) split into
+/// `[superBlocks, blocks / superBlocks]`.
 Value splitBlocks(OpBuilder &b, Location loc, Value value, unsigned blockDim,
                   int64_t superBlocks) {
   auto type = cast<RankedTensorType>(value.getType());
