@@ -1,6 +1,8 @@
 //===- TfmCpuOps.cpp - tfm_cpu projection verifiers and type inference ----===//
 #include "passes/Codegen/CPU/IR/TfmCpuOps.h"
 
+#include "compiler/weights/KQuants.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
@@ -53,7 +55,7 @@ static LogicalResult verifyFactors(Operation *op, PanelFormat format,
   }
   if (!factors)
     return op->emitOpError() << name << " needs its super-block factors";
-  constexpr int64_t superBlock = 256;
+  const int64_t superBlock = tfmc::weights::kSuperBlockElements;
   if (features % superBlock != 0)
     return op->emitOpError() << name << " rows of " << features
                              << " values are not whole super-blocks of 256";
