@@ -67,6 +67,7 @@ void mlir::tfm::buildCpuToLinalgPipeline(OpPassManager &pm,
     // that runs the task, which frees them after each task (an alloca
     // scope); a plain loop would grow the stack with every iteration.
     tiling.fuseEpilogues = options.fuseEpilogues && options.parallel;
+    tiling.kquantGemvPanels = options.kquantGemvPanels;
     pm.addNestedPass<func::FuncOp>(createTfmCpuTileProjections(tiling));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

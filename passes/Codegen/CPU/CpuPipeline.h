@@ -65,6 +65,11 @@ struct CpuCodegenOptions : public PhaseOptions<CpuCodegenOptions> {
                      "from the #tfm.target, 8 with 32 vector registers, 4 "
                      "with 16)"),
       llvm::cl::init(0)};
+  Option<int64_t> kquantGemvPanels{
+      *this, "kquant-gemv-panels",
+      llvm::cl::desc("Output panels per tile of a k-quant decode GEMV (0: "
+                     "as many as the accumulators allow)"),
+      llvm::cl::init(1)};
   Option<bool> planMemory{
       *this, "plan-memory",
       llvm::cl::desc("Intermediates in the caller's scratch, planned at "

@@ -179,10 +179,20 @@ def TfmCpuTileProjections : Pass<"tfm-cpu-tile-projections"> {
     micro-kernel above, then the epilogue, one row at a time, while they
     are in cache. A task's tiles (all rows of its panels) must fit in
     16 KiB, the most a task may allocate for itself (on its stack).
+
+    A k-quant projection of one row (a decode step's GEMV) takes tiles of
+    `kquant-gemv-panels` panels rather than as many as the accumulators
+    allow: each k-quant panel is four arrays (quants, scales, minimums,
+    super-block factors) streamed side by side, and fewer panels per tile
+    decoded faster (bench/README.md, "Measured defaults").
   }];
   let options = [
     Option<"parallelTiles", "parallel-tiles", "int64_t", /*default=*/"16",
            "Fewest panel groups to share between threads">,
+    Option<"kquantGemvPanels", "kquant-gemv-panels", "int64_t",
+           /*default=*/"1",
+           "Output panels per tile of a one-row k-quant projection (0: as "
+           "many as the accumulators allow)">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
            "Compute a projection's elementwise epilogue (bias, activation, "
            "residual add, SwiGLU's silu(gate) * up) in its kernel">,

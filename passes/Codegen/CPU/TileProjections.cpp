@@ -23,6 +23,7 @@
 // ProjectionMatchers.h's, their tiling steps ProjectionTiling.h's.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/weights/PanelLayout.h"
 #include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/ProjectionEpilogues.h"
@@ -129,13 +130,23 @@ tileWithPartials(RewriterBase &rewriter, linalg::GenericOp scaledSum,
 /// are applied once per block instead of once per weight.
 LogicalResult buildBlockKernel(RewriterBase &rewriter,
                                linalg::GenericOp scaledSum,
-                               int64_t accumulators, int64_t parallelTiles) {
+                               int64_t accumulators, int64_t parallelTiles,
+                               int64_t kquantGemvPanels) {
   SmallVector<int64_t> extents = scaledSum.getStaticLoopRanges();
   // The partial accumulators take the registers of a float projection's
   // accumulators: the output accumulators are touched once per block, so
   // the compiler may keep them in memory without slowing the quant loop.
+  int64_t tileAccumulators = accumulators;
+  // A k-quant GEMV (one row: a decode step) tile takes `kquantGemvPanels`
+  // panels, measured: 1.1B Q4_K_M / Q5_K_M decode ran 36% / 51% faster
+  // with 1 panel per tile than with 8, where Q4_0's kernel ran 15% slower
+  // with 2 (bench/README.md, "Measured defaults"). Prefill's tiles of rows
+  // sweep their panels once per row group and keep the accumulators'.
+  if (extents[kRow] == 1 && kquantGemvPanels > 0 &&
+      tfmc::weights::isKQuantFormat(getProjectionConfig(scaledSum).getPanels()))
+    tileAccumulators = std::min(accumulators, kquantGemvPanels);
   TileSizes sizes = chooseTileSizes(extents[kPanel], extents[kRow],
-                                    accumulators, parallelTiles);
+                                    tileAccumulators, parallelTiles);
   unsigned loops = scaledSum.getNumLoops();
   SmallVector<int64_t> taskSizes(loops, 0), kernelSizes(loops, 0);
   taskSizes[kPanel] = sizes.panels;
@@ -218,6 +229,11 @@ struct TfmCpuTileProjections
                            "positive";
       return signalPassFailure();
     }
+    if (kquantGemvPanels < 0) {
+      root->emitError() << "tfm-cpu-tile-projections: kquant-gemv-panels must "
+                           "not be negative";
+      return signalPassFailure();
+    }
     // The kernels are the ops that carry a projection's configuration; the
     // form of each says which kernel it is.
     SmallVector<linalg::GenericOp> projections;
@@ -246,7 +262,8 @@ struct TfmCpuTileProjections
         continue;
       }
       if (blockPartialsOfScaledSum(op)) {
-        if (failed(buildBlockKernel(rewriter, op, accumulators, parallelTiles)))
+        if (failed(buildBlockKernel(rewriter, op, accumulators, parallelTiles,
+                                    kquantGemvPanels)))
           return signalPassFailure();
         continue;
       }
