@@ -137,11 +137,10 @@ LogicalResult buildBlockKernel(RewriterBase &rewriter,
   // accumulators: the output accumulators are touched once per block, so
   // the compiler may keep them in memory without slowing the quant loop.
   int64_t tileAccumulators = accumulators;
-  // A k-quant GEMV (one row: a decode step) tile takes `kquantGemvPanels`
-  // panels, measured: 1.1B Q4_K_M / Q5_K_M decode ran 36% / 51% faster
-  // with 1 panel per tile than with 8, where Q4_0's kernel ran 15% slower
-  // with 2 (bench/README.md, "Measured defaults"). Prefill's tiles of rows
-  // sweep their panels once per row group and keep the accumulators'.
+  // A k-quant GEMV (one row: a decode step) streams four arrays a panel
+  // (quants, scales, minimums, factors) and decoded faster with fewer
+  // panels a tile, where Q4_0's did not (bench/README.md, "Measured
+  // defaults"). Prefill's tiles of rows keep the accumulators' panels.
   if (extents[kRow] == 1 && kquantGemvPanels > 0 &&
       tfmc::weights::isKQuantFormat(getProjectionConfig(scaledSum).getPanels()))
     tileAccumulators = std::min(accumulators, kquantGemvPanels);
