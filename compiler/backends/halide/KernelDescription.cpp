@@ -34,6 +34,7 @@ constexpr EnumName<KernelKind> kKinds[] = {
     {KernelKind::Elementwise, "elementwise"},
     {KernelKind::MoeRouting, "moe-routing"},
     {KernelKind::LmHead, "lm-head"},
+    {KernelKind::MoeExperts, "moe-experts"},
 };
 constexpr EnumName<WeightType> kWeightTypes[] = {
     {WeightType::F32, "f32"},   {WeightType::F16, "f16"},
@@ -473,6 +474,17 @@ template <typename V> void fields(V &v, MoeRoutingParams &p) {
   v.enumeration("router", p.router, kWeightTypes);
 }
 
+template <typename V> void fields(V &v, MoeExpertsParams &p) {
+  v.integer("rows", p.rows, true);
+  v.integer("in_features", p.inFeatures, true);
+  v.integer("hidden", p.hidden, true);
+  v.integer("experts", p.experts, true);
+  v.integer("top_k", p.topK, true);
+  v.enumeration("gate", p.gate, kWeightTypes);
+  v.enumeration("up", p.up, kWeightTypes);
+  v.enumeration("down", p.down, kWeightTypes);
+}
+
 template <typename V> void fields(V &v, LmHeadParams &p) {
   v.integer("rows", p.rows, true);
   v.integer("in_features", p.inFeatures, true);
@@ -630,6 +642,8 @@ bool readKernel(const JsonValue &value, const std::string &path,
     return readKind<MoeRoutingParams>(value, named, kernel, error);
   case KernelKind::LmHead:
     return readKind<LmHeadParams>(value, named, kernel, error);
+  case KernelKind::MoeExperts:
+    return readKind<MoeExpertsParams>(value, named, kernel, error);
   }
   return false;
 }
@@ -909,6 +923,28 @@ void verify(Checker &check, const MoeRoutingParams &p) {
       .require(p.inFeatures >= 0, "in_features must not be negative");
   if (check.ok() && p.inFeatures > 0)
     check.wholeBlocks("in_features", p.inFeatures, p.router);
+}
+
+void verify(Checker &check, const MoeExpertsParams &p) {
+  check.positive("rows", p.rows)
+      .positive("in_features", p.inFeatures)
+      .positive("hidden", p.hidden)
+      .positive("experts", p.experts);
+  if (!check.ok())
+    return;
+  check.require(p.experts <= 1024, "experts must be at most 1024")
+      .require(p.topK > 0 && p.topK <= p.experts,
+               "top_k (" + std::to_string(p.topK) + ") must be in [1, " +
+                   std::to_string(p.experts) + "]")
+      .wholeBlocks("in_features", p.inFeatures, p.gate)
+      .wholeBlocks("in_features", p.inFeatures, p.up)
+      .wholeBlocks("hidden", p.hidden, p.down);
+  if (!check.ok())
+    return;
+  check.fitsInt32("gate", p.experts * p.hidden, rowBytes(p.gate, p.inFeatures))
+      .fitsInt32("up", p.experts * p.hidden, rowBytes(p.up, p.inFeatures))
+      .fitsInt32("down", p.experts * p.inFeatures, rowBytes(p.down, p.hidden))
+      .fitsInt32("the input", p.rows * p.inFeatures, 4);
 }
 
 } // namespace

@@ -205,6 +205,17 @@ struct MoeRoutingParams {
   WeightType router = WeightType::F32;
 };
 
+/// The chosen SwiGLU experts of each row, weighed and summed (what
+/// MoE routing chose): `sum_c weights[m, c] * down_e(silu(gate_e x) *
+/// up_e x)` with `e = experts[m, c]` clamped to [0, experts). The experts'
+/// matrices are stacked: gate and up `[experts * hidden, in]`, down
+/// `[experts * in, hidden]`, each in its own stored type.
+struct MoeExpertsParams {
+  int64_t rows = 0, inFeatures = 0, hidden = 0, experts = 0, topK = 0;
+  WeightType gate = WeightType::F32, up = WeightType::F32,
+             down = WeightType::F32;
+};
+
 /// A projection onto the vocabulary: logits, optionally after the final
 /// norm.
 struct LmHeadParams {
@@ -221,6 +232,7 @@ enum class KernelKind : uint8_t {
   Elementwise,
   MoeRouting,
   LmHead,
+  MoeExperts,
 };
 
 /// One kernel: the generator writes `<name>.a` (or `.o`) and `<name>.h`
@@ -231,7 +243,8 @@ struct KernelDescription {
   Scheduler scheduler = Scheduler::Hand;
   /// In KernelKind's order.
   std::variant<ProjectionParams, AttentionParams, NormParams, PositionalParams,
-               ElementwiseParams, MoeRoutingParams, LmHeadParams>
+               ElementwiseParams, MoeRoutingParams, LmHeadParams,
+               MoeExpertsParams>
       params;
 
   KernelKind kind() const { return static_cast<KernelKind>(params.index()); }

@@ -552,6 +552,63 @@ bool checkMoeRouting(const MoeRoutingParams &p, const Options &options,
          !wrong;
 }
 
+bool checkMoeExperts(const MoeExpertsParams &p, const Options &options,
+                     const Invoke &invoke) {
+  Random random(options.seed);
+  Arguments args;
+  std::vector<float> input = randomTensor(random, p.rows * p.inFeatures, -1, 1);
+  args.addFloats("input", {p.rows, p.inFeatures}, input);
+  std::vector<float> weights = randomTensor(random, p.rows * p.topK, 0, 1);
+  args.addFloats("weights", {p.rows, p.topK}, weights);
+  // Every expert index, and past both ends (clamped to the nearest).
+  Halide::Runtime::Buffer<> &chosenBuffer =
+      args.add("experts", halide_type_t(halide_type_int, 32), {p.rows, p.topK});
+  int32_t *chosen = static_cast<int32_t *>(chosenBuffer.data());
+  for (int64_t i = 0; i < p.rows * p.topK; ++i)
+    chosen[i] = random.integer(0, static_cast<int32_t>(p.experts) - 1);
+  if (p.rows * p.topK >= 2) {
+    chosen[0] = -1;
+    chosen[p.rows * p.topK - 1] = static_cast<int32_t>(p.experts) + 2;
+  }
+  StoredMatrix gate =
+      randomMatrix(random, p.gate, p.experts * p.hidden, p.inFeatures,
+                   1.0f / std::sqrt(float(p.inFeatures)));
+  StoredMatrix up =
+      randomMatrix(random, p.up, p.experts * p.hidden, p.inFeatures,
+                   1.0f / std::sqrt(float(p.inFeatures)));
+  StoredMatrix down = randomMatrix(random, p.down, p.experts * p.inFeatures,
+                                   p.hidden, 1.0f / std::sqrt(float(p.hidden)));
+  args.addMatrix("gate", gate);
+  args.addMatrix("up", up);
+  args.addMatrix("down", down);
+  args.add("output", halide_type_t(halide_type_float, 32),
+           {p.rows, p.inFeatures});
+  invoke(args);
+
+  std::vector<double> want(p.rows * p.inFeatures, 0.0), inner(p.hidden);
+  for (int64_t m = 0; m < p.rows; ++m) {
+    const float *x = &input[m * p.inFeatures];
+    for (int64_t c = 0; c < p.topK; ++c) {
+      int64_t e = std::clamp<int64_t>(chosen[m * p.topK + c], 0, p.experts - 1);
+      for (int64_t h = 0; h < p.hidden; ++h) {
+        double g = 0, u = 0;
+        for (int64_t k = 0; k < p.inFeatures; ++k) {
+          g += double(x[k]) * gate.at(e * p.hidden + h, k);
+          u += double(x[k]) * up.at(e * p.hidden + h, k);
+        }
+        inner[h] = activate(Activation::Silu, g) * u;
+      }
+      for (int64_t f = 0; f < p.inFeatures; ++f) {
+        double sum = 0;
+        for (int64_t h = 0; h < p.hidden; ++h)
+          sum += inner[h] * down.at(e * p.inFeatures + f, h);
+        want[m * p.inFeatures + f] += weights[m * p.topK + c] * sum;
+      }
+    }
+  }
+  return compare("output", args.floats("output"), want, options.tolerance);
+}
+
 } // namespace
 
 bool tfmc::halide::harness::check(const KernelDescription &kernel,
@@ -589,6 +646,9 @@ bool tfmc::halide::harness::check(const KernelDescription &kernel,
                             invoke);
   case KernelKind::MoeRouting:
     return checkMoeRouting(std::get<MoeRoutingParams>(kernel.params), options,
+                           invoke);
+  case KernelKind::MoeExperts:
+    return checkMoeExperts(std::get<MoeExpertsParams>(kernel.params), options,
                            invoke);
   }
   return false;

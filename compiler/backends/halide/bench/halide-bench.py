@@ -10,7 +10,9 @@ checking the values), and prints per kernel the median time and its rate:
   - prefill GEMM: GFLOP/s, against PyTorch's sgemm on the same threads
     (Debian's OpenBLAS), when /usr/bin/python3 has torch;
   - decode attention: KV-cache bytes read per second, against the read
-    bandwidth.
+    bandwidth;
+  - decode MoE experts: the chosen experts' weight bytes read per second,
+    against the read bandwidth.
 Halide's thread pool gets --threads threads (HL_NUM_THREADS).
 
 With --device=cuda the kernels are CUDA kernels and the limits the GPU's:
@@ -80,6 +82,14 @@ def kernels(features, threads, device):
         out.append({"name": "gemm_" + weight, "kind": "projection",
                     "target": target, "rows": rows, "in_features": k,
                     "out_features": n, "weight": weight})
+    # A decode step's mixture of experts: 2 of 8 SwiGLU experts of
+    # TinyLlama-1.1B's FFN widths (each matrix beyond the last-level cache
+    # in f32).
+    for weight in ("f32", "q4_0"):
+        out.append({"name": "experts_" + weight, "kind": "moe-experts",
+                    "target": target, "rows": 1, "in_features": 2048,
+                    "hidden": 5632, "experts": 8, "top_k": 2, "gate": weight,
+                    "up": weight, "down": weight})
     # Decode attention at the end of a 4096-position cache, 32 heads.
     for cache in ("f32", "f16") if gpu else ("f32",):
         out.append({"name": "attention_decode_" + cache, "kind": "attention",
@@ -88,10 +98,21 @@ def kernels(features, threads, device):
     return out
 
 
+BLOCKS = {"f32": (1, 4), "f16": (1, 2), "bf16": (1, 2), "q8_0": (32, 34),
+          "q4_0": (32, 18), "q4_k": (256, 144), "q6_k": (256, 210)}
+
+
 def stored_bytes(kernel):
-    block = {"f32": (1, 4), "f16": (1, 2), "bf16": (1, 2), "q8_0": (32, 34),
-             "q4_0": (32, 18), "q4_k": (256, 144), "q6_k": (256, 210)}
-    elements, size = block[kernel.get("weight", "f32")]
+    """The bytes of weights one call reads: a projection's matrix, or the
+    chosen experts' gate, up and down rows."""
+    if kernel["kind"] == "moe-experts":
+        total = 0
+        for matrix in ("gate", "up", "down"):
+            elements, size = BLOCKS[kernel.get(matrix, "f32")]
+            total += (kernel["hidden"] * kernel["in_features"] // elements *
+                      size)
+        return kernel["top_k"] * kernel["rows"] * total
+    elements, size = BLOCKS[kernel.get("weight", "f32")]
     return kernel["out_features"] * kernel["in_features"] // elements * size
 
 

@@ -111,6 +111,8 @@ tfmc::halide::createKernel(const KernelDescription &kernel,
     return createMoeRouting(kernel, target);
   case KernelKind::LmHead:
     return createLmHead(kernel, target);
+  case KernelKind::MoeExperts:
+    return createMoeExperts(kernel, target);
   }
   return nullptr;
 }

@@ -86,6 +86,8 @@ std::unique_ptr<Kernel> createElementwise(const KernelDescription &kernel,
                                           const ScheduleTarget &target);
 std::unique_ptr<Kernel> createMoeRouting(const KernelDescription &kernel,
                                          const ScheduleTarget &target);
+std::unique_ptr<Kernel> createMoeExperts(const KernelDescription &kernel,
+                                         const ScheduleTarget &target);
 
 /// The kernel of `kernel`'s kind.
 std::unique_ptr<Kernel> createKernel(const KernelDescription &kernel,
