@@ -14,10 +14,13 @@ file reads as all-zero blocks (zero scales).
 
   bench/gguf_shape.py DIR --type TYPE --shape NAME | --dim D --hidden H
                       --layers L --heads N --kv-heads K --vocab V
-                      --context C [--untied]
+                      --context C [--untied] [--experts E --top-k K]
 
 TYPE: f32, q8_0, q4_0, q4_k, q5_k, q6_k, q4_k_m or q5_k_m. NAME is one of
-bench/llama2c_shape.py's shapes. Writes DIR/model.gguf and DIR/tokenizer.bin.
+bench/llama2c_shape.py's shapes. With --experts, each layer's FFN is a
+Mixtral mixture of E experts of width H, K per token (llama.cpp's router
+ffn_gate_inp and merged ffn_*_exps tensors). Writes DIR/model.gguf and
+DIR/tokenizer.bin.
 """
 import argparse
 import os
@@ -35,9 +38,18 @@ GGUF_UINT32, GGUF_FLOAT32, GGUF_STRING = 4, 6, 8
 ALIGNMENT = 32  # GGUF's default: no general.alignment key
 
 
-def tensors(dim, hidden, layers, heads, kv_heads, vocab, untied):
+def tensors(dim, hidden, layers, heads, kv_heads, vocab, untied, experts=0):
     """(name, dims innermost first) in hf_to_gguf.py's order."""
     kv = kv_heads * (dim // heads)
+    if experts:
+        ffn = [("ffn_gate_inp.weight", [dim, experts]),
+               ("ffn_gate_exps.weight", [dim, hidden, experts]),
+               ("ffn_up_exps.weight", [dim, hidden, experts]),
+               ("ffn_down_exps.weight", [hidden, dim, experts])]
+    else:
+        ffn = [("ffn_gate.weight", [dim, hidden]),
+               ("ffn_up.weight", [dim, hidden]),
+               ("ffn_down.weight", [hidden, dim])]
     out = [("token_embd.weight", [dim, vocab])]
     for layer in range(layers):
         b = "blk.%d." % layer
@@ -46,10 +58,8 @@ def tensors(dim, hidden, layers, heads, kv_heads, vocab, untied):
                 (b + "attn_k.weight", [dim, kv]),
                 (b + "attn_v.weight", [dim, kv]),
                 (b + "attn_output.weight", [dim, dim]),
-                (b + "ffn_norm.weight", [dim]),
-                (b + "ffn_gate.weight", [dim, hidden]),
-                (b + "ffn_up.weight", [dim, hidden]),
-                (b + "ffn_down.weight", [hidden, dim])]
+                (b + "ffn_norm.weight", [dim])]
+        out += [(b + name, dims) for name, dims in ffn]
     out.append(("output_norm.weight", [dim]))
     if untied:
         out.append(("output.weight", [dim, vocab]))
@@ -62,8 +72,10 @@ def ggml_type(name, dims, kind):
     count = 1
     for d in dims:
         count *= d
+    # The router stays F32 (a handful of rows, as llama.cpp keeps it).
     block = (gq.tensor_type(name, dims[0], kind)
-             if kind != "f32" and len(dims) == 2 else None)
+             if kind != "f32" and len(dims) in (2, 3) and
+             "gate_inp" not in name else None)
     if block is None:
         return gq.GGML_F32, 4 * count
     ttype, size, values = gq.TYPES[block]
@@ -71,7 +83,7 @@ def ggml_type(name, dims, kind):
 
 
 def write(path, kind, dim, hidden, layers, heads, kv_heads, vocab, context,
-          untied):
+          untied, experts=0, top_k=0):
     def string(s):
         data = s.encode()
         return struct.pack("<Q", len(data)) + data
@@ -82,10 +94,16 @@ def write(path, kind, dim, hidden, layers, heads, kv_heads, vocab, context,
                        ("attention.head_count", heads),
                        ("attention.head_count_kv", kv_heads)):
         meta.append(("llama." + key, GGUF_UINT32, struct.pack("<I", value)))
+    if experts:
+        for key, value in (("expert_count", experts),
+                           ("expert_used_count", top_k)):
+            meta.append(("llama." + key, GGUF_UINT32,
+                         struct.pack("<I", value)))
     for key, value in (("attention.layer_norm_rms_epsilon", 1e-5),
                        ("rope.freq_base", 10000.0)):
         meta.append(("llama." + key, GGUF_FLOAT32, struct.pack("<f", value)))
-    infos = tensors(dim, hidden, layers, heads, kv_heads, vocab, untied)
+    infos = tensors(dim, hidden, layers, heads, kv_heads, vocab, untied,
+                    experts)
     out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, len(infos), len(meta)))
     for key, vtype, payload in meta:
         out += string(key) + struct.pack("<I", vtype) + payload
@@ -111,15 +129,21 @@ def main():
     parser.add_argument("--type", required=True,
                         choices=["f32"] + sorted(gq.TYPES) + sorted(gq.MIXES))
     add_shape_arguments(parser)
+    parser.add_argument("--experts", type=int, default=0,
+                        help="a mixture of this many experts per layer")
+    parser.add_argument("--top-k", type=int, default=2,
+                        help="experts per token (with --experts)")
     args = parser.parse_args()
     (dim, hidden, layers, heads, kv_heads, vocab, context,
      untied) = shape_from_arguments(parser, args)
     if dim % heads or heads % kv_heads:
         parser.error("--dim must be a multiple of --heads, --heads of "
                      "--kv-heads")
+    if args.experts and not 1 <= args.top_k <= args.experts:
+        parser.error("--top-k must lie in [1, --experts]")
     os.makedirs(args.out, exist_ok=True)
     write(os.path.join(args.out, "model.gguf"), args.type, dim, hidden, layers,
-          heads, kv_heads, vocab, context, untied)
+          heads, kv_heads, vocab, context, untied, args.experts, args.top_k)
     write_llama2c_tokenizer(os.path.join(args.out, "tokenizer.bin"), vocab)
 
 

@@ -281,31 +281,64 @@ LogicalResult LMHeadOp::verify() {
 // Mixture of experts
 //===----------------------------------------------------------------------===//
 
-LogicalResult MoEOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                      Adaptor adaptor,
-                                      SmallVectorImpl<Type> &inferred) {
-  inferred.push_back(adaptor.getInput().getType());
+LogicalResult MoERouteOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location>,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  int64_t rows =
+      cast<RankedTensorType>(adaptor.getInput().getType()).getDimSize(0);
+  int64_t topK = adaptor.getTopK();
+  inferred.push_back(
+      RankedTensorType::get({rows, topK}, Float32Type::get(context)));
+  inferred.push_back(
+      RankedTensorType::get({rows, topK}, IntegerType::get(context, 32)));
   return success();
 }
 
-LogicalResult MoEOp::verify() {
+LogicalResult MoERouteOp::verify() {
   int64_t features = dim(getInput(), 1);
-  int64_t experts = getNumExperts(), hidden = getExpertHidden();
   if (dim(getRouter(), 1) != features)
     return emitOpError() << "router has " << dim(getRouter(), 1)
                          << " columns but the input has " << features
                          << " features";
-  if (int64_t(getTopK()) > experts)
-    return emitOpError() << "chooses " << getTopK() << " of " << experts
+  if (int64_t(getTopK()) > getNumExperts())
+    return emitOpError() << "chooses " << getTopK() << " of " << getNumExperts()
                          << " experts";
+  return success();
+}
+
+LogicalResult MoEExpertsOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location>,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult MoEExpertsOp::verify() {
+  int64_t features = dim(getInput(), 1);
+  // The stacked `down` is cut into experts of `features` rows.
+  if (features <= 0)
+    return emitOpError() << "input must have a static, positive number of "
+                            "features";
+  if (getWeights().getType().getShape() != getExperts().getType().getShape())
+    return emitOpError() << "weights and experts must have one shape, [rows, "
+                            "top_k]";
+  int64_t rows = dim(getInput(), 0), choiceRows = dim(getExperts(), 0);
+  if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(choiceRows) &&
+      rows != choiceRows)
+    return emitOpError() << "chooses experts for " << choiceRows
+                         << " rows but the input has " << rows;
+  if (dim(getDown(), 0) % features != 0)
+    return emitOpError() << "down must be [experts * dim, hidden] with dim = "
+                         << features << ", but has " << dim(getDown(), 0)
+                         << " rows";
+  int64_t experts = getNumExperts(), hidden = getExpertHidden();
   for (auto [name, weight] :
        {std::pair<const char *, Value>{"gate", getGate()}, {"up", getUp()}})
     if (dim(weight, 0) != experts * hidden || dim(weight, 1) != features)
       return emitOpError() << name << " must be [experts * hidden = "
                            << experts * hidden << ", dim = " << features << "]";
-  if (dim(getDown(), 0) != experts * features)
-    return emitOpError() << "down must be [experts * dim = "
-                         << experts * features << ", hidden]";
   return success();
 }
 

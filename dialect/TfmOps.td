@@ -359,39 +359,83 @@ def Tfm_MulOp : Tfm_BinaryElementwiseOp<"mul", "lhs * rhs"> {
 // Mixture of experts
 //===----------------------------------------------------------------------===//
 
-def Tfm_MoEOp : Tfm_Op<"moe", [Pure, InferTypeOpAdaptor]> {
-  let summary = "Mixture of SwiGLU experts with top-k routing";
+def Tfm_MoERouteOp : Tfm_Op<"moe_route", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Each token's top-k experts and their weights";
   let description = [{
-    For each token row `x` of `input : [sequence, dim]`: the router logits
-    `router x` (`router : [experts, dim]`) choose `top_k` experts and their
-    weights `w_e` as `routing` says, and the result row is
-    `sum_e w_e * down_e(silu(gate_e x) * up_e x)`. The experts' matrices
-    are stacked along dimension 0: `gate` and `up` are `[experts * hidden,
-    dim]` (expert `e`'s rows `[e * hidden, (e + 1) * hidden)`), `down` is
-    `[experts * dim, hidden]`. Only the chosen experts' rows are read: a
-    decode step of a model with 8 experts and `top_k = 2` reads a quarter
-    of the expert weights.
+    For each token row `x` of `input : [sequence, dim]`, the router logits
+    `router x` (`router : [experts, dim]`) choose `top_k` experts, the
+    largest logit first and the lower index first among equal logits, and
+    weigh them as `routing` says. `experts : [sequence, top_k]` holds the
+    chosen experts' indices in that order, `weights : [sequence, top_k]`
+    their weights. (The result types are spelled out: the parser cannot
+    infer them before `top_k` is read.) A routing of its own, apart from
+    the experts it chooses
+    (`tfm.moe_experts`), so that a code generator can take the choice
+    without the experts' products (Halide's `moe-routing` kernel).
     ```mlir
-    %y = tfm.moe %x, %router, %gate, %up, %down
+    %weights, %experts = tfm.moe_route %x, %router
         {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>}
-        : tensor<8x64xf32>, tensor<4x64xf32>, tensor<688x64xf32>,
-          tensor<688x64xf32>, tensor<256x172xf32>
+        : tensor<8x64xf32>, tensor<4x64xf32>
+        -> tensor<8x2xf32>, tensor<8x2xi32>
     ```
   }];
   let arguments = (ins Tfm_Activation:$input, Tfm_Matrix:$router,
-                       Tfm_Matrix:$gate, Tfm_Matrix:$up, Tfm_Matrix:$down,
                        ConfinedAttr<I64Attr, [IntPositive]>:$top_k,
                        Tfm_RoutingAttr:$routing);
-  let results = (outs Tfm_Activation:$result);
+  let results = (outs 2DTensorOf<[F32]>:$weights,
+                      2DTensorOf<[I32]>:$experts);
   let assemblyFormat = [{
-    $input `,` $router `,` $gate `,` $up `,` $down attr-dict `:`
-    type($input) `,` type($router) `,` type($gate) `,` type($up) `,`
-    type($down)
+    $input `,` $router attr-dict `:` type($input) `,` type($router) `->`
+    type($weights) `,` type($experts)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     int64_t getNumExperts() {
       return cast<RankedTensorType>(getRouter().getType()).getDimSize(0);
+    }
+  }];
+}
+
+def Tfm_MoEExpertsOp : Tfm_Op<"moe_experts", [Pure, InferTypeOpAdaptor]> {
+  let summary = "The chosen SwiGLU experts of each token, weighed and summed";
+  let description = [{
+    For each token row `x` of `input : [sequence, dim]` and each of its
+    choices `c` (`experts[s, c]`, weighed by `weights[s, c]`, as
+    `tfm.moe_route` gives them), the result row is
+    `sum_c weights[s, c] * down_e(silu(gate_e x) * up_e x)` with
+    `e = experts[s, c]`, summed in the order of the choices. The experts'
+    matrices are stacked along dimension 0: `gate` and `up` are
+    `[experts * hidden, dim]` (expert `e`'s rows `[e * hidden, (e + 1) *
+    hidden)`), `down` is `[experts * dim, hidden]`. Only the chosen
+    experts' rows are read: a decode step of a model with 8 experts and
+    `top_k = 2` reads a quarter of the expert weights. An index outside
+    `[0, experts)` reads the nearest expert (clamped), never past the
+    matrices.
+    ```mlir
+    %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down
+        : tensor<8x64xf32>, tensor<8x2xf32>, tensor<8x2xi32>,
+          tensor<688x64xf32>, tensor<688x64xf32>, tensor<256x172xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_Activation:$input, 2DTensorOf<[F32]>:$weights,
+                       2DTensorOf<[I32]>:$experts, Tfm_Matrix:$gate,
+                       Tfm_Matrix:$up, Tfm_Matrix:$down);
+  let results = (outs Tfm_Activation:$result);
+  let assemblyFormat = [{
+    $input `,` $weights `,` $experts `,` $gate `,` $up `,` $down attr-dict
+    `:` type($input) `,` type($weights) `,` type($experts) `,` type($gate)
+    `,` type($up) `,` type($down)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The experts stacked in `down`, `dim` rows each.
+    int64_t getNumExperts() {
+      return cast<RankedTensorType>(getDown().getType()).getDimSize(0) /
+             cast<RankedTensorType>(getInput().getType()).getDimSize(1);
+    }
+    /// Choices per token.
+    int64_t getTopK() {
+      return cast<RankedTensorType>(getExperts().getType()).getDimSize(1);
     }
     /// The inner width of one expert.
     int64_t getExpertHidden() {

@@ -100,10 +100,11 @@ Value NetworkBuilder::moe(Location loc, Value x, Value router, Value gate,
   auto routing = experts.routing == ExpertRouting::TopKSoftmax
                      ? mlir::tfm::Routing::top_k_softmax
                      : mlir::tfm::Routing::softmax_top_k;
-  return mlir::tfm::MoEOp::create(
-      builder_, loc, x, router, gate, up, down,
-      builder_.getI64IntegerAttr(experts.topK),
+  auto route = mlir::tfm::MoERouteOp::create(
+      builder_, loc, x, router, builder_.getI64IntegerAttr(experts.topK),
       mlir::tfm::RoutingAttr::get(builder_.getContext(), routing));
+  return mlir::tfm::MoEExpertsOp::create(builder_, loc, x, route.getWeights(),
+                                         route.getExperts(), gate, up, down);
 }
 
 Value NetworkBuilder::embedding(Location loc, Value tokens, Value table,

@@ -125,6 +125,7 @@ public:
   /// `bias` may be null.
   mlir::Value lmHead(mlir::Location loc, mlir::Value x, mlir::Value table,
                      mlir::Value bias = {});
+  /// A mixture of experts: tfm.moe_route, then tfm.moe_experts.
   mlir::Value moe(mlir::Location loc, mlir::Value x, mlir::Value router,
                   mlir::Value gate, mlir::Value up, mlir::Value down,
                   const ExpertSettings &experts);

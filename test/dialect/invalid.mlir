@@ -500,24 +500,56 @@ func.func @relative_bias_and_alibi(%q: tensor<4x16xf32>, %k: tensor<4x16xf32>, %
 
 // -----
 
-func.func @moe_top_k(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+func.func @moe_top_k(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>) {
   // expected-error @+1 {{chooses 5 of 4 experts}}
-  %y = tfm.moe %x, %router, %gate, %gate, %down {top_k = 5 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
-  return %y : tensor<3x8xf32>
+  %weights, %experts = tfm.moe_route %x, %router {top_k = 5 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xf32> -> tensor<3x5xf32>, tensor<3x5xi32>
+  return
 }
 
 // -----
 
-func.func @moe_gate_rows(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<20x8xf32>, %up: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
-  // expected-error @+1 {{gate must be [experts * hidden = 24, dim = 8]}}
-  %y = tfm.moe %x, %router, %gate, %up, %down {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<20x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
-  return %y : tensor<3x8xf32>
-}
-
-// -----
-
-func.func @moe_router(%x: tensor<3x8xf32>, %router: tensor<4x6xf32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+func.func @moe_router(%x: tensor<3x8xf32>, %router: tensor<4x6xf32>) {
   // expected-error @+1 {{router has 6 columns but the input has 8 features}}
-  %y = tfm.moe %x, %router, %gate, %gate, %down {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x6xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  %weights, %experts = tfm.moe_route %x, %router {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x6xf32> -> tensor<3x2xf32>, tensor<3x2xi32>
+  return
+}
+
+// -----
+
+func.func @moe_gate_rows(%x: tensor<3x8xf32>, %weights: tensor<3x2xf32>, %experts: tensor<3x2xi32>, %gate: tensor<20x8xf32>, %up: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{gate must be [experts * hidden = 24, dim = 8]}}
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<20x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
   return %y : tensor<3x8xf32>
+}
+
+// -----
+
+func.func @moe_down_rows(%x: tensor<3x8xf32>, %weights: tensor<3x2xf32>, %experts: tensor<3x2xi32>, %gate: tensor<24x8xf32>, %down: tensor<30x6xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{down must be [experts * dim, hidden] with dim = 8, but has 30 rows}}
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %gate, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<30x6xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+func.func @moe_choice_shapes(%x: tensor<3x8xf32>, %weights: tensor<3x2xf32>, %experts: tensor<3x3xi32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{weights and experts must have one shape, [rows, top_k]}}
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %gate, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x3xi32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+func.func @moe_choice_rows(%x: tensor<3x8xf32>, %weights: tensor<2x2xf32>, %experts: tensor<2x2xi32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{chooses experts for 2 rows but the input has 3}}
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %gate, %down : tensor<3x8xf32>, tensor<2x2xf32>, tensor<2x2xi32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
+func.func @moe_no_features(%x: tensor<3x0xf32>, %weights: tensor<3x2xf32>, %experts: tensor<3x2xi32>, %gate: tensor<24x0xf32>, %down: tensor<32x6xf32>) -> tensor<3x0xf32> {
+  // expected-error @+1 {{input must have a static, positive number of features}}
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %gate, %down : tensor<3x0xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x0xf32>, tensor<24x0xf32>, tensor<32x6xf32>
+  return %y : tensor<3x0xf32>
 }

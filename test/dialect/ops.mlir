@@ -307,9 +307,19 @@ func.func @soft_capping(%q: tensor<4x16xf32>, %k: tensor<4x8xf32>, %pos: index) 
 
 // -----
 
-// CHECK-LABEL: func @moe
-func.func @moe(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
-  // CHECK: tfm.moe %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {routing = #tfm.routing<softmax_top_k>, top_k = 2 : i64} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
-  %y = tfm.moe %x, %router, %gate, %gate, %down {top_k = 2 : i64, routing = #tfm.routing<softmax_top_k>} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+// The routing's results are [rows, top_k]: weights (f32), experts (i32).
+// CHECK-LABEL: func @moe_route
+func.func @moe_route(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>) {
+  // CHECK: %weights, %experts = tfm.moe_route %{{.*}}, %{{.*}} {routing = #tfm.routing<softmax_top_k>, top_k = 2 : i64} : tensor<3x8xf32>, tensor<4x8xf32> -> tensor<3x2xf32>, tensor<3x2xi32>
+  %weights, %experts = tfm.moe_route %x, %router {top_k = 2 : i64, routing = #tfm.routing<softmax_top_k>} : tensor<3x8xf32>, tensor<4x8xf32> -> tensor<3x2xf32>, tensor<3x2xi32>
+  return %weights, %experts : tensor<3x2xf32>, tensor<3x2xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @moe_experts
+func.func @moe_experts(%x: tensor<3x8xf32>, %weights: tensor<3x2xf32>, %experts: tensor<3x2xi32>, %gate: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  // CHECK: tfm.moe_experts %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %gate, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
   return %y : tensor<3x8xf32>
 }

@@ -30,7 +30,7 @@ struct CodeGeneratorOptions
       llvm::cl::desc("Code generator per kernel kind, over --backend: "
                      "KIND:llvm|halide,... with the kinds projection, "
                      "attention, norm, positional, elementwise, moe-routing, "
-                     "lm-head"),
+                     "lm-head, moe-experts"),
       llvm::cl::init("")};
   Option<std::string> halideAutoschedule{
       *this, "halide-autoschedule",

@@ -10,7 +10,7 @@ const std::vector<KernelKind> &mlir::tfm::halide::allKernelKinds() {
   static const std::vector<KernelKind> kinds = {
       KernelKind::Projection, KernelKind::Attention,   KernelKind::Norm,
       KernelKind::Positional, KernelKind::Elementwise, KernelKind::MoeRouting,
-      KernelKind::LmHead};
+      KernelKind::LmHead,     KernelKind::MoeExperts};
   return kinds;
 }
 

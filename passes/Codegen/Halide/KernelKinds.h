@@ -4,7 +4,8 @@
 // `--backend=llvm|halide` chooses the code generator of every kernel,
 // `--kernel-backend=KIND:BACKEND,...` of some kinds: the kinds are the
 // Halide generator's (projection, attention, norm, positional, elementwise,
-// moe-routing, lm-head), and whatever no option names stays with LLVM.
+// moe-routing, lm-head, moe-experts), and whatever no option names stays
+// with LLVM.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_PASSES_CODEGEN_HALIDE_KERNELKINDS_H

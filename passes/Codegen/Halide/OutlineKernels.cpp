@@ -188,6 +188,50 @@ ExtractResult extractLmHead(LMHeadOp op) {
   return out;
 }
 
+/// The router's product and the choice in one kernel.
+ExtractResult extractMoeRouting(MoERouteOp op) {
+  if (!isStatic(op.getInput()))
+    return Unsupported{"its rows are not static"};
+  hl::MoeRoutingParams params;
+  params.rows = cast<RankedTensorType>(op.getInput().getType()).getDimSize(0);
+  params.inFeatures =
+      cast<RankedTensorType>(op.getInput().getType()).getDimSize(1);
+  params.experts = op.getNumExperts();
+  params.topK = op.getTopK();
+  params.routing = op.getRouting() == Routing::softmax_top_k
+                       ? hl::Routing::SoftmaxTopK
+                       : hl::Routing::TopKSoftmax;
+  params.router = weightType(op.getRouter());
+  Extraction out;
+  out.inputs = {op.getInput(), op.getRouter()};
+  out.outputs = {cast<RankedTensorType>(op.getWeights().getType()),
+                 cast<RankedTensorType>(op.getExperts().getType())};
+  out.params = params;
+  return out;
+}
+
+/// The chosen experts' products, their indices read in the kernel.
+ExtractResult extractMoeExperts(MoEExpertsOp op) {
+  if (!isStatic(op.getInput()) || !isStatic(op.getExperts()))
+    return Unsupported{"its rows are not static"};
+  hl::MoeExpertsParams params;
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  params.rows = inputType.getDimSize(0);
+  params.inFeatures = inputType.getDimSize(1);
+  params.hidden = op.getExpertHidden();
+  params.experts = op.getNumExperts();
+  params.topK = op.getTopK();
+  params.gate = weightType(op.getGate());
+  params.up = weightType(op.getUp());
+  params.down = weightType(op.getDown());
+  Extraction out;
+  out.inputs = {op.getInput(), op.getWeights(), op.getExperts(),
+                op.getGate(),  op.getUp(),      op.getDown()};
+  out.outputs.push_back(cast<RankedTensorType>(op.getType()));
+  out.params = params;
+  return out;
+}
+
 /// Whether `size` is `offset + rows`.
 bool isOffsetPlusRows(Value size, Value offset, int64_t rows) {
   auto add = size.getDefiningOp<arith::AddIOp>();
@@ -495,8 +539,10 @@ std::optional<hl::KernelKind> kindOf(Operation *op) {
     return hl::KernelKind::Positional;
   if (isa<AddOp, MulOp, SiluOp, ReluOp, GeluOp, SoftCapOp>(op))
     return hl::KernelKind::Elementwise;
-  if (isa<MoEOp>(op))
+  if (isa<MoERouteOp>(op))
     return hl::KernelKind::MoeRouting;
+  if (isa<MoEExpertsOp>(op))
+    return hl::KernelKind::MoeExperts;
   return std::nullopt;
 }
 
@@ -595,8 +641,9 @@ private:
       case hl::KernelKind::Elementwise:
         return extractElementwise(op, fusedProducer);
       case hl::KernelKind::MoeRouting:
-        return Unsupported{"tfm.moe routes and runs its experts in one op, "
-                           "which has no Halide kernel yet"};
+        return extractMoeRouting(cast<MoERouteOp>(op));
+      case hl::KernelKind::MoeExperts:
+        return extractMoeExperts(cast<MoEExpertsOp>(op));
       }
       llvm_unreachable("every kind is handled");
     }();
@@ -614,9 +661,18 @@ private:
           keepStored(b, extraction.inputs[1], projection->weight);
     else if (auto *head = std::get_if<hl::LmHeadParams>(&extraction.params))
       extraction.inputs[1] = keepStored(b, extraction.inputs[1], head->weight);
-    else if (auto *positional =
-                 std::get_if<hl::PositionalParams>(&extraction.params);
-             positional && positional->op == hl::PositionalOp::TokenEmbedding)
+    else if (auto *routing =
+                 std::get_if<hl::MoeRoutingParams>(&extraction.params))
+      extraction.inputs[1] =
+          keepStored(b, extraction.inputs[1], routing->router);
+    else if (auto *experts =
+                 std::get_if<hl::MoeExpertsParams>(&extraction.params)) {
+      extraction.inputs[3] = keepStored(b, extraction.inputs[3], experts->gate);
+      extraction.inputs[4] = keepStored(b, extraction.inputs[4], experts->up);
+      extraction.inputs[5] = keepStored(b, extraction.inputs[5], experts->down);
+    } else if (auto *positional =
+                   std::get_if<hl::PositionalParams>(&extraction.params);
+               positional && positional->op == hl::PositionalOp::TokenEmbedding)
       extraction.inputs[1] =
           keepStored(b, extraction.inputs[1], positional->table);
 

@@ -29,21 +29,24 @@ def TfmHalideOutlineKernels
     - `elementwise`: `tfm.add`, `tfm.mul`, `tfm.silu`, `tfm.relu`,
       `tfm.gelu`; `tfm.mul` of a `tfm.silu` (or tanh `tfm.gelu`) it alone
       reads becomes one SwiGLU (GeGLU) kernel;
-    - `moe-routing`: none yet (`tfm.moe` routes and runs its experts in one
-      op).
+    - `moe-routing`: `tfm.moe_route` (the router's product and the
+      choice);
+    - `moe-experts`: `tfm.moe_experts` (the chosen experts' SwiGLU
+      products, weighed and summed).
 
     Matrices and tables stored in one other type than their f32
     declaration are read as stored: f16 and bf16 as such, GGUF's block
     types as their rows (`#tfm_halide.block_rows`), dequantized in the
     kernel. An op of a named kind that the generator cannot express
-    (token-major keys, keys past the first, dynamic rows, `tfm.moe`)
+    (token-major keys, keys past the first, dynamic rows)
     is an error naming the kind: a kind is never left to the other code
     generator silently.
   }];
   let options = [
     ListOption<"kinds", "kinds", "std::string",
                "The kernel kinds Halide generates: projection, attention, "
-               "norm, positional, elementwise, moe-routing, lm-head">,
+               "norm, positional, elementwise, moe-routing, lm-head, "
+               "moe-experts">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"hand\"",
            "Who schedules the kernels: hand, adams2019, mullapudi2016 or "
            "li2018">,

@@ -1,16 +1,18 @@
-//===- MoE.cpp - tfm.moe to linalg and scf --------------------------------===//
+//===- MoE.cpp - tfm.moe_route and tfm.moe_experts to linalg and scf -----===//
 //
-// A mixture of experts runs per token: the router logits of all tokens are
-// one product, then a loop over tokens chooses each token's top_k experts
-// with scalar code (a handful of experts) and accumulates the chosen
-// experts' SwiGLU outputs, each a product over a slice of the stacked
-// weights at the expert's rows. Only the chosen experts' rows are read.
+// A mixture of experts runs per token. The routing: the router logits of
+// all tokens are one product, then a loop over tokens chooses each token's
+// top_k experts with scalar code (a handful of experts) and writes their
+// indices and weights. The experts: a loop over tokens and their choices
+// accumulates the chosen experts' SwiGLU outputs, each a product over a
+// slice of the stacked weights at the expert's rows. Only the chosen
+// experts' rows are read.
 //
 // The k-th choice is the largest logit below the previous choice in the
 // order (logit descending, index ascending), so the choices need no set of
-// taken experts and ties go to the lower index. Choosing twice (once for
-// the softmax's denominator over the chosen logits, once to run the
-// experts) costs 2 x top_k x experts comparisons per token.
+// taken experts and ties go to the lower index. top_k_softmax chooses
+// twice (once for the softmax's denominator over the chosen logits, once
+// to weigh them): 2 x top_k x experts comparisons per token.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
@@ -68,16 +70,95 @@ struct Choice {
   Value expert; ///< index
 };
 
-class MoELowering : public OpRewritePattern<MoEOp> {
+Value expOf(OpBuilder &b, Location loc, Value logit, Value maximum) {
+  return math::ExpOp::create(b, loc,
+                             arith::SubFOp::create(b, loc, logit, maximum));
+}
+
+/// Folds `body(expert, value)` over experts [0, count).
+Value forRange(OpBuilder &b, Location loc, int64_t count, Value initial,
+               function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
+  return scf::ForOp::create(
+             b, loc, index(b, loc, 0), index(b, loc, count), index(b, loc, 1),
+             ValueRange{initial},
+             [&](OpBuilder &lb, Location lloc, Value i, ValueRange carried) {
+               scf::YieldOp::create(lb, lloc, body(lb, lloc, i, carried[0]));
+             })
+      .getResult(0);
+}
+
+/// The expert after `previous` in the order (logit descending, index
+/// ascending).
+Choice next(OpBuilder &b, Location loc, Choice previous, int64_t experts,
+            function_ref<Value(OpBuilder &, Location, Value)> logitOf) {
+  double inf = std::numeric_limits<double>::infinity();
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, experts), index(b, loc, 1),
+      ValueRange{f32Constant(b, loc, -inf), index(b, loc, -1)},
+      [&](OpBuilder &lb, Location lloc, Value expert, ValueRange best) {
+        Value logit = logitOf(lb, lloc, expert);
+        // Eligible: after the previous choice in the order.
+        Value below = arith::CmpFOp::create(lb, lloc, arith::CmpFPredicate::OLT,
+                                            logit, previous.logit);
+        Value tied = arith::AndIOp::create(
+            lb, lloc,
+            arith::CmpFOp::create(lb, lloc, arith::CmpFPredicate::OEQ, logit,
+                                  previous.logit),
+            arith::CmpIOp::create(lb, lloc, arith::CmpIPredicate::sgt, expert,
+                                  previous.expert));
+        Value eligible = arith::OrIOp::create(lb, lloc, below, tied);
+        // Better: the first eligible expert, or a larger logit (the lower
+        // index keeps a tie).
+        Value unset = arith::CmpIOp::create(lb, lloc, arith::CmpIPredicate::slt,
+                                            best[1], index(lb, lloc, 0));
+        Value larger = arith::CmpFOp::create(
+            lb, lloc, arith::CmpFPredicate::OGT, logit, best[0]);
+        Value take = arith::AndIOp::create(
+            lb, lloc, eligible, arith::OrIOp::create(lb, lloc, unset, larger));
+        scf::YieldOp::create(
+            lb, lloc,
+            ValueRange{
+                arith::SelectOp::create(lb, lloc, take, logit, best[0]),
+                arith::SelectOp::create(lb, lloc, take, expert, best[1])});
+      });
+  return {loop.getResult(0), loop.getResult(1)};
+}
+
+/// Folds `body(choice, slot, values)` over the `topK` choices in order;
+/// the values after the fold.
+SmallVector<Value>
+choose(OpBuilder &b, Location loc, int64_t experts, int64_t topK,
+       function_ref<Value(OpBuilder &, Location, Value)> logitOf,
+       ValueRange initial,
+       function_ref<SmallVector<Value>(OpBuilder &, Location, Choice, Value,
+                                       ValueRange)>
+           body) {
+  double inf = std::numeric_limits<double>::infinity();
+  SmallVector<Value> carried = {f32Constant(b, loc, inf), index(b, loc, -1)};
+  carried.append(initial.begin(), initial.end());
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, loc, 0), index(b, loc, topK), index(b, loc, 1), carried,
+      [&](OpBuilder &lb, Location lloc, Value slot, ValueRange values) {
+        Choice choice =
+            next(lb, lloc, {values[0], values[1]}, experts, logitOf);
+        SmallVector<Value> yielded = {choice.logit, choice.expert};
+        llvm::append_range(yielded,
+                           body(lb, lloc, choice, slot, values.drop_front(2)));
+        scf::YieldOp::create(lb, lloc, yielded);
+      });
+  return llvm::to_vector_of<Value>(loop.getResults().drop_front(2));
+}
+
+class MoERouteLowering : public OpRewritePattern<MoERouteOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(MoEOp op, PatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(MoERouteOp op,
+                                PatternRewriter &b) const override {
     Location loc = op.getLoc();
     MLIRContext *context = b.getContext();
     int64_t tokens = shapeOf(op.getInput())[0];
-    int64_t features = shapeOf(op.getInput())[1];
-    int64_t experts = op.getNumExperts();
+    int64_t experts = op.getNumExperts(), topK = op.getTopK();
     // logits[t, e] = sum_d x[t, d] * router[e, d].
     SmallVector<AffineMap> logitMaps = {projection(context, 3, {0, 2}),
                                         projection(context, 3, {1, 2}),
@@ -90,36 +171,28 @@ public:
             iterators(2, 1), multiplyAdd)
             .getResult(0);
 
-    Value output = filledTensor(b, loc, {tokens, features}, 0.0);
+    // Every slot is written below.
+    Value weights = tensor::EmptyOp::create(
+        b, loc, ArrayRef<int64_t>{tokens, topK}, b.getF32Type());
+    Value chosen = tensor::EmptyOp::create(
+        b, loc, ArrayRef<int64_t>{tokens, topK}, b.getI32Type());
     auto loop = scf::ForOp::create(
         b, loc, index(b, loc, 0), index(b, loc, tokens), index(b, loc, 1),
-        ValueRange{output},
+        ValueRange{weights, chosen},
         [&](OpBuilder &lb, Location lloc, Value token, ValueRange carried) {
-          Value row = runToken(lb, lloc, op, logits, token);
-          Value updated = tensor::InsertSliceOp::create(
-              lb, lloc, row, carried[0],
-              ArrayRef<OpFoldResult>{token, lb.getIndexAttr(0)},
-              ArrayRef<OpFoldResult>{lb.getIndexAttr(1),
-                                     lb.getIndexAttr(features)},
-              ArrayRef<OpFoldResult>{lb.getIndexAttr(1), lb.getIndexAttr(1)});
-          scf::YieldOp::create(lb, lloc, ValueRange{updated});
+          scf::YieldOp::create(
+              lb, lloc, routeToken(lb, lloc, op, logits, token, carried));
         });
-    b.replaceOp(op, loop.getResult(0));
+    b.replaceOp(op, loop.getResults());
     return success();
   }
 
 private:
-  /// The [1, features] output row of `token`.
-  Value runToken(OpBuilder &b, Location loc, MoEOp op, Value logits,
-                 Value token) const {
-    int64_t features = shapeOf(op.getInput())[1];
+  /// `weights` and `experts` with `token`'s row written.
+  static SmallVector<Value> routeToken(OpBuilder &b, Location loc,
+                                       MoERouteOp op, Value logits, Value token,
+                                       ValueRange weightsAndExperts) {
     int64_t experts = op.getNumExperts(), topK = op.getTopK();
-    // Rank-reducing: the token's [features] row.
-    Value x = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({features}, b.getF32Type()),
-        op.getInput(), ArrayRef<OpFoldResult>{token, b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(features)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
     auto logitOf = [&](OpBuilder &nb, Location nloc, Value expert) {
       return tensor::ExtractOp::create(nb, nloc, logits,
                                        ValueRange{token, expert})
@@ -141,107 +214,98 @@ private:
                          expOf(nb, nloc, logitOf(nb, nloc, expert), maximum));
                    });
     } else {
-      denominator =
-          choose(b, loc, experts, topK, logitOf, f32Constant(b, loc, 0.0),
-                 [&](OpBuilder &nb, Location nloc, Choice choice, Value sum) {
-                   return arith::AddFOp::create(
-                       nb, nloc, sum, expOf(nb, nloc, choice.logit, maximum));
-                 });
+      denominator = choose(b, loc, experts, topK, logitOf,
+                           ValueRange{f32Constant(b, loc, 0.0)},
+                           [&](OpBuilder &nb, Location nloc, Choice choice,
+                               Value, ValueRange sum) -> SmallVector<Value> {
+                             return {arith::AddFOp::create(
+                                 nb, nloc, sum[0],
+                                 expOf(nb, nloc, choice.logit, maximum))};
+                           })
+                        .front();
     }
 
-    Value row = choose(
-        b, loc, experts, topK, logitOf, filledTensor(b, loc, {features}, 0.0),
-        [&](OpBuilder &nb, Location nloc, Choice choice, Value sum) {
+    return choose(
+        b, loc, experts, topK, logitOf, weightsAndExperts,
+        [&](OpBuilder &nb, Location nloc, Choice choice, Value slot,
+            ValueRange written) -> SmallVector<Value> {
           Value weight = arith::DivFOp::create(
               nb, nloc, expOf(nb, nloc, choice.logit, maximum), denominator);
-          return accumulateExpert(nb, nloc, op, x, choice.expert, weight, sum);
+          Value expert = arith::IndexCastOp::create(nb, nloc, nb.getI32Type(),
+                                                    choice.expert);
+          return {tensor::InsertOp::create(nb, nloc, weight, written[0],
+                                           ValueRange{token, slot}),
+                  tensor::InsertOp::create(nb, nloc, expert, written[1],
+                                           ValueRange{token, slot})};
+        });
+  }
+};
+
+class MoEExpertsLowering : public OpRewritePattern<MoEExpertsOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MoEExpertsOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    int64_t tokens = shapeOf(op.getInput())[0];
+    int64_t features = shapeOf(op.getInput())[1];
+    Value output = filledTensor(b, loc, {tokens, features}, 0.0);
+    auto loop = scf::ForOp::create(
+        b, loc, index(b, loc, 0), index(b, loc, tokens), index(b, loc, 1),
+        ValueRange{output},
+        [&](OpBuilder &lb, Location lloc, Value token, ValueRange carried) {
+          Value row = runToken(lb, lloc, op, token);
+          Value updated = tensor::InsertSliceOp::create(
+              lb, lloc, row, carried[0],
+              ArrayRef<OpFoldResult>{token, lb.getIndexAttr(0)},
+              ArrayRef<OpFoldResult>{lb.getIndexAttr(1),
+                                     lb.getIndexAttr(features)},
+              ArrayRef<OpFoldResult>{lb.getIndexAttr(1), lb.getIndexAttr(1)});
+          scf::YieldOp::create(lb, lloc, ValueRange{updated});
+        });
+    b.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+
+private:
+  /// The [1, features] output row of `token`.
+  static Value runToken(OpBuilder &b, Location loc, MoEExpertsOp op,
+                        Value token) {
+    int64_t features = shapeOf(op.getInput())[1];
+    int64_t experts = op.getNumExperts();
+    // Rank-reducing: the token's [features] row.
+    Value x = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({features}, b.getF32Type()),
+        op.getInput(), ArrayRef<OpFoldResult>{token, b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(features)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    Value row = forRange(
+        b, loc, op.getTopK(), filledTensor(b, loc, {features}, 0.0),
+        [&](OpBuilder &nb, Location nloc, Value slot, Value sum) {
+          Value weight = tensor::ExtractOp::create(nb, nloc, op.getWeights(),
+                                                   ValueRange{token, slot});
+          Value chosen = arith::IndexCastOp::create(
+              nb, nloc, nb.getIndexType(),
+              tensor::ExtractOp::create(nb, nloc, op.getExperts(),
+                                        ValueRange{token, slot}));
+          // Clamped: the matrices are never read outside their rows.
+          Value expert = arith::MinSIOp::create(
+              nb, nloc,
+              arith::MaxSIOp::create(nb, nloc, chosen, index(nb, nloc, 0)),
+              index(nb, nloc, experts - 1));
+          return accumulateExpert(nb, nloc, op, x, expert, weight, sum);
         });
     return tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({1, features}, b.getF32Type()), row,
         SmallVector<ReassociationIndices>{{0, 1}});
   }
 
-  static Value expOf(OpBuilder &b, Location loc, Value logit, Value maximum) {
-    return math::ExpOp::create(b, loc,
-                               arith::SubFOp::create(b, loc, logit, maximum));
-  }
-
-  /// Folds `body(expert, value)` over experts [0, count).
-  static Value
-  forRange(OpBuilder &b, Location loc, int64_t count, Value initial,
-           function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
-    return scf::ForOp::create(
-               b, loc, index(b, loc, 0), index(b, loc, count), index(b, loc, 1),
-               ValueRange{initial},
-               [&](OpBuilder &lb, Location lloc, Value i, ValueRange carried) {
-                 scf::YieldOp::create(lb, lloc, body(lb, lloc, i, carried[0]));
-               })
-        .getResult(0);
-  }
-
-  /// The expert after `previous` in the order (logit descending, index
-  /// ascending).
-  static Choice
-  next(OpBuilder &b, Location loc, Choice previous, int64_t experts,
-       function_ref<Value(OpBuilder &, Location, Value)> logitOf) {
-    double inf = std::numeric_limits<double>::infinity();
-    auto loop = scf::ForOp::create(
-        b, loc, index(b, loc, 0), index(b, loc, experts), index(b, loc, 1),
-        ValueRange{f32Constant(b, loc, -inf), index(b, loc, -1)},
-        [&](OpBuilder &lb, Location lloc, Value expert, ValueRange best) {
-          Value logit = logitOf(lb, lloc, expert);
-          // Eligible: after the previous choice in the order.
-          Value below = arith::CmpFOp::create(
-              lb, lloc, arith::CmpFPredicate::OLT, logit, previous.logit);
-          Value tied = arith::AndIOp::create(
-              lb, lloc,
-              arith::CmpFOp::create(lb, lloc, arith::CmpFPredicate::OEQ, logit,
-                                    previous.logit),
-              arith::CmpIOp::create(lb, lloc, arith::CmpIPredicate::sgt, expert,
-                                    previous.expert));
-          Value eligible = arith::OrIOp::create(lb, lloc, below, tied);
-          // Better: the first eligible expert, or a larger logit (the
-          // lower index keeps a tie).
-          Value unset = arith::CmpIOp::create(
-              lb, lloc, arith::CmpIPredicate::slt, best[1], index(lb, lloc, 0));
-          Value larger = arith::CmpFOp::create(
-              lb, lloc, arith::CmpFPredicate::OGT, logit, best[0]);
-          Value take = arith::AndIOp::create(
-              lb, lloc, eligible,
-              arith::OrIOp::create(lb, lloc, unset, larger));
-          scf::YieldOp::create(
-              lb, lloc,
-              ValueRange{
-                  arith::SelectOp::create(lb, lloc, take, logit, best[0]),
-                  arith::SelectOp::create(lb, lloc, take, expert, best[1])});
-        });
-    return {loop.getResult(0), loop.getResult(1)};
-  }
-
-  /// Folds `body(choice, value)` over the `topK` choices in order.
-  static Value
-  choose(OpBuilder &b, Location loc, int64_t experts, int64_t topK,
-         function_ref<Value(OpBuilder &, Location, Value)> logitOf,
-         Value initial,
-         function_ref<Value(OpBuilder &, Location, Choice, Value)> body) {
-    double inf = std::numeric_limits<double>::infinity();
-    auto loop = scf::ForOp::create(
-        b, loc, index(b, loc, 0), index(b, loc, topK), index(b, loc, 1),
-        ValueRange{f32Constant(b, loc, inf), index(b, loc, -1), initial},
-        [&](OpBuilder &lb, Location lloc, Value, ValueRange carried) {
-          Choice choice =
-              next(lb, lloc, {carried[0], carried[1]}, experts, logitOf);
-          Value folded = body(lb, lloc, choice, carried[2]);
-          scf::YieldOp::create(lb, lloc,
-                               ValueRange{choice.logit, choice.expert, folded});
-        });
-    return loop.getResult(2);
-  }
-
   /// `sum + weight * down_e(silu(gate_e x) * up_e x)`, reading expert e's
   /// rows only.
-  static Value accumulateExpert(OpBuilder &b, Location loc, MoEOp op, Value x,
-                                Value expert, Value weight, Value sum) {
+  static Value accumulateExpert(OpBuilder &b, Location loc, MoEExpertsOp op,
+                                Value x, Value expert, Value weight,
+                                Value sum) {
     int64_t features = shapeOf(op.getInput())[1];
     int64_t hidden = op.getExpertHidden();
     Value hiddenFirst =
@@ -289,5 +353,5 @@ private:
 } // namespace
 
 void mlir::tfm::populateTfmMoEToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<MoELowering>(patterns.getContext());
+  patterns.add<MoERouteLowering, MoEExpertsLowering>(patterns.getContext());
 }

@@ -17,7 +17,8 @@ void populateTfmProjectionsToLinalgPatterns(RewritePatternSet &patterns);
 void populateTfmPositionalToLinalgPatterns(RewritePatternSet &patterns);
 /// tfm.attention -> tfm.attention_kernel (destination-style, tileable).
 void populateTfmAttentionToLinalgPatterns(RewritePatternSet &patterns);
-/// tfm.moe: router product, per-token top-k choice, the chosen experts.
+/// tfm.moe_route (router product, per-token top-k choice) and
+/// tfm.moe_experts (the chosen experts).
 void populateTfmMoEToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above.

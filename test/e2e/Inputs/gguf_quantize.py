@@ -6,8 +6,8 @@
 
 TYPE: q8_0, q4_0, q4_k, q5_k, q6_k, q4_k_m or q5_k_m.
 
-Every F32 tensor of rank 2 whose rows (innermost dimension) are whole blocks
-is quantized; the others (norms, rows of 172, those named by --keep) are
+Every F32 tensor of rank 2, or 3 (a Mixtral's merged experts), whose rows
+(innermost dimension) are whole blocks is quantized; the others (norms, rows of 172, those named by --keep) are
 copied as they are.
 With --dequantized, DEQ.gguf is the same model with the quantized tensors
 replaced by their dequantized F32 values, so a reader of OUT.gguf that
@@ -317,7 +317,7 @@ def main():
         begin = data_start + offset
         values = np.frombuffer(raw[begin:begin + 4 * count], dtype="<f4")
         kind = (tensor_type(name, dims[0], args.type)
-                if len(dims) == 2 and name not in args.keep else None)
+                if len(dims) in (2, 3) and name not in args.keep else None)
         if kind:
             ggml_type, _, block = TYPES[kind]
             data = QUANTIZERS[kind](values.reshape(-1, block).astype(np.float32))

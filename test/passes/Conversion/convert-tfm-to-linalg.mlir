@@ -371,22 +371,44 @@ func.func @f16_weight(%x: tensor<4x16xf32>, %w: tensor<8x16xf16>) -> tensor<4x8x
 
 // -----
 
-// A mixture of experts: one product for the router logits of all tokens,
-// then a loop over tokens that chooses each token's experts and reads only
-// their rows of the stacked weights (a [hidden, dim] slice at expert *
-// hidden).
-// CHECK-LABEL: func.func @moe
-// CHECK-SAME: (%[[X:.*]]: tensor<3x8xf32>, %[[ROUTER:.*]]: tensor<4x8xf32>, %[[GATE:.*]]: tensor<24x8xf32>, %[[UP:.*]]: tensor<24x8xf32>, %[[DOWN:.*]]: tensor<32x6xf32>)
+// MoE routing: one product for the router logits of all tokens, then a
+// loop over tokens that writes each token's choices: its weight and its
+// expert's index in each of the top_k slots.
+// CHECK-LABEL: func.func @moe_route
+// CHECK-SAME: (%[[X:.*]]: tensor<3x8xf32>, %[[ROUTER:.*]]: tensor<4x8xf32>)
 // CHECK: %[[LOGITS:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[ROUTER]] : tensor<3x8xf32>, tensor<4x8xf32>)
-// CHECK: %[[OUT:.*]] = scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<3x8xf32>)
+// CHECK: %[[OUT:.*]]:2 = scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<3x2xf32>, tensor<3x2xi32>)
 // CHECK:   tensor.extract %[[LOGITS]][%[[T]], %{{.*}}] : tensor<3x4xf32>
-// CHECK:   %[[FIRST:.*]] = arith.muli %{{.*}}, %c6 : index
-// CHECK:   tensor.extract_slice %[[GATE]][%[[FIRST]], 0] [6, 8] [1, 1] : tensor<24x8xf32> to tensor<6x8xf32>
-// CHECK:   tensor.extract_slice %[[UP]][%[[FIRST]], 0] [6, 8] [1, 1] : tensor<24x8xf32> to tensor<6x8xf32>
-// CHECK:   tensor.extract_slice %[[DOWN]][%{{.*}}, 0] [8, 6] [1, 1] : tensor<32x6xf32> to tensor<8x6xf32>
+// CHECK:   %[[ID:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK:   tensor.insert %{{.*}} into %{{.*}}[%[[T]], %[[SLOT:.*]]] : tensor<3x2xf32>
+// CHECK:   tensor.insert %[[ID]] into %{{.*}}[%[[T]], %[[SLOT]]] : tensor<3x2xi32>
+// CHECK: return %[[OUT]]#0, %[[OUT]]#1
+func.func @moe_route(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>) {
+  %weights, %experts = tfm.moe_route %x, %router {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xf32> -> tensor<3x2xf32>, tensor<3x2xi32>
+  return %weights, %experts : tensor<3x2xf32>, tensor<3x2xi32>
+}
+
+// -----
+
+// MoE experts: a loop over tokens and their choices that reads only the
+// chosen experts' rows of the stacked weights (a [hidden, dim] slice at
+// expert * hidden), the index clamped to [0, experts).
+// CHECK-LABEL: func.func @moe_experts
+// CHECK-SAME: (%[[X:.*]]: tensor<3x8xf32>, %[[WEIGHTS:.*]]: tensor<3x2xf32>, %[[EXPERTS:.*]]: tensor<3x2xi32>, %[[GATE:.*]]: tensor<24x8xf32>, %[[UP:.*]]: tensor<24x8xf32>, %[[DOWN:.*]]: tensor<32x6xf32>)
+// CHECK: %[[OUT:.*]] = scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<3x8xf32>)
+// CHECK:   scf.for %[[SLOT:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK:     tensor.extract %[[WEIGHTS]][%[[T]], %[[SLOT]]] : tensor<3x2xf32>
+// CHECK:     %[[ID:.*]] = tensor.extract %[[EXPERTS]][%[[T]], %[[SLOT]]] : tensor<3x2xi32>
+// CHECK:     %[[INDEX:.*]] = arith.index_cast %[[ID]] : i32 to index
+// CHECK:     %[[LOW:.*]] = arith.maxsi %[[INDEX]], %c0
+// CHECK:     %[[EXPERT:.*]] = arith.minsi %[[LOW]], %c3
+// CHECK:     %[[FIRST:.*]] = arith.muli %[[EXPERT]], %c6 : index
+// CHECK:     tensor.extract_slice %[[GATE]][%[[FIRST]], 0] [6, 8] [1, 1] : tensor<24x8xf32> to tensor<6x8xf32>
+// CHECK:     tensor.extract_slice %[[UP]][%[[FIRST]], 0] [6, 8] [1, 1] : tensor<24x8xf32> to tensor<6x8xf32>
+// CHECK:     tensor.extract_slice %[[DOWN]][%{{.*}}, 0] [8, 6] [1, 1] : tensor<32x6xf32> to tensor<8x6xf32>
 // CHECK:   tensor.insert_slice %{{.*}} into %{{.*}}[%[[T]], 0] [1, 8] [1, 1]
 // CHECK: return %[[OUT]]
-func.func @moe(%x: tensor<3x8xf32>, %router: tensor<4x8xf32>, %gate: tensor<24x8xf32>, %up: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
-  %y = tfm.moe %x, %router, %gate, %up, %down {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
+func.func @moe_experts(%x: tensor<3x8xf32>, %weights: tensor<3x2xf32>, %experts: tensor<3x2xi32>, %gate: tensor<24x8xf32>, %up: tensor<24x8xf32>, %down: tensor<32x6xf32>) -> tensor<3x8xf32> {
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
   return %y : tensor<3x8xf32>
 }

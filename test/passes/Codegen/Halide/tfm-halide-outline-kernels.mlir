@@ -313,3 +313,33 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
     return %o : tensor<4x64xf32>
   }
 }
+
+// -----
+
+// A mixture of experts is two kernels: the routing (the router's product
+// in the kernel) gives each row's weights and expert indices, which the
+// experts' kernel reads with the input and the stacked matrices, each as
+// stored (here down in Q8_0 blocks).
+// RUN: tfmc-opt %s -split-input-file -tfm-halide-outline-kernels="kinds=moe-routing,moe-experts" | FileCheck %s --check-prefix=MOE
+// MOE: tfm.global_weight @down.q8_0 : tensor<128x34xi8> {layout = #tfm_halide.block_rows<q8_0>, stacked = ["down"]}
+// MOE: tfm_halide.kernel @moe_routing_0 {
+// MOE-SAME: \22kind\22: \22moe-routing\22
+// MOE-SAME: \22rows\22: 3,\22experts\22: 4,\22top_k\22: 2,\22routing\22: \22top_k_softmax\22,\22in_features\22: 32,\22router\22: \22f32\22
+// MOE: tfm_halide.kernel @moe_experts_0 {
+// MOE-SAME: \22kind\22: \22moe-experts\22
+// MOE-SAME: \22rows\22: 3,\22in_features\22: 32,\22hidden\22: 32,\22experts\22: 4,\22top_k\22: 2,\22gate\22: \22f32\22,\22up\22: \22f32\22,\22down\22: \22q8_0\22
+// MOE-LABEL: func.func @moe(
+// MOE-SAME: %[[X:.*]]: tensor<3x32xf32>, %[[ROUTER:.*]]: tensor<4x32xf32>, %[[GATE:.*]]: tensor<128x32xf32>, %[[UP:.*]]: tensor<128x32xf32>
+// MOE: %[[ROUTE:.*]]:2 = tfm_halide.call @moe_routing_0(%[[X]], %[[ROUTER]] : tensor<3x32xf32>, tensor<4x32xf32>) outs(%{{.*}}, %{{.*}} : tensor<3x2xf32>, tensor<3x2xi32>) -> tensor<3x2xf32>, tensor<3x2xi32>
+// MOE: %[[DOWN:.*]] = tfm.weight @down.q8_0 : tensor<128x34xi8>
+// MOE: %[[Y:.*]] = tfm_halide.call @moe_experts_0(%[[X]], %[[ROUTE]]#0, %[[ROUTE]]#1, %[[GATE]], %[[UP]], %[[DOWN]] : tensor<3x32xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x34xi8>) outs(%{{.*}} : tensor<3x32xf32>) -> tensor<3x32xf32>
+// MOE: return %[[Y]]
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  tfm.global_weight @down : tensor<128x32xf32> {stored = #tfm.stored<q8_0>}
+  func.func @moe(%x: tensor<3x32xf32>, %router: tensor<4x32xf32>, %gate: tensor<128x32xf32>, %up: tensor<128x32xf32>) -> tensor<3x32xf32> {
+    %weights, %experts = tfm.moe_route %x, %router {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x32xf32>, tensor<4x32xf32> -> tensor<3x2xf32>, tensor<3x2xi32>
+    %down = tfm.weight @down : tensor<128x32xf32>
+    %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<3x32xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<128x32xf32>, tensor<128x32xf32>, tensor<128x32xf32>
+    return %y : tensor<3x32xf32>
+  }
+}
