@@ -69,12 +69,11 @@ public:
     inner_(h, c, m) =
         activate(Activation::Silu, gateAcc_(h, c, m)) * upAcc_(h, c, m);
 
-    Expr downExpert = clamp(experts_(c, m), 0, static_cast<int>(p.experts) - 1);
     rh_ = RDom(0, hidden, "rh");
     downAcc_(f, c, m) = 0.0f;
     downAcc_(f, c, m) +=
         inner_(rh_, c, m) *
-        dequantize(p.down, down_, rh_, downExpert * in + f, target.nativeHalf);
+        dequantize(p.down, down_, rh_, expert * in + f, target.nativeHalf);
     // The choices in order from 0, as tfm.moe_experts sums them; a pure
     // definition (top_k is a constant), so that its tiles may overlap.
     Expr sum = 0.0f;
