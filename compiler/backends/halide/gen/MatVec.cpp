@@ -18,6 +18,29 @@ void tfmc::halide::scheduleVectorSum(Func f, RVar rvar, int lanes) {
   f.update().atomic().vectorize(inner);
 }
 
+void tfmc::halide::scheduleLaneSums(Func lanesum, Var lane, RVar outer,
+                                    const std::vector<Var> &tile,
+                                    WeightType type, int lanes,
+                                    bool unrollBlock) {
+  Stage sum = lanesum.update();
+  std::vector<VarOrRVar> order = {lane};
+  order.insert(order.end(), tile.begin(), tile.end());
+  const int64_t block = weightBlockElements(type);
+  if (unrollBlock && block > lanes) {
+    RVar blocks("blocks");
+    sum.split(outer, blocks, outer, static_cast<int>(block / lanes));
+    order.push_back(outer);
+    order.push_back(blocks);
+    sum.reorder(order).unroll(outer);
+  } else {
+    order.push_back(outer);
+    sum.reorder(order);
+  }
+  sum.vectorize(lane);
+  for (const Var &v : tile)
+    sum.unroll(v);
+}
+
 void MatVecKernel::defineMatVec(const MatVecShape &shape,
                                 const ScheduleTarget &target) {
   shape_ = shape;
@@ -85,7 +108,7 @@ void MatVecKernel::scheduleMatVecCpu(Func out, const ScheduleTarget &target) {
   // The products of a micro-tile, summed in vector lanes along k.
   const int64_t block = weightBlockElements(s.weight);
   const bool laneDivides = s.inFeatures % lanes == 0;
-  RVar rko("rko"), rki("rki"), rkb("rkb");
+  RVar rko("rko"), rki("rki");
   Var lane("lane");
   acc.update().split(r, rko, rki, lanes, TailStrategy::GuardWithIf);
   Func lanesum = acc.update().rfactor(rki, lane);
@@ -98,17 +121,8 @@ void MatVecKernel::scheduleMatVecCpu(Func out, const ScheduleTarget &target) {
       .unroll(o)
       .unroll(g)
       .unroll(m);
-  Stage sum = lanesum.update();
-  if (gemv && block > lanes && laneDivides) {
-    // Unroll a quantization block so that each vector's position in it is
-    // a constant: its bytes then load densely and its scale broadcasts.
-    sum.split(rko, rkb, rko, static_cast<int>(block / lanes))
-        .reorder(lane, o, g, m, rko, rkb)
-        .unroll(rko);
-  } else {
-    sum.reorder(lane, o, g, m, rko);
-  }
-  sum.vectorize(lane).unroll(o).unroll(g).unroll(m);
+  scheduleLaneSums(lanesum, lane, rko, {o, g, m}, s.weight, lanes,
+                   gemv && laneDivides);
 
   if (!gemv && s.weight != WeightType::F32) {
     // Dequantize the panel's rows once for all its row tiles.

@@ -67,6 +67,16 @@ protected:
 /// step.
 void scheduleVectorSum(Halide::Func f, Halide::RVar rvar, int lanes);
 
+/// Orders the update of `lanesum`, a product's partial sums in the vector
+/// `lane`s along the reduction `outer` (a split of the row into vectors),
+/// for a `tile` of outputs (innermost first, unrolled) side by side. With
+/// `unrollBlock`, each quantization block of `type` is unrolled so that
+/// each vector's position in it is a constant: its bytes then load densely
+/// and its scale broadcasts (the row must hold whole vectors).
+void scheduleLaneSums(Halide::Func lanesum, Halide::Var lane,
+                      Halide::RVar outer, const std::vector<Halide::Var> &tile,
+                      WeightType type, int lanes, bool unrollBlock);
+
 } // namespace tfmc::halide
 
 #endif // TFMC_COMPILER_BACKENDS_HALIDE_GEN_MATVEC_H

@@ -158,7 +158,7 @@ private:
                               const ScheduleTarget &target) {
     const int lanes = target.vectorLanes;
     Var c = product.args()[1], m = product.args()[2];
-    RVar ro("ro"), ri("ri"), rb("rb");
+    RVar ro("ro"), ri("ri");
     Var lane("lane");
     product.compute_at(at).unroll(x).unroll(c);
     product.update().split(r, ro, ri, lanes, TailStrategy::GuardWithIf);
@@ -171,19 +171,8 @@ private:
         .unroll(x)
         .unroll(c)
         .unroll(m);
-    Stage sum = partial.update();
-    const int64_t block = weightBlockElements(type);
-    if (block > lanes && extent % lanes == 0) {
-      // Unroll a quantization block so that each vector's position in it
-      // is a constant: its bytes then load densely and its scale
-      // broadcasts.
-      sum.split(ro, rb, ro, static_cast<int>(block / lanes))
-          .reorder(lane, x, c, m, ro, rb)
-          .unroll(ro);
-    } else {
-      sum.reorder(lane, x, c, m, ro);
-    }
-    sum.vectorize(lane).unroll(x).unroll(c).unroll(m);
+    scheduleLaneSums(partial, lane, ro, {x, c, m}, type, lanes,
+                     extent % lanes == 0);
   }
 
   MoeExpertsParams params_;
