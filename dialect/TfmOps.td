@@ -367,11 +367,11 @@ def Tfm_MoERouteOp : Tfm_Op<"moe_route", [Pure, InferTypeOpAdaptor]> {
     largest logit first and the lower index first among equal logits, and
     weigh them as `routing` says. `experts : [sequence, top_k]` holds the
     chosen experts' indices in that order, `weights : [sequence, top_k]`
-    their weights. (The result types are spelled out: the parser cannot
-    infer them before `top_k` is read.) A routing of its own, apart from
-    the experts it chooses
-    (`tfm.moe_experts`), so that a code generator can take the choice
-    without the experts' products (Halide's `moe-routing` kernel).
+    their weights. The routing is an op of its own, apart from the experts
+    it chooses (`tfm.moe_experts`), so that a code generator can take the
+    choice without the experts' products (Halide's `moe-routing` kernel).
+    The result types are spelled out: the parser cannot infer them before
+    it has read `top_k`.
     ```mlir
     %weights, %experts = tfm.moe_route %x, %router
         {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>}
