@@ -10,9 +10,8 @@
 //
 // The k-th choice is the largest logit below the previous choice in the
 // order (logit descending, index ascending), so the choices need no set of
-// taken experts and ties go to the lower index. top_k_softmax chooses
-// twice (once for the softmax's denominator over the chosen logits, once
-// to weigh them): 2 x top_k x experts comparisons per token.
+// taken experts and ties go to the lower index: (top_k + 1) x experts
+// comparisons per token, the first pass finding the largest logit.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
@@ -75,7 +74,7 @@ Value expOf(OpBuilder &b, Location loc, Value logit, Value maximum) {
                              arith::SubFOp::create(b, loc, logit, maximum));
 }
 
-/// Folds `body(expert, value)` over experts [0, count).
+/// Folds `body(i, value)` over i in [0, count).
 Value forRange(OpBuilder &b, Location loc, int64_t count, Value initial,
                function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
   return scf::ForOp::create(
@@ -199,13 +198,33 @@ private:
           .getResult();
     };
 
-    // The largest logit, and the softmax's denominator: over every expert
-    // (softmax_top_k) or over the chosen ones (top_k_softmax).
+    // The largest logit, the softmax's stabiliser.
     double inf = std::numeric_limits<double>::infinity();
     Choice none = {f32Constant(b, loc, inf), index(b, loc, -1)};
     Value maximum = next(b, loc, none, experts, logitOf).logit;
-    Value denominator;
-    if (op.getRouting() == Routing::softmax_top_k) {
+
+    // One pass over the choices writes each slot's expert and the
+    // numerator exp(logit - maximum) of its weight, and sums the
+    // numerators in the order of the choices (top_k_softmax's
+    // denominator).
+    SmallVector<Value> chosen = choose(
+        b, loc, experts, topK, logitOf,
+        ValueRange{weightsAndExperts[0], weightsAndExperts[1],
+                   f32Constant(b, loc, 0.0)},
+        [&](OpBuilder &nb, Location nloc, Choice choice, Value slot,
+            ValueRange written) -> SmallVector<Value> {
+          Value numerator = expOf(nb, nloc, choice.logit, maximum);
+          Value expert = arith::IndexCastOp::create(nb, nloc, nb.getI32Type(),
+                                                    choice.expert);
+          return {tensor::InsertOp::create(nb, nloc, numerator, written[0],
+                                           ValueRange{token, slot}),
+                  tensor::InsertOp::create(nb, nloc, expert, written[1],
+                                           ValueRange{token, slot}),
+                  arith::AddFOp::create(nb, nloc, written[2], numerator)};
+        });
+    // softmax_top_k's denominator is over every expert.
+    Value denominator = chosen[2];
+    if (op.getRouting() == Routing::softmax_top_k)
       denominator =
           forRange(b, loc, experts, f32Constant(b, loc, 0.0),
                    [&](OpBuilder &nb, Location nloc, Value expert, Value sum) {
@@ -213,31 +232,19 @@ private:
                          nb, nloc, sum,
                          expOf(nb, nloc, logitOf(nb, nloc, expert), maximum));
                    });
-    } else {
-      denominator = choose(b, loc, experts, topK, logitOf,
-                           ValueRange{f32Constant(b, loc, 0.0)},
-                           [&](OpBuilder &nb, Location nloc, Choice choice,
-                               Value, ValueRange sum) -> SmallVector<Value> {
-                             return {arith::AddFOp::create(
-                                 nb, nloc, sum[0],
-                                 expOf(nb, nloc, choice.logit, maximum))};
-                           })
-                        .front();
-    }
 
-    return choose(
-        b, loc, experts, topK, logitOf, weightsAndExperts,
-        [&](OpBuilder &nb, Location nloc, Choice choice, Value slot,
-            ValueRange written) -> SmallVector<Value> {
-          Value weight = arith::DivFOp::create(
-              nb, nloc, expOf(nb, nloc, choice.logit, maximum), denominator);
-          Value expert = arith::IndexCastOp::create(nb, nloc, nb.getI32Type(),
-                                                    choice.expert);
-          return {tensor::InsertOp::create(nb, nloc, weight, written[0],
-                                           ValueRange{token, slot}),
-                  tensor::InsertOp::create(nb, nloc, expert, written[1],
-                                           ValueRange{token, slot})};
-        });
+    Value weights =
+        forRange(b, loc, topK, chosen[0],
+                 [&](OpBuilder &nb, Location nloc, Value slot, Value written) {
+                   Value numerator = tensor::ExtractOp::create(
+                       nb, nloc, written, ValueRange{token, slot});
+                   Value weight =
+                       arith::DivFOp::create(nb, nloc, numerator, denominator);
+                   return tensor::InsertOp::create(nb, nloc, weight, written,
+                                                   ValueRange{token, slot})
+                       .getResult();
+                 });
+    return {weights, chosen[1]};
   }
 };
 
