@@ -2,6 +2,8 @@
 #ifndef TFMC_PASSES_CONVERSION_PASSES_H
 #define TFMC_PASSES_CONVERSION_PASSES_H
 
+#include "passes/Conversion/TfmToLinalg/TfmToLinalg.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

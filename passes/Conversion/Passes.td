@@ -17,7 +17,20 @@ def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg", "mlir::ModuleOp"> {
     e.g. `tfm-cpu-bind-weights`). Ops of other dialects, such as the ones a
     target packed its weights for (`tfm_cpu.packed_linear`), are left to
     that target.
+
+    A mixture of experts has two forms (`moe`): `loops` over tokens and
+    choices around products of the chosen experts' weight slices (the
+    CPU's: the loops run on the host), or `gathers`, every step a
+    structured op over tokens and choices whose body gathers the chosen
+    experts' rows (a GPU's: each op a kernel). Both read only the chosen
+    experts' rows and compute the same choices and sums.
   }];
+  let options = [
+    Option<"moe", "moe", "::mlir::tfm::MoEForm",
+           /*default=*/"::mlir::tfm::MoEForm::loops",
+           "the form of tfm.moe_route and tfm.moe_experts: loops or gathers",
+           [{::mlir::tfm::moeFormValues()}]>,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",

@@ -14,13 +14,17 @@ namespace mlir::tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
-void mlir::tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns,
+                                            MoEForm moeForm) {
   populateTfmElementwiseToLinalgPatterns(patterns);
   populateTfmNormsToLinalgPatterns(patterns);
   populateTfmProjectionsToLinalgPatterns(patterns);
   populateTfmPositionalToLinalgPatterns(patterns);
   populateTfmAttentionToLinalgPatterns(patterns);
-  populateTfmMoEToLinalgPatterns(patterns);
+  if (moeForm == MoEForm::gathers)
+    populateTfmMoEToGathersPatterns(patterns);
+  else
+    populateTfmMoEToLinalgPatterns(patterns);
 }
 
 namespace {
@@ -43,7 +47,7 @@ struct ConvertTfmToLinalg
         bufferization::BufferizationDialect, func::FuncDialect, scf::SCFDialect,
         vector::VectorDialect>();
     RewritePatternSet patterns(&getContext());
-    populateTfmToLinalgPatterns(patterns);
+    populateTfmToLinalgPatterns(patterns, moe);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }
