@@ -28,6 +28,7 @@ cases=(
   "qwen3-tiny|259|$ids||preset:qwen3-tiny"
   "gemma-tiny|259|$ids||preset:gemma-tiny"
   "mistral-tiny|259|$window_ids||preset:mistral-tiny"
+  "mixtral-tiny|259|$ids||preset:mixtral-tiny"
   "gpt2-tiny|257|$ids||preset:gpt2-tiny"
   "bloom-tiny|259|$ids||preset:bloom-tiny"
   "gpt-neox-tiny|259|$ids||preset:gpt-neox-tiny"

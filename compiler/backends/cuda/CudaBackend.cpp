@@ -158,7 +158,11 @@ llvm::Error CudaBackend::buildConfigurationPipeline(mlir::OpPassManager &,
 llvm::Error CudaBackend::buildStagePipeline(llvm::StringRef stage,
                                             mlir::OpPassManager &pm) {
   if (stage == "linalg") {
-    pm.addPass(mlir::tfm::createConvertTfmToLinalg());
+    // A mixture of experts as ops whose bodies read the choices: the
+    // kernels find the chosen experts' rows on the device.
+    mlir::tfm::ConvertTfmToLinalgOptions linalg;
+    linalg.moe = mlir::tfm::MoEForm::gathers;
+    pm.addPass(mlir::tfm::createConvertTfmToLinalg(linalg));
     return llvm::Error::success();
   }
   if (stage == "mapped") {

@@ -103,18 +103,42 @@ private:
     return make(kind, workgroup, subgroup, thread, block, vectorWidth, chunk);
   }
 
+  /// The tensors whose rows the body of `op` gathers along its innermost
+  /// loop: `tensor.extract %t[..., %i]` of a tensor from outside, %i the
+  /// innermost loop's index (a mixture of experts' chosen rows).
+  static SmallVector<Value> gatheredRows(linalg::LinalgOp op) {
+    unsigned last = op.getNumLoops() - 1;
+    SmallVector<Value> rows;
+    op->walk([&](tensor::ExtractOp extract) {
+      auto index = extract.getIndices().back().getDefiningOp<linalg::IndexOp>();
+      if (index && index.getDim() == last &&
+          !op->isAncestor(extract.getTensor().getParentBlock()->getParentOp()))
+        rows.push_back(extract.getTensor());
+    });
+    return rows;
+  }
+
   /// The widest vector (at most 16 bytes) that divides the innermost loop
-  /// and that every operand varying along it can load aligned.
+  /// and that every operand varying along it, and every row gathered along
+  /// it, can load aligned.
   static int64_t vectorWidth(linalg::LinalgOp op, int64_t innermost) {
     unsigned last = op.getNumLoops() - 1;
+    SmallVector<Value> gathered = gatheredRows(op);
     int64_t bits = 0;
     for (OpOperand &operand : op->getOpOperands())
       if (auto type = dyn_cast<ShapedType>(operand.get().getType()))
         bits = std::max<int64_t>(bits, type.getElementTypeBitWidth());
+    for (Value rows : gathered)
+      bits = std::max<int64_t>(
+          bits, cast<ShapedType>(rows.getType()).getElementTypeBitWidth());
     if (bits == 0)
       return 1;
     for (int64_t width = kLoadBytes * 8 / bits; width > 1; width /= 2) {
       if (innermost % width != 0)
+        continue;
+      if (!llvm::all_of(gathered, [&](Value rows) {
+            return hasAlignedRows(rows, width);
+          }))
         continue;
       bool aligned = llvm::all_of(op->getOpOperands(), [&](OpOperand &use) {
         AffineMap map = op.getMatchingIndexingMap(&use);

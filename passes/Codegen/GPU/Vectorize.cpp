@@ -203,17 +203,33 @@ private:
                  ? v
                  : vector::BroadcastOp::create(b, loc, type, v).getResult();
     };
+    // The reduced index has no scalar value: it may only be the last
+    // index of a gathered row.
+    Value reducedIndex;
     for (Operation &inner : block->without_terminator()) {
       if (&inner == reduction.combiner)
         break;
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
         if (index.getDim() == ranges.size() - 1)
-          return inner.emitOpError("reads the reduced index: no warp "
-                                   "reduction for it");
-        scalars.map(index.getResult(),
-                    indexConstant(b, loc, point[index.getDim()]));
+          reducedIndex = index.getResult();
+        else
+          scalars.map(index.getResult(),
+                      indexConstant(b, loc, point[index.getDim()]));
         continue;
       }
+      if (auto extract = dyn_cast<tensor::ExtractOp>(inner);
+          extract && reducedIndex &&
+          llvm::is_contained(extract.getIndices(), reducedIndex)) {
+        FailureOr<Value> row = readGatheredSlice(b, loc, extract, reducedIndex,
+                                                 scalars, offset, partial);
+        if (failed(row))
+          return failure();
+        vectors[extract.getResult()] = *row;
+        continue;
+      }
+      if (reducedIndex && llvm::is_contained(inner.getOperands(), reducedIndex))
+        return inner.emitOpError("reads the reduced index: no warp reduction "
+                                 "for it");
       bool anyVector = llvm::any_of(
           inner.getOperands(), [&](Value v) { return vectors.count(v) != 0; });
       if (!anyVector) {
@@ -265,6 +281,30 @@ private:
         ArrayRef<bool>{!partial});
     reads[{tensor, key}] = read;
     return read;
+  }
+
+  /// The slice at `offset` of a row that the body gathers:
+  /// `tensor.extract %t[%i..., %reduced]`, the indices before the reduced
+  /// one uniform across the warp (computed from the output's point and the
+  /// operands that do not vary along the reduction).
+  FailureOr<Value> readGatheredSlice(OpBuilder &b, Location loc,
+                                     tensor::ExtractOp extract,
+                                     Value reducedIndex, IRMapping &scalars,
+                                     Value offset, bool partial) {
+    SmallVector<Value> indices;
+    for (Value index : extract.getIndices().drop_back()) {
+      if (index == reducedIndex)
+        return extract.emitOpError("gathers along a dimension other than its "
+                                   "innermost: no warp reduction for it");
+      indices.push_back(scalars.lookupOrDefault(index));
+    }
+    indices.push_back(offset);
+    Type element = extract.getType();
+    Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    return vector::TransferReadOp::create(
+               b, loc, VectorType::get({slice}, element), extract.getTensor(),
+               indices, padding, ArrayRef<bool>{!partial})
+        .getResult();
   }
 
   /// Indices of `map`'s results at the parallel `point` of the tile.

@@ -102,3 +102,50 @@ func.func @attention_prefill(%q: tensor<32x64xf32>, %cache: tensor<2x256x16xf32>
   %o = tfm.attention_kernel ins(%q, %k, %k : tensor<32x64xf32>, tensor<2x?x16xf32>, tensor<2x?x16xf32>) offset(%pos) outs(%init : tensor<32x64xf32>) {mask = #tfm.mask<causal>, num_heads = 4 : i64, num_kv_heads = 2 : i64} -> tensor<32x64xf32>
   return %o : tensor<32x64xf32>
 }
+
+// -----
+
+// A mixture of experts' products gather the chosen expert's rows in their
+// body: a warp reduction whose loads are as wide as the gathered rows
+// allow, 16 bytes for whole rows of the weights, one element for rows of a
+// view that starts one element into each row.
+// CHECK-LABEL: func.func @gathered_rows
+// CHECK: linalg.generic
+// CHECK-SAME: tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, {{.*}}vector_width = 4, chunk = 128>
+// CHECK: linalg.generic
+// CHECK-SAME: tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, workgroup = [0, 1, 4, 0], subgroup = [0, 1, 1, 0], block = [128, 1, 1], chunk = 128>
+#x = affine_map<(t, k, h, d) -> (t, d)>
+#e = affine_map<(t, k, h, d) -> (t, k)>
+#o = affine_map<(t, k, h, d) -> (t, k, h)>
+func.func @gathered_rows(%x: tensor<1x200xf32>, %experts: tensor<1x2xi32>, %gate: tensor<512x200xf32>, %padded: tensor<512x208xf32>) -> (tensor<1x2x128xf32>, tensor<1x2x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c128 = arith.constant 128 : index
+  %e = tensor.empty() : tensor<1x2x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x128xf32>) -> tensor<1x2x128xf32>
+  %whole = linalg.generic {indexing_maps = [#x, #e, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %experts : tensor<1x200xf32>, tensor<1x2xi32>) outs(%f : tensor<1x2x128xf32>) {
+  ^bb0(%a: f32, %expert: i32, %acc: f32):
+    %i = arith.index_cast %expert : i32 to index
+    %first = arith.muli %i, %c128 : index
+    %h = linalg.index 2 : index
+    %row = arith.addi %first, %h : index
+    %d = linalg.index 3 : index
+    %w = tensor.extract %gate[%row, %d] : tensor<512x200xf32>
+    %p = arith.mulf %a, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x128xf32>
+  %view = tensor.extract_slice %padded[0, 1] [512, 200] [1, 1] : tensor<512x208xf32> to tensor<512x200xf32>
+  %offset = linalg.generic {indexing_maps = [#x, #e, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %experts : tensor<1x200xf32>, tensor<1x2xi32>) outs(%f : tensor<1x2x128xf32>) {
+  ^bb0(%a: f32, %expert: i32, %acc: f32):
+    %i = arith.index_cast %expert : i32 to index
+    %first = arith.muli %i, %c128 : index
+    %h = linalg.index 2 : index
+    %row = arith.addi %first, %h : index
+    %d = linalg.index 3 : index
+    %w = tensor.extract %view[%row, %d] : tensor<512x200xf32>
+    %p = arith.mulf %a, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x128xf32>
+  return %whole, %offset : tensor<1x2x128xf32>, tensor<1x2x128xf32>
+}

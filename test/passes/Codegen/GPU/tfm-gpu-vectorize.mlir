@@ -144,3 +144,63 @@ func.func @add(%arg0: tensor<32x64xf32>, %arg1: tensor<32x64xf32>) -> tensor<32x
   } {mapping = [#gpu.block<x>], tfm_gpu.kernel = #tfm_gpu.kernel<elementwise, workgroup = [4, 64], thread = [1, 4], block = [16, 4, 1], vector_width = 4>}
   return %1 : tensor<32x64xf32>
 }
+
+// -----
+
+// A warp's tile of a mixture of experts' gate product: the row of the
+// weights is gathered (the chosen expert's, found from %experts at run
+// time), so the slices read it at that row, computed once per output,
+// in warp-wide vectors as any operand's row.
+// CHECK-LABEL: func.func @gathered_rows
+// CHECK: scf.forall
+// CHECK: scf.forall
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: tensor.extract %arg2
+// CHECK: %[[X0:.*]] = vector.transfer_read %arg0[%c0, %c0], %{{.*}} {in_bounds = [true]} : tensor<1x200xf32>, vector<128xf32>
+// CHECK: %[[EXPERT:.*]] = tensor.extract %{{.*}}[%c0, %c0] : tensor<1x1xi32>
+// CHECK: %[[E:.*]] = arith.index_cast %[[EXPERT]] : i32 to index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[E]], %c128
+// CHECK: %[[ROW:.*]] = arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK: %[[W0:.*]] = vector.transfer_read %arg2[%[[ROW]], %c0], %{{.*}} {in_bounds = [true]} : tensor<512x200xf32>, vector<128xf32>
+// CHECK: arith.mulf %[[X0]], %[[W0]] : vector<128xf32>
+// CHECK: vector.transfer_read %arg2[%[[ROW]], %c128], %{{.*}} : tensor<512x200xf32>, vector<128xf32>
+// CHECK: vector.reduction <add>
+// CHECK: {mapping = [#gpu.warp<x>]}
+#map = affine_map<(d0) -> (d0 * 4)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#map4 = affine_map<(d0)[s0] -> (d0 * 4 + s0)>
+func.func @gathered_rows(%arg0: tensor<1x200xf32>, %arg1: tensor<1x2xi32>, %arg2: tensor<512x200xf32>) -> tensor<1x2x128xf32> {
+  %c128 = arith.constant 128 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x2x128xf32>
+  %1 = scf.forall (%arg3, %arg4) in (2, 32) shared_outs(%arg5 = %0) -> (tensor<1x2x128xf32>) {
+    %2 = affine.apply #map(%arg4)
+    %extracted_slice = tensor.extract_slice %arg1[0, %arg3] [1, 1] [1, 1] : tensor<1x2xi32> to tensor<1x1xi32>
+    %extracted_slice_0 = tensor.extract_slice %arg5[0, %arg3, %2] [1, 1, 4] [1, 1, 1] : tensor<1x2x128xf32> to tensor<1x1x4xf32>
+    %3 = scf.forall (%arg6) in (4) shared_outs(%arg7 = %extracted_slice_0) -> (tensor<1x1x4xf32>) {
+      %extracted_slice_1 = tensor.extract_slice %arg7[0, 0, %arg6] [1, 1, 1] [1, 1, 1] : tensor<1x1x4xf32> to tensor<1x1x1xf32>
+      %4 = linalg.fill ins(%cst : f32) outs(%extracted_slice_1 : tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+      %5 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %extracted_slice : tensor<1x200xf32>, tensor<1x1xi32>) outs(%4 : tensor<1x1x1xf32>) attrs =  {tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, workgroup = [0, 1, 4, 0], subgroup = [0, 1, 1, 0], block = [128, 1, 1], vector_width = 4, chunk = 128>} {
+      ^bb0(%in: f32, %in_2: i32, %out: f32):
+        %6 = arith.index_cast %in_2 : i32 to index
+        %7 = arith.muli %6, %c128 : index
+        %8 = affine.apply #map4(%arg4)[%arg6]
+        %9 = arith.addi %7, %8 : index
+        %10 = linalg.index 3 : index
+        %extracted = tensor.extract %arg2[%9, %10] : tensor<512x200xf32>
+        %11 = arith.mulf %in, %extracted : f32
+        %12 = arith.addf %out, %11 : f32
+        linalg.yield %12 : f32
+      } -> tensor<1x1x1xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %5 into %arg7[0, 0, %arg6] [1, 1, 1] [1, 1, 1] : tensor<1x1x1xf32> into tensor<1x1x4xf32>
+      }
+    } {mapping = [#gpu.warp<x>]}
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %3 into %arg5[0, %arg3, %2] [1, 1, 4] [1, 1, 1] : tensor<1x1x4xf32> into tensor<1x2x128xf32>
+    }
+  } {mapping = [#gpu.block<y>, #gpu.block<x>], tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, workgroup = [0, 1, 4, 0], subgroup = [0, 1, 1, 0], block = [128, 1, 1], vector_width = 4, chunk = 128>}
+  return %1 : tensor<1x2x128xf32>
+}

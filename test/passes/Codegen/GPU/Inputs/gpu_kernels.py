@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""GPU kernels run on the CPU: a GEMV, an RMS norm, an f32 GEMM and a GEMM
-over f16 weights on tensor-core tiles.
+"""GPU kernels run on the CPU: a GEMV, an RMS norm, an f32 GEMM, a GEMM
+over f16 weights on tensor-core tiles and a mixture of experts.
 
   emit KERNEL OUT.mlir
       Writes a module whose @compute computes KERNEL over seeded random
       inputs (constants) with linalg on tensors, as convert-tfm-to-linalg
-      writes it, and prints the result with printMemrefF32. Run through
+      writes it (the mixture of experts as tfm ops, for
+      convert-tfm-to-linalg=moe=gathers), and prints the result with
+      printMemrefF32. Run through
       tfm-gpu-mapped-pipeline, the kernel is the GPU schedule's tiled,
       block/warp/thread-mapped IR with its warp-wide vectors; with
       scf-forall-to-for it runs on one CPU thread.
@@ -34,7 +36,24 @@ KERNELS = {
     "gemm": (32, 72, 48),
     # f16 weights on tensor-core tiles (activations rounded to f16).
     "gemm16": (32, 64, 32),
+    # tokens, features, hidden units of an expert (see MOE_EXPERTS, TOP_K).
+    "moe": (3, 40, 72),
 }
+MOE_EXPERTS = 4
+MOE_TOP_K = 2
+
+
+def moe_inputs():
+    tokens, features, hidden = KERNELS["moe"]
+    rng = random.Random(11)
+
+    def matrix(rows, cols):
+        return [[rng.uniform(-1, 1) for _ in range(cols)] for _ in range(rows)]
+    return {"x": matrix(tokens, features),
+            "router": matrix(MOE_EXPERTS, features),
+            "gate": matrix(MOE_EXPERTS * hidden, features),
+            "up": matrix(MOE_EXPERTS * hidden, features),
+            "down": matrix(MOE_EXPERTS * features, hidden)}
 
 
 def inputs(kernel):
@@ -104,7 +123,75 @@ NORM = """\
 """
 
 
+MOE = """\
+  %weights, %experts = tfm.moe_route %x, %router {{top_k = {top_k} : i64, routing = #tfm.routing<top_k_softmax>}} : tensor<{tokens}x{features}xf32>, tensor<{experts}x{features}xf32> -> tensor<{tokens}x{top_k}xf32>, tensor<{tokens}x{top_k}xi32>
+  %r = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<{tokens}x{features}xf32>, tensor<{tokens}x{top_k}xf32>, tensor<{tokens}x{top_k}xi32>, tensor<{rows}x{features}xf32>, tensor<{rows}x{features}xf32>, tensor<{downrows}x{hidden}xf32>
+"""
+
+
+def emit_moe(path):
+    tokens, features, hidden = KERNELS["moe"]
+    lines = ["func.func private @printMemrefF32(memref<*xf32>) "
+             "attributes {llvm.emit_c_interface}"]
+    body = []
+    for name, matrix in moe_inputs().items():
+        t = "%dx%dxf32" % (len(matrix), len(matrix[0]))
+        lines.append("memref.global \"private\" constant @%s : memref<%s> = "
+                     "dense<%s> {alignment = 64 : i64}"
+                     % (name, t, literal(matrix)))
+        body += ["  %%%sm = memref.get_global @%s : memref<%s>" % (name, name, t),
+                 "  %%%s = bufferization.to_tensor %%%sm restrict : memref<%s> "
+                 "to tensor<%s>" % (name, name, t, t)]
+    body.append(MOE.format(tokens=tokens, features=features, hidden=hidden,
+                           experts=MOE_EXPERTS, top_k=MOE_TOP_K,
+                           rows=MOE_EXPERTS * hidden,
+                           downrows=MOE_EXPERTS * features).rstrip("\n"))
+    out = "tensor<%dx%dxf32>" % (tokens, features)
+    lines += ["func.func @compute() {"] + body + [
+        "  %%m = bufferization.to_buffer %%r : %s to %s"
+        % (out, out.replace("tensor", "memref")),
+        "  %%u = memref.cast %%m : %s to memref<*xf32>"
+        % out.replace("tensor", "memref"),
+        "  call @printMemrefF32(%u) : (memref<*xf32>) -> ()",
+        "  return",
+        "}",
+    ]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def moe_reference():
+    """The experts' sum of each token, its top_k experts chosen by logit
+    (ties to the lower index) and weighed by a softmax over the chosen."""
+    tokens, features, hidden = KERNELS["moe"]
+    m = {name: [[f32(v) for v in row] for row in matrix]
+         for name, matrix in moe_inputs().items()}
+    out = []
+    for x in m["x"]:
+        logits = [sum(a * b for a, b in zip(x, r)) for r in m["router"]]
+        chosen = sorted(range(MOE_EXPERTS), key=lambda e: (-logits[e], e))
+        chosen = chosen[:MOE_TOP_K]
+        top = max(logits)
+        numerators = [math.exp(logits[e] - top) for e in chosen]
+        total = sum(numerators)
+        row = [0.0] * features
+        for e, numerator in zip(chosen, numerators):
+            gate = [sum(a * b for a, b in zip(x, m["gate"][e * hidden + h]))
+                    for h in range(hidden)]
+            up = [sum(a * b for a, b in zip(x, m["up"][e * hidden + h]))
+                  for h in range(hidden)]
+            inner = [g / (1 + math.exp(-g)) * u for g, u in zip(gate, up)]
+            for f in range(features):
+                down = sum(a * b for a, b in
+                           zip(inner, m["down"][e * features + f]))
+                row[f] += numerator / total * down
+        out.append(row)
+    return out
+
+
 def emit(kernel, path):
+    if kernel == "moe":
+        return emit_moe(path)
     rows, features, outputs = KERNELS[kernel]
     x, w = inputs(kernel)
     body = (NORM if kernel == "norm" else
@@ -157,6 +244,8 @@ def f32(value):
 
 
 def reference(kernel):
+    if kernel == "moe":
+        return moe_reference()
     x, w = inputs(kernel)
     x = [[f32(v) for v in row] for row in x]
     w = [[f32(v) for v in row] for row in w]
