@@ -19,8 +19,14 @@ the same shape compiled with --pack-weights=false, whose weights layout (so
 whose filled weights) is the CUDA one's: prefill and decode of 16 ids, 1e-4
 relative (test/e2e/Inputs/compare_logits.py).
 
+Besides the LLaMA shapes of bench/llama2c_shape.py, mixtral-4x2048 is a
+mixture of experts (4 layers 2048 wide, 8 SwiGLU experts of 5632, 2 chosen
+per token; a GGUF file of bench/gguf_shape.py): its GB/s count the weights
+a decode step reads, the 2 chosen experts of each layer, and it has no
+PyTorch peer.
+
   /usr/bin/python3 bench/cuda_bench.py --bundle DIR [--tfmc PATH]
-                   [--shapes stories110M,tinyllama-1.1B]
+                   [--shapes stories110M,tinyllama-1.1B,mixtral-4x2048]
   python3 DIR/cuda_bench.py --run-bundle DIR [--prompt-tokens P] [-n N]
                             [--no-peer]
 """
@@ -35,6 +41,39 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# Mixtures of experts (Mixtral GGUF files of f32 tensors): dim, hidden,
+# layers, heads, kv_heads, vocab, context, experts, top_k.
+MOE_SHAPES = {
+    "mixtral-4x2048": (2048, 5632, 4, 32, 4, 32000, 2048, 8, 2),
+}
+
+
+def write_model(name, model, llama_shapes):
+    """Writes shape `name` into directory `model`: the model's path and
+    its shape's fields."""
+    if name in MOE_SHAPES:
+        dim, hidden, layers, heads, kv_heads, vocab, context, experts, \
+            top_k = MOE_SHAPES[name]
+        subprocess.check_call([
+            sys.executable, os.path.join(ROOT, "bench", "gguf_shape.py"),
+            model, "--type", "f32", "--dim", str(dim), "--hidden",
+            str(hidden), "--layers", str(layers), "--heads", str(heads),
+            "--kv-heads", str(kv_heads), "--vocab", str(vocab), "--context",
+            str(context), "--untied", "--experts", str(experts), "--top-k",
+            str(top_k)], stdout=subprocess.DEVNULL)
+        return os.path.join(model, "model.gguf"), {
+            "dim": dim, "hidden": hidden, "layers": layers, "heads": heads,
+            "kv_heads": kv_heads, "vocab": vocab, "untied": True,
+            "experts": experts, "top_k": top_k}
+    subprocess.check_call([sys.executable,
+                           os.path.join(ROOT, "bench", "llama2c_shape.py"),
+                           model, "--shape", name])
+    dim, hidden, layers, heads, kv_heads, vocab, context, untied = \
+        llama_shapes[name]
+    return os.path.join(model, "model.bin"), {
+        "dim": dim, "hidden": hidden, "layers": layers, "heads": heads,
+        "kv_heads": kv_heads, "vocab": vocab, "untied": untied}
+
 
 def make_bundle(args):
     sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -44,15 +83,14 @@ def make_bundle(args):
     shapes = {}
     with tempfile.TemporaryDirectory(prefix="tfmc-cuda-bench-") as work:
         for name in args.shapes.split(","):
-            if name not in SHAPES:
+            if name not in SHAPES and name not in MOE_SHAPES:
                 sys.exit("unknown shape %r (known: %s)"
-                         % (name, ", ".join(sorted(SHAPES))))
+                         % (name, ", ".join(sorted(list(SHAPES) +
+                                                   list(MOE_SHAPES)))))
             model = os.path.join(work, name)
-            shape_script = os.path.join(ROOT, "bench", "llama2c_shape.py")
-            subprocess.check_call([sys.executable, shape_script, model,
-                                   "--shape", name])
+            path, shapes[name] = write_model(name, model, SHAPES)
             compile_model = [
-                args.tfmc, "compile", os.path.join(model, "model.bin"),
+                args.tfmc, "compile", path,
                 "--tokenizer", os.path.join(model, "tokenizer.bin"),
                 "--random-weights"]
             subprocess.check_call(compile_model + [
@@ -61,11 +99,6 @@ def make_bundle(args):
             subprocess.check_call(compile_model + [
                 "--pack-weights=false", "--target-cpu=x86-64-v3", "-o",
                 os.path.join(out, "cpu-" + name)])
-            dim, hidden, layers, heads, kv_heads, vocab, context, untied = \
-                SHAPES[name]
-            shapes[name] = {"dim": dim, "hidden": hidden, "layers": layers,
-                            "heads": heads, "kv_heads": kv_heads,
-                            "vocab": vocab, "untied": untied}
     subprocess.check_call(["gcc", "-O2", os.path.join(ROOT, "bench",
                                                       "cuda_bandwidth.c"),
                            "-o", os.path.join(out, "cuda_bandwidth"), "-ldl"])
@@ -86,8 +119,13 @@ def info_field(binary, pattern):
     return re.search(pattern, info, re.M).group(1)
 
 
-def weights_bytes(binary):
-    return int(info_field(binary, r"^weights: (\d+) bytes"))
+def weights_bytes(binary, shape):
+    """The bytes of weights a decode step reads: all of them, but of a
+    mixture of experts only the chosen experts' (f32 gate, up and down)."""
+    total = int(info_field(binary, r"^weights: (\d+) bytes"))
+    unread = shape.get("experts", 0) - shape.get("top_k", 0)
+    return total - (unread * shape["layers"] * 3 * shape["dim"] *
+                    shape["hidden"] * 4)
 
 
 def check_logits(directory, name, vocab):
@@ -162,10 +200,11 @@ def run_bundle(args):
             [binary, "--bench", "--prompt-tokens", str(args.prompt_tokens),
              "-n", str(args.n)], text=True)
         tfmc = json.loads(bench.strip().splitlines()[-1])
-        read = weights_bytes(binary)
+        read = weights_bytes(binary, shape)
         rows.append((name, "tfmc f32", tfmc["prefill_tokens_per_s"],
                      tfmc["decode_tokens_per_s"], read))
-        peers = {} if args.no_peer else torch_peer(directory, shape, args)
+        peers = ({} if args.no_peer or "experts" in shape else
+                 torch_peer(directory, shape, args))
         for dtype, peer in peers.items():
             rows.append((name, "torch " + dtype, peer["prefill_tokens_per_s"],
                          peer["decode_tokens_per_s"], peer["weights_bytes"]))
@@ -187,7 +226,8 @@ def main():
     mode.add_argument("--run-bundle", metavar="DIR")
     parser.add_argument("--tfmc", default=os.path.join(ROOT, "build", "bin",
                                                        "tfmc"))
-    parser.add_argument("--shapes", default="stories110M,tinyllama-1.1B")
+    parser.add_argument("--shapes",
+                        default="stories110M,tinyllama-1.1B,mixtral-4x2048")
     parser.add_argument("--prompt-tokens", type=int, default=128)
     parser.add_argument("-n", type=int, default=128)
     parser.add_argument("--no-peer", action="store_true",
