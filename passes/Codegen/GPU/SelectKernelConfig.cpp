@@ -118,19 +118,35 @@ private:
     return rows;
   }
 
-  /// The widest vector (at most 16 bytes) that divides the innermost loop
-  /// and that every operand varying along it, and every row gathered along
-  /// it, can load aligned.
-  static int64_t vectorWidth(linalg::LinalgOp op, int64_t innermost) {
+  /// The widest vector that divides the innermost loop and that every
+  /// operand varying along it, and every row gathered along it, can load
+  /// aligned: 16 bytes of the widest element type, or with `narrowest` of
+  /// the narrowest one varying along the loop (a reduction over 16-bit
+  /// weights streams 16 bytes of them a lane; its f32 activations take two
+  /// 16-byte loads).
+  static int64_t vectorWidth(linalg::LinalgOp op, int64_t innermost,
+                             bool narrowest = false) {
     unsigned last = op.getNumLoops() - 1;
     SmallVector<Value> gathered = gatheredRows(op);
     int64_t bits = 0;
-    for (OpOperand &operand : op->getOpOperands())
-      if (auto type = dyn_cast<ShapedType>(operand.get().getType()))
-        bits = std::max<int64_t>(bits, type.getElementTypeBitWidth());
+    auto account = [&](Type type, bool varies) {
+      int64_t width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+      if (!narrowest)
+        bits = std::max(bits, width);
+      else if (varies)
+        bits = bits == 0 ? width : std::min(bits, width);
+    };
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<ShapedType>(operand.get().getType()))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      account(operand.get().getType(),
+              llvm::any_of(map.getResults(), [&](AffineExpr e) {
+                return e.isFunctionOfDim(last);
+              }));
+    }
     for (Value rows : gathered)
-      bits = std::max<int64_t>(
-          bits, cast<ShapedType>(rows.getType()).getElementTypeBitWidth());
+      account(rows.getType(), /*varies=*/true);
     if (bits == 0)
       return 1;
     for (int64_t width = kLoadBytes * 8 / bits; width > 1; width /= 2) {
@@ -209,7 +225,7 @@ private:
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned loops = ranges.size();
     int64_t reduced = ranges.back();
-    int64_t width = vectorWidth(op, reduced);
+    int64_t width = vectorWidth(op, reduced, /*narrowest=*/true);
     // Lanes past the reduced size would idle: narrower loads for short rows.
     while (width > 1 && width * kWarpSize > reduced)
       width /= 2;

@@ -149,3 +149,28 @@ func.func @gathered_rows(%x: tensor<1x200xf32>, %experts: tensor<1x2xi32>, %gate
   } -> tensor<1x2x128xf32>
   return %whole, %offset : tensor<1x2x128xf32>, tensor<1x2x128xf32>
 }
+
+// -----
+
+// A decode GEMV over bf16 weights: each lane loads 16 bytes of the
+// weights (8 elements) a step, and two 16-byte pieces of the f32
+// activations.
+// CHECK-LABEL: func.func @gemv_bf16
+// CHECK: linalg.generic
+// CHECK-SAME: tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, {{.*}}vector_width = 8, chunk = 1024>
+#x = affine_map<(d0, d1, d2) -> (d1, d2)>
+#w = affine_map<(d0, d1, d2) -> (d0, d2)>
+#o = affine_map<(d0, d1, d2) -> (d1, d0)>
+func.func @gemv_bf16(%x: tensor<1x2048xf32>, %w: tensor<4096x2048xbf16>) -> tensor<1x4096xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x4096xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x4096xf32>) -> tensor<1x4096xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1x2048xf32>, tensor<4096x2048xbf16>) outs(%f : tensor<1x4096xf32>) {
+  ^bb0(%a: f32, %b: bf16, %acc: f32):
+    %bw = arith.extf %b : bf16 to f32
+    %m = arith.mulf %a, %bw : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4096xf32>
+  return %r : tensor<1x4096xf32>
+}

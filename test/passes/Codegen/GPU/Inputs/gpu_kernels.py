@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""GPU kernels run on the CPU: a GEMV, an RMS norm, an f32 GEMM, a GEMM
-over f16 weights on tensor-core tiles and a mixture of experts.
+"""GPU kernels run on the CPU: a GEMV, a GEMV over bf16 weights, an RMS
+norm, an f32 GEMM, a GEMM over f16 weights on tensor-core tiles and a
+mixture of experts.
 
   emit KERNEL OUT.mlir
       Writes a module whose @compute computes KERNEL over seeded random
@@ -32,6 +33,8 @@ import sys
 KERNELS = {
     # name: (rows, features, outputs)
     "gemv": (1, 200, 96),
+    # bf16 weights: 8 a lane, two whole warp-wide slices and a masked one.
+    "gemvbf16": (1, 520, 96),
     "norm": (3, 160, 0),
     "gemm": (32, 72, 48),
     # f16 weights on tensor-core tiles (activations rounded to f16).
@@ -88,9 +91,9 @@ PROJECTION16 = """\
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<{rows}x{outputs}xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{rows}x{outputs}xf32>) -> tensor<{rows}x{outputs}xf32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(n, m, k) -> (m, k)>, affine_map<(n, m, k) -> (n, k)>, affine_map<(n, m, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x, %w : tensor<{rows}x{features}xf32>, tensor<{outputs}x{features}xf16>) outs(%f : tensor<{rows}x{outputs}xf32>) {{
-  ^bb0(%a: f32, %b: f16, %acc: f32):
-    %bw = arith.extf %b : f16 to f32
+  %r = linalg.generic {{indexing_maps = [affine_map<(n, m, k) -> (m, k)>, affine_map<(n, m, k) -> (n, k)>, affine_map<(n, m, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x, %w : tensor<{rows}x{features}xf32>, tensor<{outputs}x{features}x{wtype}>) outs(%f : tensor<{rows}x{outputs}xf32>) {{
+  ^bb0(%a: f32, %b: {wtype}, %acc: f32):
+    %bw = arith.extf %b : {wtype} to f32
     %p = arith.mulf %a, %bw : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
@@ -194,16 +197,16 @@ def emit(kernel, path):
         return emit_moe(path)
     rows, features, outputs = KERNELS[kernel]
     x, w = inputs(kernel)
+    wtype = WEIGHT_TYPES.get(kernel, "f32")
     body = (NORM if kernel == "norm" else
-            PROJECTION16 if kernel == "gemm16" else PROJECTION).format(
-        rows=rows, features=features, outputs=outputs)
+            PROJECTION16 if wtype != "f32" else PROJECTION).format(
+        rows=rows, features=features, outputs=outputs, wtype=wtype)
     out_cols = features if kernel == "norm" else outputs
     out = "tensor<%dx%dxf32>" % (rows, out_cols)
     # The inputs are 64-byte aligned buffers, as the weights and the
     # intermediates are, so the kernels load them 16 bytes a lane.
-    wtype = "f16" if kernel == "gemm16" else "f32"
-    if kernel == "gemm16":
-        w = [[f16(v) for v in row] for row in w]
+    if wtype != "f32":
+        w = [[ROUND[wtype](v) for v in row] for row in w]
     xt = "%dx%dxf32" % (rows, features)
     wt = "%dx%dx%s" % (len(w), features, wtype)
     lines = [
@@ -238,6 +241,18 @@ def f16(value):
     return struct.unpack("e", struct.pack("e", value))[0]
 
 
+def bf16(value):
+    # The f32 rounded to its top 16 bits, to nearest even.
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+# The element type of each kernel's weights, where not f32.
+WEIGHT_TYPES = {"gemm16": "f16", "gemvbf16": "bf16"}
+ROUND = {"f16": f16, "bf16": bf16}
+
+
 def f32(value):
     # The constants as the kernel reads them.
     return float("%.9e" % value)
@@ -258,7 +273,8 @@ def reference(kernel):
     if kernel == "gemm16":
         # Tensor cores take the activations in the weights' type.
         x = [[f16(v) for v in row] for row in x]
-        w = [[f16(v) for v in row] for row in w]
+    if kernel in WEIGHT_TYPES:
+        w = [[ROUND[WEIGHT_TYPES[kernel]](v) for v in row] for row in w]
     return [[sum(a * b for a, b in zip(row, weights)) for weights in w]
             for row in x]
 
