@@ -19,6 +19,12 @@ the same shape compiled with --pack-weights=false, whose weights layout (so
 whose filled weights) is the CUDA one's: prefill and decode of 16 ids, 1e-4
 relative (test/e2e/Inputs/compare_logits.py).
 
+A shape named NAME:bf16 is NAME compiled with --weights=bf16 (its
+projection matrices in bf16, half the bytes). Its logits are not checked
+here: no CPU binary shares its random weights (the CPU's bf16 matrices are
+packed panels, another layout); test/e2e/cuda-logits.test checks bf16
+matrices on a tiny model with real weights.
+
 Besides the LLaMA shapes of bench/llama2c_shape.py, mixtral-4x2048 is a
 mixture of experts (4 layers 2048 wide, 8 SwiGLU experts of 5632, 2 chosen
 per token; a GGUF file of bench/gguf_shape.py): its GB/s count the weights
@@ -26,7 +32,7 @@ a decode step reads, the 2 chosen experts of each layer, and it has no
 PyTorch peer.
 
   /usr/bin/python3 bench/cuda_bench.py --bundle DIR [--tfmc PATH]
-                   [--shapes stories110M,tinyllama-1.1B,mixtral-4x2048]
+                   [--shapes stories110M,tinyllama-1.1B:bf16,...]
   python3 DIR/cuda_bench.py --run-bundle DIR [--prompt-tokens P] [-n N]
                             [--no-peer]
 """
@@ -75,6 +81,11 @@ def write_model(name, model, llama_shapes):
         "kv_heads": kv_heads, "vocab": vocab, "untied": untied}
 
 
+def binary_name(target, shape):
+    """The file of `shape`'s binary for `target` (no ':' in file names)."""
+    return target + "-" + shape.replace(":", "-")
+
+
 def make_bundle(args):
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     from llama2c_shape import SHAPES
@@ -83,22 +94,33 @@ def make_bundle(args):
     shapes = {}
     with tempfile.TemporaryDirectory(prefix="tfmc-cuda-bench-") as work:
         for name in args.shapes.split(","):
-            if name not in SHAPES and name not in MOE_SHAPES:
+            shape, _, weights = name.partition(":")
+            if shape not in SHAPES and shape not in MOE_SHAPES:
                 sys.exit("unknown shape %r (known: %s)"
-                         % (name, ", ".join(sorted(list(SHAPES) +
-                                                   list(MOE_SHAPES)))))
+                         % (shape, ", ".join(sorted(list(SHAPES) +
+                                                    list(MOE_SHAPES)))))
+            if weights not in ("", "bf16"):
+                sys.exit("unknown weights %r in %r (known: bf16)"
+                         % (weights, name))
             model = os.path.join(work, name)
-            path, shapes[name] = write_model(name, model, SHAPES)
+            path, shapes[name] = write_model(shape, model, SHAPES)
             compile_model = [
                 args.tfmc, "compile", path,
                 "--tokenizer", os.path.join(model, "tokenizer.bin"),
                 "--random-weights"]
+            if weights:
+                shapes[name]["weights"] = weights
+                subprocess.check_call(compile_model + [
+                    "--target=cuda", "--weights=" + weights, "-o",
+                    os.path.join(out, binary_name("cuda", name))])
+                continue
             subprocess.check_call(compile_model + [
-                "--target=cuda", "-o", os.path.join(out, "cuda-" + name)])
+                "--target=cuda", "-o",
+                os.path.join(out, binary_name("cuda", name))])
             # The oracle: row-major weights, as the CUDA binary's.
             subprocess.check_call(compile_model + [
                 "--pack-weights=false", "--target-cpu=x86-64-v3", "-o",
-                os.path.join(out, "cpu-" + name)])
+                os.path.join(out, binary_name("cpu", name))])
     subprocess.check_call(["gcc", "-O2", os.path.join(ROOT, "bench",
                                                       "cuda_bandwidth.c"),
                            "-o", os.path.join(out, "cuda_bandwidth"), "-ldl"])
@@ -124,14 +146,22 @@ def weights_bytes(binary, shape):
     mixture of experts only the chosen experts' (f32 gate, up and down)."""
     total = int(info_field(binary, r"^weights: (\d+) bytes"))
     unread = shape.get("experts", 0) - shape.get("top_k", 0)
+    element = 2 if shape.get("weights") == "bf16" else 4
     return total - (unread * shape["layers"] * 3 * shape["dim"] *
-                    shape["hidden"] * 4)
+                    shape["hidden"] * element)
 
 
-def check_logits(directory, name, vocab):
-    """The CUDA binary's logits against the CPU oracle's; True when equal."""
-    cuda = os.path.join(directory, "cuda-" + name)
-    cpu = os.path.join(directory, "cpu-" + name)
+def check_logits(directory, name, shape):
+    """The CUDA binary's logits against the CPU oracle's; True when equal
+    (or, for bf16 weights, not checked)."""
+    if "weights" in shape:
+        print("%s: not checked: no CPU binary shares its random %s weights "
+              "(cuda-logits.test checks them on a tiny model)"
+              % (name, shape["weights"]))
+        return True
+    vocab = shape["vocab"]
+    cuda = os.path.join(directory, binary_name("cuda", name))
+    cpu = os.path.join(directory, binary_name("cpu", name))
     layout = r"^weights layout hash: (\S+)"
     if info_field(cuda, layout) != info_field(cpu, layout):
         print("%s: not checked: the CPU binary's weights layout is not the "
@@ -183,7 +213,7 @@ def run_bundle(args):
     with open(os.path.join(directory, "shapes.json")) as f:
         shapes = json.load(f)
     os.environ["LD_LIBRARY_PATH"] = os.path.join(directory, "lib")
-    checked = all([check_logits(directory, name, shape["vocab"])
+    checked = all([check_logits(directory, name, shape)
                    for name, shape in shapes.items()])
     out = subprocess.check_output([os.path.join(directory, "cuda_bandwidth")],
                                   text=True)
@@ -195,16 +225,18 @@ def run_bundle(args):
                "of copy rate"))
     rows = []
     for name, shape in shapes.items():
-        binary = os.path.join(directory, "cuda-" + name)
+        binary = os.path.join(directory, binary_name("cuda", name))
         bench = subprocess.check_output(
             [binary, "--bench", "--prompt-tokens", str(args.prompt_tokens),
              "-n", str(args.n)], text=True)
         tfmc = json.loads(bench.strip().splitlines()[-1])
         read = weights_bytes(binary, shape)
-        rows.append((name, "tfmc f32", tfmc["prefill_tokens_per_s"],
-                     tfmc["decode_tokens_per_s"], read))
-        peers = ({} if args.no_peer or "experts" in shape else
-                 torch_peer(directory, shape, args))
+        rows.append((name, "tfmc " + shape.get("weights", "f32"),
+                     tfmc["prefill_tokens_per_s"], tfmc["decode_tokens_per_s"],
+                     read))
+        # One peer per shape: its rows time f32 and bf16.
+        peers = ({} if args.no_peer or "experts" in shape or
+                 "weights" in shape else torch_peer(directory, shape, args))
         for dtype, peer in peers.items():
             rows.append((name, "torch " + dtype, peer["prefill_tokens_per_s"],
                          peer["decode_tokens_per_s"], peer["weights_bytes"]))
@@ -227,7 +259,8 @@ def main():
     parser.add_argument("--tfmc", default=os.path.join(ROOT, "build", "bin",
                                                        "tfmc"))
     parser.add_argument("--shapes",
-                        default="stories110M,tinyllama-1.1B,mixtral-4x2048")
+                        default="stories110M,tinyllama-1.1B,"
+                        "tinyllama-1.1B:bf16,mixtral-4x2048")
     parser.add_argument("--prompt-tokens", type=int, default=128)
     parser.add_argument("-n", type=int, default=128)
     parser.add_argument("--no-peer", action="store_true",

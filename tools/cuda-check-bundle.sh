@@ -32,6 +32,7 @@ cases=(
   "gpt2-tiny|257|$ids||preset:gpt2-tiny"
   "bloom-tiny|259|$ids||preset:bloom-tiny"
   "gpt-neox-tiny|259|$ids||preset:gpt-neox-tiny"
+  "gpt-neox-tiny-bf16|259|$ids||preset:gpt-neox-tiny --weights=bf16"
   "phi-tiny|257|$ids||preset:phi-tiny"
   "gptj-tiny|257|$ids||preset:gptj-tiny"
   "stablelm-tiny|259|$ids||preset:stablelm-tiny"

@@ -3,9 +3,9 @@
 // fused tfm -> linalg -> kernels mapped to blocks/warps/threads (mapped) ->
 // outlined kernels in NVVM (gpu) -> one fatbin and host code in the LLVM
 // dialect (llvm) -> the host object, linked with libtfmrt_cuda.a. The
-// weights stay as the fused IR declares them (row-major f32; quantized
-// files dequantized by the package writer), so the configuration adds no
-// passes.
+// weights are row-major, as the fused IR declares them (quantized files
+// dequantized by the package writer), the projection matrices in f16 or
+// bf16 where stored or asked so (the configuration).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/backends/cuda/CudaBackend.h"
@@ -14,7 +14,6 @@
 #include "compiler/backends/common/ObjectEmission.h"
 #include "compiler/link/Toolchain.h"
 #include "dialect/TfmContracts.h"
-#include "passes/Conversion/Passes.h"
 #include "runtime/PackageKeys.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -147,22 +146,19 @@ LinkInputs CudaBackend::linkInputs() const {
   return LinkInputs{{"-ldl"}};
 }
 
-llvm::Error CudaBackend::buildConfigurationPipeline(mlir::OpPassManager &,
+llvm::Error CudaBackend::buildConfigurationPipeline(mlir::OpPassManager &pm,
                                                     mlir::tfm::TargetAttr) {
-  // The kernels read the weights as the fused IR declares them; their
-  // configs are chosen on linalg (tfm-gpu-select-kernel-config, stage
-  // mapped), where the kernels are.
+  // The matrices' element types (--weights); the kernels' configs are
+  // chosen on linalg (tfm-gpu-select-kernel-config, stage mapped), where
+  // the kernels are.
+  mlir::tfm::buildGpuConfigurationPipeline(pm, codegen);
   return llvm::Error::success();
 }
 
 llvm::Error CudaBackend::buildStagePipeline(llvm::StringRef stage,
                                             mlir::OpPassManager &pm) {
   if (stage == "linalg") {
-    // A mixture of experts as ops whose bodies read the choices: the
-    // kernels find the chosen experts' rows on the device.
-    mlir::tfm::ConvertTfmToLinalgOptions linalg;
-    linalg.moe = mlir::tfm::MoEForm::gathers;
-    pm.addPass(mlir::tfm::createConvertTfmToLinalg(linalg));
+    mlir::tfm::buildGpuLinalgPipeline(pm);
     return llvm::Error::success();
   }
   if (stage == "mapped") {

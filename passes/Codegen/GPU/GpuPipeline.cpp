@@ -13,6 +13,7 @@
 #include "passes/Codegen/Common/EntryBufferization.h"
 #include "passes/Codegen/Common/Passes.h"
 #include "passes/Codegen/GPU/Passes.h"
+#include "passes/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -29,6 +30,21 @@ using namespace mlir::tfm;
 std::string mlir::tfm::kernelArch(const GpuCodegenOptions &options) {
   return options.cudaArch.empty() ? std::string("sm_80")
                                   : std::string(options.cudaArch);
+}
+
+void mlir::tfm::buildGpuConfigurationPipeline(
+    OpPassManager &pm, const GpuCodegenOptions &options) {
+  TfmGpuSelectWeightTypesOptions select;
+  select.weights = options.weights;
+  pm.addPass(createTfmGpuSelectWeightTypes(select));
+}
+
+void mlir::tfm::buildGpuLinalgPipeline(OpPassManager &pm) {
+  // A mixture of experts as ops whose bodies read the choices: the kernels
+  // find the chosen experts' rows on the device.
+  ConvertTfmToLinalgOptions linalg;
+  linalg.moe = MoEForm::gathers;
+  pm.addPass(createConvertTfmToLinalg(linalg));
 }
 
 static void cleanup(OpPassManager &pm) {
@@ -156,14 +172,27 @@ void mlir::tfm::buildGpuCodegenPipeline(OpPassManager &pm,
   buildGpuToLLVMPipeline(pm, options);
 }
 
+/// The configuration and the linalg pipeline, then `rest`: a pipeline
+/// that takes the fused tfm IR (on linalg, the first two find nothing to
+/// do).
+static std::function<void(OpPassManager &, const GpuCodegenOptions &)>
+fromFused(void (*rest)(OpPassManager &, const GpuCodegenOptions &)) {
+  return [rest](OpPassManager &pm, const GpuCodegenOptions &options) {
+    buildGpuConfigurationPipeline(pm, options);
+    buildGpuLinalgPipeline(pm);
+    rest(pm, options);
+  };
+}
+
 void mlir::tfm::registerGpuPipelines() {
   PassPipelineRegistration<GpuCodegenOptions>(
       "tfm-gpu-pipeline",
-      "linalg on tensors -> host code launching CUDA kernels (PTX + cubin)",
-      buildGpuCodegenPipeline);
+      "fused tfm or linalg on tensors -> host code launching CUDA kernels "
+      "(PTX + cubin)",
+      fromFused(buildGpuCodegenPipeline));
   PassPipelineRegistration<GpuCodegenOptions>(
       "tfm-gpu-mapped-pipeline",
-      "linalg on tensors -> kernels as mapped foralls on buffers (runs on a "
-      "CPU)",
-      buildGpuMappedPipeline);
+      "fused tfm or linalg on tensors -> kernels as mapped foralls on "
+      "buffers (runs on a CPU)",
+      fromFused(buildGpuMappedPipeline));
 }

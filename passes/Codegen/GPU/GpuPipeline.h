@@ -2,6 +2,7 @@
 #ifndef TFMC_PASSES_CODEGEN_GPU_GPUPIPELINE_H
 #define TFMC_PASSES_CODEGEN_GPU_GPUPIPELINE_H
 
+#include "passes/Codegen/GPU/GpuWeightType.h"
 #include "passes/PipelineOptions.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -18,6 +19,12 @@ struct GpuCodegenOptions : public PhaseOptions<GpuCodegenOptions> {
                      "kernels chosen for sm_80, its PTX and an sm_90 cubin "
                      "embedded)"),
       llvm::cl::init("")};
+  Option<GpuWeightType> weights{
+      *this, "weights",
+      llvm::cl::desc("Element type of the projection matrices: stored (f16 "
+                     "or bf16 where the model file stores them so, else "
+                     "f32), f32, f16 or bf16 (see docs/cuda.md)"),
+      llvm::cl::init(GpuWeightType::stored), gpuWeightTypeValues()};
   Option<bool> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Prefill projections over f16/bf16 weights on tensor "
@@ -46,6 +53,14 @@ struct GpuCodegenOptions : public PhaseOptions<GpuCodegenOptions> {
       llvm::cl::init("/usr/local/cuda")};
 };
 
+/// The fused tfm IR -> the same with the GPU's weight declarations
+/// (tfm-gpu-select-weight-types), before convert-tfm-to-linalg.
+void buildGpuConfigurationPipeline(OpPassManager &pm,
+                                   const GpuCodegenOptions &options);
+/// That -> linalg on tensors, a mixture of experts in the form whose every
+/// step is a kernel (convert-tfm-to-linalg=moe=gathers).
+void buildGpuLinalgPipeline(OpPassManager &pm);
+
 /// The arch kernel configs are chosen for (cuda-arch, or sm_80).
 std::string kernelArch(const GpuCodegenOptions &options);
 
@@ -71,7 +86,10 @@ void buildGpuToLLVMPipeline(OpPassManager &pm,
 void buildGpuCodegenPipeline(OpPassManager &pm,
                              const GpuCodegenOptions &options);
 
-/// Registers `tfm-gpu-pipeline` (buildGpuCodegenPipeline) for tfmc-opt.
+/// Registers `tfm-gpu-pipeline` and `tfm-gpu-mapped-pipeline` for
+/// tfmc-opt: the configuration and the linalg pipeline, then
+/// buildGpuCodegenPipeline or buildGpuMappedPipeline, so that they take the
+/// fused tfm IR (`tfmc compile --compile-to=fused`) or linalg.
 void registerGpuPipelines();
 
 } // namespace mlir::tfm

@@ -2,6 +2,7 @@
 #ifndef TFMC_PASSES_CODEGEN_GPU_PASSES_H
 #define TFMC_PASSES_CODEGEN_GPU_PASSES_H
 
+#include "passes/Codegen/GPU/GpuWeightType.h"
 #include "passes/Codegen/GPU/KernelConfig.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

@@ -1,0 +1,80 @@
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-weight-types | FileCheck %s --check-prefix=STORED
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-weight-types=weights=f16 | FileCheck %s --check-prefix=F16
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-weight-types=weights=f32 | FileCheck %s --check-prefix=F32
+
+// A matrix the file stores in bf16 is declared in bf16 (as stored), or in
+// the type asked for: the declaration is replaced, named after it and
+// stacking its model tensors, and the projection reads the new one.
+// STORED-LABEL: tfm.global_weight @wo.bf16 : tensor<32x16xbf16> {stacked = ["wo"]}
+// STORED-NOT: tfm.global_weight @wo :
+// STORED-LABEL: func.func @stored_bf16
+// STORED: %[[W:.*]] = tfm.weight @wo.bf16 : tensor<32x16xbf16>
+// STORED: tfm.linear %{{.*}}, %[[W]] : tensor<1x16xf32>, tensor<32x16xbf16>
+// F16-LABEL: tfm.global_weight @wo.f16 : tensor<32x16xf16> {stacked = ["wo"]}
+// F16: tfm.weight @wo.f16 : tensor<32x16xf16>
+// F32-LABEL: tfm.global_weight @wo : tensor<32x16xf32> {stored = #tfm.stored<bf16>}
+// F32: tfm.weight @wo : tensor<32x16xf32>
+tfm.global_weight @wo : tensor<32x16xf32> {stored = #tfm.stored<bf16>}
+func.func @stored_bf16(%x: tensor<1x16xf32>) -> tensor<1x32xf32> {
+  %w = tfm.weight @wo : tensor<32x16xf32>
+  %y = tfm.linear %x, %w : tensor<1x16xf32>, tensor<32x16xf32> -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
+}
+
+// -----
+
+// A stack of f32 tensors stays f32 as stored and takes f16 when asked,
+// keeping the names of the tensors it stacks; an LM head's matrix too.
+// STORED-LABEL: tfm.global_weight @wqkv : tensor<48x16xf32> {stacked = ["wq", "wk", "wv"]}
+// STORED: tfm.global_weight @head : tensor<64x16xf32>
+// F16-LABEL: tfm.global_weight @wqkv.f16 : tensor<48x16xf16> {stacked = ["wq", "wk", "wv"]}
+// F16: tfm.global_weight @head.f16 : tensor<64x16xf16> {stacked = ["head"]}
+// F16-LABEL: func.func @asked_f16
+// F16: tfm.linear %{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<48x16xf16>
+// F16: tfm.lm_head %{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<64x16xf16>
+tfm.global_weight @wqkv : tensor<48x16xf32> {stacked = ["wq", "wk", "wv"]}
+tfm.global_weight @head : tensor<64x16xf32>
+func.func @asked_f16(%x: tensor<1x16xf32>) -> (tensor<1x48xf32>, tensor<1x64xf32>) {
+  %w = tfm.weight @wqkv : tensor<48x16xf32>
+  %y = tfm.linear %x, %w : tensor<1x16xf32>, tensor<48x16xf32> -> tensor<1x48xf32>
+  %h = tfm.weight @head : tensor<64x16xf32>
+  %l = tfm.lm_head %x, %h : tensor<1x16xf32>, tensor<64x16xf32> -> tensor<1x64xf32>
+  return %y, %l : tensor<1x48xf32>, tensor<1x64xf32>
+}
+
+// -----
+
+// A tied table: the embedding gathers from it and the LM head projects
+// with it. Tables are f32, and a second copy for the head would cost more
+// than it saves: it stays one f32 declaration, whatever is asked.
+// F16-LABEL: tfm.global_weight @table : tensor<64x16xf32> {stored = #tfm.stored<f16>}
+// F16-NOT: global_weight
+// F16-LABEL: func.func @tied
+// F16: tfm.lm_head %{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<64x16xf32>
+// STORED-LABEL: tfm.global_weight @table : tensor<64x16xf32> {stored = #tfm.stored<f16>}
+tfm.global_weight @table : tensor<64x16xf32> {stored = #tfm.stored<f16>}
+func.func @tied(%tokens: tensor<1xi32>) -> tensor<1x64xf32> {
+  %t = tfm.weight @table : tensor<64x16xf32>
+  %x = tfm.embedding %tokens, %t : tensor<1xi32>, tensor<64x16xf32> -> tensor<1x16xf32>
+  %l = tfm.lm_head %x, %t : tensor<1x16xf32>, tensor<64x16xf32> -> tensor<1x64xf32>
+  return %l : tensor<1x64xf32>
+}
+
+// -----
+
+// Only matrices: norm gains and biases stay f32.
+// F16-LABEL: func.func @not_matrices
+// F16: tfm.weight @gain : tensor<16xf32>
+// F16: tfm.weight @w.f16 : tensor<32x16xf16>
+// F16: tfm.weight @bias : tensor<32xf32>
+tfm.global_weight @gain : tensor<16xf32>
+tfm.global_weight @bias : tensor<32xf32>
+tfm.global_weight @w : tensor<32x16xf32>
+func.func @not_matrices(%x: tensor<1x16xf32>) -> tensor<1x32xf32> {
+  %g = tfm.weight @gain : tensor<16xf32>
+  %n = tfm.rms_norm %x, %g {eps = 1.0e-5 : f32} : tensor<1x16xf32>, tensor<16xf32>
+  %w = tfm.weight @w : tensor<32x16xf32>
+  %b = tfm.weight @bias : tensor<32xf32>
+  %y = tfm.linear %n, %w, %b : tensor<1x16xf32>, tensor<32x16xf32>, tensor<32xf32> -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
+}
