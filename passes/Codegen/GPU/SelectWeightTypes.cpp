@@ -91,14 +91,14 @@ private:
     ArrayAttr stacked = global.getStackedAttr();
     if (!stacked)
       stacked = b.getStrArrayAttr({global.getSymName()});
-    auto declared = GlobalWeightOp::create(
-        b, global.getLoc(), (global.getSymName() + suffix).str(), type,
-        stacked);
+    auto declared = GlobalWeightOp::create(b, global.getLoc(),
+                                           (global.getSymName() + suffix).str(),
+                                           type, stacked);
     for (WeightOp read : reads) {
       b.setInsertionPoint(read);
-      Value narrow = WeightOp::create(
-          b, read.getLoc(), type,
-          FlatSymbolRefAttr::get(declared.getSymNameAttr()));
+      Value narrow =
+          WeightOp::create(b, read.getLoc(), type,
+                           FlatSymbolRefAttr::get(declared.getSymNameAttr()));
       read.replaceAllUsesWith(narrow);
       read.erase();
     }
