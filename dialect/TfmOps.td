@@ -18,8 +18,9 @@ def Tfm_Activation : 2DTensorOf<[F32]>;
 def Tfm_KeysOrValues : TensorRankOf<[F32, F16], [2, 3]>;
 def Tfm_Vector : 1DTensorOf<[F32]>;
 def Tfm_Matrix : 2DTensorOf<[F32]>;
-// A projection's weight may be stored in 16 bits; the product is computed in
-// f32 (each weight element is extended when it is read).
+// A projection's weight (or an embedding's table) may be stored in 16 bits;
+// the product is computed in f32 (each weight element is extended when it
+// is read).
 def Tfm_WeightMatrix : 2DTensorOf<[F32, F16, BF16]>;
 
 //===----------------------------------------------------------------------===//
@@ -113,13 +114,16 @@ def Tfm_EmbeddingOp : Tfm_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
     Gemma multiplies its embeddings by `sqrt(hidden)` while its tied LM head
     reads the table unscaled). Token ids outside `[0, vocab)` are clamped
     into range (the runtime validates ids; clamping keeps a bad id from
-    reading outside the weights).
+    reading outside the weights). The table may be f16 or bf16 (a GPU's
+    16-bit weights, shared with a tied LM head); each row is widened to f32
+    as it is gathered.
     ```mlir
     %x = tfm.embedding %tokens, %table : tensor<8xi32>, tensor<512x64xf32> -> tensor<8x64xf32>
     %g = tfm.embedding %tokens, %table {scale = 8.0 : f32} : tensor<8xi32>, tensor<512x64xf32> -> tensor<8x64xf32>
+    %h = tfm.embedding %tokens, %half : tensor<8xi32>, tensor<512x64xbf16> -> tensor<8x64xf32>
     ```
   }];
-  let arguments = (ins 1DTensorOf<[I32]>:$tokens, Tfm_Matrix:$table,
+  let arguments = (ins 1DTensorOf<[I32]>:$tokens, Tfm_WeightMatrix:$table,
                        OptionalAttr<F32Attr>:$scale);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{

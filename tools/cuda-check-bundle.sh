@@ -24,6 +24,7 @@ ids=1,7,30,45,12,99,25,3,51,0,17,26,88,41,5,77,123,200,233,64
 window_ids=$(seq 0 79 | awk '{ printf "%s%d", (NR > 1 ? "," : ""), ($1 * 37 + 11) % 259 }')
 cases=(
   "llama-tiny|259|$ids||preset:llama-tiny"
+  "llama-tiny-bf16|259|$ids||preset:llama-tiny --weights=bf16"
   "qwen2-tiny|259|$ids||preset:qwen2-tiny"
   "qwen3-tiny|259|$ids||preset:qwen3-tiny"
   "gemma-tiny|259|$ids||preset:gemma-tiny"

@@ -6,23 +6,23 @@ include "mlir/Pass/PassBase.td"
 
 def TfmGpuSelectWeightTypes
     : Pass<"tfm-gpu-select-weight-types", "mlir::ModuleOp"> {
-  let summary = "Store the projection matrices in f16 or bf16 where asked "
-                "or stored so";
+  let summary = "Store the projection and embedding matrices in f16 or bf16 "
+                "where asked or stored so";
   let description = [{
     The GPU's configuration pass, on the fused tfm IR: each f32 matrix
     declaration (`tfm.global_weight` of rank 2, no layout) that only
-    projections read (`tfm.linear`, `tfm.lm_head`) is declared again in
+    projections (`tfm.linear`, `tfm.lm_head`) and embeddings
+    (`tfm.embedding`'s table, a tied LM head's) read is declared again in
     the type `weights` asks for, or, with `weights=stored`, in f16 or bf16
     where the model file stores every tensor of it so
     (`#tfm.stored<...>`). The new declaration is named after the old one
     (`NAME.f16`, `NAME.bf16`), stacks the same model tensors, and replaces
     it; the package writer rounds f32 tensors to it (nearest even). The
-    projections widen each element as they read it
-    (`convert-tfm-to-linalg`), so a decode step reads half the bytes.
+    readers widen each element as they read it (`convert-tfm-to-linalg`),
+    so a decode step reads half the bytes.
 
-    A matrix that something else reads stays f32: a table the embedding
-    gathers from and the LM head shares (tied), since tables are f32 and a
-    second copy would cost more than it saves.
+    A matrix that something else reads stays f32 (learned position tables,
+    a mixture of experts' router and experts).
   }];
   let options = [
     Option<"weights", "weights", "::mlir::tfm::GpuWeightType",

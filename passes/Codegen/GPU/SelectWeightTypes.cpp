@@ -1,8 +1,9 @@
-//===- SelectWeightTypes.cpp - f16/bf16 projection matrices on the GPU ----===//
+//===- SelectWeightTypes.cpp - f16/bf16 matrices on the GPU ---------------===//
 //
 // A decode step streams every projection matrix once: in 16 bits it reads
 // half the bytes. The matrices are redeclared here, before linalg, and the
-// projections' lowering widens each element as it reads it.
+// lowerings of projections and embeddings widen each element as they read
+// it.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
@@ -19,14 +20,17 @@ using tfmc::weights::ElementType;
 
 namespace {
 
-/// Whether every use of `read` is the weight of a projection.
-bool onlyProjectionsRead(WeightOp read) {
+/// Whether every use of `read` is the weight of a projection or the table
+/// of an embedding (a tied LM head's), which widen 16-bit elements.
+bool onlyWideningReaders(WeightOp read) {
   return llvm::all_of(read->getUses(), [](OpOperand &use) {
     Operation *user = use.getOwner();
     if (auto linear = dyn_cast<LinearOp>(user))
       return &use == &linear.getWeightMutable();
     if (auto head = dyn_cast<LMHeadOp>(user))
       return &use == &head.getWeightMutable();
+    if (auto lookup = dyn_cast<EmbeddingOp>(user))
+      return &use == &lookup.getTableMutable();
     return false;
   });
 }
@@ -48,7 +52,7 @@ struct TfmGpuSelectWeightTypes
           global.getLayoutAttr())
         continue;
       SmallVector<WeightOp> &reads = readsOf[global.getSymNameAttr()];
-      if (reads.empty() || !llvm::all_of(reads, onlyProjectionsRead))
+      if (reads.empty() || !llvm::all_of(reads, onlyWideningReaders))
         continue;
       Type element = chosenType(global);
       if (element.isF32())

@@ -17,7 +17,7 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
 }
 
 /// `out[s, d] = table[clamp(tokens[s]), d] (* scale)`, gathering with
-/// tensor.extract.
+/// tensor.extract (a 16-bit table's elements widened to f32).
 struct EmbeddingLowering : OpRewritePattern<EmbeddingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EmbeddingOp op,
@@ -27,8 +27,11 @@ struct EmbeddingLowering : OpRewritePattern<EmbeddingOp> {
         b, op.getLoc(), op.getTokens(), cast<RankedTensorType>(op.getType()),
         shapeOf(table)[0], op.getScale(),
         [&](OpBuilder &nb, Location nloc, Value id, Value feature) -> Value {
-          return tensor::ExtractOp::create(nb, nloc, table,
-                                           ValueRange{id, feature});
+          Value element = tensor::ExtractOp::create(nb, nloc, table,
+                                                    ValueRange{id, feature});
+          if (element.getType().isF32())
+            return element;
+          return arith::ExtFOp::create(nb, nloc, nb.getF32Type(), element);
         });
     b.replaceOp(op, result);
     return success();

@@ -221,6 +221,18 @@ func.func @embedding(%t: tensor<4xi32>, %table: tensor<32x16xf32>) -> tensor<4x1
 
 // -----
 
+// A 16-bit table's elements are widened to f32 as they are gathered.
+// CHECK-LABEL: func.func @embedding_bf16
+func.func @embedding_bf16(%t: tensor<4xi32>, %table: tensor<32x16xbf16>) -> tensor<4x16xf32> {
+  // CHECK: %[[E:.*]] = tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<32x16xbf16>
+  // CHECK: %[[W:.*]] = arith.extf %[[E]] : bf16 to f32
+  // CHECK: linalg.yield %[[W]] : f32
+  %x = tfm.embedding %t, %table : tensor<4xi32>, tensor<32x16xbf16> -> tensor<4x16xf32>
+  return %x : tensor<4x16xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @position_embedding
 // CHECK-SAME: %[[POS:[^:]*]]: index
 func.func @position_embedding(%x: tensor<4x16xf32>, %table: tensor<64x16xf32>, %pos: index) -> tensor<4x16xf32> {

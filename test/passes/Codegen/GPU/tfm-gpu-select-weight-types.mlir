@@ -45,18 +45,24 @@ func.func @asked_f16(%x: tensor<1x16xf32>) -> (tensor<1x48xf32>, tensor<1x64xf32
 // -----
 
 // A tied table: the embedding gathers from it and the LM head projects
-// with it. Tables are f32, and a second copy for the head would cost more
-// than it saves: it stays one f32 declaration, whatever is asked.
-// F16-LABEL: tfm.global_weight @table : tensor<64x16xf32> {stored = #tfm.stored<f16>}
-// F16-NOT: global_weight
+// with it, both widening 16-bit elements: one declaration in bf16 for
+// both. A table of learned positions stays f32.
+// F16-LABEL: tfm.global_weight @table.f16 : tensor<64x16xf16> {stacked = ["table"]}
+// F16: tfm.global_weight @positions : tensor<8x16xf32>
 // F16-LABEL: func.func @tied
-// F16: tfm.lm_head %{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<64x16xf32>
-// STORED-LABEL: tfm.global_weight @table : tensor<64x16xf32> {stored = #tfm.stored<f16>}
+// F16: %[[T:.*]] = tfm.weight @table.f16 : tensor<64x16xf16>
+// F16: tfm.embedding %{{.*}}, %[[T]] : tensor<1xi32>, tensor<64x16xf16>
+// F16: tfm.lm_head %{{.*}}, %[[T]] : tensor<1x16xf32>, tensor<64x16xf16>
+// STORED-LABEL: tfm.global_weight @table.f16 : tensor<64x16xf16>
 tfm.global_weight @table : tensor<64x16xf32> {stored = #tfm.stored<f16>}
+tfm.global_weight @positions : tensor<8x16xf32>
 func.func @tied(%tokens: tensor<1xi32>) -> tensor<1x64xf32> {
   %t = tfm.weight @table : tensor<64x16xf32>
   %x = tfm.embedding %tokens, %t : tensor<1xi32>, tensor<64x16xf32> -> tensor<1x16xf32>
-  %l = tfm.lm_head %x, %t : tensor<1x16xf32>, tensor<64x16xf32> -> tensor<1x64xf32>
+  %p = tfm.weight @positions : tensor<8x16xf32>
+  %c0 = arith.constant 0 : index
+  %y = tfm.position_embedding %x, %p[%c0] : tensor<1x16xf32>, tensor<8x16xf32>
+  %l = tfm.lm_head %y, %t : tensor<1x16xf32>, tensor<64x16xf32> -> tensor<1x64xf32>
   return %l : tensor<1x64xf32>
 }
 
