@@ -417,7 +417,7 @@ ExtractResult extractPositional(OpBuilder &b, Operation *op) {
     auto table = cast<RankedTensorType>(embedding.getTable().getType());
     params.vocab = table.getDimSize(0);
     params.features = table.getDimSize(1);
-    params.table = hl::WeightType::F32;
+    params.table = weightType(embedding.getTable());
     if (embedding.getScale())
       params.scale = embedding.getScaleAttr().getValueAsDouble();
     out.inputs = {embedding.getTokens(), embedding.getTable()};

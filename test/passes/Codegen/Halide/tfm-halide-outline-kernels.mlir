@@ -343,3 +343,18 @@ module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_t
     return %y : tensor<3x32xf32>
   }
 }
+
+// -----
+
+// A token table declared in 16 bits (as a GPU declares one) is described
+// as such: the kernel widens what it gathers.
+// CHECK: tfm_halide.kernel @positional_0
+// CHECK-SAME: \22op\22: \22token_embedding\22,{{.*}}\22table\22: \22bf16\22
+// CHECK-LABEL: func.func @embedding_bf16(
+// CHECK: tfm_halide.call @positional_0(%{{.*}}, %{{.*}} : tensor<8xi32>, tensor<32x16xbf16>)
+module attributes {tfm.target = #tfm.target<backend = "cpu", config = #tfm.cpu_target<triple = "x86_64-unknown-linux-gnu", cpu = "x", features = "+avx2", vector_bits = 256, vector_registers = 16>>} {
+  func.func @embedding_bf16(%tokens: tensor<8xi32>, %table: tensor<32x16xbf16>) -> tensor<8x16xf32> {
+    %x = tfm.embedding %tokens, %table : tensor<8xi32>, tensor<32x16xbf16> -> tensor<8x16xf32>
+    return %x : tensor<8x16xf32>
+  }
+}
