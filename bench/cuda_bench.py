@@ -260,7 +260,8 @@ def main():
                                                        "tfmc"))
     parser.add_argument("--shapes",
                         default="stories110M,tinyllama-1.1B,"
-                        "tinyllama-1.1B:bf16,mixtral-4x2048")
+                        "tinyllama-1.1B:bf16,mixtral-4x2048,"
+                        "mixtral-4x2048:bf16")
     parser.add_argument("--prompt-tokens", type=int, default=128)
     parser.add_argument("-n", type=int, default=128)
     parser.add_argument("--no-peer", action="store_true",

@@ -383,7 +383,7 @@ def Tfm_MoERouteOp : Tfm_Op<"moe_route", [Pure, InferTypeOpAdaptor]> {
         -> tensor<8x2xf32>, tensor<8x2xi32>
     ```
   }];
-  let arguments = (ins Tfm_Activation:$input, Tfm_Matrix:$router,
+  let arguments = (ins Tfm_Activation:$input, Tfm_WeightMatrix:$router,
                        ConfinedAttr<I64Attr, [IntPositive]>:$top_k,
                        Tfm_RoutingAttr:$routing);
   let results = (outs 2DTensorOf<[F32]>:$weights,
@@ -414,7 +414,8 @@ def Tfm_MoEExpertsOp : Tfm_Op<"moe_experts", [Pure, InferTypeOpAdaptor]> {
     experts' rows are read: a decode step of a model with 8 experts and
     `top_k = 2` reads a quarter of the expert weights. An index outside
     `[0, experts)` reads the nearest expert (clamped), never past the
-    matrices.
+    matrices. The matrices may be f16 or bf16 (a GPU's 16-bit weights),
+    widened as they are read, as the router of `tfm.moe_route` may.
     ```mlir
     %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down
         : tensor<8x64xf32>, tensor<8x2xf32>, tensor<8x2xi32>,
@@ -422,8 +423,8 @@ def Tfm_MoEExpertsOp : Tfm_Op<"moe_experts", [Pure, InferTypeOpAdaptor]> {
     ```
   }];
   let arguments = (ins Tfm_Activation:$input, 2DTensorOf<[F32]>:$weights,
-                       2DTensorOf<[I32]>:$experts, Tfm_Matrix:$gate,
-                       Tfm_Matrix:$up, Tfm_Matrix:$down);
+                       2DTensorOf<[I32]>:$experts, Tfm_WeightMatrix:$gate,
+                       Tfm_WeightMatrix:$up, Tfm_WeightMatrix:$down);
   let results = (outs Tfm_Activation:$result);
   let assemblyFormat = [{
     $input `,` $weights `,` $experts `,` $gate `,` $up `,` $down attr-dict

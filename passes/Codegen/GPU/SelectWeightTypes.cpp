@@ -20,8 +20,9 @@ using tfmc::weights::ElementType;
 
 namespace {
 
-/// Whether every use of `read` is the weight of a projection or the table
-/// of an embedding (a tied LM head's), which widen 16-bit elements.
+/// Whether every use of `read` is a matrix its reader widens from 16 bits:
+/// a projection's weight, an embedding's table (a tied LM head's), a
+/// mixture of experts' router or stacked experts.
 bool onlyWideningReaders(WeightOp read) {
   return llvm::all_of(read->getUses(), [](OpOperand &use) {
     Operation *user = use.getOwner();
@@ -31,6 +32,12 @@ bool onlyWideningReaders(WeightOp read) {
       return &use == &head.getWeightMutable();
     if (auto lookup = dyn_cast<EmbeddingOp>(user))
       return &use == &lookup.getTableMutable();
+    if (auto route = dyn_cast<MoERouteOp>(user))
+      return &use == &route.getRouterMutable();
+    if (auto experts = dyn_cast<MoEExpertsOp>(user))
+      return &use == &experts.getGateMutable() ||
+             &use == &experts.getUpMutable() ||
+             &use == &experts.getDownMutable();
     return false;
   });
 }

@@ -31,8 +31,9 @@ Value index(OpBuilder &b, Location loc, int64_t value) {
 Value rowsTimesVector(OpBuilder &b, Location loc, Value matrix, Value first,
                       int64_t count, Value vector) {
   int64_t columns = shapeOf(matrix)[1];
+  Type element = getElementTypeOrSelf(matrix.getType());
   Value rows = tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({count, columns}, b.getF32Type()), matrix,
+      b, loc, RankedTensorType::get({count, columns}, element), matrix,
       ArrayRef<OpFoldResult>{first, b.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(count), b.getIndexAttr(columns)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});

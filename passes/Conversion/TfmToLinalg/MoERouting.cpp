@@ -23,7 +23,13 @@ static Value expOf(OpBuilder &b, Location loc, Value logit, Value maximum) {
 
 void moe::multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
   auto fast = arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
-  Value product = arith::MulFOp::create(b, loc, args[0], args[1], fast);
+  auto wide = [&](Value factor) -> Value {
+    if (factor.getType().isF32())
+      return factor;
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), factor);
+  };
+  Value product =
+      arith::MulFOp::create(b, loc, wide(args[0]), wide(args[1]), fast);
   yield(b, loc, arith::AddFOp::create(b, loc, args[2], product, fast));
 }
 

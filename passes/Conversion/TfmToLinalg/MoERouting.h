@@ -28,9 +28,10 @@ struct Choice {
   Value expert; ///< index
 };
 
-/// `acc + a * b` as a product's reduction body. Reassociation lets LLVM
-/// vectorise the reduction (the order of a dot product's terms is not part
-/// of the op's meaning).
+/// `acc + a * b` as a product's reduction body, a factor (the weight)
+/// widened to f32 when it is f16 or bf16. Reassociation lets LLVM vectorise the
+/// reduction (the order of a dot product's terms is not part of the op's
+/// meaning).
 void multiplyAdd(OpBuilder &b, Location loc, ValueRange args);
 
 /// logits[t, e] = sum_d input[t, d] * router[e, d], a [tokens, experts]

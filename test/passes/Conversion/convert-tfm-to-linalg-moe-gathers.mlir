@@ -71,3 +71,17 @@ func.func @moe_experts(%x: tensor<3x8xf32>, %weights: tensor<3x2xf32>, %experts:
   %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
   return %y : tensor<3x8xf32>
 }
+
+// -----
+
+// 16-bit experts and router: the gathered elements are widened.
+// CHECK-LABEL: func.func @moe_bf16
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[R:.*]]: bf16, %{{.*}}: f32):
+// CHECK:   arith.extf %[[R]] : bf16 to f32
+// CHECK: %[[W:.*]] = tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<24x8xbf16>
+// CHECK: arith.extf %[[W]] : bf16 to f32
+func.func @moe_bf16(%x: tensor<3x8xf32>, %router: tensor<4x8xbf16>, %gate: tensor<24x8xbf16>, %up: tensor<24x8xbf16>, %down: tensor<32x6xbf16>) -> tensor<3x8xf32> {
+  %weights, %experts = tfm.moe_route %x, %router {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<3x8xf32>, tensor<4x8xbf16> -> tensor<3x2xf32>, tensor<3x2xi32>
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x8xbf16>, tensor<24x8xbf16>, tensor<32x6xbf16>
+  return %y : tensor<3x8xf32>
+}

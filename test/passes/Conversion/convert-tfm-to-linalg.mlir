@@ -424,3 +424,17 @@ func.func @moe_experts(%x: tensor<3x8xf32>, %weights: tensor<3x2xf32>, %experts:
   %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<32x6xf32>
   return %y : tensor<3x8xf32>
 }
+
+// -----
+
+// 16-bit experts (a GPU's): the slices keep the matrices' type, and the
+// products widen each weight as they read it.
+// CHECK-LABEL: func.func @moe_experts_bf16
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [6, 8] [1, 1] : tensor<24x8xbf16> to tensor<6x8xbf16>
+// CHECK: ^bb0(%[[W:.*]]: bf16, %[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[WIDE:.*]] = arith.extf %[[W]] : bf16 to f32
+// CHECK: arith.mulf %[[WIDE]], %[[A]]
+func.func @moe_experts_bf16(%x: tensor<3x8xf32>, %weights: tensor<3x2xf32>, %experts: tensor<3x2xi32>, %gate: tensor<24x8xbf16>, %up: tensor<24x8xbf16>, %down: tensor<32x6xbf16>) -> tensor<3x8xf32> {
+  %y = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<3x8xf32>, tensor<3x2xf32>, tensor<3x2xi32>, tensor<24x8xbf16>, tensor<24x8xbf16>, tensor<32x6xbf16>
+  return %y : tensor<3x8xf32>
+}

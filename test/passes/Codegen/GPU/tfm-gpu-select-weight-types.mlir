@@ -84,3 +84,26 @@ func.func @not_matrices(%x: tensor<1x16xf32>) -> tensor<1x32xf32> {
   %y = tfm.linear %n, %w, %b : tensor<1x16xf32>, tensor<32x16xf32>, tensor<32xf32> -> tensor<1x32xf32>
   return %y : tensor<1x32xf32>
 }
+
+// -----
+
+// A mixture of experts' router and stacked experts widen 16-bit elements
+// too.
+// F16-LABEL: tfm.global_weight @router.f16 : tensor<4x16xf16> {stacked = ["router"]}
+// F16: tfm.global_weight @gate.f16 : tensor<32x16xf16> {stacked = ["e0.gate", "e1.gate", "e2.gate", "e3.gate"]}
+// F16-LABEL: func.func @experts
+// F16: tfm.moe_route %{{.*}}, %{{.*}} {{.*}} : tensor<1x16xf32>, tensor<4x16xf16>
+// F16: tfm.moe_experts {{.*}} : tensor<1x16xf32>, tensor<1x2xf32>, tensor<1x2xi32>, tensor<32x16xf16>, tensor<32x16xf16>, tensor<64x8xf16>
+tfm.global_weight @router : tensor<4x16xf32>
+tfm.global_weight @gate : tensor<32x16xf32> {stacked = ["e0.gate", "e1.gate", "e2.gate", "e3.gate"]}
+tfm.global_weight @up : tensor<32x16xf32> {stacked = ["e0.up", "e1.up", "e2.up", "e3.up"]}
+tfm.global_weight @down : tensor<64x8xf32> {stacked = ["e0.down", "e1.down", "e2.down", "e3.down"]}
+func.func @experts(%x: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %r = tfm.weight @router : tensor<4x16xf32>
+  %weights, %chosen = tfm.moe_route %x, %r {top_k = 2 : i64, routing = #tfm.routing<top_k_softmax>} : tensor<1x16xf32>, tensor<4x16xf32> -> tensor<1x2xf32>, tensor<1x2xi32>
+  %g = tfm.weight @gate : tensor<32x16xf32>
+  %u = tfm.weight @up : tensor<32x16xf32>
+  %d = tfm.weight @down : tensor<64x8xf32>
+  %y = tfm.moe_experts %x, %weights, %chosen, %g, %u, %d : tensor<1x16xf32>, tensor<1x2xf32>, tensor<1x2xi32>, tensor<32x16xf32>, tensor<32x16xf32>, tensor<64x8xf32>
+  return %y : tensor<1x16xf32>
+}

@@ -41,13 +41,16 @@ KERNELS = {
     "gemm16": (32, 64, 32),
     # tokens, features, hidden units of an expert (see MOE_EXPERTS, TOP_K).
     "moe": (3, 40, 72),
+    # The router and experts in bf16: 8 a lane along 264 features (a whole
+    # warp-wide slice of 256 and a masked one).
+    "moebf16": (3, 264, 72),
 }
 MOE_EXPERTS = 4
 MOE_TOP_K = 2
 
 
-def moe_inputs():
-    tokens, features, hidden = KERNELS["moe"]
+def moe_inputs(kernel):
+    tokens, features, hidden = KERNELS[kernel]
     rng = random.Random(11)
 
     def matrix(rows, cols):
@@ -127,18 +130,22 @@ NORM = """\
 
 
 MOE = """\
-  %weights, %experts = tfm.moe_route %x, %router {{top_k = {top_k} : i64, routing = #tfm.routing<top_k_softmax>}} : tensor<{tokens}x{features}xf32>, tensor<{experts}x{features}xf32> -> tensor<{tokens}x{top_k}xf32>, tensor<{tokens}x{top_k}xi32>
-  %r = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<{tokens}x{features}xf32>, tensor<{tokens}x{top_k}xf32>, tensor<{tokens}x{top_k}xi32>, tensor<{rows}x{features}xf32>, tensor<{rows}x{features}xf32>, tensor<{downrows}x{hidden}xf32>
+  %weights, %experts = tfm.moe_route %x, %router {{top_k = {top_k} : i64, routing = #tfm.routing<top_k_softmax>}} : tensor<{tokens}x{features}xf32>, tensor<{experts}x{features}x{wtype}> -> tensor<{tokens}x{top_k}xf32>, tensor<{tokens}x{top_k}xi32>
+  %r = tfm.moe_experts %x, %weights, %experts, %gate, %up, %down : tensor<{tokens}x{features}xf32>, tensor<{tokens}x{top_k}xf32>, tensor<{tokens}x{top_k}xi32>, tensor<{rows}x{features}x{wtype}>, tensor<{rows}x{features}x{wtype}>, tensor<{downrows}x{hidden}x{wtype}>
 """
 
 
-def emit_moe(path):
-    tokens, features, hidden = KERNELS["moe"]
+def emit_moe(kernel, path):
+    tokens, features, hidden = KERNELS[kernel]
+    wtype = WEIGHT_TYPES.get(kernel, "f32")
     lines = ["func.func private @printMemrefF32(memref<*xf32>) "
              "attributes {llvm.emit_c_interface}"]
     body = []
-    for name, matrix in moe_inputs().items():
-        t = "%dx%dxf32" % (len(matrix), len(matrix[0]))
+    for name, matrix in moe_inputs(kernel).items():
+        element = "f32" if name == "x" else wtype
+        if element != "f32":
+            matrix = [[ROUND[element](v) for v in row] for row in matrix]
+        t = "%dx%dx%s" % (len(matrix), len(matrix[0]), element)
         lines.append("memref.global \"private\" constant @%s : memref<%s> = "
                      "dense<%s> {alignment = 64 : i64}"
                      % (name, t, literal(matrix)))
@@ -146,7 +153,7 @@ def emit_moe(path):
                  "  %%%s = bufferization.to_tensor %%%sm restrict : memref<%s> "
                  "to tensor<%s>" % (name, name, t, t)]
     body.append(MOE.format(tokens=tokens, features=features, hidden=hidden,
-                           experts=MOE_EXPERTS, top_k=MOE_TOP_K,
+                           experts=MOE_EXPERTS, top_k=MOE_TOP_K, wtype=wtype,
                            rows=MOE_EXPERTS * hidden,
                            downrows=MOE_EXPERTS * features).rstrip("\n"))
     out = "tensor<%dx%dxf32>" % (tokens, features)
@@ -163,12 +170,14 @@ def emit_moe(path):
         f.write("\n".join(lines) + "\n")
 
 
-def moe_reference():
+def moe_reference(kernel):
     """The experts' sum of each token, its top_k experts chosen by logit
     (ties to the lower index) and weighed by a softmax over the chosen."""
-    tokens, features, hidden = KERNELS["moe"]
-    m = {name: [[f32(v) for v in row] for row in matrix]
-         for name, matrix in moe_inputs().items()}
+    tokens, features, hidden = KERNELS[kernel]
+    wtype = WEIGHT_TYPES.get(kernel, "f32")
+    m = {name: [[f32(v) if name == "x" or wtype == "f32" else
+                 ROUND[wtype](v) for v in row] for row in matrix]
+         for name, matrix in moe_inputs(kernel).items()}
     out = []
     for x in m["x"]:
         logits = [sum(a * b for a, b in zip(x, r)) for r in m["router"]]
@@ -193,8 +202,8 @@ def moe_reference():
 
 
 def emit(kernel, path):
-    if kernel == "moe":
-        return emit_moe(path)
+    if kernel.startswith("moe"):
+        return emit_moe(kernel, path)
     rows, features, outputs = KERNELS[kernel]
     x, w = inputs(kernel)
     wtype = WEIGHT_TYPES.get(kernel, "f32")
@@ -249,7 +258,7 @@ def bf16(value):
 
 
 # The element type of each kernel's weights, where not f32.
-WEIGHT_TYPES = {"gemm16": "f16", "gemvbf16": "bf16"}
+WEIGHT_TYPES = {"gemm16": "f16", "gemvbf16": "bf16", "moebf16": "bf16"}
 ROUND = {"f16": f16, "bf16": bf16}
 
 
@@ -259,8 +268,8 @@ def f32(value):
 
 
 def reference(kernel):
-    if kernel == "moe":
-        return moe_reference()
+    if kernel.startswith("moe"):
+        return moe_reference(kernel)
     x, w = inputs(kernel)
     x = [[f32(v) for v in row] for row in x]
     w = [[f32(v) for v in row] for row in w]
