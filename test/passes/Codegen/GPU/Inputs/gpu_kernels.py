@@ -135,29 +135,28 @@ MOE = """\
 """
 
 
-def emit_moe(kernel, path):
-    tokens, features, hidden = KERNELS[kernel]
-    wtype = WEIGHT_TYPES.get(kernel, "f32")
+def write_module(path, matrices, body, out):
+    """Writes a module whose @compute binds each of `matrices` (name ->
+    (rows, element type), rounded to that type) to %name, runs `body`,
+    which defines %r, an `out` tensor, and prints %r. The matrices are
+    64-byte aligned buffers, as the weights and the intermediates are, so
+    the kernels load them 16 bytes a lane."""
     lines = ["func.func private @printMemrefF32(memref<*xf32>) "
              "attributes {llvm.emit_c_interface}"]
-    body = []
-    for name, matrix in moe_inputs(kernel).items():
-        element = "f32" if name == "x" else wtype
+    binds = []
+    for name, (matrix, element) in matrices.items():
         if element != "f32":
             matrix = [[ROUND[element](v) for v in row] for row in matrix]
         t = "%dx%dx%s" % (len(matrix), len(matrix[0]), element)
         lines.append("memref.global \"private\" constant @%s : memref<%s> = "
                      "dense<%s> {alignment = 64 : i64}"
                      % (name, t, literal(matrix)))
-        body += ["  %%%sm = memref.get_global @%s : memref<%s>" % (name, name, t),
-                 "  %%%s = bufferization.to_tensor %%%sm restrict : memref<%s> "
-                 "to tensor<%s>" % (name, name, t, t)]
-    body.append(MOE.format(tokens=tokens, features=features, hidden=hidden,
-                           experts=MOE_EXPERTS, top_k=MOE_TOP_K, wtype=wtype,
-                           rows=MOE_EXPERTS * hidden,
-                           downrows=MOE_EXPERTS * features).rstrip("\n"))
-    out = "tensor<%dx%dxf32>" % (tokens, features)
-    lines += ["func.func @compute() {"] + body + [
+        binds += ["  %%%sm = memref.get_global @%s : memref<%s>"
+                  % (name, name, t),
+                  "  %%%s = bufferization.to_tensor %%%sm restrict : "
+                  "memref<%s> to tensor<%s>" % (name, name, t, t)]
+    lines += ["func.func @compute() {"] + binds + [
+        body.rstrip("\n"),
         "  %%m = bufferization.to_buffer %%r : %s to %s"
         % (out, out.replace("tensor", "memref")),
         "  %%u = memref.cast %%m : %s to memref<*xf32>"
@@ -168,6 +167,19 @@ def emit_moe(kernel, path):
     ]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def emit_moe(kernel, path):
+    tokens, features, hidden = KERNELS[kernel]
+    wtype = WEIGHT_TYPES.get(kernel, "f32")
+    matrices = {name: (matrix, "f32" if name == "x" else wtype)
+                for name, matrix in moe_inputs(kernel).items()}
+    body = MOE.format(tokens=tokens, features=features, hidden=hidden,
+                      experts=MOE_EXPERTS, top_k=MOE_TOP_K, wtype=wtype,
+                      rows=MOE_EXPERTS * hidden,
+                      downrows=MOE_EXPERTS * features)
+    write_module(path, matrices, body,
+                 "tensor<%dx%dxf32>" % (tokens, features))
 
 
 def moe_reference(kernel):
@@ -211,38 +223,8 @@ def emit(kernel, path):
             PROJECTION16 if wtype != "f32" else PROJECTION).format(
         rows=rows, features=features, outputs=outputs, wtype=wtype)
     out_cols = features if kernel == "norm" else outputs
-    out = "tensor<%dx%dxf32>" % (rows, out_cols)
-    # The inputs are 64-byte aligned buffers, as the weights and the
-    # intermediates are, so the kernels load them 16 bytes a lane.
-    if wtype != "f32":
-        w = [[ROUND[wtype](v) for v in row] for row in w]
-    xt = "%dx%dxf32" % (rows, features)
-    wt = "%dx%dx%s" % (len(w), features, wtype)
-    lines = [
-        "func.func private @printMemrefF32(memref<*xf32>) "
-        "attributes {llvm.emit_c_interface}",
-        "memref.global \"private\" constant @x : memref<%s> = dense<%s> "
-        "{alignment = 64 : i64}" % (xt, literal(x)),
-        "memref.global \"private\" constant @w : memref<%s> = dense<%s> "
-        "{alignment = 64 : i64}" % (wt, literal(w)),
-        "func.func @compute() {",
-        "  %%xm = memref.get_global @x : memref<%s>" % xt,
-        "  %%x = bufferization.to_tensor %%xm restrict : memref<%s> to "
-        "tensor<%s>" % (xt, xt),
-        "  %%wm = memref.get_global @w : memref<%s>" % wt,
-        "  %%w = bufferization.to_tensor %%wm restrict : memref<%s> to "
-        "tensor<%s>" % (wt, wt),
-        body.rstrip("\n"),
-        "  %%m = bufferization.to_buffer %%r : %s to %s"
-        % (out, out.replace("tensor", "memref")),
-        "  %%u = memref.cast %%m : %s to memref<*xf32>"
-        % out.replace("tensor", "memref"),
-        "  call @printMemrefF32(%u) : (memref<*xf32>) -> ()",
-        "  return",
-        "}",
-    ]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_module(path, {"x": (x, "f32"), "w": (w, wtype)}, body,
+                 "tensor<%dx%dxf32>" % (rows, out_cols))
 
 
 def f16(value):
