@@ -171,12 +171,13 @@ private:
                filledTensor(b, loc, {tokens, topK, rows}, 0.0), maps,
                iterators(3, 1),
                [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                 // One statement per op: the IR's order does not depend
+                 // on the host compiler's order of argument evaluation.
                  Value expert = moe::clampedExpert(nb, nloc, args[1], experts);
-                 Value row = arith::AddIOp::create(
-                     nb, nloc,
-                     arith::MulIOp::create(nb, nloc, expert,
-                                           index(nb, nloc, rows)),
-                     linalg::IndexOp::create(nb, nloc, 2));
+                 Value unit = linalg::IndexOp::create(nb, nloc, 2);
+                 Value first = arith::MulIOp::create(nb, nloc, expert,
+                                                     index(nb, nloc, rows));
+                 Value row = arith::AddIOp::create(nb, nloc, first, unit);
                  Value column = linalg::IndexOp::create(nb, nloc, 3);
                  Value weight = tensor::ExtractOp::create(
                      nb, nloc, matrix, ValueRange{row, column});

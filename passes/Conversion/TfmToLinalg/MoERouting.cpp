@@ -28,8 +28,11 @@ void moe::multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
       return factor;
     return arith::ExtFOp::create(b, loc, b.getF32Type(), factor);
   };
-  Value product =
-      arith::MulFOp::create(b, loc, wide(args[0]), wide(args[1]), fast);
+  // One statement per op: the IR's order does not depend on the host
+  // compiler's order of argument evaluation.
+  Value lhs = wide(args[0]);
+  Value rhs = wide(args[1]);
+  Value product = arith::MulFOp::create(b, loc, lhs, rhs, fast);
   yield(b, loc, arith::AddFOp::create(b, loc, args[2], product, fast));
 }
 
@@ -147,9 +150,9 @@ Value moe::routingDenominator(OpBuilder &b, Location loc, Routing routing,
 Value moe::clampedExpert(OpBuilder &b, Location loc, Value chosen,
                          int64_t experts) {
   Value expert = arith::IndexCastOp::create(b, loc, b.getIndexType(), chosen);
-  return arith::MinSIOp::create(
-      b, loc, arith::MaxSIOp::create(b, loc, expert, index(b, loc, 0)),
-      index(b, loc, experts - 1));
+  Value last = index(b, loc, experts - 1);
+  Value low = arith::MaxSIOp::create(b, loc, expert, index(b, loc, 0));
+  return arith::MinSIOp::create(b, loc, low, last);
 }
 
 Value moe::swiglu(OpBuilder &b, Location loc, Value gate, Value up) {
