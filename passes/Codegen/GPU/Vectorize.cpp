@@ -274,13 +274,21 @@ private:
     if (found != reads.end())
       return found->second;
     indices.push_back(offset);
-    Type element = cast<ShapedType>(tensor.getType()).getElementType();
-    Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-    Value read = vector::TransferReadOp::create(
-        b, loc, VectorType::get({slice}, element), tensor, indices, padding,
-        ArrayRef<bool>{!partial});
+    Value read = readRow(b, loc, tensor, indices, partial);
     reads[{tensor, key}] = read;
     return read;
+  }
+
+  /// A warp-wide slice of `tensor` at `indices` (the last one the slice's
+  /// start), zero-padded past the row's end when `partial`.
+  Value readRow(OpBuilder &b, Location loc, Value tensor,
+                ArrayRef<Value> indices, bool partial) {
+    Type element = cast<ShapedType>(tensor.getType()).getElementType();
+    Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    return vector::TransferReadOp::create(
+               b, loc, VectorType::get({slice}, element), tensor, indices,
+               padding, ArrayRef<bool>{!partial})
+        .getResult();
   }
 
   /// The slice at `offset` of a row that the body gathers:
@@ -299,12 +307,7 @@ private:
       indices.push_back(scalars.lookupOrDefault(index));
     }
     indices.push_back(offset);
-    Type element = extract.getType();
-    Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-    return vector::TransferReadOp::create(
-               b, loc, VectorType::get({slice}, element), extract.getTensor(),
-               indices, padding, ArrayRef<bool>{!partial})
-        .getResult();
+    return readRow(b, loc, extract.getTensor(), indices, partial);
   }
 
   /// Indices of `map`'s results at the parallel `point` of the tile.
