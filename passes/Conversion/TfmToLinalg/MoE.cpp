@@ -81,11 +81,7 @@ private:
                                        MoERouteOp op, Value logits, Value token,
                                        ValueRange weightsAndExperts) {
     int64_t experts = op.getNumExperts(), topK = op.getTopK();
-    auto logitOf = [&](OpBuilder &nb, Location nloc, Value expert) {
-      return tensor::ExtractOp::create(nb, nloc, logits,
-                                       ValueRange{token, expert})
-          .getResult();
-    };
+    moe::TokenLogits logitOf{logits, token};
 
     Value maximum = moe::largestLogit(b, loc, experts, logitOf);
 

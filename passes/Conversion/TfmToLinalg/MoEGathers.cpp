@@ -60,11 +60,7 @@ public:
         maps, iterators(2), [&](OpBuilder &nb, Location nloc, ValueRange) {
           Value token = linalg::IndexOp::create(nb, nloc, 0);
           Value ownSlot = linalg::IndexOp::create(nb, nloc, 1);
-          auto logitOf = [&](OpBuilder &lb, Location lloc, Value expert) {
-            return tensor::ExtractOp::create(lb, lloc, logits,
-                                             ValueRange{token, expert})
-                .getResult();
-          };
+          moe::TokenLogits logitOf{logits, token};
           Value maximum = moe::largestLogit(nb, nloc, experts, logitOf);
           SmallVector<Value> walked = moe::foldChoices(
               nb, nloc, experts, topK, logitOf, maximum,

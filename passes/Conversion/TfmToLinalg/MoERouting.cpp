@@ -36,6 +36,11 @@ void moe::multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
   yield(b, loc, arith::AddFOp::create(b, loc, args[2], product, fast));
 }
 
+Value moe::TokenLogits::operator()(OpBuilder &b, Location loc,
+                                   Value expert) const {
+  return tensor::ExtractOp::create(b, loc, logits, ValueRange{token, expert});
+}
+
 Value moe::routerLogits(OpBuilder &b, Location loc, MoERouteOp op) {
   MLIRContext *context = b.getContext();
   int64_t tokens = shapeOf(op.getInput())[0];

@@ -22,6 +22,14 @@ namespace mlir::tfm::moe {
 /// builder's insertion point.
 using LogitOf = function_ref<Value(OpBuilder &, Location, Value)>;
 
+/// A token's router logits as a LogitOf: `logits[token, expert]` of the
+/// [tokens, experts] router product.
+struct TokenLogits {
+  Value logits;
+  Value token;
+  Value operator()(OpBuilder &b, Location loc, Value expert) const;
+};
+
 /// One expert chosen for a token.
 struct Choice {
   Value logit;  ///< f32
