@@ -4,8 +4,9 @@
 // outlined kernels in NVVM (gpu) -> one fatbin and host code in the LLVM
 // dialect (llvm) -> the host object, linked with libtfmrt_cuda.a. The
 // weights are row-major, as the fused IR declares them (quantized files
-// dequantized by the package writer), the projection matrices in f16 or
-// bf16 where stored or asked so (the configuration).
+// dequantized by the package writer), the matrices (projections, token
+// tables, MoE routers and experts) in f16 or bf16 where stored or asked so
+// (the configuration, tfm-gpu-select-weight-types).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/backends/cuda/CudaBackend.h"
