@@ -1,4 +1,9 @@
 //===- KernelConfig.cpp - The tfm_gpu dialect and its kernel configs ------===//
+//
+// The dialect and #tfm_gpu.kernel; the block layout and tfm_gpu.dequantize
+// are in BlockWeights.cpp.
+//
+//===----------------------------------------------------------------------===//
 #include "passes/Codegen/GPU/KernelConfig.h"
 
 #include "mlir/IR/Builders.h"
@@ -16,6 +21,10 @@ using namespace mlir::tfm;
 #include "passes/Codegen/GPU/KernelConfigAttrs.cpp.inc"
 
 void TfmGpuDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "passes/Codegen/GPU/TfmGpuOps.cpp.inc"
+      >();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "passes/Codegen/GPU/KernelConfigAttrs.cpp.inc"

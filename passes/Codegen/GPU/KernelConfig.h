@@ -3,15 +3,23 @@
 #ifndef TFMC_PASSES_CODEGEN_GPU_KERNELCONFIG_H
 #define TFMC_PASSES_CODEGEN_GPU_KERNELCONFIG_H
 
+#include "compiler/weights/PanelLayout.h"
+#include "dialect/TfmOps.h"
+
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "passes/Codegen/GPU/KernelConfigDialect.h.inc"
 #include "passes/Codegen/GPU/KernelConfigEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "passes/Codegen/GPU/KernelConfigAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "passes/Codegen/GPU/TfmGpuOps.h.inc"
 
 namespace mlir::tfm {
 

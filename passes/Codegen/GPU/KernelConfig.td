@@ -12,37 +12,27 @@
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
+include "compiler/weights/PanelLayout.td"
+include "dialect/TfmWeightAttrs.td"
+include "passes/Codegen/GPU/KernelConfigEnums.td"
 
 def TfmGpu_Dialect : Dialect {
   let name = "tfm_gpu";
   let cppNamespace = "::mlir::tfm";
   let summary = "Kernel configurations of the tfm GPU code generation";
   let description = [{
-    Holds no ops: the attributes with which `tfm-gpu-select-kernel-config`
-    tells the later GPU passes how each kernel is tiled over blocks, warps
-    and threads.
+    The GPU code generation's vocabulary beside the `tfm` dialect: the
+    attributes with which `tfm-gpu-select-kernel-config` tells the later
+    GPU passes how each kernel is tiled over blocks, warps and threads
+    (`#tfm_gpu.kernel`), the layout of a matrix kept in GGUF's blocks
+    (`#tfm_gpu.blocks`) and the op that reads it (`tfm_gpu.dequantize`).
   }];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     /// The discardable attribute that carries an op's kernel config.
     static constexpr ::llvm::StringLiteral kKernelAttrName = "tfm_gpu.kernel";
   }];
-}
-
-def TfmGpu_Elementwise : I32EnumAttrCase<"elementwise", 0>;
-def TfmGpu_WarpReduction : I32EnumAttrCase<"warp_reduction", 1>;
-def TfmGpu_ThreadReduction : I32EnumAttrCase<"thread_reduction", 2>;
-def TfmGpu_GemmSimt : I32EnumAttrCase<"gemm_simt", 3>;
-def TfmGpu_GemmMma : I32EnumAttrCase<"gemm_mma", 4>;
-def TfmGpu_AttentionDecode : I32EnumAttrCase<"attention_decode", 5>;
-def TfmGpu_AttentionPrefill : I32EnumAttrCase<"attention_prefill", 6>;
-def TfmGpu_KernelKind : I32EnumAttr<"GpuKernelKind",
-    "how a kernel is mapped onto the GPU",
-    [TfmGpu_Elementwise, TfmGpu_WarpReduction, TfmGpu_ThreadReduction,
-     TfmGpu_GemmSimt, TfmGpu_GemmMma, TfmGpu_AttentionDecode,
-     TfmGpu_AttentionPrefill]> {
-  let cppNamespace = "::mlir::tfm";
-  let genSpecializedAttr = 0;
 }
 
 def TfmGpu_KernelConfigAttr : AttrDef<TfmGpu_Dialect, "GpuKernelConfig"> {
@@ -107,6 +97,39 @@ def TfmGpu_KernelConfigAttr : AttrDef<TfmGpu_Dialect, "GpuKernelConfig"> {
     /// Warps per block.
     int64_t getNumWarps() const { return getNumThreads() / 32; }
   }];
+}
+
+def TfmGpu_BlocksAttr : AttrDef<TfmGpu_Dialect, "GpuBlocks",
+    [DeclareAttrInterfaceMethods<Tfm_WeightLayoutAttrInterface,
+                                 ["getPanelLayout"]>]> {
+  let mnemonic = "blocks";
+  let summary = "A projection's matrix as rows of GGUF blocks (a weight's layout)";
+  let description = [{
+    The layout `tfm-gpu-select-weight-types` gives a `[rows, columns]`
+    matrix that the model file stores in GGUF's Q8_0 or Q4_0 blocks of 32
+    values, so that the GPU reads the blocks as downloaded (a quarter or
+    an eighth of the f32 bytes) and dequantizes them in registers. The
+    blocks are split into two declarations, `KB = columns / 32` a row,
+    each row's bytes contiguous and 16-byte aligned (GGUF's own 34- and
+    18-byte blocks are not):
+    - `quants`, `[rows, KB, Q, 1]` i8: Q8_0's 32 int8 of each block
+      (`Q = 32`), or Q4_0's 16 bytes (`Q = 16`), byte `i` holding column
+      `32 * b + i` in its low nibble and `32 * b + 16 + i` in its high one,
+      each the value plus 8;
+    - `scales`, `[rows, KB, 1]` f16: each block's scale.
+    These are compiler/weights' `q8_0` and `q4_0` panels of one row each
+    (PanelLayout.h): the package writer copies the file's blocks into them
+    (or quantizes an f32 matrix, as for the CPU's panels).
+    ```mlir
+    tfm.global_weight @wq.q4_0 : tensor<288x9x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["wq"]}
+    tfm.global_weight @wq.q4_0.scales : tensor<288x9x1xf16> {layout = #tfm_gpu.blocks<q4_0, scales>, stacked = ["wq"]}
+    ```
+  }];
+  let parameters = (ins "::tfmc::weights::PanelFormat":$format,
+      DefaultValuedParameter<"::tfmc::weights::PanelPart",
+                             "::tfmc::weights::PanelPart::quants">:$part);
+  let assemblyFormat = "`<` $format (`,` $part^)? `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // TFM_GPU_KERNEL_CONFIG_TD
