@@ -3,10 +3,11 @@
 // fused tfm -> linalg -> kernels mapped to blocks/warps/threads (mapped) ->
 // outlined kernels in NVVM (gpu) -> one fatbin and host code in the LLVM
 // dialect (llvm) -> the host object, linked with libtfmrt_cuda.a. The
-// weights are row-major, as the fused IR declares them (quantized files
-// dequantized by the package writer), the matrices (projections, token
-// tables, MoE routers and experts) in f16 or bf16 where stored or asked so
-// (the configuration, tfm-gpu-select-weight-types).
+// weights are row-major, as the fused IR declares them, the matrices
+// (projections, token tables, MoE routers and experts) in f16 or bf16
+// where stored or asked so, projections in Q8_0 / Q4_0 blocks where
+// stored or asked so (the configuration, tfm-gpu-select-weight-types);
+// other block types are dequantized by the package writer.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/backends/cuda/CudaBackend.h"

@@ -15,7 +15,14 @@
 //   the same on the lane's slice;
 // - vector.step: l * E + step(E);
 // - vector.reduction: the lane's slice, then gpu.subgroup_reduce across
-//   the warp (every lane gets the result).
+//   the warp (every lane gets the result);
+// - vector.shuffle whose every lane's slice is made of the same positions
+//   of the lane's own slices of its operands (Q4_0's nibbles, a lane's
+//   block): the same shuffle of the lane's slices;
+// - a row of R values read as `[R, 1]`, broadcast to `[R, C]` and cast to
+//   R * C elements (each value repeated C times: a block's scale along its
+//   values), where no lane's slice crosses two values: the lane reads its
+//   one value.
 //
 // Warp foralls holding vector.contract are tensor-core tiles, refused for
 // now (see below).
@@ -110,6 +117,9 @@ public:
         return failure();
     for (Operation *op : llvm::reverse(dead))
       rewriter.eraseOp(op);
+    for (Operation *op : llvm::reverse(replacedReads))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
     return success();
   }
 
@@ -222,11 +232,121 @@ private:
     return success();
   }
 
+  /// The read of a row broadcast along blocks: `read` of `[R, 1]` along
+  /// the two innermost dimensions of a buffer, broadcast to `[R, C]`.
+  static bool isRepeatedRowRead(vector::TransferReadOp read) {
+    VectorType type = read.getVectorType();
+    return type.getRank() == 2 && type.getDimSize(1) == 1 &&
+           read.getPermutationMap().isMinorIdentity() &&
+           llvm::all_of(read->getUsers(), [](Operation *user) {
+             auto broadcast = dyn_cast<vector::BroadcastOp>(user);
+             return broadcast &&
+                    broadcast.getResultVectorType().getRank() == 2 &&
+                    llvm::all_of(broadcast->getUsers(),
+                                 llvm::IsaPred<vector::ShapeCastOp>);
+           });
+  }
+
+  /// A row of repeated values (see isRepeatedRowRead): each lane reads the
+  /// one value its slice repeats, masked as the row's read was.
+  LogicalResult distributeRepeatedRow(vector::ShapeCastOp cast,
+                                      vector::BroadcastOp broadcast,
+                                      vector::TransferReadOp read) {
+    Location loc = cast.getLoc();
+    VectorType repeated = broadcast.getResultVectorType();
+    int64_t n = repeated.getNumElements(), e = perLane(n);
+    int64_t c = repeated.getDimSize(1);
+    if (n % kWarpSize != 0 || c % e != 0)
+      return cast.emitOpError("repeats each value ")
+             << c << " times, which lane slices of " << e
+             << " cross: no lane distribution for it";
+    Value laneRow = arith::DivUIOp::create(
+        rewriter, loc, laneOffset(loc, n),
+        arith::ConstantIndexOp::create(rewriter, loc, c));
+    SmallVector<Value> indices(read.getIndices());
+    Value &rowIndex = indices[indices.size() - 2];
+    rowIndex = arith::AddIOp::create(rewriter, loc, rowIndex, laneRow);
+    Type element = repeated.getElementType();
+    Value one = vector::TransferReadOp::create(
+        rewriter, loc, VectorType::get({1, 1}, element), read.getBase(),
+        indices, read.getPadding(), read.getInBoundsValues());
+    Value value =
+        vector::ExtractOp::create(rewriter, loc, one, ArrayRef<int64_t>{0, 0});
+    Value lanes = vector::BroadcastOp::create(
+        rewriter, loc, VectorType::get({e}, element), value);
+    rewriter.replaceAllUsesWith(cast.getResult(), lanes);
+    dead.push_back(cast);
+    replacedReads.push_back(read);
+    replacedReads.push_back(broadcast);
+    return success();
+  }
+
+  /// A shuffle whose every lane takes the same positions of its own slices
+  /// of the operands: that shuffle of the slices.
+  LogicalResult distributeShuffle(vector::ShuffleOp shuffle) {
+    int64_t n1 = warpSize(shuffle.getV1()), n2 = warpSize(shuffle.getV2());
+    ArrayRef<int64_t> mask = shuffle.getMask();
+    int64_t n = mask.size();
+    auto fail = [&]() {
+      return shuffle.emitOpError("moves elements between lanes: no lane "
+                                 "distribution for it");
+    };
+    if (n % kWarpSize != 0 || n1 % kWarpSize != 0 || n2 % kWarpSize != 0)
+      return fail();
+    int64_t e = n / kWarpSize, e1 = n1 / kWarpSize, e2 = n2 / kWarpSize;
+    SmallVector<int64_t> local(e);
+    for (int64_t l = 0; l < kWarpSize; ++l) {
+      for (int64_t j = 0; j < e; ++j) {
+        int64_t source = mask[l * e + j], position;
+        if (source < 0)
+          return fail();
+        if (source < n1) {
+          if (source / e1 != l)
+            return fail();
+          position = source % e1;
+        } else {
+          if ((source - n1) / e2 != l)
+            return fail();
+          position = e1 + (source - n1) % e2;
+        }
+        if (l == 0)
+          local[j] = position;
+        else if (local[j] != position)
+          return fail();
+      }
+    }
+    Value lanes = vector::ShuffleOp::create(
+        rewriter, shuffle.getLoc(), shuffle.getV1(), shuffle.getV2(), local);
+    rewriter.replaceAllUsesWith(shuffle.getResult(), lanes);
+    dead.push_back(shuffle);
+    return success();
+  }
+
   LogicalResult distribute(Operation *op) {
     if (failed(localizeOperands(op)))
       return failure();
     Location loc = op->getLoc();
     rewriter.setInsertionPoint(op);
+    if (auto read = dyn_cast<vector::TransferReadOp>(op);
+        read && isRepeatedRowRead(read)) {
+      if (!isa<MemRefType>(read.getBase().getType()))
+        return op->emitOpError("reads a tensor in a warp: bufferize first");
+      // Each lane reads its value where the row is cast (below).
+      return success();
+    }
+    if (auto cast = dyn_cast<vector::ShapeCastOp>(op)) {
+      auto broadcast = cast.getSource().getDefiningOp<vector::BroadcastOp>();
+      auto read =
+          broadcast
+              ? broadcast.getSource().getDefiningOp<vector::TransferReadOp>()
+              : nullptr;
+      if (!read || !isRepeatedRowRead(read) ||
+          cast.getResultVectorType().getRank() != 1)
+        return op->emitOpError("has no lane distribution");
+      return distributeRepeatedRow(cast, broadcast, read);
+    }
+    if (auto shuffle = dyn_cast<vector::ShuffleOp>(op))
+      return distributeShuffle(shuffle);
     if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
       VectorType type = read.getVectorType();
       if (failed(checkRow(op, type, read.getPermutationMap())))
@@ -356,6 +476,8 @@ private:
   scf::ForallOp forall;
   Value lane;
   SmallVector<Operation *> dead;
+  /// The repeated rows' reads and broadcasts, erased once no cast uses them.
+  SmallVector<Operation *> replacedReads;
   /// The size of each warp-wide vector before distribution.
   DenseMap<Value, int64_t> warpSizes;
 };

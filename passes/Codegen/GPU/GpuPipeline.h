@@ -21,9 +21,10 @@ struct GpuCodegenOptions : public PhaseOptions<GpuCodegenOptions> {
       llvm::cl::init("")};
   Option<GpuWeightType> weights{
       *this, "weights",
-      llvm::cl::desc("Element type of the projection matrices: stored (f16 "
-                     "or bf16 where the model file stores them so, else "
-                     "f32), f32, f16 or bf16 (see docs/cuda.md)"),
+      llvm::cl::desc("Element type of the projection matrices: stored (f16, "
+                     "bf16, Q8_0 or Q4_0 where the model file stores them "
+                     "so, else f32), f32, f16, bf16, q8_0 or q4_0 (see "
+                     "docs/cuda.md)"),
       llvm::cl::init(GpuWeightType::stored), gpuWeightTypeValues()};
   Option<bool> tensorCores{
       *this, "tensor-cores",

@@ -1,6 +1,7 @@
 //===- GpuWeightType.h - The element type of the GPU's matrices -*- C++ -*-===//
 //
-// `weights=stored|f32|f16|bf16` is one option under one name in tfmc's
+// `weights=stored|f32|f16|bf16|q8_0|q4_0` is one option under one name in
+// tfmc's
 // command line (with --target=cuda), tfm-gpu-pipeline and
 // tfm-gpu-select-weight-types. Its values are this enum, parsed once by
 // llvm::cl (an unknown name is rejected there).
@@ -21,6 +22,11 @@ enum class GpuWeightType {
   /// Rounded to nearest even when the package is written.
   f16,
   bf16,
+  /// GGUF's blocks, kept where the file stores a projection's matrix so,
+  /// else quantized when the package is written (ggml's reference
+  /// rounding); the kernels dequantize them in registers.
+  q8_0,
+  q4_0,
 };
 
 /// The option's values, for every option that takes a GpuWeightType.
@@ -33,7 +39,13 @@ inline llvm::cl::ValuesClass gpuWeightTypeValues() {
       clEnumValN(GpuWeightType::f16, "f16",
                  "16-bit floats (half the bytes; rounded)"),
       clEnumValN(GpuWeightType::bf16, "bf16",
-                 "bfloat16 (half the bytes; rounded)"));
+                 "bfloat16 (half the bytes; rounded)"),
+      clEnumValN(GpuWeightType::q8_0, "q8_0",
+                 "GGUF Q8_0 blocks for the projections (8.5 bits a value; "
+                 "quantized), f32 elsewhere"),
+      clEnumValN(GpuWeightType::q4_0, "q4_0",
+                 "GGUF Q4_0 blocks for the projections (4.5 bits a value; "
+                 "quantized), f32 elsewhere"));
 }
 
 } // namespace mlir::tfm

@@ -6,13 +6,14 @@ include "mlir/Pass/PassBase.td"
 
 def TfmGpuSelectWeightTypes
     : Pass<"tfm-gpu-select-weight-types", "mlir::ModuleOp"> {
-  let summary = "Store the projection and embedding matrices in f16 or bf16 "
-                "where asked or stored so";
+  let summary = "Store the projection and embedding matrices in f16, bf16 "
+                "or GGUF blocks where asked or stored so";
   let description = [{
     The GPU's configuration pass, on the fused tfm IR: each f32 matrix
     declaration (`tfm.global_weight` of rank 2, no layout) that only
-    projections (`tfm.linear`, `tfm.lm_head`) and embeddings
-    (`tfm.embedding`'s table, a tied LM head's) read is declared again in
+    projections (`tfm.linear`, `tfm.lm_head`), embeddings (`tfm.embedding`'s
+    table, a tied LM head's) and a mixture of experts (`tfm.moe_route`'s
+    router, `tfm.moe_experts`' stacked experts) read is declared again in
     the type `weights` asks for, or, with `weights=stored`, in f16 or bf16
     where the model file stores every tensor of it so
     (`#tfm.stored<...>`). The new declaration is named after the old one
@@ -21,8 +22,17 @@ def TfmGpuSelectWeightTypes
     readers widen each element as they read it (`convert-tfm-to-linalg`),
     so a decode step reads half the bytes.
 
-    A matrix that something else reads stays f32 (learned position tables,
-    a mixture of experts' router and experts).
+    With `weights=stored`, a matrix that only projections read and that
+    the file stores in GGUF's Q8_0 or Q4_0 blocks (every stacked tensor in
+    the same one) keeps them: it is declared as its blocks' quants and
+    scales (`NAME.q8_0`, `NAME.q8_0.scales`, `#tfm_gpu.blocks`) and read
+    through `tfm_gpu.dequantize`, whose readers dequantize in registers:
+    a decode step reads 8.5 (Q8_0) or 4.5 (Q4_0) bits a value. Other
+    block types (the k-quants) are dequantized to f32 by the package
+    writer.
+
+    A matrix that something else reads stays f32 (learned position
+    tables).
   }];
   let options = [
     Option<"weights", "weights", "::mlir::tfm::GpuWeightType",
@@ -30,6 +40,7 @@ def TfmGpuSelectWeightTypes
            "the matrices' element type: stored, f32, f16 or bf16",
            [{::mlir::tfm::gpuWeightTypeValues()}]>,
   ];
+  let dependentDialects = ["mlir::tfm::TfmGpuDialect"];
 }
 
 def TfmGpuSelectKernelConfig

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/TfmOps.h"
+#include "passes/Codegen/GPU/Dequantize.h"
 #include "passes/Codegen/GPU/KernelShapes.h"
 #include "passes/Codegen/GPU/Passes.h"
 
@@ -221,13 +222,54 @@ private:
                        tiles.thread, width);
   }
 
+  /// The vector width of a warp reduction over a tfm_gpu.dequantize's
+  /// matrix, when `op` reads one along its reduced loop and its other
+  /// operands can be read that wide: a lane's 16 bytes of quants
+  /// (dequantizedLaneWidth).
+  static std::optional<int64_t> blockWidth(linalg::LinalgOp op) {
+    unsigned last = op.getNumLoops() - 1;
+    std::optional<int64_t> width;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto dequantize = input->get().getDefiningOp<DequantizeOp>();
+      if (!dequantize)
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (map.getNumResults() != 2 ||
+          map.getResults().back() != getAffineDimExpr(last, op.getContext()))
+        return std::nullopt;
+      int64_t lanes = dequantizedLaneWidth(dequantize);
+      if (width && *width != lanes)
+        return std::nullopt;
+      width = lanes;
+    }
+    if (!width)
+      return std::nullopt;
+    for (OpOperand &use : op->getOpOperands()) {
+      if (use.get().getDefiningOp<DequantizeOp>())
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&use);
+      bool varies = llvm::any_of(map.getResults(), [&](AffineExpr e) {
+        return e.isFunctionOfDim(last);
+      });
+      if (varies &&
+          (map.getResults().back() != getAffineDimExpr(last, op.getContext()) ||
+           !hasAlignedRows(use.get(), *width)))
+        return std::nullopt;
+    }
+    return width;
+  }
+
   GpuKernelConfigAttr warpReduction(linalg::LinalgOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned loops = ranges.size();
     int64_t reduced = ranges.back();
-    int64_t width = vectorWidth(op, reduced, /*narrowest=*/true);
-    // Lanes past the reduced size would idle: narrower loads for short rows.
-    while (width > 1 && width * kWarpSize > reduced)
+    std::optional<int64_t> blocks = blockWidth(op);
+    int64_t width = blocks ? *blocks
+                           : vectorWidth(op, reduced,
+                                         /*narrowest=*/true);
+    // Lanes past the reduced size would idle: narrower loads for short rows
+    // (a lane reads whole blocks, or halves of Q8_0's, whatever the rows).
+    while (!blocks && width > 1 && width * kWarpSize > reduced)
       width /= 2;
     int64_t unroll = std::clamp<int64_t>(reduced / (width * kWarpSize), 1, 4);
     int64_t chunk = width * kWarpSize * unroll;
@@ -441,6 +483,39 @@ struct TfmGpuSelectKernelConfig
     : mlir::tfm::impl::TfmGpuSelectKernelConfigBase<TfmGpuSelectKernelConfig> {
   using Base::Base;
 
+  /// Where each tfm_gpu.dequantize is computed: in the warp reductions that
+  /// read its matrix a lane's blocks at a time (tfm-gpu-vectorize), and for
+  /// every other reader (a prefill GEMM, a reduction that reads it another
+  /// way) once, as an elementwise kernel that writes it out in f32.
+  LogicalResult placeDequantization(ConfigBuilder &builder) {
+    SmallVector<DequantizeOp> ops;
+    getOperation().walk([&](DequantizeOp op) { ops.push_back(op); });
+    for (DequantizeOp op : ops) {
+      Value materialized;
+      for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+        auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+        if (reader && reader.hasPureTensorSemantics() &&
+            !reader.hasDynamicShape()) {
+          FailureOr<GpuKernelConfigAttr> config = builder.select(reader);
+          if (failed(config))
+            return failure();
+          if (config->getKind() == GpuKernelKind::warp_reduction &&
+              config->getVectorWidth() == dequantizedLaneWidth(op))
+            continue;
+        }
+        if (!materialized) {
+          OpBuilder b(op);
+          b.setInsertionPointAfter(op);
+          materialized = materializeDequantize(b, op);
+        }
+        use.set(materialized);
+      }
+      if (op->use_empty())
+        op->erase();
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<GpuArch> target = lookupArch(arch);
@@ -451,6 +526,8 @@ struct TfmGpuSelectKernelConfig
     }
     ConfigBuilder builder(&getContext(), *target, tensorCores, attentionSplits,
                           gemvMaxRows);
+    if (failed(placeDequantization(builder)))
+      return signalPassFailure();
     SmallVector<Operation *> tensorCoreOps;
     WalkResult result = module.walk([&](Operation *op) -> WalkResult {
       // The CPU backend's configured ops (packed and quantized panels)

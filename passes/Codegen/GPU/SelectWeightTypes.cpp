@@ -1,11 +1,13 @@
-//===- SelectWeightTypes.cpp - f16/bf16 matrices on the GPU ---------------===//
+//===- SelectWeightTypes.cpp - f16/bf16 or block matrices on the GPU ------===//
 //
 // A decode step streams every projection matrix once: in 16 bits it reads
-// half the bytes. The matrices are redeclared here, before linalg, and the
-// lowerings of projections and embeddings widen each element as they read
-// it.
+// half the bytes, in GGUF's Q8_0 / Q4_0 blocks a quarter or an eighth. The
+// matrices are redeclared here, before linalg; the lowerings of
+// projections and embeddings widen each element as they read it, and the
+// GPU's warp reductions dequantize the blocks where they multiply them.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/weights/BlockPanels.h"
 #include "dialect/TfmOps.h"
 #include "passes/Codegen/GPU/Passes.h"
 
@@ -17,6 +19,8 @@ namespace mlir::tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 using tfmc::weights::ElementType;
+using tfmc::weights::PanelFormat;
+using tfmc::weights::PanelPart;
 
 namespace {
 
@@ -42,6 +46,19 @@ bool onlyWideningReaders(WeightOp read) {
   });
 }
 
+/// Whether every use of `read` is a projection's weight (the readers that
+/// dequantize blocks).
+bool onlyProjectionReaders(WeightOp read) {
+  return llvm::all_of(read->getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto linear = dyn_cast<LinearOp>(user))
+      return &use == &linear.getWeightMutable();
+    if (auto head = dyn_cast<LMHeadOp>(user))
+      return &use == &head.getWeightMutable();
+    return false;
+  });
+}
+
 struct TfmGpuSelectWeightTypes
     : mlir::tfm::impl::TfmGpuSelectWeightTypesBase<TfmGpuSelectWeightTypes> {
   using Base::Base;
@@ -59,7 +76,14 @@ struct TfmGpuSelectWeightTypes
           global.getLayoutAttr())
         continue;
       SmallVector<WeightOp> &reads = readsOf[global.getSymNameAttr()];
-      if (reads.empty() || !llvm::all_of(reads, onlyWideningReaders))
+      if (reads.empty())
+        continue;
+      if (std::optional<PanelFormat> blocks = blockFormat(global);
+          blocks && llvm::all_of(reads, onlyProjectionReaders)) {
+        keepBlocks(global, reads, *blocks);
+        continue;
+      }
+      if (!llvm::all_of(reads, onlyWideningReaders))
         continue;
       Type element = chosenType(global);
       if (element.isF32())
@@ -81,6 +105,10 @@ private:
       return BFloat16Type::get(context);
     case GpuWeightType::stored:
       break;
+    case GpuWeightType::q8_0:
+    case GpuWeightType::q4_0:
+      // What is not a projection's matrix in blocks stays f32.
+      return Float32Type::get(context);
     }
     SmallVector<ElementType> stored = global.getStoredTypes();
     if (!stored.empty() && llvm::all_equal(stored)) {
@@ -90,6 +118,72 @@ private:
         return BFloat16Type::get(context);
     }
     return Float32Type::get(context);
+  }
+
+  /// The GGUF block format `global`'s matrix is kept in on the GPU, in
+  /// whole blocks: the one `weights` asks for (q8_0, q4_0), or, with
+  /// `weights=stored`, Q8_0 or Q4_0 when the file stores every tensor of
+  /// it so.
+  std::optional<PanelFormat> blockFormat(GlobalWeightOp global) {
+    auto type = cast<RankedTensorType>(global.getType());
+    if (type.getDimSize(1) % tfmc::weights::kQuantBlock != 0)
+      return std::nullopt;
+    if (weights == GpuWeightType::q8_0)
+      return PanelFormat::q8_0;
+    if (weights == GpuWeightType::q4_0)
+      return PanelFormat::q4_0;
+    if (weights != GpuWeightType::stored)
+      return std::nullopt;
+    SmallVector<ElementType> stored = global.getStoredTypes();
+    if (stored.empty() || !llvm::all_equal(stored))
+      return std::nullopt;
+    if (stored.front() == ElementType::Q8_0)
+      return PanelFormat::q8_0;
+    if (stored.front() == ElementType::Q4_0)
+      return PanelFormat::q4_0;
+    return std::nullopt;
+  }
+
+  /// Replaces `global` by the quants and scales of its `format` blocks, and
+  /// its `reads` by a tfm_gpu.dequantize of them.
+  void keepBlocks(GlobalWeightOp global, ArrayRef<WeightOp> reads,
+                  PanelFormat format) {
+    MLIRContext *context = &getContext();
+    auto type = cast<RankedTensorType>(global.getType());
+    int64_t rows = type.getDimSize(0);
+    int64_t blocks = type.getDimSize(1) / tfmc::weights::kQuantBlock;
+    int64_t perBlock =
+        tfmc::weights::kQuantBlock / tfmc::weights::valuesPerQuant(format);
+    auto quantsType = RankedTensorType::get({rows, blocks, perBlock, 1},
+                                            IntegerType::get(context, 8));
+    auto scalesType =
+        RankedTensorType::get({rows, blocks, 1}, Float16Type::get(context));
+    std::string name =
+        (global.getSymName() + "." + stringifyEnum(format)).str();
+    OpBuilder b(global);
+    ArrayAttr stacked = global.getStackedAttr();
+    if (!stacked)
+      stacked = b.getStrArrayAttr({global.getSymName()});
+    auto quants = GlobalWeightOp::create(
+        b, global.getLoc(), name, quantsType, stacked, StoredAttr(),
+        GpuBlocksAttr::get(context, format, PanelPart::quants));
+    auto scales = GlobalWeightOp::create(
+        b, global.getLoc(), name + ".scales", scalesType, stacked, StoredAttr(),
+        GpuBlocksAttr::get(context, format, PanelPart::scales));
+    for (WeightOp read : reads) {
+      b.setInsertionPoint(read);
+      Value quantsRead =
+          WeightOp::create(b, read.getLoc(), quantsType,
+                           FlatSymbolRefAttr::get(quants.getSymNameAttr()));
+      Value scalesRead =
+          WeightOp::create(b, read.getLoc(), scalesType,
+                           FlatSymbolRefAttr::get(scales.getSymNameAttr()));
+      Value values = DequantizeOp::create(b, read.getLoc(), type, quantsRead,
+                                          scalesRead, format);
+      read.replaceAllUsesWith(values);
+      read.erase();
+    }
+    global.erase();
   }
 
   /// Replaces `global` by a declaration of the same model tensors in

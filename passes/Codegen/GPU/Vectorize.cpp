@@ -13,6 +13,7 @@
 // - thread_reduction: left to linalg's loops after bufferization.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Codegen/GPU/Dequantize.h"
 #include "passes/Codegen/GPU/KernelShapes.h"
 #include "passes/Codegen/GPU/Passes.h"
 
@@ -273,8 +274,20 @@ private:
     auto found = reads.find({tensor, key});
     if (found != reads.end())
       return found->second;
-    indices.push_back(offset);
-    Value read = readRow(b, loc, tensor, indices, partial);
+    Value read;
+    if (std::optional<DequantizedRows> rows = traceDequantizedRows(tensor)) {
+      // A row of GGUF blocks: read and dequantized here, a lane's 16 bytes
+      // of quants a step.
+      Value row = indices.front();
+      for (OpFoldResult rowOffset : rows->rowOffsets)
+        row = arith::AddIOp::create(
+            b, loc, row, getValueOrCreateConstantIndexOp(b, loc, rowOffset));
+      read =
+          readDequantizedSlice(b, loc, rows->op, row, offset, slice, partial);
+    } else {
+      indices.push_back(offset);
+      read = readRow(b, loc, tensor, indices, partial);
+    }
     reads[{tensor, key}] = read;
     return read;
   }

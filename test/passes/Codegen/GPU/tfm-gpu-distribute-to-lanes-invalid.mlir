@@ -53,3 +53,35 @@ module {
   }
 }
 
+
+// -----
+
+// A shuffle that reverses a warp-wide row moves elements between lanes.
+func.func @reversed(%row: memref<64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  scf.forall (%warp) in (1) {
+    %r = vector.transfer_read %row[%c0], %pad {in_bounds = [true]} : memref<64xf32>, vector<64xf32>
+    // expected-error @+1 {{moves elements between lanes: no lane distribution for it}}
+    %s = vector.shuffle %r, %r [63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0] : vector<64xf32>, vector<64xf32>
+    vector.transfer_write %s, %out[%c0] {in_bounds = [true]} : vector<64xf32>, memref<64xf32>
+  } {mapping = [#gpu.warp<x>]}
+  return
+}
+
+// -----
+
+// Each scale repeated twice along 128 elements: a lane's slice of 4 holds
+// two of them, which one read cannot give.
+func.func @repeats_across_slices(%scales: memref<64x1xf16>, %out: memref<128xf16>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f16
+  scf.forall (%warp) in (1) {
+    %r = vector.transfer_read %scales[%c0, %c0], %pad {in_bounds = [true, true]} : memref<64x1xf16>, vector<64x1xf16>
+    %b = vector.broadcast %r : vector<64x1xf16> to vector<64x2xf16>
+    // expected-error @+1 {{repeats each value 2 times, which lane slices of 4 cross: no lane distribution for it}}
+    %c = vector.shape_cast %b : vector<64x2xf16> to vector<128xf16>
+    vector.transfer_write %c, %out[%c0] {in_bounds = [true]} : vector<128xf16>, memref<128xf16>
+  } {mapping = [#gpu.warp<x>]}
+  return
+}

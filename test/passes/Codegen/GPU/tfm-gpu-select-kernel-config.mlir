@@ -174,3 +174,75 @@ func.func @gemv_bf16(%x: tensor<1x2048xf32>, %w: tensor<4096x2048xbf16>) -> tens
   } -> tensor<1x4096xf32>
   return %r : tensor<1x4096xf32>
 }
+
+// -----
+
+// A decode GEMV over GGUF blocks reads them where it multiplies them: a
+// warp reduction whose lanes load 16 bytes of quants a step (Q4_0: a block
+// of 32 values, Q8_0: half a block), whatever the row's length.
+// CHECK-LABEL: func.func @gemv_blocks
+// CHECK: tfm_gpu.dequantize q4_0
+// CHECK: tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, {{.*}}vector_width = 32, chunk = 1024>
+// CHECK: tfm_gpu.dequantize q8_0
+// CHECK: tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, {{.*}}vector_width = 16, chunk = 512>
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#y = affine_map<(m, n, k) -> (m, n)>
+func.func @gemv_blocks(%x: tensor<1x64xf32>, %q4: tensor<8x2x16x1xi8>, %q8: tensor<8x2x32x1xi8>, %s: tensor<8x2x1xf16>) -> (tensor<1x8xf32>, tensor<1x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %w4 = tfm_gpu.dequantize q4_0 %q4, %s : tensor<8x2x16x1xi8>, tensor<8x2x1xf16> -> tensor<8x64xf32>
+  %r4 = linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w4 : tensor<1x64xf32>, tensor<8x64xf32>) outs(%f : tensor<1x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  } -> tensor<1x8xf32>
+  %w8 = tfm_gpu.dequantize q8_0 %q8, %s : tensor<8x2x32x1xi8>, tensor<8x2x1xf16> -> tensor<8x64xf32>
+  %r8 = linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w8 : tensor<1x64xf32>, tensor<8x64xf32>) outs(%f : tensor<1x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  } -> tensor<1x8xf32>
+  return %r4, %r8 : tensor<1x8xf32>, tensor<1x8xf32>
+}
+
+// -----
+
+// A prefill GEMM reads the matrix written out in f32 first, by an
+// elementwise kernel over its blocks (a block per row of threads, the
+// nibble on y); the decode GEMV of the same matrix still reads the blocks.
+// CHECK-LABEL: func.func @gemm_blocks
+// CHECK: %[[W:.*]] = tfm_gpu.dequantize q4_0
+// CHECK: %[[VALUES:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<16x16xi8>, tensor<16xf16>) outs(%{{.*}} : tensor<16x2x16xf32>) attrs = {tfm_gpu.kernel = #tfm_gpu.kernel<elementwise
+// CHECK: linalg.index 1
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[VALUES]] {{\[}}[0, 1, 2]] : tensor<16x2x16xf32> into tensor<512xf32>
+// CHECK: %[[F32:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [8, 64] : tensor<512xf32> into tensor<8x64xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[F32]] : tensor<32x64xf32>, tensor<8x64xf32>) {{.*}}tfm_gpu.kernel = #tfm_gpu.kernel<gemm_simt
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x64xf32>, tensor<8x64xf32>) {{.*}}tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#y = affine_map<(m, n, k) -> (m, n)>
+func.func @gemm_blocks(%x: tensor<32x64xf32>, %t: tensor<1x64xf32>, %q: tensor<8x2x16x1xi8>, %s: tensor<8x2x1xf16>) -> (tensor<32x8xf32>, tensor<1x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = tfm_gpu.dequantize q4_0 %q, %s : tensor<8x2x16x1xi8>, tensor<8x2x1xf16> -> tensor<8x64xf32>
+  %e = tensor.empty() : tensor<32x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x8xf32>) -> tensor<32x8xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<32x64xf32>, tensor<8x64xf32>) outs(%f : tensor<32x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  } -> tensor<32x8xf32>
+  %e1 = tensor.empty() : tensor<1x8xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %d = linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "reduction"]} ins(%t, %w : tensor<1x64xf32>, tensor<8x64xf32>) outs(%f1 : tensor<1x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  } -> tensor<1x8xf32>
+  return %r, %d : tensor<32x8xf32>, tensor<1x8xf32>
+}

@@ -1,6 +1,7 @@
 // RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-weight-types | FileCheck %s --check-prefix=STORED
 // RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-weight-types=weights=f16 | FileCheck %s --check-prefix=F16
 // RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-weight-types=weights=f32 | FileCheck %s --check-prefix=F32
+// RUN: tfmc-opt %s -split-input-file -tfm-gpu-select-weight-types=weights=q4_0 | FileCheck %s --check-prefix=Q4
 
 // A matrix the file stores in bf16 is declared in bf16 (as stored), or in
 // the type asked for: the declaration is replaced, named after it and
@@ -106,4 +107,83 @@ func.func @experts(%x: tensor<1x16xf32>) -> tensor<1x16xf32> {
   %d = tfm.weight @down : tensor<64x8xf32>
   %y = tfm.moe_experts %x, %weights, %chosen, %g, %u, %d : tensor<1x16xf32>, tensor<1x2xf32>, tensor<1x2xi32>, tensor<32x16xf32>, tensor<32x16xf32>, tensor<64x8xf32>
   return %y : tensor<1x16xf32>
+}
+
+// -----
+
+// A matrix the file stores in Q8_0 keeps its blocks as stored: its quants
+// and scales (#tfm_gpu.blocks, one row a panel), read through
+// tfm_gpu.dequantize. Asked for a type, it takes that type instead.
+// STORED-LABEL: tfm.global_weight @wq.q8_0 : tensor<32x2x32x1xi8> {layout = #tfm_gpu.blocks<q8_0>, stacked = ["wq"]}
+// STORED: tfm.global_weight @wq.q8_0.scales : tensor<32x2x1xf16> {layout = #tfm_gpu.blocks<q8_0, scales>, stacked = ["wq"]}
+// STORED-NOT: tfm.global_weight @wq :
+// STORED-LABEL: func.func @stored_q8_0
+// STORED: %[[Q:.*]] = tfm.weight @wq.q8_0 : tensor<32x2x32x1xi8>
+// STORED: %[[S:.*]] = tfm.weight @wq.q8_0.scales : tensor<32x2x1xf16>
+// STORED: %[[W:.*]] = tfm_gpu.dequantize q8_0 %[[Q]], %[[S]] : tensor<32x2x32x1xi8>, tensor<32x2x1xf16> -> tensor<32x64xf32>
+// STORED: tfm.linear %{{.*}}, %[[W]] : tensor<1x64xf32>, tensor<32x64xf32>
+// F16-LABEL: tfm.global_weight @wq.f16 : tensor<32x64xf16> {stacked = ["wq"]}
+// F32-LABEL: tfm.global_weight @wq : tensor<32x64xf32> {stored = #tfm.stored<q8_0>}
+tfm.global_weight @wq : tensor<32x64xf32> {stored = #tfm.stored<q8_0>}
+func.func @stored_q8_0(%x: tensor<1x64xf32>) -> tensor<1x32xf32> {
+  %w = tfm.weight @wq : tensor<32x64xf32>
+  %y = tfm.linear %x, %w : tensor<1x64xf32>, tensor<32x64xf32> -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
+}
+
+// -----
+
+// A stack of Q4_0 tensors (16 bytes a block) and an LM head in Q4_0 keep
+// their blocks; the table the embedding gathers from is dequantized by the
+// package writer (f32), as is a stack of two block types.
+// STORED-LABEL: tfm.global_weight @wkv.q4_0 : tensor<64x2x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["wk", "wv"]}
+// STORED: tfm.global_weight @wkv.q4_0.scales : tensor<64x2x1xf16> {layout = #tfm_gpu.blocks<q4_0, scales>, stacked = ["wk", "wv"]}
+// STORED: tfm.global_weight @head.q4_0 : tensor<128x2x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["head"]}
+// STORED: tfm.global_weight @table : tensor<128x64xf32> {stored = #tfm.stored<q4_0>}
+// STORED: tfm.global_weight @mixed : tensor<64x64xf32> {stacked = ["wg", "wu"], stored = #tfm.stored<q4_0, q8_0>}
+// STORED-LABEL: func.func @stored_q4_0
+// STORED: tfm.embedding %{{.*}}, %{{.*}} : tensor<1xi32>, tensor<128x64xf32>
+// STORED: tfm_gpu.dequantize q4_0 {{.*}} -> tensor<64x64xf32>
+// STORED: tfm.weight @mixed : tensor<64x64xf32>
+// STORED: tfm_gpu.dequantize q4_0 {{.*}} -> tensor<128x64xf32>
+// STORED: tfm.lm_head
+tfm.global_weight @wkv : tensor<64x64xf32> {stacked = ["wk", "wv"], stored = #tfm.stored<q4_0>}
+tfm.global_weight @head : tensor<128x64xf32> {stored = #tfm.stored<q4_0>}
+tfm.global_weight @table : tensor<128x64xf32> {stored = #tfm.stored<q4_0>}
+tfm.global_weight @mixed : tensor<64x64xf32> {stacked = ["wg", "wu"], stored = #tfm.stored<q4_0, q8_0>}
+func.func @stored_q4_0(%tokens: tensor<1xi32>) -> (tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x128xf32>) {
+  %t = tfm.weight @table : tensor<128x64xf32>
+  %x = tfm.embedding %tokens, %t : tensor<1xi32>, tensor<128x64xf32> -> tensor<1x64xf32>
+  %kv = tfm.weight @wkv : tensor<64x64xf32>
+  %y = tfm.linear %x, %kv : tensor<1x64xf32>, tensor<64x64xf32> -> tensor<1x64xf32>
+  %m = tfm.weight @mixed : tensor<64x64xf32>
+  %z = tfm.linear %x, %m : tensor<1x64xf32>, tensor<64x64xf32> -> tensor<1x64xf32>
+  %h = tfm.weight @head : tensor<128x64xf32>
+  %l = tfm.lm_head %x, %h : tensor<1x64xf32>, tensor<128x64xf32> -> tensor<1x128xf32>
+  return %y, %z, %l : tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x128xf32>
+}
+
+// -----
+
+// Asked for Q4_0, the projections of an f32 file take its blocks (the
+// package writer quantizes them); the table and a matrix whose rows are
+// not whole blocks stay f32.
+// Q4-LABEL: tfm.global_weight @w.q4_0 : tensor<32x2x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["w"]}
+// Q4: tfm.global_weight @w.q4_0.scales : tensor<32x2x1xf16> {layout = #tfm_gpu.blocks<q4_0, scales>, stacked = ["w"]}
+// Q4: tfm.global_weight @down : tensor<64x48xf32>
+// Q4: tfm.global_weight @emb : tensor<16x64xf32>
+// Q4-LABEL: func.func @asked_q4_0
+// Q4: tfm_gpu.dequantize q4_0
+// Q4: tfm.weight @down : tensor<64x48xf32>
+tfm.global_weight @w : tensor<32x64xf32>
+tfm.global_weight @down : tensor<64x48xf32>
+tfm.global_weight @emb : tensor<16x64xf32>
+func.func @asked_q4_0(%tokens: tensor<1xi32>, %h: tensor<1x48xf32>) -> (tensor<1x32xf32>, tensor<1x64xf32>) {
+  %e = tfm.weight @emb : tensor<16x64xf32>
+  %x = tfm.embedding %tokens, %e : tensor<1xi32>, tensor<16x64xf32> -> tensor<1x64xf32>
+  %w = tfm.weight @w : tensor<32x64xf32>
+  %y = tfm.linear %x, %w : tensor<1x64xf32>, tensor<32x64xf32> -> tensor<1x32xf32>
+  %d = tfm.weight @down : tensor<64x48xf32>
+  %z = tfm.linear %h, %d : tensor<1x48xf32>, tensor<64x48xf32> -> tensor<1x64xf32>
+  return %y, %z : tensor<1x32xf32>, tensor<1x64xf32>
 }

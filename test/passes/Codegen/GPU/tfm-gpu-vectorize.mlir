@@ -204,3 +204,65 @@ func.func @gathered_rows(%arg0: tensor<1x200xf32>, %arg1: tensor<1x2xi32>, %arg2
   } {mapping = [#gpu.block<y>, #gpu.block<x>], tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, workgroup = [0, 1, 4, 0], subgroup = [0, 1, 1, 0], block = [128, 1, 1], vector_width = 4, chunk = 128>}
   return %1 : tensor<1x2x128xf32>
 }
+
+// -----
+
+// A GEMV tile over Q4_0 blocks (#tfm_gpu.blocks, read through
+// tfm_gpu.dequantize): a warp-wide slice of 1024 values is 512 bytes of
+// quants, their low and high nibbles put in each block's order (its first
+// 16 values low, the next 16 high: once distributed, a lane's own 16
+// bytes), minus 8, times each block's scale read as [32, 1] and broadcast
+// along the block's 32 values. The row is the warp's, offset by the
+// block's.
+// CHECK-LABEL: func.func @gemv_q4_0
+// CHECK: scf.forall (%[[BLOCK:.*]]) in (2)
+// CHECK: %[[FIRST:.*]] = affine.apply #{{.*}}(%[[BLOCK]])
+// CHECK: scf.forall (%[[WARP:.*]]) in (4)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[ROW:.*]] = arith.addi %[[WARP]], %[[FIRST]] : index
+// CHECK: %[[QUANTS:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<8x2x16x1xi8> into tensor<8x32xi8>
+// CHECK: %[[BYTES:.*]] = vector.transfer_read %[[QUANTS]][%[[ROW]], %c0], %{{.*}} : tensor<8x32xi8>, vector<512xi8>
+// CHECK: %[[LOW:.*]] = arith.andi %[[BYTES]], %{{.*}} : vector<512xi8>
+// CHECK: %[[HIGH:.*]] = arith.shrui %[[BYTES]], %{{.*}} : vector<512xi8>
+// CHECK: %[[NIBBLES:.*]] = vector.shuffle %[[LOW]], %[[HIGH]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 512, 513, {{.*}}, 527, 16, 17, {{.*}}] : vector<512xi8>, vector<512xi8>
+// CHECK: %[[CENTRED:.*]] = arith.subi %[[NIBBLES]], %{{.*}} : vector<1024xi8>
+// CHECK: %[[VALUES:.*]] = arith.sitofp %[[CENTRED]] : vector<1024xi8> to vector<1024xf32>
+// CHECK: %[[SCALES:.*]] = vector.transfer_read %{{.*}}[%[[ROW]], %c0, %c0], %{{.*}} {in_bounds = [false, true]} : tensor<8x2x1xf16>, vector<32x1xf16>
+// CHECK: %[[REPEATED:.*]] = vector.broadcast %[[SCALES]] : vector<32x1xf16> to vector<32x32xf16>
+// CHECK: %[[ALONG:.*]] = vector.shape_cast %[[REPEATED]] : vector<32x32xf16> to vector<1024xf16>
+// CHECK: %[[WIDE:.*]] = arith.extf %[[ALONG]] : vector<1024xf16> to vector<1024xf32>
+// CHECK: %[[WEIGHTS:.*]] = arith.mulf %[[VALUES]], %[[WIDE]] : vector<1024xf32>
+// CHECK: arith.mulf %{{.*}}, %[[WEIGHTS]] : vector<1024xf32>
+// CHECK: vector.reduction <add>
+#map = affine_map<(d0) -> (d0 * 4)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @gemv_q4_0(%arg0: tensor<1x64xf32>, %arg1: tensor<8x2x16x1xi8>, %arg2: tensor<8x2x1xf16>) -> tensor<1x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tfm_gpu.dequantize q4_0 %arg1, %arg2 : tensor<8x2x16x1xi8>, tensor<8x2x1xf16> -> tensor<8x64xf32>
+  %1 = tensor.empty() : tensor<1x8xf32>
+  %2 = scf.forall (%arg3) in (2) shared_outs(%arg4 = %1) -> (tensor<1x8xf32>) {
+    %3 = affine.apply #map(%arg3)
+    %extracted_slice = tensor.extract_slice %0[%3, 0] [4, 64] [1, 1] : tensor<8x64xf32> to tensor<4x64xf32>
+    %extracted_slice_0 = tensor.extract_slice %arg4[0, %3] [1, 4] [1, 1] : tensor<1x8xf32> to tensor<1x4xf32>
+    %4 = scf.forall (%arg5) in (4) shared_outs(%arg6 = %extracted_slice_0) -> (tensor<1x4xf32>) {
+      %extracted_slice_1 = tensor.extract_slice %extracted_slice[%arg5, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+      %extracted_slice_2 = tensor.extract_slice %arg6[0, %arg5] [1, 1] [1, 1] : tensor<1x4xf32> to tensor<1x1xf32>
+      %5 = linalg.fill ins(%cst : f32) outs(%extracted_slice_2 : tensor<1x1xf32>) -> tensor<1x1xf32>
+      %6 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %extracted_slice_1 : tensor<1x64xf32>, tensor<1x64xf32>) outs(%5 : tensor<1x1xf32>) attrs =  {tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, workgroup = [0, 4, 0], subgroup = [0, 1, 0], block = [128, 1, 1], vector_width = 32, chunk = 1024>} {
+      ^bb0(%in: f32, %in_3: f32, %out: f32):
+        %7 = arith.mulf %in, %in_3 : f32
+        %8 = arith.addf %out, %7 : f32
+        linalg.yield %8 : f32
+      } -> tensor<1x1xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %6 into %arg6[0, %arg5] [1, 1] [1, 1] : tensor<1x1xf32> into tensor<1x4xf32>
+      }
+    } {mapping = [#gpu.warp<x>]}
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %4 into %arg4[0, %3] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<1x8xf32>
+    }
+  } {mapping = [#gpu.block<x>], tfm_gpu.kernel = #tfm_gpu.kernel<warp_reduction, workgroup = [0, 4, 0], subgroup = [0, 1, 0], block = [128, 1, 1], vector_width = 32, chunk = 1024>}
+  return %2 : tensor<1x8xf32>
+}

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""GPU kernels run on the CPU: a GEMV, a GEMV over bf16 weights, an RMS
-norm, an f32 GEMM, a GEMM over f16 weights on tensor-core tiles and a
-mixture of experts.
+"""GPU kernels run on the CPU: a GEMV, a GEMV over bf16 weights, GEMVs over
+Q8_0 and Q4_0 blocks, a GEMM over Q4_0 blocks, an RMS norm, an f32 GEMM, a
+GEMM over f16 weights on tensor-core tiles and a mixture of experts.
 
   emit KERNEL OUT.mlir
       Writes a module whose @compute computes KERNEL over seeded random
       inputs (constants) with linalg on tensors, as convert-tfm-to-linalg
       writes it (the mixture of experts as tfm ops, for
-      convert-tfm-to-linalg=moe=gathers), and prints the result with
+      convert-tfm-to-linalg=moe=gathers; GGUF blocks read through
+      tfm_gpu.dequantize, as tfm-gpu-select-weight-types writes it), and
+      prints the result with
       printMemrefF32. Run through
       tfm-gpu-mapped-pipeline, the kernel is the GPU schedule's tiled,
       block/warp/thread-mapped IR with its warp-wide vectors; with
@@ -44,7 +46,16 @@ KERNELS = {
     # The router and experts in bf16: 8 a lane along 264 features (a whole
     # warp-wide slice of 256 and a masked one).
     "moebf16": (3, 264, 72),
+    # GGUF blocks, dequantized in registers: Q8_0 16 values a lane (a
+    # whole warp-wide slice of 512 and a masked one of 96), Q4_0 a block
+    # a lane (one masked slice of 608); the prefill GEMM reads the Q4_0
+    # matrix written out in f32 by a kernel of its own.
+    "gemvq8": (1, 608, 40),
+    "gemvq4": (1, 608, 40),
+    "gemmq4": (32, 96, 48),
 }
+# The GGUF block format of each kernel's weights, where it has one.
+BLOCK_TYPES = {"gemvq8": "q8_0", "gemvq4": "q4_0", "gemmq4": "q4_0"}
 MOE_EXPERTS = 4
 MOE_TOP_K = 2
 
@@ -72,10 +83,61 @@ def inputs(kernel):
     return x, w
 
 
-def literal(matrix):
-    # Exact in f32: the printed constants are what the kernel reads.
-    return "[" + ", ".join(
-        "[" + ", ".join("%.9e" % v for v in row) + "]" for row in matrix) + "]"
+def quantize(row, fmt):
+    """ggml's quantize_row_q8_0_ref / quantize_row_q4_0_ref of one row:
+    [(f16 scale, [32 ints]), ...], Q4_0's ints its nibbles 0..15."""
+    blocks = []
+    for start in range(0, len(row), 32):
+        block = row[start:start + 32]
+        if fmt == "q8_0":
+            d = max(abs(v) for v in block) / 127
+            inv = 1 / d if d else 0.0
+            blocks.append((f16(d), [round(v * inv) for v in block]))
+        else:
+            extreme = max(block, key=abs)
+            d = extreme / -8
+            inv = 1 / d if d else 0.0
+            blocks.append((f16(d), [min(15, int(v * inv + 8.5))
+                                    for v in block]))
+    return blocks
+
+
+def dequantized(blocks, fmt):
+    offset = 8 if fmt == "q4_0" else 0
+    return [d * (q - offset) for d, qs in blocks for q in qs]
+
+
+def block_arrays(w, fmt):
+    """The #tfm_gpu.blocks declarations of matrix `w`: quants
+    [rows, blocks, Q, 1] (Q4_0's byte i: nibble i low, i + 16 high) and
+    scales [rows, blocks, 1]."""
+    quants, scales = [], []
+    for row in w:
+        blocks = quantize(row, fmt)
+        if fmt == "q4_0":
+            quants.append([[[qs[i] | (qs[i + 16] << 4)] for i in range(16)]
+                           for _, qs in blocks])
+        else:
+            quants.append([[[q] for q in qs] for _, qs in blocks])
+        scales.append([[d] for d, _ in blocks])
+    return quants, scales
+
+
+def rounded(values, to):
+    if isinstance(values, list):
+        return [rounded(v, to) for v in values]
+    return to(values)
+
+
+def nested_literal(values, element):
+    """A dense literal of nested lists: floats exact in f32, i8 bytes
+    (0..255) as their signed values."""
+    if isinstance(values, list):
+        return "[" + ", ".join(nested_literal(v, element)
+                               for v in values) + "]"
+    if element == "i8":
+        return str(values - 256 if values > 127 else values)
+    return "%.9e" % values
 
 
 PROJECTION = """\
@@ -145,12 +207,16 @@ def write_module(path, matrices, body, out):
              "attributes {llvm.emit_c_interface}"]
     binds = []
     for name, (matrix, element) in matrices.items():
-        if element != "f32":
-            matrix = [[ROUND[element](v) for v in row] for row in matrix]
-        t = "%dx%dx%s" % (len(matrix), len(matrix[0]), element)
+        if element in ROUND:
+            matrix = rounded(matrix, ROUND[element])
+        shape, inner = [], matrix
+        while isinstance(inner, list):
+            shape.append(len(inner))
+            inner = inner[0]
+        t = "x".join(str(n) for n in shape) + "x" + element
         lines.append("memref.global \"private\" constant @%s : memref<%s> = "
                      "dense<%s> {alignment = 64 : i64}"
-                     % (name, t, literal(matrix)))
+                     % (name, t, nested_literal(matrix, element)))
         binds += ["  %%%sm = memref.get_global @%s : memref<%s>"
                   % (name, name, t),
                   "  %%%s = bufferization.to_tensor %%%sm restrict : "
@@ -213,11 +279,27 @@ def moe_reference(kernel):
     return out
 
 
+DEQUANTIZE = """\
+  %w = tfm_gpu.dequantize {fmt} %wq, %ws : tensor<{outputs}x{blocks}x{q}x1xi8>, tensor<{outputs}x{blocks}x1xf16> -> tensor<{outputs}x{features}xf32>
+"""
+
+
 def emit(kernel, path):
     if kernel.startswith("moe"):
         return emit_moe(kernel, path)
     rows, features, outputs = KERNELS[kernel]
     x, w = inputs(kernel)
+    if kernel in BLOCK_TYPES:
+        fmt = BLOCK_TYPES[kernel]
+        quants, scales = block_arrays(w, fmt)
+        body = DEQUANTIZE.format(
+            fmt=fmt, outputs=outputs, blocks=features // 32,
+            q=len(quants[0][0]), features=features) + PROJECTION.format(
+            rows=rows, features=features, outputs=outputs)
+        write_module(path, {"x": (x, "f32"), "wq": (quants, "i8"),
+                            "ws": (scales, "f16")}, body,
+                     "tensor<%dx%dxf32>" % (rows, outputs))
+        return
     wtype = WEIGHT_TYPES.get(kernel, "f32")
     body = (NORM if kernel == "norm" else
             PROJECTION16 if wtype != "f32" else PROJECTION).format(
@@ -266,6 +348,9 @@ def reference(kernel):
         x = [[f16(v) for v in row] for row in x]
     if kernel in WEIGHT_TYPES:
         w = [[ROUND[WEIGHT_TYPES[kernel]](v) for v in row] for row in w]
+    if kernel in BLOCK_TYPES:
+        fmt = BLOCK_TYPES[kernel]
+        w = [dequantized(quantize(row, fmt), fmt) for row in w]
     return [[sum(a * b for a, b in zip(row, weights)) for weights in w]
             for row in x]
 

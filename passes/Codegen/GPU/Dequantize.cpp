@@ -1,0 +1,193 @@
+//===- Dequantize.cpp - Reading a matrix from its GGUF blocks -------------===//
+//
+// See Dequantize.h. Both forms compute value [r, 32 * b + i] as
+// `scale[r, b] * q`, q Q8_0's int8 or Q4_0's nibble minus 8, so that a GEMV
+// and a GEMM over the same blocks multiply the same f32 values.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Codegen/GPU/Dequantize.h"
+
+#include "compiler/weights/BlockPanels.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+using tfmc::weights::kQuantBlock;
+
+namespace {
+
+/// Bytes a lane loads at a time.
+constexpr int64_t kLaneBytes = 16;
+
+bool isQ4_0(DequantizeOp op) {
+  return op.getFormat() == tfmc::weights::PanelFormat::q4_0;
+}
+
+/// The quants as `[rows, blocks * Q]` bytes.
+Value collapsedQuants(OpBuilder &b, Location loc, DequantizeOp op) {
+  return tensor::CollapseShapeOp::create(
+      b, loc, op.getQuants(),
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+}
+
+/// A vector of `type` (of i8) whose every byte is `value`.
+Value byteSplat(OpBuilder &b, Location loc, Type type, int64_t value) {
+  return arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(cast<ShapedType>(type),
+                             b.getIntegerAttr(b.getI8Type(), value)));
+}
+
+} // namespace
+
+int64_t mlir::tfm::dequantizedLaneWidth(DequantizeOp op) {
+  return kLaneBytes * op.getValuesPerByte();
+}
+
+std::optional<DequantizedRows> mlir::tfm::traceDequantizedRows(Value tensor) {
+  DequantizedRows rows;
+  Value value = tensor;
+  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
+    RankedTensorType source = slice.getSourceType();
+    if (source.getRank() != 2 || slice.getType().getRank() != 2 ||
+        !llvm::all_of(slice.getMixedStrides(),
+                      [](OpFoldResult s) { return isConstantIntValue(s, 1); }))
+      return std::nullopt;
+    // Whole rows only: the blocks of a row are read from its start.
+    if (!isConstantIntValue(slice.getMixedOffsets()[1], 0) ||
+        !isConstantIntValue(slice.getMixedSizes()[1], source.getDimSize(1)))
+      return std::nullopt;
+    rows.rowOffsets.push_back(slice.getMixedOffsets()[0]);
+    value = slice.getSource();
+  }
+  rows.op = value.getDefiningOp<DequantizeOp>();
+  if (!rows.op)
+    return std::nullopt;
+  return rows;
+}
+
+Value mlir::tfm::readDequantizedSlice(OpBuilder &b, Location loc,
+                                      DequantizeOp op, Value row, Value offset,
+                                      int64_t width, bool partial) {
+  int64_t perByte = op.getValuesPerByte();
+  int64_t bytes = width / perByte;
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+
+  // The quants: 16 contiguous bytes a lane.
+  Value byteOffset = arith::DivUIOp::create(b, loc, offset, index(perByte));
+  auto byteType = VectorType::get({bytes}, b.getI8Type());
+  Value zeroByte = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+  Value quants = collapsedQuants(b, loc, op);
+  Value q = vector::TransferReadOp::create(b, loc, byteType, quants,
+                                           ValueRange{row, byteOffset},
+                                           zeroByte, ArrayRef<bool>{!partial});
+  auto valueBytes = VectorType::get({width}, b.getI8Type());
+  if (isQ4_0(op)) {
+    // Each block's 16 bytes hold its first 16 values in their low nibbles
+    // and the next 16 in their high ones: a lane's block is its own 16
+    // bytes, unpacked in registers.
+    Value low =
+        arith::AndIOp::create(b, loc, q, byteSplat(b, loc, byteType, 0x0F));
+    Value high =
+        arith::ShRUIOp::create(b, loc, q, byteSplat(b, loc, byteType, 4));
+    SmallVector<int64_t> order;
+    int64_t half = kQuantBlock / 2;
+    for (int64_t e = 0; e < width; ++e) {
+      int64_t block = e / kQuantBlock, i = e % kQuantBlock;
+      order.push_back(i < half ? block * half + i
+                               : bytes + block * half + (i - half));
+    }
+    q = vector::ShuffleOp::create(b, loc, low, high, order);
+    q = arith::SubIOp::create(b, loc, q, byteSplat(b, loc, valueBytes, 8));
+  }
+  auto valueType = VectorType::get({width}, b.getF32Type());
+  Value values = arith::SIToFPOp::create(b, loc, valueType, q);
+
+  // The scales: each block's, broadcast along its 32 values. Read as
+  // `[blocks, 1]` from the `[rows, blocks, 1]` declaration: one scalar a
+  // block, whatever the alignment of a row's scales.
+  int64_t blocks = llvm::divideCeil(width, kQuantBlock);
+  Value blockOffset =
+      arith::DivUIOp::create(b, loc, offset, index(kQuantBlock));
+  Value zeroScale = arith::ConstantOp::create(b, loc, b.getF16FloatAttr(0));
+  Value scales = vector::TransferReadOp::create(
+      b, loc, VectorType::get({blocks, 1}, b.getF16Type()), op.getScales(),
+      ValueRange{row, blockOffset, index(0)}, zeroScale,
+      ArrayRef<bool>{!partial, true});
+  scales = vector::BroadcastOp::create(
+      b, loc, VectorType::get({blocks, kQuantBlock}, b.getF16Type()), scales);
+  scales = vector::ShapeCastOp::create(
+      b, loc, VectorType::get({width}, b.getF16Type()), scales);
+  scales = arith::ExtFOp::create(b, loc, valueType, scales);
+  return arith::MulFOp::create(b, loc, values, scales);
+}
+
+Value mlir::tfm::materializeDequantize(OpBuilder &b, DequantizeOp op) {
+  Location loc = op.getLoc();
+  auto quantsType = cast<RankedTensorType>(op.getQuants().getType());
+  int64_t blocks = quantsType.getDimSize(0) * quantsType.getDimSize(1);
+  bool nibbles = isQ4_0(op);
+  // Loops over every block of the matrix (rows and blocks fused: the
+  // elementwise configs give the three innermost loops to threads), then
+  // Q8_0: (block, i) over its values; Q4_0: (block, h, i), h the nibble
+  // (low: the block's first 16 values, high: the next 16).
+  SmallVector<int64_t> shape =
+      nibbles ? SmallVector<int64_t>{blocks, 2, kQuantBlock / 2}
+              : SmallVector<int64_t>{blocks, kQuantBlock};
+  unsigned loops = shape.size();
+  MLIRContext *context = b.getContext();
+  AffineExpr block = getAffineDimExpr(0, context),
+             i = getAffineDimExpr(loops - 1, context);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, {block, i}, context),
+      AffineMap::get(loops, 0, {block}, context),
+      AffineMap::getMultiDimIdentityMap(loops, context)};
+  Value init = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  Value quants = tensor::CollapseShapeOp::create(
+      b, loc, op.getQuants(),
+      SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  Value scales = tensor::CollapseShapeOp::create(
+      b, loc, op.getScales(), SmallVector<ReassociationIndices>{{0, 1, 2}});
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{quants, scales}, ValueRange{init},
+      maps,
+      SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value q = args[0];
+        if (nibbles) {
+          Value nibble = linalg::IndexOp::create(nb, nloc, 1);
+          Value isHigh = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::ne, nibble,
+              arith::ConstantIndexOp::create(nb, nloc, 0));
+          Value low = arith::AndIOp::create(
+              nb, nloc, q,
+              arith::ConstantOp::create(nb, nloc, nb.getI8IntegerAttr(0x0F)));
+          Value high = arith::ShRUIOp::create(
+              nb, nloc, q,
+              arith::ConstantOp::create(nb, nloc, nb.getI8IntegerAttr(4)));
+          q = arith::SelectOp::create(nb, nloc, isHigh, high, low);
+          q = arith::SubIOp::create(
+              nb, nloc, q,
+              arith::ConstantOp::create(nb, nloc, nb.getI8IntegerAttr(8)));
+        }
+        Value value = arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), q);
+        Value scale = arith::ExtFOp::create(nb, nloc, nb.getF32Type(), args[1]);
+        Value product = arith::MulFOp::create(nb, nloc, value, scale);
+        linalg::YieldOp::create(nb, nloc, product);
+      });
+  // [blocks, ...values] -> [rows * columns] -> [rows, columns].
+  auto flat =
+      RankedTensorType::get({op.getType().getNumElements()}, b.getF32Type());
+  SmallVector<ReassociationIndices> all = {
+      llvm::to_vector(llvm::seq<int64_t>(0, loops))};
+  Value values =
+      tensor::CollapseShapeOp::create(b, loc, flat, generic.getResult(0), all);
+  return tensor::ExpandShapeOp::create(
+      b, loc, op.getType(), values, SmallVector<ReassociationIndices>{{0, 1}});
+}
