@@ -20,10 +20,12 @@ whose filled weights) is the CUDA one's: prefill and decode of 16 ids, 1e-4
 relative (test/e2e/Inputs/compare_logits.py).
 
 A shape named NAME:bf16 is NAME compiled with --weights=bf16 (its
-projection matrices in bf16, half the bytes). Its logits are not checked
-here: no CPU binary shares its random weights (the CPU's bf16 matrices are
-packed panels, another layout); test/e2e/cuda-logits.test checks bf16
-matrices on a tiny model with real weights.
+projection matrices in bf16, half the bytes), NAME:q8_0 and NAME:q4_0 with
+--weights=q8_0 / q4_0 (GGUF blocks the kernels dequantize in registers:
+8.5 and 4.5 bits a value). Their logits are not checked here: no CPU
+binary shares their random weights (the CPU's matrices are packed panels,
+another layout); test/e2e/cuda-logits.test and cuda-logits-blocks.test
+check them on tiny models with real weights.
 
 Besides the LLaMA shapes of bench/llama2c_shape.py, mixtral-4x2048 is a
 mixture of experts (4 layers 2048 wide, 8 SwiGLU experts of 5632, 2 chosen
@@ -99,8 +101,8 @@ def make_bundle(args):
                 sys.exit("unknown shape %r (known: %s)"
                          % (shape, ", ".join(sorted(list(SHAPES) +
                                                     list(MOE_SHAPES)))))
-            if weights not in ("", "bf16"):
-                sys.exit("unknown weights %r in %r (known: bf16)"
+            if weights not in ("", "bf16", "q8_0", "q4_0"):
+                sys.exit("unknown weights %r in %r (known: bf16, q8_0, q4_0)"
                          % (weights, name))
             model = os.path.join(work, name)
             path, shapes[name] = write_model(shape, model, SHAPES)
@@ -143,12 +145,18 @@ def info_field(binary, pattern):
 
 def weights_bytes(binary, shape):
     """The bytes of weights a decode step reads: all of them, but of a
-    mixture of experts only the chosen experts' (f32 gate, up and down)."""
+    mixture of experts only the chosen experts' (gate, up and down), and of
+    a token table apart from the classifier only one row. Experts and
+    tables are bf16 with --weights=bf16, else f32 (blocks are for
+    projections)."""
     total = int(info_field(binary, r"^weights: (\d+) bytes"))
     unread = shape.get("experts", 0) - shape.get("top_k", 0)
     element = 2 if shape.get("weights") == "bf16" else 4
-    return total - (unread * shape["layers"] * 3 * shape["dim"] *
-                    shape["hidden"] * element)
+    total -= unread * shape["layers"] * 3 * shape["dim"] * shape["hidden"] * \
+        element
+    if shape.get("untied"):
+        total -= (shape["vocab"] - 1) * shape["dim"] * element
+    return total
 
 
 def check_logits(directory, name, shape):
@@ -260,7 +268,8 @@ def main():
                                                        "tfmc"))
     parser.add_argument("--shapes",
                         default="stories110M,tinyllama-1.1B,"
-                        "tinyllama-1.1B:bf16,mixtral-4x2048,"
+                        "tinyllama-1.1B:bf16,tinyllama-1.1B:q8_0,"
+                        "tinyllama-1.1B:q4_0,mixtral-4x2048,"
                         "mixtral-4x2048:bf16")
     parser.add_argument("--prompt-tokens", type=int, default=128)
     parser.add_argument("-n", type=int, default=128)

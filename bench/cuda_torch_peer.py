@@ -70,6 +70,10 @@ def main():
             model = LlamaForCausalLM(config).to(dtype).eval()
         prefill, decode = bench(model, args.vocab, args.prompt_tokens, args.n)
         weights = sum(p.numel() * p.element_size() for p in model.parameters())
+        if args.untied:
+            # A step reads one row of a table apart from the classifier.
+            table = model.get_input_embeddings().weight
+            weights -= (args.vocab - 1) * args.dim * table.element_size()
         print(json.dumps({"dtype": name,
                           "prefill_tokens_per_s": round(prefill, 3),
                           "decode_tokens_per_s": round(decode, 3),

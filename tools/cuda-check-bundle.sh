@@ -3,9 +3,10 @@
 # package registry) needs to check the CUDA backend: the CPU and CUDA
 # binaries of each preset family (and stories260K where ../shared/models
 # has it), the OpenMP runtime the CPU binaries load, the logits comparison
-# and a script that runs it all. Copy DIR there and run DIR/run.sh: it
-# prints one PASS/FAIL line per model and mode (docs/cuda.md), then the
-# --bench of both binaries.
+# and a script that runs it all, and DIR.tar.xz of it all (DIR is larger
+# than what a call to the GPU machine carries; the archive is a quarter of
+# it). Unpack it there and run DIR/run.sh: it prints one PASS/FAIL line
+# per model and mode (docs/cuda.md), then the --bench of both binaries.
 #
 #   tools/cuda-check-bundle.sh DIR [--tfmc PATH]
 set -euo pipefail
@@ -46,12 +47,23 @@ cases=(
 if [ -f "$models/stories260K.bin" ]; then
   cases+=("stories260K|512|$ids||$models/stories260K.bin --tokenizer $models/tok512.bin")
 fi
+# GGUF blocks, which the GPU keeps and dequantizes in registers: against
+# the CPU's panels of the same blocks over f32 inputs (--int8-inputs=false,
+# the same arithmetic).
+made="$out/made"
+rm -rf "$made"
+if [ -f "$models/stories260K.gguf" ]; then
+  mkdir -p "$made"
+  for type in q8_0 q4_0; do
+    /usr/bin/python3 "$root/test/e2e/Inputs/gguf_quantize.py" \
+      "$models/stories260K.gguf" "$made/stories260K-$type.gguf" --type $type >/dev/null
+    cases+=("stories260K-$type|512|$ids||$made/stories260K-$type.gguf")
+  done
+fi
 # Blocks no preset has, in Hugging Face directories the test references
 # write where PyTorch is installed: StableLM 2 12B's layer (parallel, GQA,
 # a LayerNorm per head of its queries and keys).
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  made="$out/made"
-  rm -rf "$made"
   /usr/bin/python3 "$root/test/e2e/Inputs/torch_reference.py" make-model stablelm \
     "$made/stablelm2-12b-layer" --dim 64 --hidden 172 --layers 2 --heads 4 \
     --kv-heads 2 --vocab 512 --context 128 --rotary-pct 0.5 --parallel \
@@ -67,8 +79,10 @@ fi
 } > "$out/run.sh"
 for case in "${cases[@]}"; do
   IFS='|' read -r name vocab tokens extra model <<< "$case"
+  cpu_flags=""
+  case "$name" in *-q8_0|*-q4_0) cpu_flags=--int8-inputs=false ;; esac
   # shellcheck disable=SC2086
-  "$tfmc" compile $model --target-cpu=x86-64-v3 -o "$out/cpu-$name"
+  "$tfmc" compile $model --target-cpu=x86-64-v3 $cpu_flags -o "$out/cpu-$name"
   # shellcheck disable=SC2086
   "$tfmc" compile $model --target=cuda -o "$out/cuda-$name"
   modes="prefill decode"
@@ -88,5 +102,6 @@ for bench in cpu-llama-tiny cuda-llama-tiny; do echo -n "$bench "; ./$bench --be
 exit $status
 RUN
 chmod +x "$out/run.sh"
-rm -rf "${made:-}"
-du -sh "$out"
+rm -rf "$made"
+tar -C "$(dirname "$out")" -cf - "$(basename "$out")" | xz -T0 -6 >"$out.tar.xz"
+du -sh "$out" "$out.tar.xz"

@@ -17,6 +17,7 @@ packages=(
   python3-torch python3-numpy libopenblas0-pthread        # PyTorch reference numerics
   libhalide14-0-dev                                       # tfmc-halide-gen (Halide 14 + autoschedulers)
   pocl-opencl-icd ocl-icd-libopencl1                      # Halide's GPU schedules run on the CPU (OpenCL)
+  xz-utils                                                # tools/cuda-check-bundle.sh's archive
 )
 # Tokenizers are checked against npm packages (gpt-3-encoder,
 # @huggingface/tokenizers).
