@@ -24,38 +24,38 @@ using tfmc::weights::PanelPart;
 
 namespace {
 
-/// Whether every use of `read` is a matrix its reader widens from 16 bits:
-/// a projection's weight, an embedding's table (a tied LM head's), a
-/// mixture of experts' router or stacked experts.
-bool onlyWideningReaders(WeightOp read) {
-  return llvm::all_of(read->getUses(), [](OpOperand &use) {
-    Operation *user = use.getOwner();
-    if (auto linear = dyn_cast<LinearOp>(user))
-      return &use == &linear.getWeightMutable();
-    if (auto head = dyn_cast<LMHeadOp>(user))
-      return &use == &head.getWeightMutable();
-    if (auto lookup = dyn_cast<EmbeddingOp>(user))
-      return &use == &lookup.getTableMutable();
-    if (auto route = dyn_cast<MoERouteOp>(user))
-      return &use == &route.getRouterMutable();
-    if (auto experts = dyn_cast<MoEExpertsOp>(user))
-      return &use == &experts.getGateMutable() ||
-             &use == &experts.getUpMutable() ||
-             &use == &experts.getDownMutable();
-    return false;
-  });
+/// Whether `use` is a projection's weight (a tfm.linear's or
+/// tfm.lm_head's): the readers that take GGUF blocks.
+bool isProjectionWeight(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto linear = dyn_cast<LinearOp>(user))
+    return &use == &linear.getWeightMutable();
+  if (auto head = dyn_cast<LMHeadOp>(user))
+    return &use == &head.getWeightMutable();
+  return false;
 }
 
-/// Whether every use of `read` is a projection's weight (the readers that
-/// dequantize blocks).
-bool onlyProjectionReaders(WeightOp read) {
-  return llvm::all_of(read->getUses(), [](OpOperand &use) {
-    Operation *user = use.getOwner();
-    if (auto linear = dyn_cast<LinearOp>(user))
-      return &use == &linear.getWeightMutable();
-    if (auto head = dyn_cast<LMHeadOp>(user))
-      return &use == &head.getWeightMutable();
-    return false;
+/// Whether `use` is a matrix its reader widens from 16 bits: a projection's
+/// weight, an embedding's table (a tied LM head's), a mixture of experts'
+/// router or stacked experts.
+bool isWideningRead(OpOperand &use) {
+  if (isProjectionWeight(use))
+    return true;
+  Operation *user = use.getOwner();
+  if (auto lookup = dyn_cast<EmbeddingOp>(user))
+    return &use == &lookup.getTableMutable();
+  if (auto route = dyn_cast<MoERouteOp>(user))
+    return &use == &route.getRouterMutable();
+  if (auto experts = dyn_cast<MoEExpertsOp>(user))
+    return &use == &experts.getGateMutable() ||
+           &use == &experts.getUpMutable() || &use == &experts.getDownMutable();
+  return false;
+}
+
+/// Whether every use of each of `reads` satisfies `reader`.
+bool onlyReadBy(ArrayRef<WeightOp> reads, bool (*reader)(OpOperand &)) {
+  return llvm::all_of(reads, [&](WeightOp read) {
+    return llvm::all_of(read->getUses(), reader);
   });
 }
 
@@ -79,11 +79,11 @@ struct TfmGpuSelectWeightTypes
       if (reads.empty())
         continue;
       if (std::optional<PanelFormat> blocks = blockFormat(global);
-          blocks && llvm::all_of(reads, onlyProjectionReaders)) {
+          blocks && onlyReadBy(reads, isProjectionWeight)) {
         keepBlocks(global, reads, *blocks);
         continue;
       }
-      if (!llvm::all_of(reads, onlyWideningReaders))
+      if (!onlyReadBy(reads, isWideningRead))
         continue;
       Type element = chosenType(global);
       if (element.isF32())
