@@ -49,7 +49,7 @@ if [ -f "$models/stories260K.bin" ]; then
 fi
 # GGUF blocks, which the GPU keeps and dequantizes in registers: against
 # the CPU's panels of the same blocks over f32 inputs (--int8-inputs=false,
-# the same arithmetic).
+# the same arithmetic); a Q4_K_M file below, where PyTorch writes it.
 made="$out/made"
 rm -rf "$made"
 if [ -f "$models/stories260K.gguf" ]; then
@@ -69,6 +69,16 @@ if /usr/bin/python3 -c "import torch" 2>/dev/null; then
     --kv-heads 2 --vocab 512 --context 128 --rotary-pct 0.5 --parallel \
     --qk-layernorm --seed 26 >/dev/null
   cases+=("stablelm2-12b-layer|512|$ids||$made/stablelm2-12b-layer --tokenizer $made/stablelm2-12b-layer/tokenizer.bin")
+  # A LLaMA of whole 256-value super-blocks as a Q4_K_M file (Q4_K, Q6_K
+  # and their stacks, unpacked exactly), against the CPU's panels of the
+  # same values over f32 inputs.
+  /usr/bin/python3 "$root/test/e2e/Inputs/torch_reference.py" make-model llama \
+    "$made/llama-256" --dim 256 --hidden 288 --layers 2 --heads 4 \
+    --kv-heads 2 --vocab 512 --context 128 --no-tie --seed 5 >/dev/null
+  /usr/bin/python3 "$root/test/e2e/Inputs/hf_to_gguf.py" model "$made/llama-256" "$made/llama-256.gguf"
+  /usr/bin/python3 "$root/test/e2e/Inputs/gguf_quantize.py" "$made/llama-256.gguf" \
+    "$made/llama-256-q4_k_m.gguf" --type q4_k_m >/dev/null
+  cases+=("llama-256-q4_k_m|512|$ids||$made/llama-256-q4_k_m.gguf --tokenizer $made/llama-256/tokenizer.bin")
 fi
 
 {
@@ -80,7 +90,7 @@ fi
 for case in "${cases[@]}"; do
   IFS='|' read -r name vocab tokens extra model <<< "$case"
   cpu_flags=""
-  case "$name" in *-q8_0|*-q4_0) cpu_flags=--int8-inputs=false ;; esac
+  case "$name" in *-q8_0|*-q4_0|*-q4_k_m) cpu_flags=--int8-inputs=false ;; esac
   # shellcheck disable=SC2086
   "$tfmc" compile $model --target-cpu=x86-64-v3 $cpu_flags -o "$out/cpu-$name"
   # shellcheck disable=SC2086

@@ -23,3 +23,16 @@ func.func @q8_0(%q: tensor<4x1x32x1xi8>, %s: tensor<4x1x1xf16>) -> tensor<4x32xf
   %w = tfm_gpu.dequantize q8_0 %q, %s : tensor<4x1x32x1xi8>, tensor<4x1x1xf16> -> tensor<4x32xf32>
   return %w : tensor<4x32xf32>
 }
+
+// -----
+
+// The k-quants: Q4_K's nibbles with f32 scales and minimums; Q6_K's bytes
+// in blocks of 16, without minimums (they are zero).
+// CHECK-LABEL: func.func @kquants
+// CHECK: tfm_gpu.dequantize kquant4 %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x8x16x1xi8>, tensor<4x8x1xf32>, tensor<4x8x1xf32> -> tensor<4x256xf32>
+// CHECK: tfm_gpu.dequantize kquant %{{.*}}, %{{.*}} : tensor<4x16x16x1xi8>, tensor<4x16x1xf32> -> tensor<4x256xf32>
+func.func @kquants(%q4: tensor<4x8x16x1xi8>, %s4: tensor<4x8x1xf32>, %m4: tensor<4x8x1xf32>, %q6: tensor<4x16x16x1xi8>, %s6: tensor<4x16x1xf32>) -> (tensor<4x256xf32>, tensor<4x256xf32>) {
+  %a = tfm_gpu.dequantize kquant4 %q4, %s4, %m4 : tensor<4x8x16x1xi8>, tensor<4x8x1xf32>, tensor<4x8x1xf32> -> tensor<4x256xf32>
+  %b = tfm_gpu.dequantize kquant %q6, %s6 : tensor<4x16x16x1xi8>, tensor<4x16x1xf32> -> tensor<4x256xf32>
+  return %a, %b : tensor<4x256xf32>, tensor<4x256xf32>
+}

@@ -25,46 +25,71 @@ using tfmc::weights::PanelPart;
 
 /// Whether the GPU keeps matrices of `format` in their blocks.
 static bool isGpuBlockFormat(PanelFormat format) {
-  return format == PanelFormat::q8_0 || format == PanelFormat::q4_0;
+  return format == PanelFormat::q8_0 || format == PanelFormat::q4_0 ||
+         format == PanelFormat::kquant || format == PanelFormat::kquant4;
+}
+
+/// The element type of `format`'s scales (and minimums): GGUF's f16 for
+/// Q8_0 and Q4_0, the k-quants' unpacked f32.
+static Type scaleType(MLIRContext *context, PanelFormat format) {
+  if (tfmc::weights::hasMins(format))
+    return Float32Type::get(context);
+  return Float16Type::get(context);
+}
+
+/// The quant bytes a block of `format` may have: Q8_0's 32, Q4_0's and
+/// kquant4's 16 (nibbles), kquant's 16 or 32.
+static SmallVector<int64_t> quantsPerBlock(PanelFormat format) {
+  if (format == PanelFormat::kquant)
+    return {16, 32};
+  return {tfmc::weights::kQuantBlock / tfmc::weights::valuesPerQuant(format)};
 }
 
 LogicalResult
 GpuBlocksAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       PanelFormat format, PanelPart part) {
   if (!isGpuBlockFormat(format))
-    return emitError() << "the GPU keeps q8_0 and q4_0 blocks, not "
+    return emitError() << "the GPU keeps q8_0, q4_0, kquant and kquant4 "
+                          "blocks, not "
                        << stringifyEnum(format);
-  if (part != PanelPart::quants && part != PanelPart::scales)
-    return emitError() << stringifyEnum(format)
-                       << " blocks have quants and scales, not "
-                       << stringifyEnum(part);
+  bool mins = part == PanelPart::mins && tfmc::weights::hasMins(format);
+  if (part != PanelPart::quants && part != PanelPart::scales && !mins)
+    return emitError() << stringifyEnum(format) << " blocks have "
+                       << (tfmc::weights::hasMins(format)
+                               ? "quants, scales and mins"
+                               : "quants and scales")
+                       << ", not " << stringifyEnum(part);
   return success();
 }
 
 std::optional<tfmc::weights::PanelLayout>
 GpuBlocksAttr::getPanelLayout() const {
-  // Panels of one row: the package writer's Q8_0 / Q4_0 panels.
+  // Panels of one row: the package writer's block panels.
   return tfmc::weights::PanelLayout{getFormat(), getPart()};
 }
 
 LogicalResult GpuBlocksAttr::verifyDeclaredType(
     RankedTensorType type, function_ref<InFlightDiagnostic()> emitError) const {
   StringRef format = stringifyEnum(getFormat());
-  if (getPart() == PanelPart::scales) {
-    if (type.getRank() != 3 || !type.getElementType().isF16() ||
+  if (getPart() != PanelPart::quants) {
+    Type element = scaleType(getContext(), getFormat());
+    if (type.getRank() != 3 || type.getElementType() != element ||
         type.getDimSize(2) != 1)
-      return emitError() << format
-                         << " block scales are [rows, blocks, 1] f16 tensors, "
-                            "got "
-                         << type;
+      return emitError() << format << " block " << stringifyEnum(getPart())
+                         << " are [rows, blocks, 1] "
+                         << (element.isF32() ? "f32" : "f16")
+                         << " tensors, got " << type;
     return success();
   }
-  int64_t quants =
-      tfmc::weights::kQuantBlock / tfmc::weights::valuesPerQuant(getFormat());
+  SmallVector<int64_t> quants = quantsPerBlock(getFormat());
   if (type.getRank() != 4 || !type.getElementType().isInteger(8) ||
-      type.getDimSize(2) != quants || type.getDimSize(3) != 1)
-    return emitError() << format << " block quants are [rows, blocks, "
-                       << quants << ", 1] i8 tensors, got " << type;
+      !llvm::is_contained(quants, type.getDimSize(2)) ||
+      type.getDimSize(3) != 1) {
+    InFlightDiagnostic diagnostic = emitError();
+    diagnostic << format << " block quants are [rows, blocks, ";
+    llvm::interleave(quants, diagnostic, " or ");
+    return diagnostic << ", 1] i8 tensors, got " << type;
+  }
   return success();
 }
 
@@ -76,29 +101,44 @@ int64_t DequantizeOp::getValuesPerByte() {
   return tfmc::weights::valuesPerQuant(getFormat());
 }
 
+int64_t DequantizeOp::getBlockValues() {
+  auto quants = cast<RankedTensorType>(getQuants().getType());
+  return quants.getDimSize(2) * getValuesPerByte();
+}
+
 LogicalResult DequantizeOp::verify() {
   PanelFormat format = getFormat();
   if (!isGpuBlockFormat(format))
-    return emitOpError("reads q8_0 or q4_0 blocks, not ")
+    return emitOpError("reads q8_0, q4_0, kquant or kquant4 blocks, not ")
            << stringifyEnum(format);
+  auto emit = [&]() { return emitOpError(); };
+  auto declared = [&](Value value, PanelPart part) {
+    return GpuBlocksAttr::get(getContext(), format, part)
+        .verifyDeclaredType(cast<RankedTensorType>(value.getType()), emit);
+  };
+  if (failed(declared(getQuants(), PanelPart::quants)) ||
+      failed(declared(getScales(), PanelPart::scales)))
+    return failure();
+  if (getMins()) {
+    if (!tfmc::weights::hasMins(format))
+      return emitOpError("reads ")
+             << stringifyEnum(format) << " blocks, which have no minimums";
+    if (failed(declared(getMins(), PanelPart::mins)))
+      return failure();
+    if (getMins().getType() != getScales().getType())
+      return emitOpError("has ") << getMins().getType() << " minimums for "
+                                 << getScales().getType() << " scales";
+  }
   auto quants = cast<RankedTensorType>(getQuants().getType());
   auto scales = cast<RankedTensorType>(getScales().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
-  auto layout = GpuBlocksAttr::get(getContext(), format, PanelPart::quants);
-  auto emit = [&]() { return emitOpError(); };
-  if (failed(layout.verifyDeclaredType(quants, emit)))
-    return failure();
-  auto scaleLayout =
-      GpuBlocksAttr::get(getContext(), format, PanelPart::scales);
-  if (failed(scaleLayout.verifyDeclaredType(scales, emit)))
-    return failure();
   int64_t rows = result.getDimSize(0), blocks = quants.getDimSize(1);
   if (quants.getDimSize(0) != rows || scales.getDimSize(0) != rows ||
       scales.getDimSize(1) != blocks ||
-      result.getDimSize(1) != blocks * tfmc::weights::kQuantBlock)
+      result.getDimSize(1) != blocks * getBlockValues())
     return emitOpError("reads a ")
            << rows << "x" << result.getDimSize(1) << " matrix from " << quants
            << " quants and " << scales << " scales: each row is its blocks of "
-           << tfmc::weights::kQuantBlock << " values";
+           << getBlockValues() << " values";
   return success();
 }

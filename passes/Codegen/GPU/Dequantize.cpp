@@ -1,8 +1,8 @@
 //===- Dequantize.cpp - Reading a matrix from its GGUF blocks -------------===//
 //
-// See Dequantize.h. Both forms compute value [r, 32 * b + i] as
-// `scale[r, b] * q`, q Q8_0's int8 or Q4_0's nibble minus 8, so that a GEMV
-// and a GEMM over the same blocks multiply the same f32 values.
+// See Dequantize.h. Both forms compute value [r, B * b + i] as
+// `scale[r, b] * q - min[r, b]` in f32 (tfm_gpu.dequantize), so that a GEMV
+// and a GEMM over the same blocks multiply the same values.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Codegen/GPU/Dequantize.h"
@@ -23,8 +23,15 @@ namespace {
 /// Bytes a lane loads at a time.
 constexpr int64_t kLaneBytes = 16;
 
-bool isQ4_0(DequantizeOp op) {
-  return op.getFormat() == tfmc::weights::PanelFormat::q4_0;
+/// Whether `op`'s quants hold two values a byte (Q4_0, kquant4), in Q4_0's
+/// order: a block's first 16 values low, the next 16 high.
+bool holdsNibbles(DequantizeOp op) {
+  return tfmc::weights::holdsNibbles(op.getFormat());
+}
+
+/// What is subtracted from each quant: Q4_0's 8.
+int64_t quantOffset(DequantizeOp op) {
+  return op.getFormat() == tfmc::weights::PanelFormat::q4_0 ? 8 : 0;
 }
 
 /// The quants as `[rows, blocks * Q]` bytes.
@@ -88,7 +95,7 @@ Value mlir::tfm::readDequantizedSlice(OpBuilder &b, Location loc,
                                            ValueRange{row, byteOffset},
                                            zeroByte, ArrayRef<bool>{!partial});
   auto valueBytes = VectorType::get({width}, b.getI8Type());
-  if (isQ4_0(op)) {
+  if (holdsNibbles(op)) {
     // Each block's 16 bytes hold its first 16 values in their low nibbles
     // and the next 16 in their high ones: a lane's block is its own 16
     // bytes, unpacked in registers.
@@ -104,82 +111,103 @@ Value mlir::tfm::readDequantizedSlice(OpBuilder &b, Location loc,
                                : bytes + block * half + (i - half));
     }
     q = vector::ShuffleOp::create(b, loc, low, high, order);
-    q = arith::SubIOp::create(b, loc, q, byteSplat(b, loc, valueBytes, 8));
   }
+  if (int64_t offset = quantOffset(op))
+    q = arith::SubIOp::create(b, loc, q, byteSplat(b, loc, valueBytes, offset));
   auto valueType = VectorType::get({width}, b.getF32Type());
   Value values = arith::SIToFPOp::create(b, loc, valueType, q);
 
-  // The scales: each block's, broadcast along its 32 values. Read as
-  // `[blocks, 1]` from the `[rows, blocks, 1]` declaration: one scalar a
-  // block, whatever the alignment of a row's scales.
-  int64_t blocks = llvm::divideCeil(width, kQuantBlock);
+  // The scales (and minimums): each block's, broadcast along its values.
+  // Read as `[blocks, 1]` from the `[rows, blocks, 1]` declaration: one
+  // scalar a block, whatever the alignment of a row's scales.
+  int64_t blockValues = op.getBlockValues();
+  int64_t blocks = llvm::divideCeil(width, blockValues);
   Value blockOffset =
-      arith::DivUIOp::create(b, loc, offset, index(kQuantBlock));
-  Value zeroScale = arith::ConstantOp::create(b, loc, b.getF16FloatAttr(0));
-  Value scales = vector::TransferReadOp::create(
-      b, loc, VectorType::get({blocks, 1}, b.getF16Type()), op.getScales(),
-      ValueRange{row, blockOffset, index(0)}, zeroScale,
-      ArrayRef<bool>{!partial, true});
-  scales = vector::BroadcastOp::create(
-      b, loc, VectorType::get({blocks, kQuantBlock}, b.getF16Type()), scales);
-  scales = vector::ShapeCastOp::create(
-      b, loc, VectorType::get({width}, b.getF16Type()), scales);
-  scales = arith::ExtFOp::create(b, loc, valueType, scales);
-  return arith::MulFOp::create(b, loc, values, scales);
+      arith::DivUIOp::create(b, loc, offset, index(blockValues));
+  auto alongBlocks = [&](Value perBlock) -> Value {
+    Type element = cast<ShapedType>(perBlock.getType()).getElementType();
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    Value read = vector::TransferReadOp::create(
+        b, loc, VectorType::get({blocks, 1}, element), perBlock,
+        ValueRange{row, blockOffset, index(0)}, zero,
+        ArrayRef<bool>{!partial, true});
+    read = vector::BroadcastOp::create(
+        b, loc, VectorType::get({blocks, blockValues}, element), read);
+    read = vector::ShapeCastOp::create(b, loc,
+                                       VectorType::get({width}, element), read);
+    if (element.isF32())
+      return read;
+    return arith::ExtFOp::create(b, loc, valueType, read);
+  };
+  Value scaled =
+      arith::MulFOp::create(b, loc, values, alongBlocks(op.getScales()));
+  if (!op.getMins())
+    return scaled;
+  return arith::SubFOp::create(b, loc, scaled, alongBlocks(op.getMins()));
 }
 
 Value mlir::tfm::materializeDequantize(OpBuilder &b, DequantizeOp op) {
   Location loc = op.getLoc();
   auto quantsType = cast<RankedTensorType>(op.getQuants().getType());
   int64_t blocks = quantsType.getDimSize(0) * quantsType.getDimSize(1);
-  bool nibbles = isQ4_0(op);
+  bool nibbles = holdsNibbles(op);
   // Loops over every block of the matrix (rows and blocks fused: the
   // elementwise configs give the three innermost loops to threads), then
-  // Q8_0: (block, i) over its values; Q4_0: (block, h, i), h the nibble
-  // (low: the block's first 16 values, high: the next 16).
-  SmallVector<int64_t> shape =
-      nibbles ? SmallVector<int64_t>{blocks, 2, kQuantBlock / 2}
-              : SmallVector<int64_t>{blocks, kQuantBlock};
+  // bytes: (block, i) over its values; nibbles: (block, h, i), h the
+  // nibble (low: the block's first 16 values, high: the next 16).
+  int64_t perBlock = quantsType.getDimSize(2);
+  SmallVector<int64_t> shape = nibbles
+                                   ? SmallVector<int64_t>{blocks, 2, perBlock}
+                                   : SmallVector<int64_t>{blocks, perBlock};
   unsigned loops = shape.size();
   MLIRContext *context = b.getContext();
   AffineExpr block = getAffineDimExpr(0, context),
              i = getAffineDimExpr(loops - 1, context);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(loops, 0, {block, i}, context),
-      AffineMap::get(loops, 0, {block}, context),
-      AffineMap::getMultiDimIdentityMap(loops, context)};
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, {block, i}, context),
+                                 AffineMap::get(loops, 0, {block}, context)};
+  SmallVector<Value> inputs = {
+      tensor::CollapseShapeOp::create(
+          b, loc, op.getQuants(),
+          SmallVector<ReassociationIndices>{{0, 1}, {2, 3}}),
+      tensor::CollapseShapeOp::create(
+          b, loc, op.getScales(),
+          SmallVector<ReassociationIndices>{{0, 1, 2}})};
+  if (op.getMins()) {
+    maps.push_back(maps.back());
+    inputs.push_back(tensor::CollapseShapeOp::create(
+        b, loc, op.getMins(), SmallVector<ReassociationIndices>{{0, 1, 2}}));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(loops, context));
   Value init = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
-  Value quants = tensor::CollapseShapeOp::create(
-      b, loc, op.getQuants(),
-      SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-  Value scales = tensor::CollapseShapeOp::create(
-      b, loc, op.getScales(), SmallVector<ReassociationIndices>{{0, 1, 2}});
+  int64_t offset = quantOffset(op);
   auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{quants, scales}, ValueRange{init},
-      maps,
+      b, loc, init.getType(), inputs, ValueRange{init}, maps,
       SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value q = args[0];
+        auto byte = [&](int64_t value) -> Value {
+          return arith::ConstantOp::create(nb, nloc,
+                                           nb.getI8IntegerAttr(value));
+        };
         if (nibbles) {
           Value nibble = linalg::IndexOp::create(nb, nloc, 1);
           Value isHigh = arith::CmpIOp::create(
               nb, nloc, arith::CmpIPredicate::ne, nibble,
               arith::ConstantIndexOp::create(nb, nloc, 0));
-          Value low = arith::AndIOp::create(
-              nb, nloc, q,
-              arith::ConstantOp::create(nb, nloc, nb.getI8IntegerAttr(0x0F)));
-          Value high = arith::ShRUIOp::create(
-              nb, nloc, q,
-              arith::ConstantOp::create(nb, nloc, nb.getI8IntegerAttr(4)));
+          Value low = arith::AndIOp::create(nb, nloc, q, byte(0x0F));
+          Value high = arith::ShRUIOp::create(nb, nloc, q, byte(4));
           q = arith::SelectOp::create(nb, nloc, isHigh, high, low);
-          q = arith::SubIOp::create(
-              nb, nloc, q,
-              arith::ConstantOp::create(nb, nloc, nb.getI8IntegerAttr(8)));
         }
+        if (offset)
+          q = arith::SubIOp::create(nb, nloc, q, byte(offset));
         Value value = arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), q);
-        Value scale = arith::ExtFOp::create(nb, nloc, nb.getF32Type(), args[1]);
-        Value product = arith::MulFOp::create(nb, nloc, value, scale);
-        linalg::YieldOp::create(nb, nloc, product);
+        Value scale = args[1];
+        if (!scale.getType().isF32())
+          scale = arith::ExtFOp::create(nb, nloc, nb.getF32Type(), scale);
+        Value result = arith::MulFOp::create(nb, nloc, value, scale);
+        if (op.getMins())
+          result = arith::SubFOp::create(nb, nloc, result, args[2]);
+        linalg::YieldOp::create(nb, nloc, result);
       });
   // [blocks, ...values] -> [rows * columns] -> [rows, columns].
   auto flat =

@@ -106,23 +106,30 @@ def TfmGpu_BlocksAttr : AttrDef<TfmGpu_Dialect, "GpuBlocks",
   let summary = "A projection's matrix as rows of GGUF blocks (a weight's layout)";
   let description = [{
     The layout `tfm-gpu-select-weight-types` gives a `[rows, columns]`
-    matrix that the model file stores in GGUF's Q8_0 or Q4_0 blocks of 32
-    values, so that the GPU reads the blocks as downloaded (a quarter or
-    an eighth of the f32 bytes) and dequantizes them in registers. The
-    blocks are split into two declarations, `KB = columns / 32` a row,
-    each row's bytes contiguous and 16-byte aligned (GGUF's own 34- and
-    18-byte blocks are not):
+    matrix that the model file stores in GGUF's blocks, so that the GPU
+    reads the blocks as downloaded (Q8_0 and Q4_0) or exactly unpacked
+    (the k-quants), a quarter to an eighth of the f32 bytes, and
+    dequantizes them in registers. The blocks are split into declarations
+    of `KB` blocks a row, each row's bytes contiguous and 16-byte aligned
+    (GGUF's own 34- and 18-byte blocks are not):
     - `quants`, `[rows, KB, Q, 1]` i8: Q8_0's 32 int8 of each block
-      (`Q = 32`), or Q4_0's 16 bytes (`Q = 16`), byte `i` holding column
+      (`Q = 32`); Q4_0's 16 bytes (`Q = 16`), byte `i` holding column
       `32 * b + i` in its low nibble and `32 * b + 16 + i` in its high one,
-      each the value plus 8;
-    - `scales`, `[rows, KB, 1]` f16: each block's scale.
-    These are compiler/weights' `q8_0` and `q4_0` panels of one row each
-    (PanelLayout.h): the package writer copies the file's blocks into them
-    (or quantizes an f32 matrix, as for the CPU's panels).
+      each the value plus 8; `kquant`'s int8 k-quants, blocks of 16 or 32
+      (Q6_K's `q - 32`, Q5_K's and Q4_K's as stored); `kquant4`'s Q4_K
+      nibbles, in Q4_0's order, not offset;
+    - `scales`, `[rows, KB, 1]`: each block's scale, f16 (Q8_0, Q4_0) or
+      the k-quants' f32 `d * scale`;
+    - `mins` (k-quants), `[rows, KB, 1]` f32: each block's `dmin * min`,
+      subtracted (absent for Q6_K, whose minimums are zero).
+    These are compiler/weights' `q8_0`, `q4_0`, `kquant` and `kquant4`
+    panels of one row each (PanelLayout.h): the package writer copies the
+    file's blocks into them, or unpacks its k-quant super-blocks (exact:
+    ggml's dequantized values), or quantizes an f32 matrix (Q8_0, Q4_0).
     ```mlir
     tfm.global_weight @wq.q4_0 : tensor<288x9x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["wq"]}
     tfm.global_weight @wq.q4_0.scales : tensor<288x9x1xf16> {layout = #tfm_gpu.blocks<q4_0, scales>, stacked = ["wq"]}
+    tfm.global_weight @wk.kquant4.mins : tensor<288x9x1xf32> {layout = #tfm_gpu.blocks<kquant4, mins>, stacked = ["wk"]}
     ```
   }];
   let parameters = (ins "::tfmc::weights::PanelFormat":$format,

@@ -22,14 +22,16 @@ def TfmGpuSelectWeightTypes
     readers widen each element as they read it (`convert-tfm-to-linalg`),
     so a decode step reads half the bytes.
 
-    With `weights=stored`, a matrix that only projections read and that
-    the file stores in GGUF's Q8_0 or Q4_0 blocks (every stacked tensor in
-    the same one) keeps them: it is declared as its blocks' quants and
-    scales (`NAME.q8_0`, `NAME.q8_0.scales`, `#tfm_gpu.blocks`) and read
-    through `tfm_gpu.dequantize`, whose readers dequantize in registers:
-    a decode step reads 8.5 (Q8_0) or 4.5 (Q4_0) bits a value. Other
-    block types (the k-quants) are dequantized to f32 by the package
-    writer.
+    A matrix that only projections read keeps GGUF blocks: with
+    `weights=stored`, those the file stores every tensor of it in (Q8_0,
+    Q4_0; Q4_K as `kquant4`, any mix of Q4_K, Q5_K and Q6_K as `kquant`,
+    unpacked as the CPU's panels are), with `weights=q8_0|q4_0` those
+    (the package writer quantizes other tensors). It is declared as its
+    blocks' quants, scales and (k-quants) minimums (`NAME.q8_0`,
+    `NAME.q8_0.scales`, `#tfm_gpu.blocks`) and read through
+    `tfm_gpu.dequantize`, whose readers dequantize in registers: a decode
+    step reads 8.5 (Q8_0), 4.5 (Q4_0), 6 (Q4_K) or 10-12 (Q5_K, Q6_K)
+    bits a value.
 
     A matrix that something else reads stays f32 (learned position
     tables).

@@ -122,8 +122,9 @@ private:
 
   /// The GGUF block format `global`'s matrix is kept in on the GPU, in
   /// whole blocks: the one `weights` asks for (q8_0, q4_0), or, with
-  /// `weights=stored`, Q8_0 or Q4_0 when the file stores every tensor of
-  /// it so.
+  /// `weights=stored`, the one the file stores every tensor of it in: Q8_0,
+  /// Q4_0, Q4_K (kquant4), or the k-quants of any kind (kquant, as the CPU
+  /// unpacks them).
   std::optional<PanelFormat> blockFormat(GlobalWeightOp global) {
     auto type = cast<RankedTensorType>(global.getType());
     if (type.getDimSize(1) % tfmc::weights::kQuantBlock != 0)
@@ -135,52 +136,73 @@ private:
     if (weights != GpuWeightType::stored)
       return std::nullopt;
     SmallVector<ElementType> stored = global.getStoredTypes();
-    if (stored.empty() || !llvm::all_equal(stored))
+    if (stored.empty())
       return std::nullopt;
-    if (stored.front() == ElementType::Q8_0)
+    auto all = [&](ArrayRef<ElementType> types) {
+      return llvm::all_of(stored, [&](ElementType type) {
+        return llvm::is_contained(types, type);
+      });
+    };
+    if (all({ElementType::Q8_0}))
       return PanelFormat::q8_0;
-    if (stored.front() == ElementType::Q4_0)
+    if (all({ElementType::Q4_0}))
       return PanelFormat::q4_0;
+    if (all({ElementType::Q4_K}))
+      return PanelFormat::kquant4;
+    if (all({ElementType::Q4_K, ElementType::Q5_K, ElementType::Q6_K}))
+      return PanelFormat::kquant;
     return std::nullopt;
   }
 
-  /// Replaces `global` by the quants and scales of its `format` blocks, and
-  /// its `reads` by a tfm_gpu.dequantize of them.
+  /// Replaces `global` by the quants, scales and (k-quants with minimums)
+  /// minimums of its `format` blocks, and its `reads` by a
+  /// tfm_gpu.dequantize of them.
   void keepBlocks(GlobalWeightOp global, ArrayRef<WeightOp> reads,
                   PanelFormat format) {
     MLIRContext *context = &getContext();
     auto type = cast<RankedTensorType>(global.getType());
+    SmallVector<ElementType> stored = global.getStoredTypes();
+    int64_t values = tfmc::weights::blockValues(format, stored);
     int64_t rows = type.getDimSize(0);
-    int64_t blocks = type.getDimSize(1) / tfmc::weights::kQuantBlock;
-    int64_t perBlock =
-        tfmc::weights::kQuantBlock / tfmc::weights::valuesPerQuant(format);
+    int64_t blocks = type.getDimSize(1) / values;
+    int64_t perBlock = values / tfmc::weights::valuesPerQuant(format);
+    bool mins = tfmc::weights::hasMins(format) &&
+                !tfmc::weights::hasZeroMins(format, stored);
+    Type scale = tfmc::weights::hasMins(format)
+                     ? Type(Float32Type::get(context))
+                     : Type(Float16Type::get(context));
     auto quantsType = RankedTensorType::get({rows, blocks, perBlock, 1},
                                             IntegerType::get(context, 8));
-    auto scalesType =
-        RankedTensorType::get({rows, blocks, 1}, Float16Type::get(context));
+    auto scalesType = RankedTensorType::get({rows, blocks, 1}, scale);
     std::string name =
         (global.getSymName() + "." + stringifyEnum(format)).str();
     OpBuilder b(global);
     ArrayAttr stacked = global.getStackedAttr();
     if (!stacked)
       stacked = b.getStrArrayAttr({global.getSymName()});
-    auto quants = GlobalWeightOp::create(
-        b, global.getLoc(), name, quantsType, stacked, StoredAttr(),
-        GpuBlocksAttr::get(context, format, PanelPart::quants));
-    auto scales = GlobalWeightOp::create(
-        b, global.getLoc(), name + ".scales", scalesType, stacked, StoredAttr(),
-        GpuBlocksAttr::get(context, format, PanelPart::scales));
+    auto declare = [&](StringRef part, RankedTensorType partType,
+                       PanelPart panelPart) {
+      return GlobalWeightOp::create(
+          b, global.getLoc(), name + part.str(), partType, stacked,
+          StoredAttr(), GpuBlocksAttr::get(context, format, panelPart));
+    };
+    GlobalWeightOp quants = declare("", quantsType, PanelPart::quants);
+    GlobalWeightOp scales = declare(".scales", scalesType, PanelPart::scales);
+    GlobalWeightOp minimums;
+    if (mins)
+      minimums = declare(".mins", scalesType, PanelPart::mins);
+    auto readOf = [&](WeightOp read, GlobalWeightOp part) -> Value {
+      return WeightOp::create(b, read.getLoc(), part.getType(),
+                              FlatSymbolRefAttr::get(part.getSymNameAttr()));
+    };
     for (WeightOp read : reads) {
       b.setInsertionPoint(read);
-      Value quantsRead =
-          WeightOp::create(b, read.getLoc(), quantsType,
-                           FlatSymbolRefAttr::get(quants.getSymNameAttr()));
-      Value scalesRead =
-          WeightOp::create(b, read.getLoc(), scalesType,
-                           FlatSymbolRefAttr::get(scales.getSymNameAttr()));
-      Value values = DequantizeOp::create(b, read.getLoc(), type, quantsRead,
-                                          scalesRead, format);
-      read.replaceAllUsesWith(values);
+      Value quantsRead = readOf(read, quants);
+      Value scalesRead = readOf(read, scales);
+      Value minsRead = minimums ? readOf(read, minimums) : Value();
+      Value dequantized = DequantizeOp::create(
+          b, read.getLoc(), type, quantsRead, scalesRead, minsRead, format);
+      read.replaceAllUsesWith(dequantized);
       read.erase();
     }
     global.erase();

@@ -187,3 +187,37 @@ func.func @asked_q4_0(%tokens: tensor<1xi32>, %h: tensor<1x48xf32>) -> (tensor<1
   %z = tfm.linear %h, %d : tensor<1x48xf32>, tensor<64x48xf32> -> tensor<1x64xf32>
   return %y, %z : tensor<1x32xf32>, tensor<1x64xf32>
 }
+
+// -----
+
+// The k-quants keep their blocks as the CPU unpacks them: Q4_K's nibbles
+// (kquant4, scales and minimums), a stack of Q4_K and Q6_K as int8 in
+// blocks of 16 (kquant), Q6_K alone without minimums (they are zero). A
+// stack of Q4_0 and Q4_K stays f32.
+// STORED-LABEL: tfm.global_weight @wo.kquant4 : tensor<32x8x16x1xi8> {layout = #tfm_gpu.blocks<kquant4>, stacked = ["wo"]}
+// STORED: tfm.global_weight @wo.kquant4.scales : tensor<32x8x1xf32> {layout = #tfm_gpu.blocks<kquant4, scales>, stacked = ["wo"]}
+// STORED: tfm.global_weight @wo.kquant4.mins : tensor<32x8x1xf32> {layout = #tfm_gpu.blocks<kquant4, mins>, stacked = ["wo"]}
+// STORED: tfm.global_weight @wqkv.kquant : tensor<48x16x16x1xi8> {layout = #tfm_gpu.blocks<kquant>, stacked = ["wq", "wk", "wv"]}
+// STORED: tfm.global_weight @wqkv.kquant.mins : tensor<48x16x1xf32> {layout = #tfm_gpu.blocks<kquant, mins>, stacked = ["wq", "wk", "wv"]}
+// STORED: tfm.global_weight @down.kquant : tensor<32x16x16x1xi8> {layout = #tfm_gpu.blocks<kquant>, stacked = ["down"]}
+// STORED-NOT: @down.kquant.mins
+// STORED: tfm.global_weight @mixed : tensor<32x256xf32> {stacked = ["wg", "wu"], stored = #tfm.stored<q4_0, q4_k>}
+// STORED-LABEL: func.func @kquants
+// STORED: tfm_gpu.dequantize kquant4 %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x8x16x1xi8>, tensor<32x8x1xf32>, tensor<32x8x1xf32> -> tensor<32x256xf32>
+// STORED: tfm_gpu.dequantize kquant %{{.*}}, %{{.*}}, %{{.*}} : tensor<48x16x16x1xi8>, tensor<48x16x1xf32>, tensor<48x16x1xf32> -> tensor<48x256xf32>
+// STORED: tfm_gpu.dequantize kquant %{{.*}}, %{{.*}} : tensor<32x16x16x1xi8>, tensor<32x16x1xf32> -> tensor<32x256xf32>
+tfm.global_weight @wo : tensor<32x256xf32> {stored = #tfm.stored<q4_k>}
+tfm.global_weight @wqkv : tensor<48x256xf32> {stacked = ["wq", "wk", "wv"], stored = #tfm.stored<q4_k, q4_k, q6_k>}
+tfm.global_weight @down : tensor<32x256xf32> {stored = #tfm.stored<q6_k>}
+tfm.global_weight @mixed : tensor<32x256xf32> {stacked = ["wg", "wu"], stored = #tfm.stored<q4_0, q4_k>}
+func.func @kquants(%x: tensor<1x256xf32>) -> (tensor<1x32xf32>, tensor<1x48xf32>, tensor<1x32xf32>, tensor<1x32xf32>) {
+  %o = tfm.weight @wo : tensor<32x256xf32>
+  %a = tfm.linear %x, %o : tensor<1x256xf32>, tensor<32x256xf32> -> tensor<1x32xf32>
+  %qkv = tfm.weight @wqkv : tensor<48x256xf32>
+  %b = tfm.linear %x, %qkv : tensor<1x256xf32>, tensor<48x256xf32> -> tensor<1x48xf32>
+  %d = tfm.weight @down : tensor<32x256xf32>
+  %c = tfm.linear %x, %d : tensor<1x256xf32>, tensor<32x256xf32> -> tensor<1x32xf32>
+  %m = tfm.weight @mixed : tensor<32x256xf32>
+  %e = tfm.linear %x, %m : tensor<1x256xf32>, tensor<32x256xf32> -> tensor<1x32xf32>
+  return %a, %b, %c, %e : tensor<1x32xf32>, tensor<1x48xf32>, tensor<1x32xf32>, tensor<1x32xf32>
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GPU kernels run on the CPU: a GEMV, a GEMV over bf16 weights, GEMVs over
-Q8_0 and Q4_0 blocks, a GEMM over Q4_0 blocks, an RMS norm, an f32 GEMM, a
-GEMM over f16 weights on tensor-core tiles and a mixture of experts.
+Q8_0, Q4_0 and unpacked k-quant blocks, GEMMs over Q4_0 and Q4_K blocks,
+an RMS norm, an f32 GEMM, a GEMM over f16 weights on tensor-core tiles and
+a mixture of experts.
 
   emit KERNEL OUT.mlir
       Writes a module whose @compute computes KERNEL over seeded random
@@ -53,9 +54,17 @@ KERNELS = {
     "gemvq8": (1, 608, 40),
     "gemvq4": (1, 608, 40),
     "gemmq4": (32, 96, 48),
+    # The k-quants unpacked: Q6_K-like int8 in blocks of 16 (16 a lane) and
+    # Q4_K's nibbles with minimums (a block a lane), 768 features (a whole
+    # slice and a masked one of Q4_K's); the GEMM over Q4_K's.
+    "gemvkq": (1, 768, 40),
+    "gemvkq4": (1, 768, 40),
+    "gemmkq4": (32, 96, 48),
 }
 # The GGUF block format of each kernel's weights, where it has one.
-BLOCK_TYPES = {"gemvq8": "q8_0", "gemvq4": "q4_0", "gemmq4": "q4_0"}
+BLOCK_TYPES = {"gemvq8": "q8_0", "gemvq4": "q4_0", "gemmq4": "q4_0",
+               "gemvkq": "kquant", "gemvkq4": "kquant4",
+               "gemmkq4": "kquant4"}
 MOE_EXPERTS = 4
 MOE_TOP_K = 2
 
@@ -102,25 +111,49 @@ def quantize(row, fmt):
     return blocks
 
 
+def kquantize(row, fmt):
+    """Blocks as the package writer unpacks the k-quants: [(f32 scale,
+    f32 minimum or 0, [ints]), ...], kquant's blocks of 16 signed ints
+    (-32..31, Q6_K's q - 32), kquant4's of 32 nibbles (0..15, Q4_K's), not
+    fitted to `row`: seeded from it, for the kernel's arithmetic only."""
+    rng = random.Random(len(row) * 31 + int(abs(row[0]) * 1e6))
+    size, low, high = (16, -32, 31) if fmt == "kquant" else (32, 0, 15)
+    blocks = []
+    for _ in range(len(row) // size):
+        scale = f32(rng.uniform(0.001, 0.05))
+        minimum = f32(rng.uniform(0, 0.2)) if fmt == "kquant4" else 0.0
+        blocks.append((scale, minimum,
+                       [rng.randint(low, high) for _ in range(size)]))
+    return blocks
+
+
 def dequantized(blocks, fmt):
+    """scale * q - minimum, Q4_0's q its nibble minus 8."""
     offset = 8 if fmt == "q4_0" else 0
-    return [d * (q - offset) for d, qs in blocks for q in qs]
+    return [d * (q - offset) - m for d, m, qs in blocks for q in qs]
+
+
+def blocks_of(row, fmt):
+    if fmt in ("kquant", "kquant4"):
+        return kquantize(row, fmt)
+    return [(d, 0.0, qs) for d, qs in quantize(row, fmt)]
 
 
 def block_arrays(w, fmt):
     """The #tfm_gpu.blocks declarations of matrix `w`: quants
-    [rows, blocks, Q, 1] (Q4_0's byte i: nibble i low, i + 16 high) and
-    scales [rows, blocks, 1]."""
-    quants, scales = [], []
+    [rows, blocks, Q, 1] (nibbles: byte i holds value i low, i + 16 high),
+    scales and minimums [rows, blocks, 1]."""
+    quants, scales, mins = [], [], []
     for row in w:
-        blocks = quantize(row, fmt)
-        if fmt == "q4_0":
+        blocks = blocks_of(row, fmt)
+        if fmt in ("q4_0", "kquant4"):
             quants.append([[[qs[i] | (qs[i + 16] << 4)] for i in range(16)]
-                           for _, qs in blocks])
+                           for _, _, qs in blocks])
         else:
-            quants.append([[[q] for q in qs] for _, qs in blocks])
-        scales.append([[d] for d, _ in blocks])
-    return quants, scales
+            quants.append([[[q & 0xFF] for q in qs] for _, _, qs in blocks])
+        scales.append([[d] for d, _, _ in blocks])
+        mins.append([[m] for _, m, _ in blocks])
+    return quants, scales, mins
 
 
 def rounded(values, to):
@@ -280,7 +313,7 @@ def moe_reference(kernel):
 
 
 DEQUANTIZE = """\
-  %w = tfm_gpu.dequantize {fmt} %wq, %ws : tensor<{outputs}x{blocks}x{q}x1xi8>, tensor<{outputs}x{blocks}x1xf16> -> tensor<{outputs}x{features}xf32>
+  %w = tfm_gpu.dequantize {fmt} %wq, %ws{mins} : tensor<{outputs}x{blocks}x{q}x1xi8>, tensor<{outputs}x{blocks}x1x{stype}>{mintype} -> tensor<{outputs}x{features}xf32>
 """
 
 
@@ -291,13 +324,22 @@ def emit(kernel, path):
     x, w = inputs(kernel)
     if kernel in BLOCK_TYPES:
         fmt = BLOCK_TYPES[kernel]
-        quants, scales = block_arrays(w, fmt)
+        quants, scales, mins = block_arrays(w, fmt)
+        kquant = fmt in ("kquant", "kquant4")
+        stype = "f32" if kquant else "f16"
+        with_mins = fmt == "kquant4"
         body = DEQUANTIZE.format(
-            fmt=fmt, outputs=outputs, blocks=features // 32,
-            q=len(quants[0][0]), features=features) + PROJECTION.format(
+            fmt=fmt, outputs=outputs, blocks=len(quants[0]),
+            q=len(quants[0][0]), features=features, stype=stype,
+            mins=", %wm" if with_mins else "",
+            mintype=(", tensor<%dx%dx1xf32>" % (outputs, len(quants[0]))
+                     if with_mins else "")) + PROJECTION.format(
             rows=rows, features=features, outputs=outputs)
-        write_module(path, {"x": (x, "f32"), "wq": (quants, "i8"),
-                            "ws": (scales, "f16")}, body,
+        matrices = {"x": (x, "f32"), "wq": (quants, "i8"),
+                    "ws": (scales, stype)}
+        if with_mins:
+            matrices["wm"] = (mins, "f32")
+        write_module(path, matrices, body,
                      "tensor<%dx%dxf32>" % (rows, outputs))
         return
     wtype = WEIGHT_TYPES.get(kernel, "f32")
@@ -350,7 +392,7 @@ def reference(kernel):
         w = [[ROUND[WEIGHT_TYPES[kernel]](v) for v in row] for row in w]
     if kernel in BLOCK_TYPES:
         fmt = BLOCK_TYPES[kernel]
-        w = [dequantized(quantize(row, fmt), fmt) for row in w]
+        w = [dequantized(blocks_of(row, fmt), fmt) for row in w]
     return [[sum(a * b for a, b in zip(row, weights)) for weights in w]
             for row in x]
 
