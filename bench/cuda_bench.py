@@ -22,7 +22,8 @@ relative (test/e2e/Inputs/compare_logits.py).
 A shape named NAME:bf16 is NAME compiled with --weights=bf16 (its
 projection matrices in bf16, half the bytes), NAME:q8_0 and NAME:q4_0 with
 --weights=q8_0 / q4_0 (GGUF blocks the kernels dequantize in registers:
-8.5 and 4.5 bits a value). Their logits are not checked here: no CPU
+8.5 and 4.5 bits a value), NAME:q4_k_m a GGUF file of NAME whose tensors
+are Q4_K_M's k-quants (bench/gguf_shape.py), kept in their blocks. Their logits are not checked here: no CPU
 binary shares their random weights (the CPU's matrices are packed panels,
 another layout); test/e2e/cuda-logits.test and cuda-logits-blocks.test
 check them on tiny models with real weights.
@@ -56,9 +57,25 @@ MOE_SHAPES = {
 }
 
 
-def write_model(name, model, llama_shapes):
-    """Writes shape `name` into directory `model`: the model's path and
-    its shape's fields."""
+# Weights a shape takes as its GGUF file's blocks (bench/gguf_shape.py
+# --type), not through --weights.
+GGUF_WEIGHTS = ("q4_k_m",)
+
+
+def write_model(name, model, llama_shapes, gguf_type=None):
+    """Writes shape `name` into directory `model` (a GGUF file of
+    `gguf_type`'s blocks, if given): the model's path and its shape's
+    fields."""
+    if gguf_type:
+        dim, hidden, layers, heads, kv_heads, vocab, context, untied = \
+            llama_shapes[name]
+        subprocess.check_call([
+            sys.executable, os.path.join(ROOT, "bench", "gguf_shape.py"),
+            model, "--type", gguf_type, "--shape", name] +
+            (["--untied"] if untied else []), stdout=subprocess.DEVNULL)
+        return os.path.join(model, "model.gguf"), {
+            "dim": dim, "hidden": hidden, "layers": layers, "heads": heads,
+            "kv_heads": kv_heads, "vocab": vocab, "untied": untied}
     if name in MOE_SHAPES:
         dim, hidden, layers, heads, kv_heads, vocab, context, experts, \
             top_k = MOE_SHAPES[name]
@@ -101,20 +118,27 @@ def make_bundle(args):
                 sys.exit("unknown shape %r (known: %s)"
                          % (shape, ", ".join(sorted(list(SHAPES) +
                                                     list(MOE_SHAPES)))))
-            if weights not in ("", "bf16", "q8_0", "q4_0"):
-                sys.exit("unknown weights %r in %r (known: bf16, q8_0, q4_0)"
-                         % (weights, name))
+            if weights not in ("", "bf16", "q8_0", "q4_0") + GGUF_WEIGHTS:
+                sys.exit("unknown weights %r in %r (known: bf16, q8_0, "
+                         "q4_0, q4_k_m)" % (weights, name))
+            if weights in GGUF_WEIGHTS and shape not in SHAPES:
+                sys.exit("%r: %s is a GGUF file of a LLaMA shape"
+                         % (name, weights))
             model = os.path.join(work, name)
-            path, shapes[name] = write_model(shape, model, SHAPES)
+            path, shapes[name] = write_model(
+                shape, model, SHAPES,
+                weights if weights in GGUF_WEIGHTS else None)
             compile_model = [
                 args.tfmc, "compile", path,
                 "--tokenizer", os.path.join(model, "tokenizer.bin"),
                 "--random-weights"]
             if weights:
                 shapes[name]["weights"] = weights
+                asked = ([] if weights in GGUF_WEIGHTS else
+                         ["--weights=" + weights])
                 subprocess.check_call(compile_model + [
-                    "--target=cuda", "--weights=" + weights, "-o",
-                    os.path.join(out, binary_name("cuda", name))])
+                    "--target=cuda"] + asked + [
+                    "-o", os.path.join(out, binary_name("cuda", name))])
                 continue
             subprocess.check_call(compile_model + [
                 "--target=cuda", "-o",
@@ -269,8 +293,8 @@ def main():
     parser.add_argument("--shapes",
                         default="stories110M,tinyllama-1.1B,"
                         "tinyllama-1.1B:bf16,tinyllama-1.1B:q8_0,"
-                        "tinyllama-1.1B:q4_0,mixtral-4x2048,"
-                        "mixtral-4x2048:bf16")
+                        "tinyllama-1.1B:q4_0,tinyllama-1.1B:q4_k_m,"
+                        "mixtral-4x2048,mixtral-4x2048:bf16")
     parser.add_argument("--prompt-tokens", type=int, default=128)
     parser.add_argument("-n", type=int, default=128)
     parser.add_argument("--no-peer", action="store_true",
