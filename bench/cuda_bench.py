@@ -170,16 +170,19 @@ def info_field(binary, pattern):
 def weights_bytes(binary, shape):
     """The bytes of weights a decode step reads: all of them, but of a
     mixture of experts only the chosen experts' (gate, up and down), and of
-    a token table apart from the classifier only one row. Experts and
-    tables are bf16 with --weights=bf16, else f32 (blocks are for
-    projections)."""
+    a token table apart from the classifier only one row. Experts are bf16
+    with --weights=bf16, else f32; a table is in the weights' type (its
+    blocks: Q8_0 34 bytes a 32 values, Q4_0 18, Q4_K unpacked 24)."""
     total = int(info_field(binary, r"^weights: (\d+) bytes"))
+    weights = shape.get("weights", "f32")
     unread = shape.get("experts", 0) - shape.get("top_k", 0)
-    element = 2 if shape.get("weights") == "bf16" else 4
+    expert = 2 if weights == "bf16" else 4
     total -= unread * shape["layers"] * 3 * shape["dim"] * shape["hidden"] * \
-        element
+        expert
     if shape.get("untied"):
-        total -= (shape["vocab"] - 1) * shape["dim"] * element
+        table = {"f32": 4, "bf16": 2, "q8_0": 34 / 32, "q4_0": 18 / 32,
+                 "q4_k_m": 24 / 32}[weights]
+        total -= int((shape["vocab"] - 1) * shape["dim"] * table)
     return total
 
 

@@ -146,6 +146,53 @@ Value mlir::tfm::readDequantizedSlice(OpBuilder &b, Location loc,
   return arith::SubFOp::create(b, loc, scaled, alongBlocks(op.getMins()));
 }
 
+Value mlir::tfm::extractDequantized(OpBuilder &b, Location loc, DequantizeOp op,
+                                    Value row, Value column) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t blockValues = op.getBlockValues();
+  Value block = arith::DivUIOp::create(b, loc, column, index(blockValues));
+  Value within = arith::RemUIOp::create(b, loc, column, index(blockValues));
+  Value byte = column;
+  if (holdsNibbles(op)) {
+    // Byte `i mod 16` of the block's 16, low nibble for i < 16.
+    int64_t half = blockValues / 2;
+    Value first = arith::MulIOp::create(b, loc, block, index(half));
+    Value inBlock = arith::RemUIOp::create(b, loc, within, index(half));
+    byte = arith::AddIOp::create(b, loc, first, inBlock);
+  }
+  // The view of the quants beside the op, outside the kernel that gathers.
+  OpBuilder outside(op);
+  outside.setInsertionPointAfter(op);
+  Value quants = collapsedQuants(outside, op.getLoc(), op);
+  Value q = tensor::ExtractOp::create(b, loc, quants, ValueRange{row, byte});
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(value));
+  };
+  if (holdsNibbles(op)) {
+    Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                       within, index(blockValues / 2));
+    Value shifted = arith::ShRUIOp::create(b, loc, q, constant(4));
+    Value masked = arith::AndIOp::create(b, loc, q, constant(0x0F));
+    q = arith::SelectOp::create(b, loc, high, shifted, masked);
+  }
+  if (int64_t offset = quantOffset(op))
+    q = arith::SubIOp::create(b, loc, q, constant(offset));
+  Value value = arith::SIToFPOp::create(b, loc, b.getF32Type(), q);
+  auto perBlock = [&](Value values) -> Value {
+    Value element = tensor::ExtractOp::create(b, loc, values,
+                                              ValueRange{row, block, index(0)});
+    if (element.getType().isF32())
+      return element;
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), element);
+  };
+  Value scaled = arith::MulFOp::create(b, loc, value, perBlock(op.getScales()));
+  if (!op.getMins())
+    return scaled;
+  return arith::SubFOp::create(b, loc, scaled, perBlock(op.getMins()));
+}
+
 Value mlir::tfm::materializeDequantize(OpBuilder &b, DequantizeOp op) {
   Location loc = op.getLoc();
   auto quantsType = cast<RankedTensorType>(op.getQuants().getType());

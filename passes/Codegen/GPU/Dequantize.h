@@ -1,10 +1,11 @@
 //===- Dequantize.h - Reading a matrix from its GGUF blocks -----*- C++ -*-===//
 //
-// The two ways the GPU code generation computes tfm_gpu.dequantize: inside
+// The ways the GPU code generation computes tfm_gpu.dequantize: inside
 // the warp reduction that reads the matrix (a decode GEMV reads the blocks
-// of its rows, 16 bytes a lane, and dequantizes them in registers), or,
-// for any other reader, as an elementwise kernel that writes the matrix
-// out in f32 first.
+// of its rows, 16 bytes a lane, and dequantizes them in registers), one
+// element where a kernel gathers it (an embedding's rows), or, for any
+// other reader, as an elementwise kernel that writes the matrix out in f32
+// first.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_PASSES_CODEGEN_GPU_DEQUANTIZE_H
@@ -40,6 +41,12 @@ std::optional<DequantizedRows> traceDequantizedRows(Value tensor);
 Value readDequantizedSlice(OpBuilder &b, Location loc, DequantizeOp op,
                            Value row, Value offset, int64_t width,
                            bool partial);
+
+/// Element `[row, column]` of `op`'s matrix, read from its blocks as a
+/// scalar: what a gather of a few rows (an embedding's) reads instead of
+/// the whole matrix written out.
+Value extractDequantized(OpBuilder &b, Location loc, DequantizeOp op, Value row,
+                         Value column);
 
 /// `op`'s matrix computed as linalg on tensors: one elementwise op over its
 /// blocks that writes every value out in f32.

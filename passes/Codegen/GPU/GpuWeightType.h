@@ -22,7 +22,8 @@ enum class GpuWeightType {
   /// Rounded to nearest even when the package is written.
   f16,
   bf16,
-  /// GGUF's blocks, kept where the file stores a projection's matrix so,
+  /// GGUF's blocks, kept where the file stores a matrix (a projection's, a
+  /// token table) so,
   /// else quantized when the package is written (ggml's reference
   /// rounding); the kernels dequantize them in registers.
   q8_0,
@@ -41,11 +42,11 @@ inline llvm::cl::ValuesClass gpuWeightTypeValues() {
       clEnumValN(GpuWeightType::bf16, "bf16",
                  "bfloat16 (half the bytes; rounded)"),
       clEnumValN(GpuWeightType::q8_0, "q8_0",
-                 "GGUF Q8_0 blocks for the projections (8.5 bits a value; "
-                 "quantized), f32 elsewhere"),
+                 "GGUF Q8_0 blocks for the projections and token tables (8.5 "
+                 "bits a value; quantized), f32 elsewhere"),
       clEnumValN(GpuWeightType::q4_0, "q4_0",
-                 "GGUF Q4_0 blocks for the projections (4.5 bits a value; "
-                 "quantized), f32 elsewhere"));
+                 "GGUF Q4_0 blocks for the projections and token tables (4.5 "
+                 "bits a value; quantized), f32 elsewhere"));
 }
 
 } // namespace mlir::tfm

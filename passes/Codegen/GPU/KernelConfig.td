@@ -103,7 +103,7 @@ def TfmGpu_BlocksAttr : AttrDef<TfmGpu_Dialect, "GpuBlocks",
     [DeclareAttrInterfaceMethods<Tfm_WeightLayoutAttrInterface,
                                  ["getPanelLayout"]>]> {
   let mnemonic = "blocks";
-  let summary = "A projection's matrix as rows of GGUF blocks (a weight's layout)";
+  let summary = "A matrix as rows of GGUF blocks (a weight's layout)";
   let description = [{
     The layout `tfm-gpu-select-weight-types` gives a `[rows, columns]`
     matrix that the model file stores in GGUF's blocks, so that the GPU

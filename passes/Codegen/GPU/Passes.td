@@ -22,7 +22,8 @@ def TfmGpuSelectWeightTypes
     readers widen each element as they read it (`convert-tfm-to-linalg`),
     so a decode step reads half the bytes.
 
-    A matrix that only projections read keeps GGUF blocks: with
+    A matrix that only projections and embeddings read keeps GGUF blocks
+    (an embedding gathers the elements it reads from them): with
     `weights=stored`, those the file stores every tensor of it in (Q8_0,
     Q4_0; Q4_K as `kquant4`, any mix of Q4_K, Q5_K and Q6_K as `kquant`,
     unpacked as the CPU's panels are), with `weights=q8_0|q4_0` those

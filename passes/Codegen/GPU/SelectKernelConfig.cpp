@@ -484,15 +484,25 @@ struct TfmGpuSelectKernelConfig
   using Base::Base;
 
   /// Where each tfm_gpu.dequantize is computed: in the warp reductions that
-  /// read its matrix a lane's blocks at a time (tfm-gpu-vectorize), and for
-  /// every other reader (a prefill GEMM, a reduction that reads it another
-  /// way) once, as an elementwise kernel that writes it out in f32.
+  /// read its matrix a lane's blocks at a time (tfm-gpu-vectorize), where a
+  /// kernel's body extracts an element (an embedding's gather: that
+  /// element, from its block), and for every other reader (a prefill GEMM,
+  /// a reduction that reads it another way) once, as an elementwise kernel
+  /// that writes it out in f32.
   LogicalResult placeDequantization(ConfigBuilder &builder) {
     SmallVector<DequantizeOp> ops;
     getOperation().walk([&](DequantizeOp op) { ops.push_back(op); });
     for (DequantizeOp op : ops) {
       Value materialized;
       for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+        if (auto extract = dyn_cast<tensor::ExtractOp>(use.getOwner())) {
+          OpBuilder b(extract);
+          ValueRange at = extract.getIndices();
+          extract.replaceAllUsesWith(
+              extractDequantized(b, extract.getLoc(), op, at[0], at[1]));
+          extract.erase();
+          continue;
+        }
         auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
         if (reader && reader.hasPureTensorSemantics() &&
             !reader.hasDynamicShape()) {

@@ -25,25 +25,27 @@ using tfmc::weights::PanelPart;
 namespace {
 
 /// Whether `use` is a projection's weight (a tfm.linear's or
-/// tfm.lm_head's): the readers that take GGUF blocks.
-bool isProjectionWeight(OpOperand &use) {
+/// tfm.lm_head's) or an embedding's table (a tied LM head's): the readers
+/// that take GGUF blocks (a GEMV reads its rows' blocks, an embedding the
+/// elements it gathers).
+bool isBlockRead(OpOperand &use) {
   Operation *user = use.getOwner();
   if (auto linear = dyn_cast<LinearOp>(user))
     return &use == &linear.getWeightMutable();
   if (auto head = dyn_cast<LMHeadOp>(user))
     return &use == &head.getWeightMutable();
+  if (auto lookup = dyn_cast<EmbeddingOp>(user))
+    return &use == &lookup.getTableMutable();
   return false;
 }
 
 /// Whether `use` is a matrix its reader widens from 16 bits: a projection's
-/// weight, an embedding's table (a tied LM head's), a mixture of experts'
-/// router or stacked experts.
+/// weight, an embedding's table, a mixture of experts' router or stacked
+/// experts.
 bool isWideningRead(OpOperand &use) {
-  if (isProjectionWeight(use))
+  if (isBlockRead(use))
     return true;
   Operation *user = use.getOwner();
-  if (auto lookup = dyn_cast<EmbeddingOp>(user))
-    return &use == &lookup.getTableMutable();
   if (auto route = dyn_cast<MoERouteOp>(user))
     return &use == &route.getRouterMutable();
   if (auto experts = dyn_cast<MoEExpertsOp>(user))
@@ -79,7 +81,7 @@ struct TfmGpuSelectWeightTypes
       if (reads.empty())
         continue;
       if (std::optional<PanelFormat> blocks = blockFormat(global);
-          blocks && onlyReadBy(reads, isProjectionWeight)) {
+          blocks && onlyReadBy(reads, isBlockRead)) {
         keepBlocks(global, reads, *blocks);
         continue;
       }
@@ -107,7 +109,7 @@ private:
       break;
     case GpuWeightType::q8_0:
     case GpuWeightType::q4_0:
-      // What is not a projection's matrix in blocks stays f32.
+      // What takes no blocks (a mixture of experts) stays f32.
       return Float32Type::get(context);
     }
     SmallVector<ElementType> stored = global.getStoredTypes();

@@ -133,16 +133,17 @@ func.func @stored_q8_0(%x: tensor<1x64xf32>) -> tensor<1x32xf32> {
 
 // -----
 
-// A stack of Q4_0 tensors (16 bytes a block) and an LM head in Q4_0 keep
-// their blocks; the table the embedding gathers from is dequantized by the
-// package writer (f32), as is a stack of two block types.
+// A stack of Q4_0 tensors (16 bytes a block), an LM head and the table an
+// embedding gathers from keep their blocks; a stack of two block types is
+// dequantized by the package writer (f32).
 // STORED-LABEL: tfm.global_weight @wkv.q4_0 : tensor<64x2x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["wk", "wv"]}
 // STORED: tfm.global_weight @wkv.q4_0.scales : tensor<64x2x1xf16> {layout = #tfm_gpu.blocks<q4_0, scales>, stacked = ["wk", "wv"]}
 // STORED: tfm.global_weight @head.q4_0 : tensor<128x2x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["head"]}
-// STORED: tfm.global_weight @table : tensor<128x64xf32> {stored = #tfm.stored<q4_0>}
+// STORED: tfm.global_weight @table.q4_0 : tensor<128x2x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["table"]}
 // STORED: tfm.global_weight @mixed : tensor<64x64xf32> {stacked = ["wg", "wu"], stored = #tfm.stored<q4_0, q8_0>}
 // STORED-LABEL: func.func @stored_q4_0
-// STORED: tfm.embedding %{{.*}}, %{{.*}} : tensor<1xi32>, tensor<128x64xf32>
+// STORED: %[[TABLE:.*]] = tfm_gpu.dequantize q4_0 {{.*}} -> tensor<128x64xf32>
+// STORED: tfm.embedding %{{.*}}, %[[TABLE]] : tensor<1xi32>, tensor<128x64xf32>
 // STORED: tfm_gpu.dequantize q4_0 {{.*}} -> tensor<64x64xf32>
 // STORED: tfm.weight @mixed : tensor<64x64xf32>
 // STORED: tfm_gpu.dequantize q4_0 {{.*}} -> tensor<128x64xf32>
@@ -165,14 +166,15 @@ func.func @stored_q4_0(%tokens: tensor<1xi32>) -> (tensor<1x64xf32>, tensor<1x64
 
 // -----
 
-// Asked for Q4_0, the projections of an f32 file take its blocks (the
-// package writer quantizes them); the table and a matrix whose rows are
-// not whole blocks stay f32.
+// Asked for Q4_0, the projections and the table of an f32 file take its
+// blocks (the package writer quantizes them); a matrix whose rows are not
+// whole blocks stays f32.
 // Q4-LABEL: tfm.global_weight @w.q4_0 : tensor<32x2x16x1xi8> {layout = #tfm_gpu.blocks<q4_0>, stacked = ["w"]}
 // Q4: tfm.global_weight @w.q4_0.scales : tensor<32x2x1xf16> {layout = #tfm_gpu.blocks<q4_0, scales>, stacked = ["w"]}
 // Q4: tfm.global_weight @down : tensor<64x48xf32>
-// Q4: tfm.global_weight @emb : tensor<16x64xf32>
+// Q4: tfm.global_weight @emb.q4_0 : tensor<16x2x16x1xi8>
 // Q4-LABEL: func.func @asked_q4_0
+// Q4: tfm_gpu.dequantize q4_0
 // Q4: tfm_gpu.dequantize q4_0
 // Q4: tfm.weight @down : tensor<64x48xf32>
 tfm.global_weight @w : tensor<32x64xf32>

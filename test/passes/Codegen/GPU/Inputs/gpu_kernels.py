@@ -60,11 +60,16 @@ KERNELS = {
     "gemvkq": (1, 768, 40),
     "gemvkq4": (1, 768, 40),
     "gemmkq4": (32, 96, 48),
+    # An embedding gathering 3 rows of a 48-row Q4_0 table element by
+    # element from their blocks (no table written out).
+    "embedq4": (3, 96, 48),
 }
+# The token ids of the embeddings.
+EMBED_TOKENS = [5, 0, 47]
 # The GGUF block format of each kernel's weights, where it has one.
 BLOCK_TYPES = {"gemvq8": "q8_0", "gemvq4": "q4_0", "gemmq4": "q4_0",
                "gemvkq": "kquant", "gemvkq4": "kquant4",
-               "gemmkq4": "kquant4"}
+               "gemmkq4": "kquant4", "embedq4": "q4_0"}
 MOE_EXPERTS = 4
 MOE_TOP_K = 2
 
@@ -317,6 +322,12 @@ DEQUANTIZE = """\
 """
 
 
+EMBEDDING = """\
+  %ids = arith.constant dense<[{tokens}]> : tensor<{rows}xi32>
+  %r = tfm.embedding %ids, %w : tensor<{rows}xi32>, tensor<{outputs}x{features}xf32> -> tensor<{rows}x{features}xf32>
+"""
+
+
 def emit(kernel, path):
     if kernel.startswith("moe"):
         return emit_moe(kernel, path)
@@ -333,14 +344,21 @@ def emit(kernel, path):
             q=len(quants[0][0]), features=features, stype=stype,
             mins=", %wm" if with_mins else "",
             mintype=(", tensor<%dx%dx1xf32>" % (outputs, len(quants[0]))
-                     if with_mins else "")) + PROJECTION.format(
-            rows=rows, features=features, outputs=outputs)
+                     if with_mins else ""))
+        if kernel.startswith("embed"):
+            body += EMBEDDING.format(rows=rows, features=features,
+                                     outputs=outputs,
+                                     tokens=", ".join(map(str, EMBED_TOKENS)))
+            out = "tensor<%dx%dxf32>" % (rows, features)
+        else:
+            body += PROJECTION.format(rows=rows, features=features,
+                                      outputs=outputs)
+            out = "tensor<%dx%dxf32>" % (rows, outputs)
         matrices = {"x": (x, "f32"), "wq": (quants, "i8"),
                     "ws": (scales, stype)}
         if with_mins:
             matrices["wm"] = (mins, "f32")
-        write_module(path, matrices, body,
-                     "tensor<%dx%dxf32>" % (rows, outputs))
+        write_module(path, matrices, body, out)
         return
     wtype = WEIGHT_TYPES.get(kernel, "f32")
     body = (NORM if kernel == "norm" else
@@ -393,6 +411,8 @@ def reference(kernel):
     if kernel in BLOCK_TYPES:
         fmt = BLOCK_TYPES[kernel]
         w = [dequantized(blocks_of(row, fmt), fmt) for row in w]
+    if kernel.startswith("embed"):
+        return [w[token] for token in EMBED_TOKENS]
     return [[sum(a * b for a, b in zip(row, weights)) for weights in w]
             for row in x]
 
