@@ -127,6 +127,34 @@ int64_t tfmc::weights::blockValues(PanelFormat format,
   return allQ5K ? 32 : 16;
 }
 
+std::optional<PanelFormat>
+tfmc::weights::storedBlockFormat(llvm::ArrayRef<ElementType> stored) {
+  if (stored.empty())
+    return std::nullopt;
+  if (llvm::all_equal(stored)) {
+    switch (stored.front()) {
+    case ElementType::Q8_0:
+      return PanelFormat::q8_0;
+    case ElementType::Q4_0:
+      return PanelFormat::q4_0;
+    case ElementType::Q4_K:
+      return PanelFormat::kquant4;
+    case ElementType::Q5_K:
+    case ElementType::Q6_K:
+      return PanelFormat::kquant;
+    default:
+      return std::nullopt;
+    }
+  }
+  bool kquants = llvm::all_of(stored, [](ElementType type) {
+    return type == ElementType::Q4_K || type == ElementType::Q5_K ||
+           type == ElementType::Q6_K;
+  });
+  if (kquants)
+    return PanelFormat::kquant;
+  return std::nullopt;
+}
+
 bool tfmc::weights::hasZeroMins(PanelFormat format,
                                 llvm::ArrayRef<ElementType> stored) {
   return holdsKQuantBytes(format) && !stored.empty() &&

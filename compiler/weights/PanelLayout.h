@@ -106,6 +106,15 @@ bool holdsKQuantBytes(PanelFormat format);
 /// panels.
 int64_t blockValues(PanelFormat format, llvm::ArrayRef<ElementType> stored);
 
+/// The block panels that hold a matrix stored as `stored` (one type shared
+/// by all its tensors, or one per stacked tensor) as the file holds it:
+/// q8_0 and q4_0 for Q8_0 and Q4_0, kquant4 for Q4_K, kquant for Q5_K,
+/// Q6_K and any mix of k-quants (unpacked exactly); none for other types
+/// and other mixes. The backends' layouts of stored blocks (the CPU's
+/// panels, the GPU's rows of blocks) take it.
+std::optional<PanelFormat>
+storedBlockFormat(llvm::ArrayRef<ElementType> stored);
+
 /// Whether a `format` matrix stored as `stored` has no minimums: kquant (or
 /// kquantx4) of Q6_K tensors only, whose minimums are all zero.
 bool hasZeroMins(PanelFormat format, llvm::ArrayRef<ElementType> stored);

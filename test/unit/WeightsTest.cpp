@@ -112,6 +112,20 @@ TEST(PanelLayoutTest, Formats) {
   EXPECT_TRUE(hasZeroMins(PanelFormat::kquantx4, {ElementType::Q6_K}));
   EXPECT_FALSE(
       hasZeroMins(PanelFormat::kquant, {ElementType::Q4_K, ElementType::Q6_K}));
+  // The panels that hold a file's blocks as they are: one type, or a stack
+  // of k-quants; nothing for other types or other mixes.
+  EXPECT_EQ(storedBlockFormat({ElementType::Q8_0}), PanelFormat::q8_0);
+  EXPECT_EQ(storedBlockFormat({ElementType::Q4_0, ElementType::Q4_0}),
+            PanelFormat::q4_0);
+  EXPECT_EQ(storedBlockFormat({ElementType::Q4_K}), PanelFormat::kquant4);
+  EXPECT_EQ(storedBlockFormat({ElementType::Q6_K}), PanelFormat::kquant);
+  EXPECT_EQ(storedBlockFormat(
+                {ElementType::Q4_K, ElementType::Q4_K, ElementType::Q6_K}),
+            PanelFormat::kquant);
+  EXPECT_FALSE(storedBlockFormat({}).has_value());
+  EXPECT_FALSE(storedBlockFormat({ElementType::F16}).has_value());
+  EXPECT_FALSE(
+      storedBlockFormat({ElementType::Q4_0, ElementType::Q4_K}).has_value());
 }
 
 TEST(CastTest, HalfEdgeValuesAreExact) {

@@ -41,11 +41,6 @@ GlobalWeightOp declaredMatrix(ModuleOp module, Value weight) {
   return matrix;
 }
 
-bool isKQuant(ElementType type) {
-  return type == ElementType::Q4_K || type == ElementType::Q5_K ||
-         type == ElementType::Q6_K;
-}
-
 /// The panels of `matrix` when no weight type is asked for: the type the
 /// model file stores it in when the kernels read that type (f16, bf16,
 /// Q8_0, Q4_0; Q4_K as kquant4, the other k-quants and stacks of k-quants
@@ -59,25 +54,12 @@ PanelFormat storedPanels(GlobalWeightOp matrix) {
   if (stored.empty())
     return own;
   if (llvm::all_equal(stored)) {
-    switch (stored.front()) {
-    case ElementType::F16:
+    if (stored.front() == ElementType::F16)
       return PanelFormat::f16;
-    case ElementType::BF16:
+    if (stored.front() == ElementType::BF16)
       return PanelFormat::bf16;
-    case ElementType::Q8_0:
-      return PanelFormat::q8_0;
-    case ElementType::Q4_0:
-      return PanelFormat::q4_0;
-    case ElementType::Q4_K:
-      return PanelFormat::kquant4;
-    case ElementType::Q5_K:
-    case ElementType::Q6_K:
-      return PanelFormat::kquant;
-    case ElementType::F32:
-      return own;
-    }
   }
-  return llvm::all_of(stored, isKQuant) ? PanelFormat::kquant : own;
+  return tfmc::weights::storedBlockFormat(stored).value_or(own);
 }
 
 /// The panels of element type `type` (a conversion target).
