@@ -29,9 +29,7 @@ static bool isGpuBlockFormat(PanelFormat format) {
          format == PanelFormat::kquant || format == PanelFormat::kquant4;
 }
 
-/// The element type of `format`'s scales (and minimums): GGUF's f16 for
-/// Q8_0 and Q4_0, the k-quants' unpacked f32.
-static Type scaleType(MLIRContext *context, PanelFormat format) {
+Type GpuBlocksAttr::getScaleType(MLIRContext *context, PanelFormat format) {
   if (tfmc::weights::hasMins(format))
     return Float32Type::get(context);
   return Float16Type::get(context);
@@ -72,7 +70,7 @@ LogicalResult GpuBlocksAttr::verifyDeclaredType(
     RankedTensorType type, function_ref<InFlightDiagnostic()> emitError) const {
   StringRef format = stringifyEnum(getFormat());
   if (getPart() != PanelPart::quants) {
-    Type element = scaleType(getContext(), getFormat());
+    Type element = getScaleType(getContext(), getFormat());
     if (type.getRank() != 3 || type.getElementType() != element ||
         type.getDimSize(2) != 1)
       return emitError() << format << " block " << stringifyEnum(getPart())

@@ -49,6 +49,36 @@ Value byteSplat(OpBuilder &b, Location loc, Type type, int64_t value) {
                              b.getIntegerAttr(b.getI8Type(), value)));
 }
 
+/// Quant byte `q` of `op`'s matrix as an f32 value: its high nibble where
+/// `high` holds, else its low one (nibble formats; `high` is null for the
+/// others), less Q4_0's 8.
+Value quantValue(OpBuilder &b, Location loc, DequantizeOp op, Value q,
+                 Value high) {
+  auto byte = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(value));
+  };
+  if (high) {
+    Value low = arith::AndIOp::create(b, loc, q, byte(0x0F));
+    Value shifted = arith::ShRUIOp::create(b, loc, q, byte(4));
+    q = arith::SelectOp::create(b, loc, high, shifted, low);
+  }
+  if (int64_t offset = quantOffset(op))
+    q = arith::SubIOp::create(b, loc, q, byte(offset));
+  return arith::SIToFPOp::create(b, loc, b.getF32Type(), q);
+}
+
+/// `value * scale - min` in f32, scalars or vectors alike (no minimum where
+/// `min` is null), the scale widened from f16 where it is one.
+Value scaledValue(OpBuilder &b, Location loc, Value value, Value scale,
+                  Value min) {
+  if (scale.getType() != value.getType())
+    scale = arith::ExtFOp::create(b, loc, value.getType(), scale);
+  Value scaled = arith::MulFOp::create(b, loc, value, scale);
+  if (!min)
+    return scaled;
+  return arith::SubFOp::create(b, loc, scaled, min);
+}
+
 } // namespace
 
 int64_t mlir::tfm::dequantizedLaneWidth(DequantizeOp op) {
@@ -133,17 +163,12 @@ Value mlir::tfm::readDequantizedSlice(OpBuilder &b, Location loc,
         ArrayRef<bool>{!partial, true});
     read = vector::BroadcastOp::create(
         b, loc, VectorType::get({blocks, blockValues}, element), read);
-    read = vector::ShapeCastOp::create(b, loc,
+    return vector::ShapeCastOp::create(b, loc,
                                        VectorType::get({width}, element), read);
-    if (element.isF32())
-      return read;
-    return arith::ExtFOp::create(b, loc, valueType, read);
   };
-  Value scaled =
-      arith::MulFOp::create(b, loc, values, alongBlocks(op.getScales()));
-  if (!op.getMins())
-    return scaled;
-  return arith::SubFOp::create(b, loc, scaled, alongBlocks(op.getMins()));
+  Value scales = alongBlocks(op.getScales());
+  Value mins = op.getMins() ? alongBlocks(op.getMins()) : Value();
+  return scaledValue(b, loc, values, scales, mins);
 }
 
 Value mlir::tfm::extractDequantized(OpBuilder &b, Location loc, DequantizeOp op,
@@ -167,30 +192,19 @@ Value mlir::tfm::extractDequantized(OpBuilder &b, Location loc, DequantizeOp op,
   outside.setInsertionPointAfter(op);
   Value quants = collapsedQuants(outside, op.getLoc(), op);
   Value q = tensor::ExtractOp::create(b, loc, quants, ValueRange{row, byte});
-  auto constant = [&](int64_t value) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(value));
-  };
-  if (holdsNibbles(op)) {
-    Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                       within, index(blockValues / 2));
-    Value shifted = arith::ShRUIOp::create(b, loc, q, constant(4));
-    Value masked = arith::AndIOp::create(b, loc, q, constant(0x0F));
-    q = arith::SelectOp::create(b, loc, high, shifted, masked);
-  }
-  if (int64_t offset = quantOffset(op))
-    q = arith::SubIOp::create(b, loc, q, constant(offset));
-  Value value = arith::SIToFPOp::create(b, loc, b.getF32Type(), q);
+  Value high;
+  if (holdsNibbles(op))
+    high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, within,
+                                 index(blockValues / 2));
+  Value value = quantValue(b, loc, op, q, high);
   auto perBlock = [&](Value values) -> Value {
-    Value element = tensor::ExtractOp::create(b, loc, values,
-                                              ValueRange{row, block, index(0)});
-    if (element.getType().isF32())
-      return element;
-    return arith::ExtFOp::create(b, loc, b.getF32Type(), element);
+    if (!values)
+      return values;
+    return tensor::ExtractOp::create(b, loc, values,
+                                     ValueRange{row, block, index(0)});
   };
-  Value scaled = arith::MulFOp::create(b, loc, value, perBlock(op.getScales()));
-  if (!op.getMins())
-    return scaled;
-  return arith::SubFOp::create(b, loc, scaled, perBlock(op.getMins()));
+  Value scale = perBlock(op.getScales());
+  return scaledValue(b, loc, value, scale, perBlock(op.getMins()));
 }
 
 Value mlir::tfm::materializeDequantize(OpBuilder &b, DequantizeOp op) {
@@ -226,35 +240,21 @@ Value mlir::tfm::materializeDequantize(OpBuilder &b, DequantizeOp op) {
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(loops, context));
   Value init = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
-  int64_t offset = quantOffset(op);
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), inputs, ValueRange{init}, maps,
       SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value q = args[0];
-        auto byte = [&](int64_t value) -> Value {
-          return arith::ConstantOp::create(nb, nloc,
-                                           nb.getI8IntegerAttr(value));
-        };
+        Value high;
         if (nibbles) {
           Value nibble = linalg::IndexOp::create(nb, nloc, 1);
-          Value isHigh = arith::CmpIOp::create(
+          high = arith::CmpIOp::create(
               nb, nloc, arith::CmpIPredicate::ne, nibble,
               arith::ConstantIndexOp::create(nb, nloc, 0));
-          Value low = arith::AndIOp::create(nb, nloc, q, byte(0x0F));
-          Value high = arith::ShRUIOp::create(nb, nloc, q, byte(4));
-          q = arith::SelectOp::create(nb, nloc, isHigh, high, low);
         }
-        if (offset)
-          q = arith::SubIOp::create(nb, nloc, q, byte(offset));
-        Value value = arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), q);
-        Value scale = args[1];
-        if (!scale.getType().isF32())
-          scale = arith::ExtFOp::create(nb, nloc, nb.getF32Type(), scale);
-        Value result = arith::MulFOp::create(nb, nloc, value, scale);
-        if (op.getMins())
-          result = arith::SubFOp::create(nb, nloc, result, args[2]);
-        linalg::YieldOp::create(nb, nloc, result);
+        Value value = quantValue(nb, nloc, op, args[0], high);
+        Value min = op.getMins() ? args[2] : Value();
+        linalg::YieldOp::create(nb, nloc,
+                                scaledValue(nb, nloc, value, args[1], min));
       });
   // [blocks, ...values] -> [rows * columns] -> [rows, columns].
   auto flat =

@@ -137,6 +137,12 @@ def TfmGpu_BlocksAttr : AttrDef<TfmGpu_Dialect, "GpuBlocks",
                              "::tfmc::weights::PanelPart::quants">:$part);
   let assemblyFormat = "`<` $format (`,` $part^)? `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The element type of `format`'s scales and minimums: GGUF's f16 for
+    /// Q8_0 and Q4_0, the k-quants' unpacked f32.
+    static ::mlir::Type getScaleType(::mlir::MLIRContext *context,
+                                     ::tfmc::weights::PanelFormat format);
+  }];
 }
 
 #endif // TFM_GPU_KERNEL_CONFIG_TD

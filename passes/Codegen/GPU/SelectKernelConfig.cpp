@@ -158,21 +158,28 @@ private:
           }))
         continue;
       bool aligned = llvm::all_of(op->getOpOperands(), [&](OpOperand &use) {
-        AffineMap map = op.getMatchingIndexingMap(&use);
-        bool varies = llvm::any_of(map.getResults(), [&](AffineExpr e) {
-          return e.isFunctionOfDim(last);
-        });
-        if (!varies)
-          return true;
-        // Read along the loop: as the operand's own innermost dimension.
-        return map.getResults().back() ==
-                   getAffineDimExpr(last, op.getContext()) &&
-               hasAlignedRows(use.get(), width);
+        return readsAlignedAlongInnermost(op, use, width);
       });
       if (aligned)
         return width;
     }
     return 1;
+  }
+
+  /// Whether `use` of `op` can be read `width` elements at a time along the
+  /// innermost loop: it does not vary along it, or reads along it as its
+  /// own innermost dimension, in aligned rows.
+  static bool readsAlignedAlongInnermost(linalg::LinalgOp op, OpOperand &use,
+                                         int64_t width) {
+    unsigned last = op.getNumLoops() - 1;
+    AffineMap map = op.getMatchingIndexingMap(&use);
+    bool varies = llvm::any_of(map.getResults(), [&](AffineExpr e) {
+      return e.isFunctionOfDim(last);
+    });
+    if (!varies)
+      return true;
+    return map.getResults().back() == getAffineDimExpr(last, op.getContext()) &&
+           hasAlignedRows(use.get(), width);
   }
 
   /// Block and thread tiles over the non-unit loops among `ranges` (a loop
@@ -244,18 +251,10 @@ private:
     }
     if (!width)
       return std::nullopt;
-    for (OpOperand &use : op->getOpOperands()) {
-      if (use.get().getDefiningOp<DequantizeOp>())
-        continue;
-      AffineMap map = op.getMatchingIndexingMap(&use);
-      bool varies = llvm::any_of(map.getResults(), [&](AffineExpr e) {
-        return e.isFunctionOfDim(last);
-      });
-      if (varies &&
-          (map.getResults().back() != getAffineDimExpr(last, op.getContext()) ||
-           !hasAlignedRows(use.get(), *width)))
+    for (OpOperand &use : op->getOpOperands())
+      if (!use.get().getDefiningOp<DequantizeOp>() &&
+          !readsAlignedAlongInnermost(op, use, *width))
         return std::nullopt;
-    }
     return width;
   }
 

@@ -124,9 +124,9 @@ private:
 
   /// The GGUF block format `global`'s matrix is kept in on the GPU, in
   /// whole blocks: the one `weights` asks for (q8_0, q4_0), or, with
-  /// `weights=stored`, the one the file stores every tensor of it in: Q8_0,
-  /// Q4_0, Q4_K (kquant4), or the k-quants of any kind (kquant, as the CPU
-  /// unpacks them).
+  /// `weights=stored`, the one that holds the file's blocks as they are
+  /// (compiler/weights' storedBlockFormat, as the CPU's panels do): Q8_0,
+  /// Q4_0, Q4_K (kquant4), or the k-quants of any kind (kquant).
   std::optional<PanelFormat> blockFormat(GlobalWeightOp global) {
     auto type = cast<RankedTensorType>(global.getType());
     if (type.getDimSize(1) % tfmc::weights::kQuantBlock != 0)
@@ -137,23 +137,7 @@ private:
       return PanelFormat::q4_0;
     if (weights != GpuWeightType::stored)
       return std::nullopt;
-    SmallVector<ElementType> stored = global.getStoredTypes();
-    if (stored.empty())
-      return std::nullopt;
-    auto all = [&](ArrayRef<ElementType> types) {
-      return llvm::all_of(stored, [&](ElementType type) {
-        return llvm::is_contained(types, type);
-      });
-    };
-    if (all({ElementType::Q8_0}))
-      return PanelFormat::q8_0;
-    if (all({ElementType::Q4_0}))
-      return PanelFormat::q4_0;
-    if (all({ElementType::Q4_K}))
-      return PanelFormat::kquant4;
-    if (all({ElementType::Q4_K, ElementType::Q5_K, ElementType::Q6_K}))
-      return PanelFormat::kquant;
-    return std::nullopt;
+    return tfmc::weights::storedBlockFormat(global.getStoredTypes());
   }
 
   /// Replaces `global` by the quants, scales and (k-quants with minimums)
@@ -170,12 +154,10 @@ private:
     int64_t perBlock = values / tfmc::weights::valuesPerQuant(format);
     bool mins = tfmc::weights::hasMins(format) &&
                 !tfmc::weights::hasZeroMins(format, stored);
-    Type scale = tfmc::weights::hasMins(format)
-                     ? Type(Float32Type::get(context))
-                     : Type(Float16Type::get(context));
     auto quantsType = RankedTensorType::get({rows, blocks, perBlock, 1},
                                             IntegerType::get(context, 8));
-    auto scalesType = RankedTensorType::get({rows, blocks, 1}, scale);
+    auto scalesType = RankedTensorType::get(
+        {rows, blocks, 1}, GpuBlocksAttr::getScaleType(context, format));
     std::string name =
         (global.getSymName() + "." + stringifyEnum(format)).str();
     OpBuilder b(global);
