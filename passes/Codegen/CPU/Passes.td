@@ -178,7 +178,12 @@ def TfmCpuTileProjections : Pass<"tfm-cpu-tile-projections"> {
     projections fused into each task: a task computes its panels with the
     micro-kernel above, then the epilogue, one row at a time, while they
     are in cache. A task's tiles (all rows of its panels) must fit in
-    16 KiB, the most a task may allocate for itself (on its stack).
+    16 KiB, the most a task may allocate for itself (on its stack). The
+    projections may be float panels or block-quantized (Q8_0, Q4_0, the
+    k-quants; a gated one's scaled sum and partial products are split
+    together, each half reading its half of the quants, scales and
+    minimums): a decode step then forks no separate loop for SwiGLU, and
+    its residual adds run in the GEMVs' tasks.
 
     A k-quant projection of one row (a decode step's GEMV) takes tiles of
     `kquant-gemv-panels` panels rather than as many as the accumulators

@@ -6,6 +6,7 @@
 #include "passes/Codegen/CPU/ProjectionMatchers.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
 using namespace mlir;
@@ -14,10 +15,65 @@ using namespace mlir::tfm::cpu;
 
 namespace {
 
-/// A panel projection that carries its kernel configuration (the tiled
-/// copies of one do too).
+/// A panel projection or a block-quantized projection's scaled sum that
+/// carries its kernel configuration (the tiled copies of one do too).
 bool isConfiguredProjection(linalg::GenericOp op) {
-  return getProjectionConfig(op) && isPanelProjection(op);
+  return getProjectionConfig(op) &&
+         (isPanelProjection(op) || blockPartialsOfScaledSum(op));
+}
+
+/// The position of the panel loop (loop 0 of both a panel projection and
+/// the two ops of a block-quantized one) among the results of `map`.
+std::optional<unsigned> panelPosition(AffineMap map) {
+  return map.getResultPosition(getAffineDimExpr(0, map.getContext()));
+}
+
+/// A copy of `op` over output panels [first, first + count): its operands
+/// indexed by the panel loop are sliced to those panels (after `replaced`
+/// substitutes the values it maps), its output is a fresh fill of the
+/// value `op`'s output was filled with.
+linalg::GenericOp cloneOverPanels(RewriterBase &rewriter, linalg::GenericOp op,
+                                  int64_t first, int64_t count,
+                                  const IRMapping &replaced) {
+  Location loc = op.getLoc();
+  auto panelSlice = [&](Value value, unsigned position) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t extent : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(extent));
+    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+    offsets[position] = rewriter.getIndexAttr(first);
+    sizes[position] = rewriter.getIndexAttr(count);
+    return tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes,
+                                          strides);
+  };
+  SmallVector<std::pair<unsigned, Value>> inputs;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value value = replaced.lookupOrDefault(input->get());
+    if (value != input->get())
+      inputs.emplace_back(input->getOperandNumber(), value);
+    else if (std::optional<unsigned> position =
+                 panelPosition(op.getMatchingIndexingMap(input)))
+      inputs.emplace_back(input->getOperandNumber(),
+                          panelSlice(value, *position));
+  }
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto fill = init->get().getDefiningOp<linalg::FillOp>();
+  auto type = cast<RankedTensorType>(init->get().getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[*panelPosition(op.getMatchingIndexingMap(init))] = count;
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  Value filled =
+      linalg::FillOp::create(rewriter, loc, fill.getInputs(), ValueRange{empty})
+          .getResult(0);
+  auto part = cast<linalg::GenericOp>(rewriter.clone(*op));
+  for (auto [number, value] : inputs)
+    part->getOpOperand(number).set(value);
+  part.getDpsInitOperand(0)->set(filled);
+  part->getResult(0).setType(filled.getType());
+  return part;
 }
 
 /// How an epilogue reads an operand that is not the projection's: per
@@ -37,8 +93,9 @@ std::optional<OtherOperand> classifyOtherOperand(AffineMap map) {
 
 } // namespace
 
-std::optional<ProjectionEpilogue> mlir::tfm::cpu::matchProjectionEpilogue(
-    linalg::GenericOp projection, int64_t accumulators, int64_t parallelTiles) {
+std::optional<ProjectionEpilogue>
+mlir::tfm::cpu::matchProjectionEpilogue(linalg::GenericOp projection,
+                                        TileBudget budget) {
   Value result = projection->getResult(0);
   if (!result.hasOneUse() ||
       !projection.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>())
@@ -78,7 +135,7 @@ std::optional<ProjectionEpilogue> mlir::tfm::cpu::matchProjectionEpilogue(
   }
   // A task holds each part's tile of its panels, for all rows.
   match.sizes =
-      chooseTileSizes(panels / match.parts, rows, accumulators, parallelTiles);
+      chooseProjectionTileSizes(projection, panels / match.parts, budget);
   int64_t tileBytes = rows * match.sizes.panels * type.getDimSize(2) *
                       type.getElementTypeBitWidth() / 8;
   if (tileBytes > kMaxTaskTileBytes)
@@ -127,45 +184,23 @@ mlir::tfm::cpu::rewriteEpilogueOverPanels(RewriterBase &rewriter,
   auto type = cast<RankedTensorType>(projection->getResult(0).getType());
   int64_t rows = type.getDimSize(0), panels = type.getDimSize(1) / match.parts,
           lanes = type.getDimSize(2);
-  Type element = type.getElementType();
-  auto partType = RankedTensorType::get({rows, panels, lanes}, element);
-  // The panels: one operand, or the even and odd columns of bf16 pairs.
-  SmallVector<OpOperand *, 2> weights;
-  for (int64_t i = 1; i < projection.getNumDpsInputs(); ++i)
-    weights.push_back(projection.getDpsInputOperand(i));
-  int64_t features =
-      cast<RankedTensorType>(weights.front()->get().getType()).getDimSize(1);
-  auto fill =
-      projection.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+  // A block-quantized projection's partial products are split with it.
+  linalg::GenericOp partials = blockPartialsOfScaledSum(projection);
 
   rewriter.setInsertionPoint(match.epilogue);
   SmallVector<Value, 2> parts = {projection->getResult(0)};
   if (match.parts == 2) {
     parts.clear();
     for (int64_t half = 0; half < 2; ++half) {
-      SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(half * panels),
-                                           rewriter.getIndexAttr(0),
-                                           rewriter.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(panels),
-                                         rewriter.getIndexAttr(features),
-                                         rewriter.getIndexAttr(lanes)};
-      SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
-      SmallVector<Value, 2> halfWeights;
-      for (OpOperand *operand : weights)
-        halfWeights.push_back(tensor::ExtractSliceOp::create(
-            rewriter, loc, operand->get(), offsets, sizes, strides));
-      Value empty =
-          tensor::EmptyOp::create(rewriter, loc, partType.getShape(), element);
-      Value init = linalg::FillOp::create(rewriter, loc, fill.getInputs(),
-                                          ValueRange{empty})
-                       .getResult(0);
-      auto halfProjection =
-          cast<linalg::GenericOp>(rewriter.clone(*projection));
-      for (auto [operand, half] : llvm::zip(weights, halfWeights))
-        halfProjection->getOpOperand(operand->getOperandNumber()).set(half);
-      halfProjection.getDpsInitOperand(0)->set(init);
-      halfProjection->getResult(0).setType(partType);
-      parts.push_back(halfProjection->getResult(0));
+      IRMapping halfValues;
+      if (partials)
+        halfValues.map(partials->getResult(0),
+                       cloneOverPanels(rewriter, partials, half * panels,
+                                       panels, IRMapping())
+                           ->getResult(0));
+      parts.push_back(cloneOverPanels(rewriter, projection, half * panels,
+                                      panels, halfValues)
+                          ->getResult(0));
     }
   }
 
@@ -227,8 +262,11 @@ mlir::tfm::cpu::rewriteEpilogueOverPanels(RewriterBase &rewriter,
   for (Operation *slice : llvm::make_early_inc_range(match.columns->getUsers()))
     rewriter.eraseOp(slice);
   rewriter.eraseOp(match.columns);
-  if (match.parts == 2)
+  if (match.parts == 2) {
     rewriter.eraseOp(projection);
+    if (partials)
+      rewriter.eraseOp(partials);
+  }
   return epilogue;
 }
 
@@ -244,12 +282,14 @@ LogicalResult mlir::tfm::cpu::buildEpilogueKernel(RewriterBase &rewriter,
   // Only the projections and their fills: the projections' input (a norm,
   // say) and the epilogue's other operands are computed once, before the
   // loop.
-  SmallVector<Operation *> projections;
+  SmallVector<Operation *> projections, partials;
   Attribute config;
   for (Value input : epilogue.getDpsInputs())
     if (auto generic = input.getDefiningOp<linalg::GenericOp>();
         generic && generic->hasOneUse() && isConfiguredProjection(generic)) {
       projections.push_back(generic);
+      if (linalg::GenericOp products = blockPartialsOfScaledSum(generic))
+        partials.push_back(products);
       config = getKernelConfig(generic);
     }
   options.setFusionControlFn(
@@ -258,7 +298,7 @@ LogicalResult mlir::tfm::cpu::buildEpilogueKernel(RewriterBase &rewriter,
         Operation *op = producer.getOwner();
         if (llvm::is_contained(projections, op))
           return scf::SCFTileAndFuseOptions::ControlFnResult{true};
-        if (isa<linalg::FillOp>(op))
+        if (isa<linalg::FillOp>(op) || llvm::is_contained(partials, op))
           return scf::SCFTileAndFuseOptions::ControlFnResult{false};
         return std::nullopt;
       });
@@ -275,25 +315,29 @@ LogicalResult mlir::tfm::cpu::buildEpilogueKernel(RewriterBase &rewriter,
   // share their weight's configuration).
   setLoopsConfig(fused->loops, config);
 
-  for (Operation *op : fused->tiledAndFusedOps) {
-    auto generic = dyn_cast<linalg::GenericOp>(op);
-    if (generic && isConfiguredProjection(generic)) {
-      if (failed(buildRegisterTile(rewriter, generic, sizes.rows)))
-        return failure();
-    } else if (op == fused->tiledAndFusedOps.front()) {
-      // The epilogue: one row of the task's panels at a time.
-      FailureOr<linalg::GenericOp> row =
-          tile(rewriter, cast<linalg::GenericOp>(op), {1, 0, 0},
-               scf::SCFTilingOptions::LoopType::ForOp);
-      if (failed(row))
-        return op->emitOpError("epilogue could not be tiled into rows");
-      rewriter.setInsertionPoint(*row);
-      FailureOr<linalg::VectorizationResult> vectorized =
-          linalg::vectorize(rewriter, *row);
-      if (failed(vectorized))
-        return op->emitOpError("epilogue could not be vectorised");
-      rewriter.replaceOp(*row, vectorized->replacements);
-    }
-  }
+  // Building a tile replaces ops of the task (a block-quantized one erases
+  // its scaled sum): gather the task's projections first.
+  auto taskEpilogue = cast<linalg::GenericOp>(fused->tiledAndFusedOps.front());
+  SmallVector<linalg::GenericOp> taskProjections;
+  for (Operation *op : fused->tiledAndFusedOps)
+    if (auto generic = dyn_cast<linalg::GenericOp>(op);
+        generic && isConfiguredProjection(generic))
+      taskProjections.push_back(generic);
+
+  // The epilogue: one row of the task's panels at a time.
+  FailureOr<linalg::GenericOp> row =
+      tile(rewriter, taskEpilogue, {1, 0, 0},
+           scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(row))
+    return taskEpilogue.emitOpError("epilogue could not be tiled into rows");
+  Location rowLoc = row->getLoc();
+  if (failed(vectorizeInPlace(rewriter, *row)))
+    return emitError(rowLoc, "epilogue could not be vectorised");
+
+  for (linalg::GenericOp task : taskProjections)
+    if (failed(isPanelProjection(task)
+                   ? buildRegisterTile(rewriter, task, sizes.rows)
+                   : buildBlockRegisterTile(rewriter, task, sizes.rows)))
+      return failure();
   return success();
 }

@@ -5,7 +5,9 @@
 // stacked gate/up GEMM, which is split into its halves) is rewritten over
 // the panel layout and, tiled over output panels, pulls the projections
 // into each task: the epilogue runs on each task's panels while they are in
-// cache, on every thread.
+// cache, on every thread. The projections may be float panel projections
+// or block-quantized ones (Q8_0, Q4_0, the k-quants: a scaled sum over
+// blocks of partial products, split and fused together).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TFMC_PASSES_CODEGEN_CPU_PROJECTIONEPILOGUES_H
@@ -25,6 +27,7 @@ namespace mlir::tfm::cpu {
 /// that combines the two halves of its columns, as SwiGLU's
 /// `silu(gate) * up` after tfm-fuse-ffn.
 struct ProjectionEpilogue {
+  /// A panel projection, or the scaled sum of a block-quantized one.
   linalg::GenericOp projection;
   /// The projection's `[rows][columns]` view that the epilogue reads.
   tensor::CollapseShapeOp columns;
@@ -40,22 +43,23 @@ struct ProjectionEpilogue {
 };
 
 std::optional<ProjectionEpilogue>
-matchProjectionEpilogue(linalg::GenericOp projection, int64_t accumulators,
-                        int64_t parallelTiles);
+matchProjectionEpilogue(linalg::GenericOp projection, TileBudget budget);
 
 /// Rewrites the epilogue over the projection's panel layout `[rows][panels /
 /// parts][lanes]`, splitting a gated projection into one projection per
-/// half, so that each output panel of the epilogue reads the same panel of
-/// each part. Other operands are reshaped to match (per element: the same
-/// layout; per column: `[panels][lanes]`). Returns the new epilogue.
+/// half (a block-quantized one with its partial products), so that each
+/// output panel of the epilogue reads the same panel of each part. Other
+/// operands are reshaped to match (per element: the same layout; per column:
+/// `[panels][lanes]`). Returns the new epilogue.
 linalg::GenericOp rewriteEpilogueOverPanels(RewriterBase &rewriter,
                                             ProjectionEpilogue match);
 
 /// Tiles the epilogue over output panels and fuses its projections (one, or
-/// a gated projection's two halves) into each task: a task computes its
-/// panels of the projections with the micro-kernel, then the epilogue on
-/// them while they are in cache, so the epilogue runs on every thread and
-/// no separate pass reads the projection's output again.
+/// a gated projection's two halves, each with its partial products when it
+/// is block-quantized) into each task: a task computes its panels of the
+/// projections with the micro-kernel, then the epilogue on them while they
+/// are in cache, so the epilogue runs on every thread and no separate pass
+/// reads the projection's output again.
 LogicalResult buildEpilogueKernel(RewriterBase &rewriter,
                                   linalg::GenericOp epilogue, TileSizes sizes);
 

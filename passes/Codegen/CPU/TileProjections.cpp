@@ -23,7 +23,6 @@
 // ProjectionMatchers.h's, their tiling steps ProjectionTiling.h's.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/weights/PanelLayout.h"
 #include "passes/Codegen/CPU/IR/KernelConfig.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/ProjectionEpilogues.h"
@@ -53,10 +52,9 @@ namespace {
 
 /// Tiles `op` into micro-kernel tiles and vectorises the innermost one.
 LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::GenericOp op,
-                               int64_t accumulators, int64_t parallelTiles) {
-  SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  TileSizes sizes = chooseTileSizes(extents[kPanel], extents[kRow],
-                                    accumulators, parallelTiles);
+                               TileBudget budget) {
+  TileSizes sizes =
+      chooseProjectionTileSizes(op, op.getStaticLoopRanges()[kPanel], budget);
   SmallVector<int64_t> taskSizes(op.getNumLoops(), 0);
   taskSizes[kPanel] = sizes.panels;
   FailureOr<linalg::GenericOp> task =
@@ -66,124 +64,21 @@ LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::GenericOp op,
   return buildRegisterTile(rewriter, *task, sizes.rows);
 }
 
-/// A Q8_0 / Q4_0 projection's scaled sum over blocks tiled with `sizes`,
-/// with its partial products (and their zero fill) fused into the tile.
-struct BlockTile {
-  linalg::GenericOp scaledSum;
-  linalg::GenericOp partials;
-};
-
-FailureOr<BlockTile>
-tileWithPartials(RewriterBase &rewriter, linalg::GenericOp scaledSum,
-                 ArrayRef<int64_t> sizes,
-                 scf::SCFTilingOptions::LoopType loopType) {
-  linalg::GenericOp partials = blockPartialsOfScaledSum(scaledSum);
-  Value partialsInit = partials.getDpsInitOperand(0)->get();
-  auto partialsFill = partialsInit.getDefiningOp<linalg::FillOp>();
-  scf::SCFTilingOptions tiling;
-  tiling.setLoopType(loopType);
-  tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
-  scf::SCFTileAndFuseOptions options;
-  options.setTilingOptions(tiling);
-  options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer,
-          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        Operation *op = producer.getOwner();
-        if (op == partials.getOperation() || op == partialsFill.getOperation())
-          return scf::SCFTileAndFuseOptions::ControlFnResult{false};
-        return std::nullopt;
-      });
-  rewriter.setInsertionPoint(scaledSum);
-  FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(scaledSum.getOperation()), options);
-  if (failed(fused))
-    return failure();
-  rewriter.replaceAllUsesWith(
-      scaledSum->getResult(0),
-      fused->replacements.lookup(scaledSum->getResult(0)));
-  setLoopsConfig(fused->loops, getKernelConfig(scaledSum));
-  BlockTile tile;
-  for (Operation *op : fused->tiledAndFusedOps) {
-    auto generic = dyn_cast<linalg::GenericOp>(op);
-    if (!generic)
-      continue;
-    if (isBlockPartialProduct(generic))
-      tile.partials = generic;
-    else if (generic->getParentOp() != scaledSum->getParentOp())
-      tile.scaledSum = generic;
-  }
-  if (!tile.partials || !tile.scaledSum)
-    return failure();
-  // The untiled partials and their fill are dead now (the slices that
-  // fusion replaced still read them until the cleanup below erases both).
-  rewriter.eraseOp(scaledSum);
-  return tile;
-}
-
-/// The micro-kernel of a Q8_0 / Q4_0 projection: threads share groups of
-/// output panels; a register tile of rows steps over the blocks, and per
-/// block sums the products of its inputs with the widened quants one quant
-/// step at a time into zeroed partial accumulators, then adds each partial
-/// accumulator times the block's scales to the output accumulators. All
-/// accumulators stay in registers (after subset hoisting), and the scales
-/// are applied once per block instead of once per weight.
+/// The micro-kernel of a Q8_0 / Q4_0 / k-quant projection: threads share
+/// groups of output panels, each group's scaled sum (with its partial
+/// products) tiled into register tiles (buildBlockRegisterTile).
 LogicalResult buildBlockKernel(RewriterBase &rewriter,
-                               linalg::GenericOp scaledSum,
-                               int64_t accumulators, int64_t parallelTiles,
-                               int64_t kquantGemvPanels) {
-  SmallVector<int64_t> extents = scaledSum.getStaticLoopRanges();
-  // The partial accumulators take the registers of a float projection's
-  // accumulators: the output accumulators are touched once per block, so
-  // the compiler may keep them in memory without slowing the quant loop.
-  int64_t tileAccumulators = accumulators;
-  // A k-quant GEMV (one row: a decode step) streams four arrays a panel
-  // (quants, scales, minimums, factors) and decoded faster with fewer
-  // panels a tile, where Q4_0's did not (bench/README.md, "Measured
-  // defaults"). Prefill's tiles of rows keep the accumulators' panels.
-  if (extents[kRow] == 1 && kquantGemvPanels > 0 &&
-      tfmc::weights::isKQuantFormat(getProjectionConfig(scaledSum).getPanels()))
-    tileAccumulators = std::min(accumulators, kquantGemvPanels);
-  TileSizes sizes = chooseTileSizes(extents[kPanel], extents[kRow],
-                                    tileAccumulators, parallelTiles);
-  unsigned loops = scaledSum.getNumLoops();
-  SmallVector<int64_t> taskSizes(loops, 0), kernelSizes(loops, 0);
+                               linalg::GenericOp scaledSum, TileBudget budget) {
+  TileSizes sizes = chooseProjectionTileSizes(
+      scaledSum, scaledSum.getStaticLoopRanges()[kPanel], budget);
+  SmallVector<int64_t> taskSizes(scaledSum.getNumLoops(), 0);
   taskSizes[kPanel] = sizes.panels;
-  kernelSizes[kRow] = sizes.rows;
-  kernelSizes[2] = 1; // one block
-  if (loops == 5)
-    kernelSizes[3] = 1; // one half block: its sum scaled without a reduction
   FailureOr<BlockTile> task =
       tileWithPartials(rewriter, scaledSum, taskSizes,
                        scf::SCFTilingOptions::LoopType::ForallOp);
   if (failed(task))
     return scaledSum.emitOpError("could not be tiled over output panels");
-  // Tiling replaced (and erased) `scaledSum`: later errors point at its
-  // location.
-  auto fail = [loc = task->scaledSum.getLoc()](const Twine &message) {
-    return emitError(loc) << "block-quantized projection " << message;
-  };
-  FailureOr<BlockTile> kernel =
-      tileWithPartials(rewriter, task->scaledSum, kernelSizes,
-                       scf::SCFTilingOptions::LoopType::ForOp);
-  if (failed(kernel))
-    return fail("could not be tiled into register tiles");
-  // The zero fill of the partial accumulators, once per block.
-  auto zeroPartials = kernel->partials.getDpsInitOperand(0)
-                          ->get()
-                          .getDefiningOp<linalg::FillOp>();
-  SmallVector<int64_t> stepSizes(kernel->partials.getNumLoops(), 0);
-  stepSizes[stepSizes.size() - 2] = 1; // one quant
-  FailureOr<linalg::GenericOp> quantStep =
-      tile(rewriter, kernel->partials, stepSizes,
-           scf::SCFTilingOptions::LoopType::ForOp);
-  if (failed(quantStep))
-    return fail("could not be tiled into quant steps");
-  if (failed(vectorizeInPlace(rewriter, *quantStep)) ||
-      failed(vectorizeInPlace(rewriter, kernel->scaledSum)) ||
-      (zeroPartials && failed(vectorizeInPlace(rewriter, zeroPartials))))
-    return fail("register tile could not be vectorised");
-  return success();
+  return buildBlockRegisterTile(rewriter, task->scaledSum, sizes.rows);
 }
 
 /// `transfer_read(transfer_write(splat, t))` where the in-bounds write
@@ -244,32 +139,28 @@ struct TfmCpuTileProjections
       return;
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : projections) {
-      int64_t accumulators = getProjectionConfig(op).getAccumulators();
-      if (isPanelProjection(op)) {
-        if (fuseEpilogues) {
-          if (std::optional<ProjectionEpilogue> match =
-                  matchProjectionEpilogue(op, accumulators, parallelTiles)) {
-            linalg::GenericOp epilogue =
-                rewriteEpilogueOverPanels(rewriter, *match);
-            if (failed(buildEpilogueKernel(rewriter, epilogue, match->sizes)))
-              return signalPassFailure();
-            continue;
-          }
+      TileBudget budget = {getProjectionConfig(op).getAccumulators(),
+                           parallelTiles, kquantGemvPanels};
+      bool panels = isPanelProjection(op);
+      if (!panels && !blockPartialsOfScaledSum(op)) {
+        op.emitOpError() << "carries a projection's kernel configuration but "
+                            "is neither a static panel projection nor the "
+                            "scaled sum of one over blocks";
+        return signalPassFailure();
+      }
+      if (fuseEpilogues) {
+        if (std::optional<ProjectionEpilogue> match =
+                matchProjectionEpilogue(op, budget)) {
+          linalg::GenericOp epilogue =
+              rewriteEpilogueOverPanels(rewriter, *match);
+          if (failed(buildEpilogueKernel(rewriter, epilogue, match->sizes)))
+            return signalPassFailure();
+          continue;
         }
-        if (failed(buildMicroKernel(rewriter, op, accumulators, parallelTiles)))
-          return signalPassFailure();
-        continue;
       }
-      if (blockPartialsOfScaledSum(op)) {
-        if (failed(buildBlockKernel(rewriter, op, accumulators, parallelTiles,
-                                    kquantGemvPanels)))
-          return signalPassFailure();
-        continue;
-      }
-      op.emitOpError() << "carries a projection's kernel configuration but is "
-                          "neither a static panel projection nor the scaled "
-                          "sum of one over blocks";
-      return signalPassFailure();
+      if (failed(panels ? buildMicroKernel(rewriter, op, budget)
+                        : buildBlockKernel(rewriter, op, budget)))
+        return signalPassFailure();
     }
 
     // The vectorised tile multiplies broadcasts and reduces over the unit

@@ -1,4 +1,5 @@
 // RUN: tfmc-opt %s -tfm-cpu-tile-projections -canonicalize -split-input-file | FileCheck %s
+// RUN: tfmc-opt %s -tfm-cpu-tile-projections=fuse-epilogues=false -canonicalize -split-input-file | FileCheck %s --check-prefix=UNFUSED
 
 // Q8_0 panels as the tfm_cpu.quantized_linear lowering writes them: the
 // per-block dot products, loops (panel, row, block, quant, lane) into
@@ -480,4 +481,153 @@ func.func @q4_0x4_prefill(%low: tensor<8x2x4xi32>, %high: tensor<8x2x4xi32>, %q:
     linalg.yield %s : f32
   } -> tensor<8x2x16xf32>
   return %r : tensor<8x2x16xf32>
+}
+
+// -----
+
+// A gated Q8_0 projection (tfm-fuse-ffn's stacked gate/up, 2 x 4 panels)
+// and its SwiGLU epilogue, decode: the scaled sum and its partial products
+// are split into halves, each reading its half of the quants and scales,
+// and each task computes one panel of both halves with the block
+// micro-kernel, then silu(gate) * up for that panel while it is in
+// registers and cache: one parallel loop, where unfused there are two.
+#x = affine_map<(p, s, b, i, j) -> (s, b, i)>
+#w = affine_map<(p, s, b, i, j) -> (p, b, i, j)>
+#po = affine_map<(p, s, b, i, j) -> (s, p, b, j)>
+#pi = affine_map<(p, s, b, j) -> (s, p, b, j)>
+#d = affine_map<(p, s, b, j) -> (p, b, j)>
+#o = affine_map<(p, s, b, j) -> (s, p, j)>
+#id = affine_map<(s, n) -> (s, n)>
+// CHECK-LABEL: func.func @q8_0_gated_decode
+// CHECK-DAG: %[[GATE_Q:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0] [4, 2, 32, 16]
+// CHECK-DAG: %[[GATE_D:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [4, 2, 16]
+// CHECK-DAG: %[[UP_Q:.*]] = tensor.extract_slice %{{.*}}[4, 0, 0, 0] [4, 2, 32, 16]
+// CHECK-DAG: %[[UP_D:.*]] = tensor.extract_slice %{{.*}}[4, 0, 0] [4, 2, 16]
+// CHECK: %[[Y:.*]] = scf.forall (%[[P:.*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<1x4x16xf32>)
+// CHECK:   tensor.extract_slice %[[GATE_Q]][%[[P]], 0, 0, 0] [1, 2, 32, 16]
+// CHECK:   tensor.extract_slice %[[GATE_D]][%[[P]], 0, 0] [1, 2, 16]
+// CHECK:   %[[GATE:.*]] = scf.for {{.*}} -> (vector<16xf32>)
+// CHECK:   tensor.extract_slice %[[UP_Q]][%[[P]], 0, 0, 0] [1, 2, 32, 16]
+// CHECK:   tensor.extract_slice %[[UP_D]][%[[P]], 0, 0] [1, 2, 16]
+// CHECK:   %[[UP:.*]] = scf.for {{.*}} -> (vector<16xf32>)
+// CHECK:   arith.negf %[[GATE]] : vector<16xf32>
+// CHECK:   math.exp {{.*}} : vector<16xf32>
+// CHECK:   arith.mulf {{.*}}, %[[UP]] : vector<16xf32>
+// CHECK:   tensor.parallel_insert_slice {{.*}} into %[[OUT]][0, %[[P]], 0] [1, 1, 16]
+// CHECK-NOT: scf.forall
+// CHECK: %[[COLUMNS:.*]] = tensor.collapse_shape %[[Y]] {{\[\[}}0], [1, 2]] : tensor<1x4x16xf32> into tensor<1x64xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[COLUMNS]]
+// UNFUSED-LABEL: func.func @q8_0_gated_decode
+// UNFUSED: scf.forall (%{{.*}}) in (8)
+// UNFUSED: tensor.collapse_shape
+// UNFUSED: linalg.generic
+// UNFUSED: math.exp
+func.func @q8_0_gated_decode(%x: tensor<1x2x32xf32>, %q: tensor<8x2x32x16xi8>, %d: tensor<8x2x16xf16>) -> tensor<1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x8x2x16xf32>
+  %pinit = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x2x16xf32>) -> tensor<1x8x2x16xf32>
+  %partial = linalg.generic {indexing_maps = [#x, #w, #po], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %q : tensor<1x2x32xf32>, tensor<8x2x32x16xi8>) outs(%pinit : tensor<1x8x2x16xf32>) {
+  ^bb0(%a: f32, %b: i8, %acc: f32):
+    %wq = arith.sitofp %b : i8 to f32
+    %m = arith.mulf %a, %wq : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x2x16xf32>
+  %e2 = tensor.empty() : tensor<1x8x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
+  %r = linalg.generic {indexing_maps = [#pi, #d, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = q8_0, accumulators = 8>}
+      ins(%partial, %d : tensor<1x8x2x16xf32>, tensor<8x2x16xf16>) outs(%init : tensor<1x8x16xf32>) {
+  ^bb0(%a: f32, %c: f16, %acc: f32):
+    %scale = arith.extf %c : f16 to f32
+    %m = arith.mulf %a, %scale : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x16xf32>
+  %columns = tensor.collapse_shape %r [[0], [1, 2]] : tensor<1x8x16xf32> into tensor<1x128xf32>
+  %gate = tensor.extract_slice %columns[0, 0] [1, 64] [1, 1] : tensor<1x128xf32> to tensor<1x64xf32>
+  %up = tensor.extract_slice %columns[0, 64] [1, 64] [1, 1] : tensor<1x128xf32> to tensor<1x64xf32>
+  %out = tensor.empty() : tensor<1x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gate, %up : tensor<1x64xf32>, tensor<1x64xf32>) outs(%out : tensor<1x64xf32>) {
+  ^bb0(%g: f32, %u: f32, %unused: f32):
+    %n = arith.negf %g : f32
+    %ex = math.exp %n : f32
+    %den = arith.addf %ex, %one : f32
+    %silu = arith.divf %g, %den : f32
+    %prod = arith.mulf %silu, %u : f32
+    linalg.yield %prod : f32
+  } -> tensor<1x64xf32>
+  return %y : tensor<1x64xf32>
+}
+
+// -----
+
+// A k-quant projection and a residual add, decode: the add reads the
+// projection's columns and a residual row, and joins each task after its
+// panel's block micro-kernel. The scaled sum's operands per row and block
+// (the input's block sums) are read whole by every task; its operands per
+// panel (scales, minimums) and its partial products' quants are sliced to
+// the task's panel.
+#x = affine_map<(p, s, b, i, j) -> (s, b, i)>
+#w = affine_map<(p, s, b, i, j) -> (p, b, i, j)>
+#po = affine_map<(p, s, b, i, j) -> (s, p, b, j)>
+#pi = affine_map<(p, s, b, j) -> (s, p, b, j)>
+#d = affine_map<(p, s, b, j) -> (p, b, j)>
+#sum = affine_map<(p, s, b, j) -> (s, b)>
+#o = affine_map<(p, s, b, j) -> (s, p, j)>
+#id = affine_map<(s, n) -> (s, n)>
+// CHECK-LABEL: func.func @kquant_residual_decode
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<4x4x16x16xi8>, %[[D:[^:]*]]: tensor<4x4x16xf32>, %[[M:[^:]*]]: tensor<4x4x16xf32>, %[[SUMS:[^:]*]]: tensor<1x4xf32>, %[[RES:[^:]*]]: tensor<1x64xf32>
+// CHECK: %[[RES_PANELS:.*]] = tensor.expand_shape %[[RES]] {{\[\[}}0], [1, 2]] output_shape [1, 4, 16]
+// CHECK: scf.forall (%[[P:.*]]) in (4) shared_outs
+// CHECK:   tensor.extract_slice %[[Q]][%[[P]], 0, 0, 0] [1, 4, 16, 16]
+// CHECK:   tensor.extract_slice %[[D]][%[[P]], 0, 0] [1, 4, 16]
+// CHECK:   tensor.extract_slice %[[M]][%[[P]], 0, 0] [1, 4, 16]
+// CHECK:   %[[Y:.*]] = scf.for %[[B:[^ ]*]] = {{.*}} -> (vector<16xf32>)
+// CHECK:     tensor.extract_slice %[[SUMS]][0, %[[B]]] [1, 1]
+// CHECK:   } {tfm_cpu.config
+// CHECK:   tensor.extract_slice %[[RES_PANELS]][0, %[[P]], 0] [1, 1, 16]
+// CHECK:   vector.transfer_read
+// CHECK:   arith.addf %[[Y]], {{.*}} : vector<16xf32>
+// CHECK:   tensor.parallel_insert_slice
+// CHECK-NOT: linalg.generic
+// UNFUSED-LABEL: func.func @kquant_residual_decode
+// UNFUSED: scf.forall (%{{.*}}) in (4)
+// UNFUSED: linalg.generic
+// UNFUSED-SAME: ["parallel", "parallel"]
+func.func @kquant_residual_decode(%x: tensor<1x4x16xf32>, %q: tensor<4x4x16x16xi8>, %d: tensor<4x4x16xf32>, %m: tensor<4x4x16xf32>, %sums: tensor<1x4xf32>, %residual: tensor<1x64xf32>) -> tensor<1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x16xf32>
+  %pinit = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  %partial = linalg.generic {indexing_maps = [#x, #w, #po], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %q : tensor<1x4x16xf32>, tensor<4x4x16x16xi8>) outs(%pinit : tensor<1x4x4x16xf32>) {
+  ^bb0(%a: f32, %b: i8, %acc: f32):
+    %wq = arith.sitofp %b : i8 to f32
+    %p = arith.mulf %a, %wq : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x16xf32>
+  %e2 = tensor.empty() : tensor<1x4x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %r = linalg.generic {indexing_maps = [#pi, #d, #d, #sum, #o], iterator_types = ["parallel", "parallel", "reduction", "parallel"], tfm_cpu.config = #tfm_cpu.projection<panels = kquant, accumulators = 8>}
+      ins(%partial, %d, %m, %sums : tensor<1x4x4x16xf32>, tensor<4x4x16xf32>, tensor<4x4x16xf32>, tensor<1x4xf32>) outs(%init : tensor<1x4x16xf32>) {
+  ^bb0(%a: f32, %scale: f32, %min: f32, %sum: f32, %acc: f32):
+    %scaled = arith.mulf %a, %scale : f32
+    %offset = arith.mulf %min, %sum : f32
+    %term = arith.subf %scaled, %offset : f32
+    %s = arith.addf %acc, %term : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x16xf32>
+  %columns = tensor.collapse_shape %r [[0], [1, 2]] : tensor<1x4x16xf32> into tensor<1x64xf32>
+  %out = tensor.empty() : tensor<1x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%columns, %residual : tensor<1x64xf32>, tensor<1x64xf32>) outs(%out : tensor<1x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %unused: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64xf32>
+  return %y : tensor<1x64xf32>
 }
