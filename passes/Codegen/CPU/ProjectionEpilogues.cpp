@@ -133,6 +133,12 @@ mlir::tfm::cpu::matchProjectionEpilogue(linalg::GenericOp projection,
   } else {
     return std::nullopt;
   }
+  // A gated block-quantized projection is split with its partial products,
+  // each half's zeroed afresh.
+  if (linalg::GenericOp partials = blockPartialsOfScaledSum(projection);
+      match.parts == 2 && partials &&
+      !partials.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>())
+    return std::nullopt;
   // A task holds each part's tile of its panels, for all rows.
   match.sizes =
       chooseProjectionTileSizes(projection, panels / match.parts, budget);
