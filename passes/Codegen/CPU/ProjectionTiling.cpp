@@ -35,10 +35,10 @@ TileSizes mlir::tfm::cpu::chooseProjectionTileSizes(
     linalg::GenericOp projection, int64_t numPanels, TileBudget budget) {
   int64_t numRows = projection.getStaticLoopRanges()[kRow];
   int64_t accumulators = budget.accumulators;
-  // The partial accumulators of a block-quantized projection take the
-  // registers of a float projection's accumulators: the output
-  // accumulators are touched once per block, so the compiler may keep them
-  // in memory without slowing the quant loop.
+  // A block-quantized projection's partial accumulators take the registers
+  // of a float projection's accumulators (its output accumulators are
+  // touched once per block, so the compiler may keep them in memory without
+  // slowing the quant loop): the same budget, but for a k-quant GEMV's.
   if (numRows == 1 && budget.kquantGemvPanels > 0 &&
       blockPartialsOfScaledSum(projection) &&
       tfmc::weights::isKQuantFormat(
